@@ -1,0 +1,42 @@
+// Everything that changes the code generated for a specialization, as one hashable value that
+// also keys every cache (in-memory specializations now, the disk cache later).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace ptxjit::codegen {
+
+enum class Backend : uint8_t {
+  CUDA, ///< NVPTX → PTX text, loaded with the CUDA driver
+  Host, ///< the host CPU through LLVM ORC (the grid simulated by runtime/HostGrid)
+};
+
+struct CompileOptions {
+  Backend backend = Backend::CUDA;
+  /// Target compute capability (sm_<major><minor>); CUDA only.
+  int ccMajor = 9;
+  int ccMinor = 0;
+  /// PTX ISA version as major*10+minor (e.g. 80 for PTX 8.0), the newest that both LLVM and
+  /// the driver support (codegen::choosePtxVersion); CUDA only.
+  int ptxVersion = 80;
+  bool fastmath = false;
+  int optLevel = 3;
+
+  bool operator==(const CompileOptions &o) const = default;
+  size_t hash() const;
+  /// "cuda sm_90 ptx80 O3" / "host O3 fastmath".
+  std::string str() const;
+};
+
+/// The PTX ISA version to emit for compute capability cc (major*10+minor) when the driver
+/// supports CUDA `driverVersion` (cuDriverGetVersion's value, 0 = unknown: the newest LLVM 19
+/// knows for that cc): the newest both LLVM 19's NVPTX backend and the driver accept.
+int choosePtxVersion(int ccMajor, int ccMinor, int driverVersion);
+
+} // namespace ptxjit::codegen
+
+template <> struct std::hash<ptxjit::codegen::CompileOptions> {
+  size_t operator()(const ptxjit::codegen::CompileOptions &o) const { return o.hash(); }
+};

@@ -1,0 +1,92 @@
+// Compile-time diagnostics: an enum of codes, each with a kind and a message template, and the
+// one exception type every compiler layer throws. The bindings turn a CompileError into
+// ptxjit.errors.UnsupportedError / TypingError / CompileError and add the source line.
+#pragma once
+
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+
+namespace ptxjit::ir {
+
+/// A position in the Python source (1-based line, 0-based column as CPython's co_positions).
+/// line == 0 means unknown.
+struct SourceLoc {
+  int line = 0;
+  int col = 0;
+  int endLine = 0;
+  int endCol = 0;
+};
+
+enum class DiagKind : uint8_t {
+  Unsupported, ///< valid Python the kernel language does not support
+  Typing,      ///< types that do not fit (a TypeError for the user)
+  Internal,    ///< a compiler bug or an environment problem (LLVM, libdevice missing)
+};
+
+// X(code, kind, template): {0}, {1}, ... are replaced by the arguments in order.
+#define PTXJIT_DIAGNOSTICS(X)                                                                      \
+  X(UnsupportedOpcode, Unsupported, "unsupported bytecode instruction {0}")                        \
+  X(UnsupportedConstruct, Unsupported, "{0} is not supported in kernels")                          \
+  X(UnsupportedConstant, Unsupported, "constant of type {0} is not supported in kernels")          \
+  X(UnsupportedGlobal, Unsupported, "global '{0}' of type {1} cannot be used in kernels")          \
+  X(UnsupportedAttribute, Unsupported, "attribute '{1}' of {0} is not supported")                  \
+  X(UnsupportedCall, Unsupported, "call to {0} is not supported")                                  \
+  X(UndefinedName, Unsupported, "name '{0}' is not defined")                                       \
+  X(UndecoratedFunction, Unsupported,                                                              \
+    "'{0}' is a plain Python function: decorate it with @cuda.jit(device=True) to call it from "   \
+    "a kernel")                                                                                    \
+  X(KernelCallFromDevice, Unsupported,                                                             \
+    "kernel '{0}' cannot be called from device code; use @cuda.jit(device=True)")                 \
+  X(Recursion, Unsupported, "recursive call to '{0}' is not supported")                            \
+  X(UnboundLocal, Typing, "local variable '{0}' may be used before assignment")                    \
+  X(OperatorTypes, Typing, "operator {0} is not defined for {1} and {2}")                          \
+  X(UnaryTypes, Typing, "unary operator {0} is not defined for {1}")                               \
+  X(CannotUnify, Typing, "variable '{0}' has incompatible types {1} and {2}")                      \
+  X(CallArgs, Typing, "{0} cannot be called with ({1})")                                           \
+  X(IndexTypes, Typing, "cannot index {0} with {1}")                                               \
+  X(SetItemTypes, Typing, "cannot store {2} into {0}[{1}]")                                        \
+  X(ReadonlyArray, Typing, "cannot write to read-only array {0}")                                  \
+  X(NotIterable, Typing, "{0} is not iterable in kernels")                                         \
+  X(NoTruthValue, Typing, "{0} has no truth value")                                                \
+  X(KernelReturnsValue, Typing, "a kernel must not return a value (got {0})")                      \
+  X(ArgumentCount, Typing, "{0}() takes {1} arguments but {2} were given")                         \
+  X(BadSignature, Typing, "invalid signature '{0}': {1}")                                          \
+  X(Internal, Internal, "internal compiler error: {0}")
+
+enum class DiagCode : uint16_t {
+#define PTXJIT_DIAG_ENUM(code, kind, text) code,
+  PTXJIT_DIAGNOSTICS(PTXJIT_DIAG_ENUM)
+#undef PTXJIT_DIAG_ENUM
+};
+
+/// The kind of a code.
+DiagKind diagKind(DiagCode code);
+/// The code's name ("UnsupportedOpcode").
+const char *diagName(DiagCode code);
+/// The message template filled with `args` in order.
+std::string formatDiag(DiagCode code, std::initializer_list<std::string> args);
+
+/// The error every compiler layer throws for bad input. `what()` is "file:line: message".
+class CompileError : public std::runtime_error {
+public:
+  CompileError(DiagCode code, std::string message, std::string file, SourceLoc loc);
+  DiagCode code() const { return code_; }
+  DiagKind kind() const { return diagKind(code_); }
+  /// The message without location.
+  const std::string &message() const { return message_; }
+  const std::string &file() const { return file_; }
+  const SourceLoc &loc() const { return loc_; }
+
+private:
+  DiagCode code_;
+  std::string message_;
+  std::string file_;
+  SourceLoc loc_;
+};
+
+/// Throws CompileError(code, formatDiag(code, args), file, loc).
+[[noreturn]] void raiseDiag(DiagCode code, const std::string &file, SourceLoc loc,
+                            std::initializer_list<std::string> args);
+
+} // namespace ptxjit::ir

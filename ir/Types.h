@@ -1,0 +1,228 @@
+// The type system shared by every layer below the bindings: Numba's scalar and array types,
+// NEP 50 "weak" literal types, and the compile-time-only types of symbols (modules, builtins).
+//
+// Types are interned: each distinct type exists once for the life of the process, so types
+// compare by pointer and can key hash maps. All factory functions are thread-safe.
+#pragma once
+
+#include "ir/Casting.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ptxjit::ir {
+
+enum class TypeKind : uint8_t {
+  Void,      ///< no value (a kernel's or a bare `return`'s result)
+  None,      ///< Python's None as a value (e.g. a default argument)
+  Bool,      ///< bool (i1 in registers, one byte in memory)
+  Int,       ///< int8..int64, uint8..uint64
+  Float,     ///< float32, float64
+  Complex,   ///< complex64, complex128
+  WeakInt,   ///< a Python int literal: adopts the other operand's type (NEP 50), else int64
+  WeakFloat, ///< a Python float literal: float32 next to float32, else float64
+  WeakComplex, ///< a Python complex literal: complex64 next to float32/complex64, else complex128
+  Array,     ///< an N-d array view: data pointer, shape[ndim], strides[ndim] in bytes
+  Tuple,     ///< a fixed-size heterogeneous tuple
+  Range,     ///< a `range(start, stop, step)` object (three int64)
+  Iterator,  ///< the state of a `for` loop's iterator
+  Symbol,    ///< a compile-time name: a module, builtin, intrinsic or NumPy type ("math.sin")
+  Function,  ///< a reference to a user device function
+  String,    ///< a string literal (only printable)
+  Slice,     ///< a `start:stop:step` slice of int64 parts (None parts allowed)
+};
+
+/// Memory layout of an array type, in Numba's spelling: C, F or A (any strides).
+enum class Layout : uint8_t { C, F, A };
+
+/// Base of all types. Never constructed directly: use the factories below.
+class Type {
+public:
+  TypeKind kind() const { return kind_; }
+  /// Numba's spelling: "int64", "float32", "array(float32, 1d, C)", "UniTuple(int64 x 2)".
+  const std::string &str() const { return str_; }
+  virtual ~Type() = default;
+
+  bool isScalarNumber() const {
+    return kind_ == TypeKind::Bool || kind_ == TypeKind::Int || kind_ == TypeKind::Float ||
+           kind_ == TypeKind::Complex || isWeak();
+  }
+  bool isWeak() const {
+    return kind_ == TypeKind::WeakInt || kind_ == TypeKind::WeakFloat ||
+           kind_ == TypeKind::WeakComplex;
+  }
+
+protected:
+  Type(TypeKind k, std::string s) : kind_(k), str_(std::move(s)) {}
+
+private:
+  TypeKind kind_;
+  std::string str_;
+};
+
+/// bool, int*, uint*, float*, complex* (the concrete numeric types).
+class ScalarType final : public Type {
+public:
+  /// Width in bits: bool 1; ints 8..64; floats 32/64; complex 64/128 (both parts together).
+  int bits() const { return bits_; }
+  /// For Int only: true for int8..int64, false for uint8..uint64.
+  bool isSigned() const { return signed_; }
+  /// Size in bytes of one element in memory (bool: 1).
+  int byteSize() const { return kind() == TypeKind::Bool ? 1 : bits_ / 8; }
+  static bool classof(const Type *t) {
+    return t->kind() == TypeKind::Bool || t->kind() == TypeKind::Int ||
+           t->kind() == TypeKind::Float || t->kind() == TypeKind::Complex;
+  }
+  ScalarType(TypeKind k, int bits, bool isSigned, std::string s)
+      : Type(k, std::move(s)), bits_(bits), signed_(isSigned) {}
+
+private:
+  int bits_;
+  bool signed_;
+};
+
+/// The type of a Python int/float/complex literal (NEP 50 weak scalar).
+class WeakType final : public Type {
+public:
+  /// The concrete type it becomes when nothing else decides: int64, float64, complex128.
+  const ScalarType *defaultType() const { return default_; }
+  static bool classof(const Type *t) { return t->isWeak(); }
+  WeakType(TypeKind k, const ScalarType *def, std::string s)
+      : Type(k, std::move(s)), default_(def) {}
+
+private:
+  const ScalarType *default_;
+};
+
+class ArrayType final : public Type {
+public:
+  const ScalarType *dtype() const { return dtype_; }
+  int ndim() const { return ndim_; }
+  Layout layout() const { return layout_; }
+  bool readonly() const { return readonly_; }
+  static bool classof(const Type *t) { return t->kind() == TypeKind::Array; }
+  ArrayType(const ScalarType *dtype, int ndim, Layout layout, bool readonly, std::string s)
+      : Type(TypeKind::Array, std::move(s)), dtype_(dtype), ndim_(ndim), layout_(layout),
+        readonly_(readonly) {}
+
+private:
+  const ScalarType *dtype_;
+  int ndim_;
+  Layout layout_;
+  bool readonly_;
+};
+
+class TupleType final : public Type {
+public:
+  const std::vector<const Type *> &elements() const { return elems_; }
+  size_t size() const { return elems_.size(); }
+  static bool classof(const Type *t) { return t->kind() == TypeKind::Tuple; }
+  TupleType(std::vector<const Type *> elems, std::string s)
+      : Type(TypeKind::Tuple, std::move(s)), elems_(std::move(elems)) {}
+
+private:
+  std::vector<const Type *> elems_;
+};
+
+/// What a `for` loop iterates over.
+enum class IterKind : uint8_t { Range, Array, Enumerate, Zip };
+
+class IteratorType final : public Type {
+public:
+  IterKind iterKind() const { return iterKind_; }
+  /// The type of each value the iterator yields.
+  const Type *yieldType() const { return yield_; }
+  /// What is iterated: Range → {Range}; Array → {the array}; Enumerate/Zip → inner iterators.
+  const std::vector<const Type *> &sources() const { return sources_; }
+  static bool classof(const Type *t) { return t->kind() == TypeKind::Iterator; }
+  IteratorType(IterKind k, const Type *yield, std::vector<const Type *> sources, std::string s)
+      : Type(TypeKind::Iterator, std::move(s)), iterKind_(k), yield_(yield),
+        sources_(std::move(sources)) {}
+
+private:
+  IterKind iterKind_;
+  const Type *yield_;
+  std::vector<const Type *> sources_;
+};
+
+/// A compile-time name with no run-time value: "math", "cuda", "cuda.threadIdx",
+/// "builtins.range", "math.sin", "numpy.float32".
+class SymbolType final : public Type {
+public:
+  const std::string &path() const { return path_; }
+  static bool classof(const Type *t) { return t->kind() == TypeKind::Symbol; }
+  SymbolType(std::string path, std::string s) : Type(TypeKind::Symbol, std::move(s)), path_(std::move(path)) {}
+
+private:
+  std::string path_;
+};
+
+/// A reference to a user function registered with the compiler (a device function, or a
+/// kernel, which may not be called from device code).
+class FunctionRefType final : public Type {
+public:
+  int functionId() const { return id_; }
+  static bool classof(const Type *t) { return t->kind() == TypeKind::Function; }
+  FunctionRefType(int id, std::string s) : Type(TypeKind::Function, std::move(s)), id_(id) {}
+
+private:
+  int id_;
+};
+
+/// Types without parameters: Void, None, Range, String, Slice.
+class SimpleType final : public Type {
+public:
+  static bool classof(const Type *t) {
+    return t->kind() == TypeKind::Void || t->kind() == TypeKind::None ||
+           t->kind() == TypeKind::Range || t->kind() == TypeKind::String ||
+           t->kind() == TypeKind::Slice;
+  }
+  SimpleType(TypeKind k, std::string s) : Type(k, std::move(s)) {}
+};
+
+// ---- Factories (interned, thread-safe) ----
+namespace types {
+const Type *void_();
+const Type *none();
+const ScalarType *boolean();
+/// bits in {8,16,32,64}.
+const ScalarType *integer(int bits, bool isSigned);
+const ScalarType *int8();
+const ScalarType *int16();
+const ScalarType *int32();
+const ScalarType *int64();
+const ScalarType *uint8();
+const ScalarType *uint16();
+const ScalarType *uint32();
+const ScalarType *uint64();
+/// bits in {32,64}.
+const ScalarType *floating(int bits);
+const ScalarType *float32();
+const ScalarType *float64();
+/// bits in {64,128} (total).
+const ScalarType *complex(int bits);
+const ScalarType *complex64();
+const ScalarType *complex128();
+const WeakType *weakInt();
+const WeakType *weakFloat();
+const WeakType *weakComplex();
+/// ndim in 1..3 for kernel arguments; views made inside kernels may have other ndims (>= 0).
+const ArrayType *array(const ScalarType *dtype, int ndim, Layout layout, bool readonly = false);
+const TupleType *tuple(const std::vector<const Type *> &elems);
+const Type *range();
+const Type *string();
+const Type *slice();
+const IteratorType *iterator(IterKind k, const Type *yield, const std::vector<const Type *> &sources);
+const SymbolType *symbol(const std::string &path);
+const FunctionRefType *functionRef(int functionId, const std::string &name);
+/// A scalar type from its Numba/NumPy name ("float32", "int64", "bool", "b1", "f4", "i8",
+/// "complex128", "uint8", ...); null when the name is unknown.
+const ScalarType *scalarByName(const std::string &name);
+} // namespace types
+
+/// The concrete type a value of type `t` gets when it must be materialized on its own:
+/// weak types become their default; everything else is returned unchanged.
+const Type *concretize(const Type *t);
+
+} // namespace ptxjit::ir

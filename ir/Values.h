@@ -1,0 +1,79 @@
+// Plain C++ values that cross from Python into the compiler: the constants of a code object
+// and the snapshot of the globals and closure cells a function refers to. The bindings build
+// these before compiling; no compiler layer touches a Python object.
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ptxjit::ir {
+
+/// A Python constant: None, bool, int, float, complex, str, a tuple of those, or a marker for
+/// a constant the compiler cannot represent (a nested code object, bytes, a huge int, ...).
+struct ConstValue {
+  enum class Kind : uint8_t { None, Bool, Int, Float, Complex, String, Tuple, Unsupported };
+  Kind kind = Kind::None;
+  bool b = false;
+  /// Kind::Int: the value. Python ints outside int64 that fit uint64 set `isUnsigned`;
+  /// larger ones are Unsupported.
+  int64_t i = 0;
+  bool isUnsigned = false;
+  double f = 0.0;
+  std::complex<double> c;
+  /// Kind::String: the text; Kind::Unsupported: the Python type name (e.g. "code", "bytes").
+  std::string s;
+  std::vector<ConstValue> elems; ///< Kind::Tuple
+
+  static ConstValue none() { return {}; }
+  static ConstValue boolean(bool v) { ConstValue r; r.kind = Kind::Bool; r.b = v; return r; }
+  static ConstValue integer(int64_t v) { ConstValue r; r.kind = Kind::Int; r.i = v; return r; }
+  static ConstValue floating(double v) { ConstValue r; r.kind = Kind::Float; r.f = v; return r; }
+  static ConstValue complexNum(std::complex<double> v) { ConstValue r; r.kind = Kind::Complex; r.c = v; return r; }
+  static ConstValue string(std::string v) { ConstValue r; r.kind = Kind::String; r.s = std::move(v); return r; }
+  static ConstValue tuple(std::vector<ConstValue> v) { ConstValue r; r.kind = Kind::Tuple; r.elems = std::move(v); return r; }
+  static ConstValue unsupported(std::string typeName) { ConstValue r; r.kind = Kind::Unsupported; r.s = std::move(typeName); return r; }
+
+  /// Python's repr-like text ("1", "2.5", "(1, 2)", "None", "'abc'", "<code>").
+  std::string str() const;
+  bool operator==(const ConstValue &o) const;
+};
+
+/// What a global name or closure cell referred to when the function was snapshotted.
+struct GlobalValue {
+  enum class Kind : uint8_t {
+    Constant,       ///< a number, bool, complex, tuple of those, or NumPy scalar (`constant`)
+    Symbol,         ///< a module, builtin, ptxjit intrinsic or NumPy type: `path` ("math", "cuda",
+                    ///< "builtins.range", "numpy.float32", "numpy")
+    DeviceFunction, ///< a @cuda.jit(device=True) function: `functionId` in the Compiler
+    Kernel,         ///< a @cuda.jit kernel (calling it from device code is an error)
+    PyFunction,     ///< a plain Python function (error: decorate it)
+    Unsupported,    ///< anything else: `path` holds its Python type name
+    Missing,        ///< the name is not defined (NameError at compile time)
+  };
+  Kind kind = Kind::Missing;
+  ConstValue constant;
+  /// Kind::Constant from a NumPy scalar: its dtype name ("float32"); empty for Python values.
+  std::string dtype;
+  std::string path;
+  int functionId = -1;
+
+  static GlobalValue makeConstant(ConstValue v, std::string dtype = {}) {
+    GlobalValue g; g.kind = Kind::Constant; g.constant = std::move(v); g.dtype = std::move(dtype); return g;
+  }
+  static GlobalValue symbol(std::string p) { GlobalValue g; g.kind = Kind::Symbol; g.path = std::move(p); return g; }
+  static GlobalValue deviceFunction(int id, std::string name) {
+    GlobalValue g; g.kind = Kind::DeviceFunction; g.functionId = id; g.path = std::move(name); return g;
+  }
+  static GlobalValue kernel(int id, std::string name) {
+    GlobalValue g; g.kind = Kind::Kernel; g.functionId = id; g.path = std::move(name); return g;
+  }
+  static GlobalValue pyFunction(std::string name) { GlobalValue g; g.kind = Kind::PyFunction; g.path = std::move(name); return g; }
+  static GlobalValue unsupported(std::string typeName) { GlobalValue g; g.kind = Kind::Unsupported; g.path = std::move(typeName); return g; }
+  static GlobalValue missing() { return {}; }
+
+  std::string str() const;
+};
+
+} // namespace ptxjit::ir
