@@ -1,0 +1,601 @@
+#include "bindings/ArgTypes.h"
+
+#include <pybind11/stl.h>
+
+#include "bindings/DeviceArray.h"
+
+#include <complex>
+#include <cstring>
+
+namespace ptxjit::bindings {
+
+// ---- DTypes -------------------------------------------------------------------------------
+
+const ir::ScalarType *dtypeType(DType d) {
+  namespace t = ir::types;
+  switch (d) {
+  case DType::Bool:
+    return t::boolean();
+  case DType::Int8:
+    return t::int8();
+  case DType::Int16:
+    return t::int16();
+  case DType::Int32:
+    return t::int32();
+  case DType::Int64:
+    return t::int64();
+  case DType::UInt8:
+    return t::uint8();
+  case DType::UInt16:
+    return t::uint16();
+  case DType::UInt32:
+    return t::uint32();
+  case DType::UInt64:
+    return t::uint64();
+  case DType::Float32:
+    return t::float32();
+  case DType::Float64:
+    return t::float64();
+  case DType::Complex64:
+    return t::complex64();
+  case DType::Complex128:
+    return t::complex128();
+  case DType::Invalid:
+    break;
+  }
+  return nullptr;
+}
+
+DType dtypeOf(const ir::ScalarType *t) {
+  for (int i = 0; i <= static_cast<int>(DType::Complex128); ++i)
+    if (dtypeType(static_cast<DType>(i)) == t)
+      return static_cast<DType>(i);
+  return DType::Invalid;
+}
+
+int dtypeSize(DType d) {
+  const ir::ScalarType *t = dtypeType(d);
+  return t ? t->byteSize() : 0;
+}
+
+const char *dtypeName(DType d) {
+  static const char *names[] = {"bool",   "int8",   "int16",   "int32",     "int64",
+                                "uint8",  "uint16", "uint32",  "uint64",    "float32",
+                                "float64", "complex64", "complex128"};
+  return d == DType::Invalid ? "invalid" : names[static_cast<int>(d)];
+}
+
+DType dtypeFromNumpyNum(int num, char byteorder) {
+  if (byteorder == '>')
+    return DType::Invalid; // x86-64 and AArch64 Linux are little-endian
+  constexpr bool longIs64 = sizeof(long) == 8;
+  switch (num) {
+  case 0:
+    return DType::Bool;
+  case 1:
+    return DType::Int8;
+  case 2:
+    return DType::UInt8;
+  case 3:
+    return DType::Int16;
+  case 4:
+    return DType::UInt16;
+  case 5:
+    return DType::Int32;
+  case 6:
+    return DType::UInt32;
+  case 7:
+    return longIs64 ? DType::Int64 : DType::Int32;
+  case 8:
+    return longIs64 ? DType::UInt64 : DType::UInt32;
+  case 9:
+    return DType::Int64;
+  case 10:
+    return DType::UInt64;
+  case 11:
+    return DType::Float32;
+  case 12:
+    return DType::Float64;
+  case 14:
+    return DType::Complex64;
+  case 15:
+    return DType::Complex128;
+  default:
+    return DType::Invalid;
+  }
+}
+
+DType dtypeFromNumpy(py::handle dtype) {
+  try {
+    int num = py::cast<int>(dtype.attr("num"));
+    std::string order = py::cast<std::string>(dtype.attr("byteorder"));
+    return dtypeFromNumpyNum(num, order.empty() ? '=' : order[0]);
+  } catch (py::error_already_set &) {
+    PyErr_Clear();
+    return DType::Invalid;
+  } catch (py::cast_error &) {
+    return DType::Invalid;
+  }
+}
+
+ir::Layout layoutFromStrides(int ndim, const int64_t *shape, const int64_t *strides,
+                             int itemsize) {
+  for (int d = 0; d < ndim; ++d)
+    if (shape[d] == 0)
+      return ir::Layout::C;
+  auto contiguous = [&](bool fortran) {
+    int64_t expect = itemsize;
+    for (int k = 0; k < ndim; ++k) {
+      int d = fortran ? k : ndim - 1 - k;
+      if (shape[d] != 1 && strides[d] != expect)
+        return false;
+      expect *= shape[d];
+    }
+    return true;
+  };
+  if (contiguous(false))
+    return ir::Layout::C;
+  if (ndim > 1 && contiguous(true))
+    return ir::Layout::F;
+  return ir::Layout::A;
+}
+
+// ---- NumPy --------------------------------------------------------------------------------
+
+namespace {
+
+// The leading fields of NumPy's PyArrayObject and PyArray_Descr (the same in NumPy 1.x and
+// 2.x up to the fields read here).
+struct NpyArrayStruct {
+  PyObject_HEAD char *data;
+  int nd;
+  Py_ssize_t *dimensions;
+  Py_ssize_t *strides;
+  PyObject *base;
+  PyObject *descr;
+  int flags;
+};
+struct NpyDescrStruct {
+  PyObject_HEAD PyTypeObject *typeobj;
+  char kind;
+  char type;
+  char byteorder;
+  char flags;
+  int type_num;
+};
+
+/// Reads a NumPy scalar's value from the bytes after its object header.
+const void *rawScalarValue(PyObject *o) { return reinterpret_cast<const char *>(o) + sizeof(PyObject); }
+
+bool checkRawScalar(py::handle type, DType d) {
+  py::object v = type(3);
+  const void *p = rawScalarValue(v.ptr());
+  switch (d) {
+  case DType::Bool:
+    return *static_cast<const uint8_t *>(p) == 1;
+  case DType::Int8:
+  case DType::UInt8:
+    return *static_cast<const uint8_t *>(p) == 3;
+  case DType::Int16:
+  case DType::UInt16:
+    return *static_cast<const uint16_t *>(p) == 3;
+  case DType::Int32:
+  case DType::UInt32:
+    return *static_cast<const uint32_t *>(p) == 3;
+  case DType::Int64:
+  case DType::UInt64:
+    return *static_cast<const uint64_t *>(p) == 3;
+  case DType::Float32:
+    return *static_cast<const float *>(p) == 3.0f;
+  case DType::Float64:
+    return *static_cast<const double *>(p) == 3.0;
+  case DType::Complex64:
+    return static_cast<const float *>(p)[0] == 3.0f && static_cast<const float *>(p)[1] == 0.0f;
+  case DType::Complex128:
+    return static_cast<const double *>(p)[0] == 3.0 && static_cast<const double *>(p)[1] == 0.0;
+  case DType::Invalid:
+    break;
+  }
+  return false;
+}
+
+} // namespace
+
+const NumpyApi &numpyApi() {
+  static NumpyApi *api = [] {
+    auto *a = new NumpyApi();
+    a->module = py::module_::import("numpy");
+    a->ndarray = reinterpret_cast<PyTypeObject *>(a->module.attr("ndarray").ptr());
+    const char *names[] = {"bool_",  "int8",   "int16",    "int32",      "int64",  "uint8",
+                           "uint16", "uint32", "uint64",   "float32",    "float64", "complex64",
+                           "complex128", "longlong", "ulonglong", "intc",  "uintc",  "int_",
+                           "uint",   "byte",   "ubyte",    "short",      "ushort"};
+    bool raw = true;
+    for (const char *n : names) {
+      if (!py::hasattr(a->module, n))
+        continue;
+      py::object t = a->module.attr(n);
+      if (!PyType_Check(t.ptr()))
+        continue;
+      auto *tp = reinterpret_cast<PyTypeObject *>(t.ptr());
+      bool seen = false;
+      for (auto &s : a->scalars)
+        seen = seen || s.type == tp;
+      if (seen)
+        continue;
+      DType d = dtypeFromNumpy(a->module.attr("dtype")(t));
+      if (d == DType::Invalid)
+        continue;
+      a->scalars.push_back({tp, d});
+      raw = raw && checkRawScalar(t, d);
+    }
+    a->rawScalars = raw;
+    return a;
+  }();
+  return *api;
+}
+
+bool isNumpyArray(PyObject *o) {
+  const NumpyApi &np = numpyApi();
+  return Py_TYPE(o) == np.ndarray || PyObject_TypeCheck(o, np.ndarray);
+}
+
+NumpyArrayFields numpyFields(PyObject *array) {
+  auto *a = reinterpret_cast<NpyArrayStruct *>(array);
+  return {a->data, a->nd, a->dimensions, a->strides, a->descr, a->flags};
+}
+
+DType numpyArrayDType(PyObject *array) {
+  auto *d = reinterpret_cast<NpyDescrStruct *>(reinterpret_cast<NpyArrayStruct *>(array)->descr);
+  return dtypeFromNumpyNum(d->type_num, d->byteorder);
+}
+
+// ---- Argument reading ---------------------------------------------------------------------
+
+LeafValue &ArgReader::newLeaf(LeafValue::Kind k, DType d, int arg) {
+  leaves.emplace_back();
+  LeafValue &l = leaves.back();
+  l.kind = k;
+  l.dtype = d;
+  l.arg = arg;
+  return l;
+}
+
+namespace {
+
+void setScalarFromRaw(LeafValue &l, const void *p) {
+  switch (l.dtype) {
+  case DType::Bool:
+    l.kind = LeafValue::Kind::Bool;
+    l.b = *static_cast<const uint8_t *>(p) != 0;
+    break;
+  case DType::Int8:
+    l.i = *static_cast<const int8_t *>(p);
+    break;
+  case DType::Int16:
+    l.i = *static_cast<const int16_t *>(p);
+    break;
+  case DType::Int32:
+    l.i = *static_cast<const int32_t *>(p);
+    break;
+  case DType::Int64:
+    l.i = *static_cast<const int64_t *>(p);
+    break;
+  case DType::UInt8:
+    l.kind = LeafValue::Kind::UInt;
+    l.u = *static_cast<const uint8_t *>(p);
+    break;
+  case DType::UInt16:
+    l.kind = LeafValue::Kind::UInt;
+    l.u = *static_cast<const uint16_t *>(p);
+    break;
+  case DType::UInt32:
+    l.kind = LeafValue::Kind::UInt;
+    l.u = *static_cast<const uint32_t *>(p);
+    break;
+  case DType::UInt64:
+    l.kind = LeafValue::Kind::UInt;
+    l.u = *static_cast<const uint64_t *>(p);
+    break;
+  case DType::Float32:
+    l.kind = LeafValue::Kind::Float;
+    l.re = *static_cast<const float *>(p);
+    break;
+  case DType::Float64:
+    l.kind = LeafValue::Kind::Float;
+    l.re = *static_cast<const double *>(p);
+    break;
+  case DType::Complex64:
+    l.kind = LeafValue::Kind::Complex;
+    l.re = static_cast<const float *>(p)[0];
+    l.im = static_cast<const float *>(p)[1];
+    break;
+  case DType::Complex128:
+    l.kind = LeafValue::Kind::Complex;
+    l.re = static_cast<const double *>(p)[0];
+    l.im = static_cast<const double *>(p)[1];
+    break;
+  case DType::Invalid:
+    break;
+  }
+}
+
+/// A NumPy scalar's value through its Python value (when the raw layout check failed).
+bool setScalarFromItem(LeafValue &l, PyObject *o) {
+  PyObject *item = PyObject_CallMethod(o, "item", nullptr);
+  if (!item) {
+    PyErr_Clear();
+    return false;
+  }
+  py::object v = py::reinterpret_steal<py::object>(item);
+  switch (l.dtype) {
+  case DType::Bool:
+    l.kind = LeafValue::Kind::Bool;
+    l.b = PyObject_IsTrue(item) == 1;
+    return true;
+  case DType::UInt8:
+  case DType::UInt16:
+  case DType::UInt32:
+  case DType::UInt64:
+    l.kind = LeafValue::Kind::UInt;
+    l.u = PyLong_AsUnsignedLongLong(item);
+    break;
+  case DType::Float32:
+  case DType::Float64:
+    l.kind = LeafValue::Kind::Float;
+    l.re = PyFloat_AsDouble(item);
+    break;
+  case DType::Complex64:
+  case DType::Complex128:
+    l.kind = LeafValue::Kind::Complex;
+    l.re = PyComplex_RealAsDouble(item);
+    l.im = PyComplex_ImagAsDouble(item);
+    break;
+  default:
+    l.i = PyLong_AsLongLong(item);
+    break;
+  }
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+bool ArgReader::readNumpyArray(PyObject *o, int arg, std::string &why) {
+  NumpyArrayFields f = numpyFields(o);
+  DType d = numpyArrayDType(o);
+  if (d == DType::Invalid) {
+    py::object dt = py::reinterpret_borrow<py::object>(o).attr("dtype");
+    why = "arrays of dtype " + py::cast<std::string>(py::str(dt)) + " are not supported";
+    return false;
+  }
+  if (f.ndim > kMaxDims) {
+    why = "arrays of more than " + std::to_string(kMaxDims) + " dimensions are not supported";
+    return false;
+  }
+  LeafValue &l = newLeaf(LeafValue::Kind::Array, d, arg);
+  l.origin = LeafValue::Origin::HostArray;
+  l.object = o;
+  l.ndim = f.ndim;
+  l.data = reinterpret_cast<uint64_t>(f.data);
+  l.writeable = (f.flags & kNpyWriteable) != 0;
+  for (int k = 0; k < f.ndim; ++k) {
+    l.shape[k] = f.shape[k];
+    l.strides[k] = f.strides[k];
+  }
+  ir::Layout layout = (f.flags & kNpyCContiguous)                     ? ir::Layout::C
+                      : (f.ndim > 1 && (f.flags & kNpyFContiguous)) ? ir::Layout::F
+                                                                    : ir::Layout::A;
+  codes.push_back(codes::array(d, f.ndim, layout, !l.writeable));
+  return true;
+}
+
+bool ArgReader::readInterface(PyObject *o, int arg, std::string &why) {
+  py::object self = py::reinterpret_borrow<py::object>(o);
+  py::dict iface;
+  try {
+    iface = self.attr("__cuda_array_interface__");
+    py::tuple shape = iface["shape"];
+    py::object typestr = iface["typestr"];
+    py::tuple data = iface["data"];
+    py::object stridesObj = iface.contains("strides") ? py::object(iface["strides"]) : py::none();
+    DType d = dtypeFromNumpy(numpyApi().module.attr("dtype")(typestr));
+    if (d == DType::Invalid) {
+      why = "__cuda_array_interface__ typestr " + py::cast<std::string>(py::str(typestr)) +
+            " is not supported";
+      return false;
+    }
+    int ndim = static_cast<int>(shape.size());
+    if (ndim > kMaxDims) {
+      why = "arrays of more than " + std::to_string(kMaxDims) + " dimensions are not supported";
+      return false;
+    }
+    LeafValue &l = newLeaf(LeafValue::Kind::Array, d, arg);
+    l.origin = LeafValue::Origin::CudaInterface;
+    l.object = o;
+    l.ndim = ndim;
+    l.data = py::cast<uint64_t>(data[0]);
+    l.writeable = !py::cast<bool>(data[1]);
+    int64_t expect = dtypeSize(d);
+    for (int k = ndim - 1; k >= 0; --k) {
+      l.shape[k] = py::cast<int64_t>(shape[k]);
+      l.strides[k] = stridesObj.is_none() ? expect : py::cast<int64_t>(stridesObj[py::int_(k)]);
+      expect *= l.shape[k];
+    }
+    ir::Layout layout = layoutFromStrides(ndim, l.shape, l.strides, dtypeSize(d));
+    codes.push_back(codes::array(d, ndim, layout, !l.writeable));
+    return true;
+  } catch (py::error_already_set &e) {
+    why = std::string("its __cuda_array_interface__ could not be read: ") + e.what();
+    return false;
+  } catch (py::cast_error &e) {
+    why = std::string("its __cuda_array_interface__ is malformed: ") + e.what();
+    return false;
+  }
+}
+
+bool ArgReader::read(PyObject *o, int arg, std::string &why, int depth) {
+  PyTypeObject *t = Py_TYPE(o);
+  const NumpyApi &np = numpyApi();
+  if (const DeviceNDArray *dev = asDeviceArray(o)) {
+    LeafValue &l = newLeaf(LeafValue::Kind::Array, dev->dtype(), arg);
+    l.origin = LeafValue::Origin::DeviceArray;
+    l.object = o;
+    l.device = dev;
+    l.ndim = dev->ndim();
+    l.data = dev->address();
+    l.writeable = true;
+    for (int k = 0; k < l.ndim; ++k) {
+      l.shape[k] = dev->shape()[k];
+      l.strides[k] = dev->strides()[k];
+    }
+    codes.push_back(dev->code());
+    return true;
+  }
+  if (t == np.ndarray || PyObject_TypeCheck(o, np.ndarray))
+    return readNumpyArray(o, arg, why);
+  if (t == &PyFloat_Type) {
+    LeafValue &l = newLeaf(LeafValue::Kind::Float, DType::Float64, arg);
+    l.re = PyFloat_AS_DOUBLE(o);
+    codes.push_back(codes::scalar(DType::Float64, true));
+    return true;
+  }
+  if (t == &PyBool_Type) {
+    LeafValue &l = newLeaf(LeafValue::Kind::Bool, DType::Bool, arg);
+    l.b = o == Py_True;
+    codes.push_back(codes::scalar(DType::Bool, false));
+    return true;
+  }
+  if (t == &PyLong_Type || PyLong_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (v == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      why = "the integer could not be read";
+      return false;
+    }
+    if (!overflow) {
+      LeafValue &l = newLeaf(LeafValue::Kind::Int, DType::Int64, arg);
+      l.i = v;
+      codes.push_back(codes::scalar(DType::Int64, true));
+      return true;
+    }
+    unsigned long long u = overflow > 0 ? PyLong_AsUnsignedLongLong(o) : 0;
+    if (overflow < 0 || (u == static_cast<unsigned long long>(-1) && PyErr_Occurred())) {
+      PyErr_Clear();
+      why = "the integer does not fit in 64 bits";
+      return false;
+    }
+    LeafValue &l = newLeaf(LeafValue::Kind::UInt, DType::UInt64, arg);
+    l.u = u;
+    codes.push_back(codes::scalar(DType::UInt64, false));
+    return true;
+  }
+  for (const NumpyApi::Scalar &s : np.scalars) {
+    if (s.type != t)
+      continue;
+    LeafValue &l = newLeaf(LeafValue::Kind::Int, s.dtype, arg);
+    if (np.rawScalars) {
+      setScalarFromRaw(l, rawScalarValue(o));
+    } else if (!setScalarFromItem(l, o)) {
+      why = "the NumPy scalar could not be read";
+      return false;
+    }
+    codes.push_back(codes::scalar(s.dtype, false));
+    return true;
+  }
+  if (t == &PyComplex_Type || PyComplex_Check(o)) {
+    LeafValue &l = newLeaf(LeafValue::Kind::Complex, DType::Complex128, arg);
+    l.re = PyComplex_RealAsDouble(o);
+    l.im = PyComplex_ImagAsDouble(o);
+    codes.push_back(codes::scalar(DType::Complex128, true));
+    return true;
+  }
+  if (PyFloat_Check(o)) { // float subclasses
+    LeafValue &l = newLeaf(LeafValue::Kind::Float, DType::Float64, arg);
+    l.re = PyFloat_AsDouble(o);
+    codes.push_back(codes::scalar(DType::Float64, true));
+    return true;
+  }
+  if (PyTuple_Check(o)) {
+    if (depth > 8) {
+      why = "tuples nested this deeply are not supported";
+      return false;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(o);
+    codes.push_back(codes::kTuple | static_cast<uint32_t>(n));
+    for (Py_ssize_t k = 0; k < n; ++k)
+      if (!read(PyTuple_GET_ITEM(o, k), arg, why, depth + 1))
+        return false;
+    return true;
+  }
+  if (PyObject_HasAttrString(o, "__cuda_array_interface__"))
+    return readInterface(o, arg, why);
+  why = "values of this type cannot be passed to kernels";
+  return false;
+}
+
+// ---- Decoding -----------------------------------------------------------------------------
+
+namespace {
+
+const ir::Type *decode(const std::vector<uint32_t> &cs, size_t &pos, bool weak) {
+  uint32_t c = cs.at(pos++);
+  DType d = static_cast<DType>(c & 0xff);
+  switch (c & codes::kTagMask) {
+  case codes::kScalar:
+    if (weak && (c & codes::kPython)) {
+      if (d == DType::Int64)
+        return ir::types::weakInt();
+      if (d == DType::Float64)
+        return ir::types::weakFloat();
+      if (d == DType::Complex128)
+        return ir::types::weakComplex();
+    }
+    return dtypeType(d);
+  case codes::kArray:
+    return ir::types::array(dtypeType(d), static_cast<int>((c >> 8) & 0xf),
+                            static_cast<ir::Layout>((c >> 12) & 0x3), (c >> 14) & 1);
+  case codes::kTuple: {
+    uint32_t n = c & 0xffffff;
+    std::vector<const ir::Type *> elems;
+    for (uint32_t k = 0; k < n; ++k)
+      elems.push_back(decode(cs, pos, weak));
+    return ir::types::tuple(elems);
+  }
+  }
+  throw std::logic_error("corrupt argument fingerprint");
+}
+
+} // namespace
+
+std::vector<const ir::Type *> typesFromCodes(const std::vector<uint32_t> &cs, bool weak) {
+  std::vector<const ir::Type *> out;
+  size_t pos = 0;
+  while (pos < cs.size())
+    out.push_back(decode(cs, pos, weak));
+  return out;
+}
+
+py::object typeDescription(const ir::Type *t) {
+  if (!t || t->kind() == ir::TypeKind::Void || t->kind() == ir::TypeKind::None)
+    return py::make_tuple("none");
+  if (const auto *s = ir::dyn_cast<ir::ScalarType>(t))
+    return py::make_tuple("scalar", s->str());
+  if (const auto *a = ir::dyn_cast<ir::ArrayType>(t)) {
+    const char *layout = a->layout() == ir::Layout::C ? "C" : a->layout() == ir::Layout::F ? "F" : "A";
+    return py::make_tuple("array", a->dtype()->str(), a->ndim(), layout, a->readonly());
+  }
+  if (const auto *tt = ir::dyn_cast<ir::TupleType>(t)) {
+    py::list elems;
+    for (const ir::Type *e : tt->elements())
+      elems.append(typeDescription(e));
+    return py::make_tuple("tuple", elems);
+  }
+  return py::make_tuple("other", t->str());
+}
+
+} // namespace ptxjit::bindings

@@ -1,0 +1,166 @@
+// The per-launch reading of Python arguments: each argument becomes fingerprint codes (its
+// type, computed from type pointers and array flags without attribute lookups where possible)
+// and leaves (scalar values, array pointers/shapes/strides) that PackingPlan slots refer to.
+#pragma once
+
+#include "ir/Types.h"
+
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ptxjit::bindings {
+
+namespace py = pybind11;
+
+class DeviceNDArray;
+
+/// The element types kernels accept, in a fixed order (fingerprint codes store the index).
+enum class DType : uint8_t {
+  Bool,
+  Int8,
+  Int16,
+  Int32,
+  Int64,
+  UInt8,
+  UInt16,
+  UInt32,
+  UInt64,
+  Float32,
+  Float64,
+  Complex64,
+  Complex128,
+  Invalid = 0xff,
+};
+
+const ir::ScalarType *dtypeType(DType d);
+DType dtypeOf(const ir::ScalarType *t);
+int dtypeSize(DType d);
+/// NumPy's name ("float32", "bool").
+const char *dtypeName(DType d);
+/// The DType of NumPy dtype number `num` (dtype.num) with byte order `byteorder`
+/// (dtype.byteorder: '=', '<', '>', '|'); Invalid for unsupported dtypes or non-native order.
+DType dtypeFromNumpyNum(int num, char byteorder);
+/// The DType of a numpy.dtype object; Invalid when unsupported.
+DType dtypeFromNumpy(py::handle dtype);
+
+/// Memory layout codes (as ir::Layout).
+ir::Layout layoutFromStrides(int ndim, const int64_t *shape, const int64_t *strides, int itemsize);
+
+/// The largest ndim an argument array may have.
+constexpr int kMaxDims = 8;
+
+/// One leaf of the launch arguments (scalar or array), in flattening order.
+struct LeafValue {
+  enum class Kind : uint8_t { Bool, Int, UInt, Float, Complex, Array };
+  enum class Origin : uint8_t { HostArray, DeviceArray, CudaInterface };
+  Kind kind = Kind::Int;
+  DType dtype = DType::Invalid;
+  bool b = false;
+  int64_t i = 0;
+  uint64_t u = 0;
+  double re = 0, im = 0;
+  // Arrays.
+  Origin origin = Origin::HostArray;
+  bool writeable = true;
+  int ndim = 0;
+  uint64_t data = 0; ///< the address kernels get (replaced by a device copy for host arrays)
+  int64_t shape[kMaxDims] = {};
+  int64_t strides[kMaxDims] = {};
+  PyObject *object = nullptr;          ///< borrowed: the argument tuple keeps it alive
+  const DeviceNDArray *device = nullptr; ///< Origin::DeviceArray
+  int arg = 0;                         ///< the top-level argument index
+};
+
+/// Fingerprint codes: one code per scalar or array, tuples as a header code plus their
+/// elements. Bits 24..27 hold the tag.
+namespace codes {
+constexpr uint32_t kScalar = 1u << 24;
+constexpr uint32_t kArray = 2u << 24;
+constexpr uint32_t kTuple = 3u << 24;
+constexpr uint32_t kTagMask = 0xfu << 24;
+constexpr uint32_t kPython = 1u << 8; ///< scalars: a Python int/float/complex (weak for eager)
+inline uint32_t scalar(DType d, bool python) {
+  return kScalar | static_cast<uint32_t>(d) | (python ? kPython : 0);
+}
+inline uint32_t array(DType d, int ndim, ir::Layout layout, bool readonly) {
+  return kArray | static_cast<uint32_t>(d) | (static_cast<uint32_t>(ndim) << 8) |
+         (static_cast<uint32_t>(layout) << 12) | (readonly ? 1u << 14 : 0u);
+}
+} // namespace codes
+
+struct CodesHash {
+  size_t operator()(const std::vector<uint32_t> &v) const {
+    size_t h = v.size();
+    for (uint32_t c : v)
+      h = h * 0x9E3779B97F4A7C15ull ^ c;
+    return h;
+  }
+};
+
+/// Decodes fingerprint codes into argument types. With `weak`, Python scalars give weak types
+/// (for matching eager signatures); otherwise int64/float64/complex128.
+std::vector<const ir::Type *> typesFromCodes(const std::vector<uint32_t> &codes, bool weak);
+
+/// Reads launch arguments. Reused across launches (clear() keeps capacity).
+class ArgReader {
+public:
+  std::vector<uint32_t> codes;
+  std::vector<LeafValue> leaves;
+
+  void clear() {
+    codes.clear();
+    leaves.clear();
+  }
+  /// Appends argument `arg`; on an unsupported value returns false and sets `why`.
+  bool read(PyObject *o, int arg, std::string &why, int depth = 0);
+
+private:
+  bool readNumpyArray(PyObject *o, int arg, std::string &why);
+  bool readInterface(PyObject *o, int arg, std::string &why);
+  LeafValue &newLeaf(LeafValue::Kind k, DType d, int arg);
+};
+
+/// NumPy's objects, looked up once (needs the GIL). Imports numpy on first use; throws if
+/// numpy is not installed.
+struct NumpyApi {
+  PyTypeObject *ndarray = nullptr;
+  struct Scalar {
+    PyTypeObject *type;
+    DType dtype;
+  };
+  std::vector<Scalar> scalars;
+  /// True when a NumPy scalar's value sits right after its PyObject header (checked at start).
+  bool rawScalars = false;
+  py::object module;
+};
+const NumpyApi &numpyApi();
+
+/// True when `o` is a numpy.ndarray (or subclass).
+bool isNumpyArray(PyObject *o);
+
+/// The layout-relevant fields of a NumPy array object (read from its C struct).
+struct NumpyArrayFields {
+  char *data;
+  int ndim;
+  const Py_ssize_t *shape;
+  const Py_ssize_t *strides;
+  PyObject *descr;
+  int flags;
+};
+NumpyArrayFields numpyFields(PyObject *array);
+/// NumPy's array flags.
+constexpr int kNpyCContiguous = 0x1;
+constexpr int kNpyFContiguous = 0x2;
+constexpr int kNpyWriteable = 0x400;
+/// The DType of an array's descr (type_num and byte order from the C struct).
+DType numpyArrayDType(PyObject *array);
+
+/// The Python description of a type for ptxjit.types.from_description:
+/// ("scalar", name) / ("array", dtype, ndim, layout, readonly) / ("tuple", [...]) / ("none",)
+/// / ("other", spelling).
+py::object typeDescription(const ir::Type *t);
+
+} // namespace ptxjit::bindings

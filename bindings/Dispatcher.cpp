@@ -1,0 +1,601 @@
+#include "bindings/Dispatcher.h"
+#include "bindings/DispatcherImpl.h"
+
+#include "bindings/ArgTypes.h"
+#include "bindings/DeviceArray.h"
+#include "bindings/Errors.h"
+#include "bindings/Snapshot.h"
+#include "bindings/Streams.h"
+#include "bindings/Target.h"
+#include "compiler/Compiler.h"
+#include "ir/Typing.h"
+#include "runtime/Device.h"
+#include "runtime/Driver.h"
+#include "runtime/HostGrid.h"
+#include "runtime/Launch.h"
+#include "runtime/Memory.h"
+
+#include <pybind11/stl.h>
+
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace ptxjit::bindings {
+namespace {
+
+bool interpreterFinalizing() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing();
+#else
+  return _Py_IsFinalizing();
+#endif
+}
+
+/// A strong reference to a Python object that can be dropped from any thread (it takes the GIL)
+/// and is leaked at interpreter exit.
+struct PyRef {
+  PyObject *obj;
+  explicit PyRef(py::handle h) : obj(h.inc_ref().ptr()) {}
+  PyRef(const PyRef &) = delete;
+  PyRef &operator=(const PyRef &) = delete;
+  ~PyRef() {
+    if (!Py_IsInitialized() || interpreterFinalizing())
+      return;
+    py::gil_scoped_acquire gil;
+    Py_DECREF(obj);
+  }
+};
+
+compiler::SnapshotProvider providerFor(py::handle func) {
+  auto ref = std::make_shared<PyRef>(func);
+  return [ref]() -> std::shared_ptr<const frontend::CodeSnapshot> {
+    py::gil_scoped_acquire gil;
+    return snapshotFunction(ref->obj);
+  };
+}
+
+std::string joinTypes(const std::vector<const ir::Type *> &types) {
+  std::string s;
+  for (const ir::Type *t : types) {
+    if (!s.empty())
+      s += ", ";
+    s += t->str();
+  }
+  return s;
+}
+
+const char *kMissingConfig =
+    "Kernel launch configuration was not specified. Use the syntax:\n\n"
+    "kernel_function[blockspergrid, threadsperblock](arg0, arg1, ..., argn)\n\n"
+    "See https://numba.readthedocs.io/en/stable/cuda/kernels.html#kernel-invocation for help.";
+
+// ---- Scalar conversion for packing ---------------------------------------------------------
+
+template <typename T> T leafAs(const LeafValue &l) {
+  switch (l.kind) {
+  case LeafValue::Kind::Bool:
+    return static_cast<T>(l.b);
+  case LeafValue::Kind::Int:
+    return static_cast<T>(l.i);
+  case LeafValue::Kind::UInt:
+    return static_cast<T>(l.u);
+  case LeafValue::Kind::Float:
+  case LeafValue::Kind::Complex:
+  case LeafValue::Kind::Array:
+    break;
+  }
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(l.re);
+  } else {
+    // float → int (an unsafe conversion of eager signatures): truncate, NaN → 0, saturate to
+    // int64, then wrap to the width as C casts of integers do.
+    double v = l.re;
+    if (std::isnan(v))
+      return 0;
+    int64_t i = v >= 9.2233720368547758e18 ? INT64_MAX : v <= -9.2233720368547758e18 ? INT64_MIN
+                                                                                      : static_cast<int64_t>(v);
+    return static_cast<T>(i);
+  }
+}
+
+bool leafTruth(const LeafValue &l) {
+  switch (l.kind) {
+  case LeafValue::Kind::Bool:
+    return l.b;
+  case LeafValue::Kind::Int:
+    return l.i != 0;
+  case LeafValue::Kind::UInt:
+    return l.u != 0;
+  case LeafValue::Kind::Float:
+    return l.re != 0;
+  case LeafValue::Kind::Complex:
+    return l.re != 0 || l.im != 0;
+  case LeafValue::Kind::Array:
+    break;
+  }
+  return false;
+}
+
+template <typename T> void put(char *dst, T v) { std::memcpy(dst, &v, sizeof(T)); }
+
+void storeScalar(const LeafValue &l, const compiler::ParamSlot &s, char *dst) {
+  const ir::ScalarType *t = s.type;
+  if (s.source == compiler::ParamSlot::Source::Imag) {
+    double im = l.kind == LeafValue::Kind::Complex ? l.im : 0.0;
+    if (t->bits() == 32)
+      put<float>(dst, static_cast<float>(im));
+    else
+      put<double>(dst, im);
+    return;
+  }
+  switch (t->kind()) {
+  case ir::TypeKind::Bool:
+    put<uint8_t>(dst, leafTruth(l) ? 1 : 0);
+    return;
+  case ir::TypeKind::Int:
+    switch (t->bits()) {
+    case 8:
+      return t->isSigned() ? put(dst, leafAs<int8_t>(l)) : put(dst, leafAs<uint8_t>(l));
+    case 16:
+      return t->isSigned() ? put(dst, leafAs<int16_t>(l)) : put(dst, leafAs<uint16_t>(l));
+    case 32:
+      return t->isSigned() ? put(dst, leafAs<int32_t>(l)) : put(dst, leafAs<uint32_t>(l));
+    default:
+      return t->isSigned() ? put(dst, leafAs<int64_t>(l)) : put(dst, leafAs<uint64_t>(l));
+    }
+  case ir::TypeKind::Float:
+    if (t->bits() == 32)
+      return put(dst, leafAs<float>(l));
+    return put(dst, leafAs<double>(l));
+  default:
+    throw std::logic_error("packing plan holds a non-scalar value slot");
+  }
+}
+
+/// Writes every slot of `plan` into `buf` and points params[i] at slot i.
+void pack(const compiler::PackingPlan &plan, const std::vector<LeafValue> &leaves, char *buf,
+          void **params) {
+  for (size_t i = 0; i < plan.slots.size(); ++i) {
+    const compiler::ParamSlot &s = plan.slots[i];
+    const LeafValue &l = leaves[s.leaf];
+    char *dst = buf + s.offset;
+    switch (s.source) {
+    case compiler::ParamSlot::Source::Value:
+    case compiler::ParamSlot::Source::Real:
+    case compiler::ParamSlot::Source::Imag:
+      storeScalar(l, s, dst);
+      break;
+    case compiler::ParamSlot::Source::Data:
+      put<uint64_t>(dst, l.data);
+      break;
+    case compiler::ParamSlot::Source::Shape:
+      put<int64_t>(dst, l.shape[s.dim]);
+      break;
+    case compiler::ParamSlot::Source::Stride:
+      put<int64_t>(dst, l.strides[s.dim]);
+      break;
+    }
+    params[i] = dst;
+  }
+}
+
+/// A host array copied to the device for one launch.
+struct Staged {
+  LeafValue *leaf;
+  std::shared_ptr<runtime::Allocation> buf;
+  int64_t low = 0; ///< byte offset of the lowest element relative to the data pointer
+  size_t bytes = 0;
+  char *host = nullptr;
+};
+
+/// Per-thread launch scratch space, reused across launches.
+struct Scratch {
+  ArgReader reader;
+  std::vector<uint64_t> buffer;
+  std::vector<void *> params;
+  bool busy = false;
+};
+
+} // namespace
+
+// ---- Dispatcher -----------------------------------------------------------------------------
+
+Dispatcher::Dispatcher(py::object func, py::dict options, std::vector<std::string> sigs)
+    : pyFunc(std::move(func)) {
+  if (!PyFunction_Check(pyFunc.ptr()))
+    throw py::type_error("cuda.jit can only compile Python functions");
+  auto flag = [&](const char *k, bool dflt) {
+    return options.contains(k) ? py::cast<bool>(py::bool_(options[k])) : dflt;
+  };
+  device = flag("device", false);
+  fopts.fastmath = flag("fastmath", false);
+  fopts.opt = flag("opt", true);
+  fopts.debug = flag("debug", false);
+  fopts.lineinfo = flag("lineinfo", false);
+  fopts.inlineHint = flag("inline", false);
+  py::object code = pyFunc.attr("__code__");
+  name = py::cast<std::string>(code.attr("co_name"));
+  int argc = py::cast<int>(code.attr("co_argcount"));
+  py::tuple varnames = code.attr("co_varnames");
+  for (int i = 0; i < argc && i < static_cast<int>(varnames.size()); ++i)
+    argNames.push_back(py::cast<std::string>(varnames[i]));
+
+  for (const std::string &text : sigs) {
+    ir::Signature sig = ir::parseSignature(text);
+    if (!device && sig.returnType && sig.returnType->kind() != ir::TypeKind::Void)
+      throw PtxjitPyError("TypingError", "invalid signature '" + text + "' for kernel '" + name +
+                                             "': kernels must return void");
+    eager.push_back(sig.args);
+  }
+  id = compiler::Compiler::instance().registerFunction(
+      name, device ? ir::FunctionKind::Device : ir::FunctionKind::Kernel, providerFor(pyFunc),
+      fopts);
+  // Eager signatures compile now, for the backend in use (device functions are type-checked:
+  // they are compiled into the kernels that call them).
+  if (eager.empty())
+    return;
+  try {
+    codegen::Backend backend = currentBackend();
+    for (const auto &params : eager) {
+      if (device) {
+        py::gil_scoped_release release;
+        compiler::Compiler::instance().typeCheck(id, params);
+      } else {
+        compileFor(params, backend);
+      }
+      recordCompiled(params);
+    }
+  } catch (...) {
+    {
+      py::gil_scoped_release release;
+      compiler::Compiler::instance().unregisterFunction(id);
+    }
+    throw;
+  }
+}
+
+Dispatcher::~Dispatcher() {
+  if (!Py_IsInitialized() || interpreterFinalizing())
+    return;
+  py::gil_scoped_release release;
+  compiler::Compiler::instance().unregisterFunction(id);
+}
+
+void Dispatcher::recordCompiled(const std::vector<const ir::Type *> &params) {
+  for (const auto &c : compiled)
+    if (c == params)
+      return;
+  compiled.push_back(params);
+}
+
+const compiler::Specialization &Dispatcher::compileFor(const std::vector<const ir::Type *> &params,
+                                                       codegen::Backend backend) {
+  codegen::CompileOptions opts = compileOptionsFor(backend, fopts);
+  const compiler::Specialization *spec;
+  {
+    py::gil_scoped_release release;
+    spec = &compiler::Compiler::instance().specialize(id, params, opts);
+  }
+  recordCompiled(params);
+  return *spec;
+}
+
+const compiler::Specialization &Dispatcher::lookup(const std::vector<uint32_t> &codes,
+                                                   codegen::Backend backend) {
+  Cache &c = caches[static_cast<int>(backend)];
+  if (c.last && codes == c.lastCodes) [[likely]]
+    return *c.last;
+  auto it = c.map.find(codes);
+  if (it == c.map.end()) {
+    std::vector<const ir::Type *> params;
+    if (!eager.empty()) {
+      std::vector<const ir::Type *> actual = typesFromCodes(codes, /*weak=*/true);
+      int idx = compiler::selectSignature(actual, eager);
+      if (idx < 0) {
+        std::string have;
+        for (const auto &e : eager)
+          have += "\n    (" + joinTypes(e) + ")";
+        std::vector<const ir::Type *> shown;
+        for (const ir::Type *t : actual)
+          shown.push_back(ir::concretize(t));
+        throw py::type_error("No matching definition for argument type(s) " + joinTypes(shown) +
+                             " of kernel '" + name + "'; its signatures are:" + have);
+      }
+      params = eager[idx];
+    } else {
+      params = typesFromCodes(codes, /*weak=*/false);
+    }
+    const compiler::Specialization &spec = compileFor(params, backend);
+    it = c.map.emplace(codes, &spec).first;
+  }
+  c.last = it->second;
+  c.lastCodes = codes;
+  return *c.last;
+}
+
+void Dispatcher::notALaunch() const {
+  if (device)
+    throw py::type_error("'" + name + "' is a device function (@cuda.jit(device=True)): call it "
+                         "from a kernel, it cannot be called or launched from the host");
+  throw py::value_error(kMissingConfig);
+}
+
+void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem,
+                        py::handle stream, int64_t forallTasks, PyObject *const *args,
+                        size_t nargs) {
+  if (device)
+    notALaunch();
+  codegen::Backend backend = currentBackend();
+  if (nargs != argNames.size())
+    throw py::type_error(name + "() takes " + std::to_string(argNames.size()) +
+                         " positional argument" + (argNames.size() == 1 ? "" : "s") + " but " +
+                         std::to_string(nargs) + (nargs == 1 ? " was" : " were") + " given");
+
+  thread_local Scratch cached;
+  Scratch local;
+  Scratch &sc = cached.busy ? local : cached;
+  struct BusyGuard {
+    Scratch &s;
+    bool prev;
+    ~BusyGuard() { s.busy = prev; }
+  } busyGuard{sc, sc.busy};
+  sc.busy = true;
+
+  ArgReader &r = sc.reader;
+  r.clear();
+  std::string why;
+  for (size_t i = 0; i < nargs; ++i) {
+    PyObject *o = args[i];
+    if (!r.read(o, static_cast<int>(i), why))
+      throw py::type_error("argument '" + argNames[i] + "' of kernel '" + name +
+                           "': cannot pass a value of type " + Py_TYPE(o)->tp_name + " (" + why +
+                           ")");
+  }
+  for (LeafValue &l : r.leaves) {
+    if (l.kind != LeafValue::Kind::Array)
+      continue;
+    if (l.origin == LeafValue::Origin::DeviceArray && l.device->backend() != backend)
+      throw py::type_error("argument '" + argNames[l.arg] + "' of kernel '" + name +
+                           "': the device array belongs to the " + backendName(l.device->backend()) +
+                           " backend but kernels run on the " + backendName(backend) + " backend");
+    if (l.origin == LeafValue::Origin::CudaInterface && backend != codegen::Backend::CUDA)
+      throw py::type_error("argument '" + argNames[l.arg] + "' of kernel '" + name +
+                           "': arrays in GPU memory (__cuda_array_interface__) cannot be used by "
+                           "the CPU backend");
+  }
+
+  const compiler::Specialization &spec = lookup(r.codes, backend);
+  const compiler::PackingPlan &plan = spec.plan;
+  CUstream h = streamHandle(stream, backend);
+
+  if (forallTasks >= 0) {
+    unsigned tpb = block.x;
+    if (tpb == 0)
+      tpb = backend == codegen::Backend::CUDA
+                ? static_cast<unsigned>(
+                      runtime::maxPotentialBlockSize(spec.cudaFunction(), sharedMem).blockSize)
+                : 256u;
+    block = {tpb, 1, 1};
+    grid = {static_cast<unsigned>(std::max<int64_t>(1, (forallTasks + tpb - 1) / tpb)), 1, 1};
+  }
+
+  sc.buffer.resize(plan.bufferSize / 8 + 1);
+  sc.params.resize(plan.slots.size() + 1);
+  char *buf = reinterpret_cast<char *>(sc.buffer.data());
+  void **params = sc.params.data();
+
+  if (backend == codegen::Backend::Host) {
+    pack(plan, r.leaves, buf, params);
+    py::gil_scoped_release release;
+    runtime::launchHost(spec.hostEntry, grid, block, params);
+    return;
+  }
+
+  // CUDA: host arrays are copied to the device around the launch, as Numba does.
+  std::vector<Staged> staged;
+  for (LeafValue &l : r.leaves) {
+    if (l.kind != LeafValue::Kind::Array || l.origin != LeafValue::Origin::HostArray)
+      continue;
+    Staged s;
+    s.leaf = &l;
+    int64_t low = 0, high = 0;
+    bool empty = false;
+    for (int k = 0; k < l.ndim; ++k) {
+      empty = empty || l.shape[k] == 0;
+      int64_t span = (l.shape[k] - 1) * l.strides[k];
+      (span < 0 ? low : high) += span;
+    }
+    s.low = low;
+    s.bytes = empty ? 0 : static_cast<size_t>(high - low + dtypeSize(l.dtype));
+    s.host = reinterpret_cast<char *>(l.data) + low;
+    staged.push_back(std::move(s));
+  }
+  CUfunction fn = spec.cudaFunction();
+  if (staged.empty()) {
+    // Device arrays only: an asynchronous launch, short enough to keep the GIL (as Numba).
+    pack(plan, r.leaves, buf, params);
+    runtime::launchKernel(fn, grid, block, sharedMem, h, params);
+    return;
+  }
+  {
+    py::gil_scoped_release release;
+    for (Staged &s : staged) {
+      s.buf = runtime::allocateDevice(s.bytes, h);
+      if (s.bytes)
+        runtime::copyHostToDevice(s.buf->devicePtr(), s.host, s.bytes, h);
+      s.leaf->data = s.buf->devicePtr() - static_cast<uint64_t>(s.low);
+    }
+  }
+  pack(plan, r.leaves, buf, params);
+  py::gil_scoped_release release;
+  runtime::launchKernel(fn, grid, block, sharedMem, h, params);
+  for (Staged &s : staged)
+    if (s.bytes && s.leaf->writeable)
+      runtime::copyDeviceToHost(s.host, s.buf->devicePtr(), s.bytes, h);
+  // The launch is synchronous with host arrays: wait before the staging memory goes away.
+  runtime::Device::current();
+  runtime::check(runtime::driver().cuStreamSynchronize(h), "cuStreamSynchronize");
+}
+
+std::vector<const ir::Type *> Dispatcher::paramsFromPython(py::handle signature) {
+  // A tuple from .signatures maps back to the exact types compiled (readonly arrays too).
+  if (PyTuple_Check(signature.ptr())) {
+    py::object known = signatures();
+    py::list list = known;
+    for (size_t i = 0; i < list.size() && i < compiled.size(); ++i)
+      if (PyObject_RichCompareBool(list[i].ptr(), signature.ptr(), Py_EQ) == 1)
+        return compiled[i];
+  }
+  py::object text = py::module_::import("ptxjit.types").attr("signature_text")(signature);
+  return ir::parseSignature(py::cast<std::string>(text)).args;
+}
+
+py::object Dispatcher::signatures() const {
+  py::object fromDesc = py::module_::import("ptxjit.types").attr("from_description");
+  py::list out;
+  for (const auto &params : compiled) {
+    py::tuple t(params.size());
+    for (size_t i = 0; i < params.size(); ++i)
+      t[i] = fromDesc(typeDescription(params[i]));
+    out.append(t);
+  }
+  return out;
+}
+
+py::object Dispatcher::inspect(bool ptx, py::handle signature) {
+  if (device)
+    throw py::type_error("'" + name + "' is a device function: it is compiled into the kernels "
+                         "that call it; use cuda.compile_ptx(func, sig, device=True) to see its "
+                         "code");
+  codegen::CompileOptions opts = compileOptionsFor(codegen::Backend::CUDA, fopts);
+  auto textOf = [&](const std::vector<const ir::Type *> &params) {
+    const compiler::Specialization *spec;
+    {
+      py::gil_scoped_release release;
+      spec = &compiler::Compiler::instance().specialize(id, params, opts);
+    }
+    recordCompiled(params);
+    return py::str(ptx ? spec->ptx : spec->llvmIR);
+  };
+  if (!signature.is_none())
+    return textOf(paramsFromPython(signature));
+  py::dict out;
+  py::list keys = signatures();
+  std::vector<std::vector<const ir::Type *>> all = compiled;
+  for (size_t i = 0; i < all.size(); ++i)
+    out[keys[i]] = textOf(all[i]);
+  return out;
+}
+
+// ---- Launch configurations ------------------------------------------------------------------
+
+std::optional<DispatcherIdentity> dispatcherIdentity(py::handle v) {
+  if (!py::isinstance<Dispatcher>(v))
+    return std::nullopt;
+  const Dispatcher &d = v.cast<const Dispatcher &>();
+  return DispatcherIdentity{d.id, d.device, d.name};
+}
+
+namespace {
+
+compiler::FunctionOptions functionOptions(bool fastmath, bool opt) {
+  compiler::FunctionOptions fo;
+  fo.fastmath = fastmath;
+  fo.opt = opt;
+  return fo;
+}
+
+} // namespace
+
+void defineDispatcher(py::module_ &m) {
+  py::class_<Dispatcher> cls(m, "Dispatcher", py::dynamic_attr(),
+                         "A function compiled by @cuda.jit: launch it with kernel[grid, block]"
+                         "(args...).");
+  cls.def(py::init<py::object, py::dict, std::vector<std::string>>(), py::arg("py_func"),
+           py::arg("options"), py::arg("signatures"))
+      .def("__getitem__",
+           [](py::object self, py::object key) {
+             return py::reinterpret_steal<py::object>(configureLaunch(self.ptr(), key.ptr()));
+           })
+      .def("__call__", [](const Dispatcher &d, py::args, py::kwargs) { d.notALaunch(); })
+      .def(
+          "forall",
+          [](py::object self, int64_t ntasks, unsigned tpb, py::object stream, unsigned sharedmem) {
+            Dispatcher &d = self.cast<Dispatcher &>();
+            if (d.device)
+              d.notALaunch();
+            if (ntasks < 0)
+              throw py::value_error("forall(): the number of tasks must be non-negative");
+            return py::reinterpret_steal<py::object>(newLaunchConfig(
+                self.ptr(), {1, 1, 1}, {tpb, 1, 1}, sharedmem, stream.ptr(), ntasks));
+          },
+          py::arg("ntasks"), py::arg("tpb") = 0, py::arg("stream") = 0, py::arg("sharedmem") = 0)
+      .def_property_readonly("py_func", [](const Dispatcher &d) { return d.pyFunc; })
+      .def_property_readonly("signatures", &Dispatcher::signatures)
+      .def_property_readonly("device", [](const Dispatcher &d) { return d.device; })
+      .def_property_readonly("function_id", [](const Dispatcher &d) { return d.id; })
+      .def_property_readonly("targetoptions",
+                             [](const Dispatcher &d) {
+                               py::dict o;
+                               o["device"] = d.device;
+                               o["fastmath"] = d.fopts.fastmath;
+                               o["opt"] = d.fopts.opt;
+                               o["debug"] = d.fopts.debug;
+                               o["lineinfo"] = d.fopts.lineinfo;
+                               return o;
+                             })
+      .def(
+          "inspect_llvm",
+          [](Dispatcher &d, py::object sig) { return d.inspect(false, sig); },
+          py::arg("signature") = py::none(),
+          "LLVM IR (CUDA target): a dict keyed by signature, or one signature's text.")
+      .def(
+          "inspect_ptx",
+          [](Dispatcher &d, py::object sig) { return d.inspect(true, sig); },
+          py::arg("signature") = py::none(),
+          "PTX: a dict keyed by signature, or one signature's text.")
+      .def("__repr__", [](const Dispatcher &d) {
+        return std::string("<ptxjit ") + (d.device ? "device function '" : "kernel '") + d.name +
+               "'>";
+      });
+
+  defineLaunchConfig(m, cls);
+
+  m.def(
+      "compile_ptx",
+      [](py::object func, const std::string &sigText, bool device, bool fastmath, int ccMajor,
+         int ccMinor, bool opt) {
+        if (py::isinstance<Dispatcher>(func))
+          func = func.cast<const Dispatcher &>().pyFunc;
+        if (!PyFunction_Check(func.ptr()))
+          throw py::type_error("compile_ptx() needs a Python function");
+        ir::Signature sig = ir::parseSignature(sigText);
+        std::string fname = py::cast<std::string>(func.attr("__code__").attr("co_name"));
+        compiler::FunctionOptions fo = functionOptions(fastmath, opt);
+        compiler::Compiler &c = compiler::Compiler::instance();
+        int id = c.registerFunction(fname,
+                                    device ? ir::FunctionKind::Device : ir::FunctionKind::Kernel,
+                                    providerFor(func), fo);
+        struct Unregister {
+          int id;
+          ~Unregister() {
+            py::gil_scoped_release release;
+            compiler::Compiler::instance().unregisterFunction(id);
+          }
+        } unregister{id};
+        codegen::CompileOptions opts = cudaOptionsForCC(ccMajor, ccMinor, fo);
+        compiler::Compiler::PtxResult r;
+        {
+          py::gil_scoped_release release;
+          r = c.compilePTX(id, sig.args, opts);
+        }
+        return py::make_tuple(r.ptx, typeDescription(r.returnType));
+      },
+      py::arg("pyfunc"), py::arg("sig"), py::arg("device"), py::arg("fastmath"),
+      py::arg("cc_major"), py::arg("cc_minor"), py::arg("opt"));
+}
+
+} // namespace ptxjit::bindings

@@ -1,0 +1,76 @@
+// The Dispatcher class shared by Dispatcher.cpp (compiling, packing, launching) and
+// LaunchConfig.cpp (kernel[grid, block] objects, called without pybind11 on the hot path).
+#pragma once
+
+#include "bindings/ArgTypes.h"
+#include "compiler/Compiler.h"
+#include "runtime/Launch.h"
+
+#include <pybind11/pybind11.h>
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ptxjit::bindings {
+
+namespace py = pybind11;
+
+/// The C++ side of a @cuda.jit function (exposed as ptxjit._core.Dispatcher).
+class Dispatcher {
+public:
+  Dispatcher(py::object pyFunc, py::dict options, std::vector<std::string> sigs);
+  ~Dispatcher();
+
+  int id = 0;
+  bool device = false;
+  std::string name;
+  py::object pyFunc;
+  compiler::FunctionOptions fopts;
+  std::vector<std::string> argNames;
+  /// Parameter types of the eager signatures (empty: lazy).
+  std::vector<std::vector<const ir::Type *>> eager;
+  /// The argument-type lists compiled so far (or given eagerly), in order.
+  std::vector<std::vector<const ir::Type *>> compiled;
+
+  struct Cache {
+    std::vector<uint32_t> lastCodes;
+    const compiler::Specialization *last = nullptr;
+    std::unordered_map<std::vector<uint32_t>, const compiler::Specialization *, CodesHash> map;
+  };
+  Cache caches[2];
+
+  const compiler::Specialization &lookup(const std::vector<uint32_t> &codes,
+                                         codegen::Backend backend);
+  const compiler::Specialization &compileFor(const std::vector<const ir::Type *> &params,
+                                             codegen::Backend backend);
+  /// Launches with `nargs` positional arguments `args` (borrowed). Throws for bad arguments
+  /// (py::type_error), bad configurations (std::invalid_argument), compile and driver errors.
+  void launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem, py::handle stream,
+              int64_t forallTasks, PyObject *const *args, size_t nargs);
+  std::vector<const ir::Type *> paramsFromPython(py::handle signature);
+  py::object signatures() const;
+  py::object inspect(bool ptx, py::handle signature);
+  [[noreturn]] void notALaunch() const;
+
+private:
+  void recordCompiled(const std::vector<const ir::Type *> &params);
+};
+
+/// The Dispatcher of Python object `self` (an instance of ptxjit._core.Dispatcher), without a
+/// pybind11 cast on the usual layout.
+Dispatcher &dispatcherOf(PyObject *self);
+
+/// A new LaunchConfig object (new reference) for `owner`'s dispatcher.
+PyObject *newLaunchConfig(PyObject *owner, runtime::Dim3 grid, runtime::Dim3 block,
+                          unsigned sharedMem, PyObject *stream, int64_t forallTasks);
+
+/// kernel[key]: parses (griddim, blockdim[, stream[, sharedmem]]) and returns a new
+/// LaunchConfig (new reference). Throws for bad keys.
+PyObject *configureLaunch(PyObject *self, PyObject *key);
+
+/// Registers the LaunchConfig type and makes `dispatcherType`'s [] call configureLaunch
+/// directly.
+void defineLaunchConfig(py::module_ &m, py::handle dispatcherType);
+
+} // namespace ptxjit::bindings

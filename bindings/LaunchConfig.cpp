@@ -1,0 +1,265 @@
+// kernel[griddim, blockdim, stream, sharedmem] and the call of the resulting LaunchConfig: the
+// launch hot path, written against the CPython API (a type with vectorcall, and the
+// Dispatcher type's subscript slot) so that a launch pays no pybind11 dispatch.
+#include "bindings/DispatcherImpl.h"
+
+#include <pybind11/stl.h>
+
+#include "bindings/Errors.h"
+#include "bindings/Streams.h"
+
+#include <structmember.h>
+
+#include <climits>
+#include <cstddef>
+#include <string>
+
+namespace ptxjit::bindings {
+namespace {
+
+struct LaunchConfigObject {
+  PyObject_HEAD vectorcallfunc vectorcall;
+  PyObject *owner; ///< the Dispatcher object (strong reference)
+  Dispatcher *dispatcher;
+  runtime::Dim3 grid, block;
+  unsigned sharedMem;
+  PyObject *stream;        ///< strong reference: 0, None or a Stream
+  int64_t forallTasks;     ///< forall(): the task count (grid and block chosen at launch); else -1
+};
+
+PyTypeObject *gLaunchConfigType = nullptr;
+
+[[noreturn]] void badDim(const char *what, const std::string &why) {
+  throw py::value_error(std::string("invalid launch configuration: ") + what + " " + why);
+}
+
+unsigned readDim(PyObject *x, const char *what) {
+  long long n;
+  if (PyLong_CheckExact(x)) {
+    n = PyLong_AsLongLong(x);
+  } else {
+    if (PyBool_Check(x) || !PyIndex_Check(x))
+      throw py::type_error(std::string(what) + " must be an int or a tuple of 1 to 3 ints, got " +
+                           Py_TYPE(x)->tp_name);
+    py::object idx = py::reinterpret_steal<py::object>(PyNumber_Index(x));
+    if (!idx)
+      throw py::error_already_set();
+    n = PyLong_AsLongLong(idx.ptr());
+  }
+  if (n == -1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    badDim(what, "dimension does not fit in 64 bits");
+  }
+  if (n <= 0)
+    badDim(what, "dimensions must be positive, got " + std::to_string(n));
+  if (n > static_cast<long long>(UINT_MAX))
+    badDim(what, "dimension " + std::to_string(n) + " is too large");
+  return static_cast<unsigned>(n);
+}
+
+/// A grid or block shape from an int or a tuple/list of 1-3 ints.
+runtime::Dim3 readDims(PyObject *v, const char *what) {
+  runtime::Dim3 d;
+  if (PyTuple_Check(v) || PyList_Check(v)) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
+    if (n < 1 || n > 3)
+      badDim(what, "must have 1 to 3 dimensions, got " + std::to_string(n));
+    PyObject **items = PySequence_Fast_ITEMS(v);
+    d.x = readDim(items[0], what);
+    if (n > 1)
+      d.y = readDim(items[1], what);
+    if (n > 2)
+      d.z = readDim(items[2], what);
+    return d;
+  }
+  d.x = readDim(v, what);
+  return d;
+}
+
+bool isDefaultStreamArg(PyObject *s) {
+  if (s == Py_None)
+    return true;
+  if (!PyLong_CheckExact(s))
+    return false;
+  int overflow = 0;
+  return PyLong_AsLongLongAndOverflow(s, &overflow) == 0 && !overflow;
+}
+
+PyObject *launchVectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                           PyObject *kwnames) {
+  auto *c = reinterpret_cast<LaunchConfigObject *>(self);
+  if (kwnames && PyTuple_GET_SIZE(kwnames) > 0) {
+    PyErr_Format(PyExc_TypeError, "kernel '%s' takes no keyword arguments",
+                 c->dispatcher->name.c_str());
+    return nullptr;
+  }
+  try {
+    c->dispatcher->launch(c->grid, c->block, c->sharedMem, c->stream, c->forallTasks, args,
+                          PyVectorcall_NARGS(nargsf));
+  } catch (...) {
+    setPythonError();
+    return nullptr;
+  }
+  Py_RETURN_NONE;
+}
+
+void launchConfigDealloc(PyObject *self) {
+  auto *c = reinterpret_cast<LaunchConfigObject *>(self);
+  PyTypeObject *tp = Py_TYPE(self);
+  Py_XDECREF(c->owner);
+  Py_XDECREF(c->stream);
+  tp->tp_free(self);
+  Py_DECREF(tp);
+}
+
+PyObject *dimsTuple(const runtime::Dim3 &d) { return Py_BuildValue("(III)", d.x, d.y, d.z); }
+
+PyObject *getGrid(PyObject *self, void *) {
+  return dimsTuple(reinterpret_cast<LaunchConfigObject *>(self)->grid);
+}
+PyObject *getBlock(PyObject *self, void *) {
+  return dimsTuple(reinterpret_cast<LaunchConfigObject *>(self)->block);
+}
+PyObject *getStream(PyObject *self, void *) {
+  PyObject *s = reinterpret_cast<LaunchConfigObject *>(self)->stream;
+  Py_INCREF(s);
+  return s;
+}
+PyObject *getSharedMem(PyObject *self, void *) {
+  return PyLong_FromUnsignedLong(reinterpret_cast<LaunchConfigObject *>(self)->sharedMem);
+}
+PyObject *getDispatcher(PyObject *self, void *) {
+  PyObject *o = reinterpret_cast<LaunchConfigObject *>(self)->owner;
+  Py_INCREF(o);
+  return o;
+}
+
+PyObject *launchConfigRepr(PyObject *self) {
+  auto *c = reinterpret_cast<LaunchConfigObject *>(self);
+  std::string s = "<ptxjit launch of '" + c->dispatcher->name + "' grid=(" +
+                  std::to_string(c->grid.x) + ", " + std::to_string(c->grid.y) + ", " +
+                  std::to_string(c->grid.z) + ") block=(" + std::to_string(c->block.x) + ", " +
+                  std::to_string(c->block.y) + ", " + std::to_string(c->block.z) + ")>";
+  return PyUnicode_FromString(s.c_str());
+}
+
+PyGetSetDef launchConfigGetSet[] = {
+    {"griddim", getGrid, nullptr, "The grid shape (x, y, z).", nullptr},
+    {"blockdim", getBlock, nullptr, "The block shape (x, y, z).", nullptr},
+    {"stream", getStream, nullptr, "The stream the kernel is launched on.", nullptr},
+    {"sharedmem", getSharedMem, nullptr, "Dynamic shared memory per block, in bytes.", nullptr},
+    {"dispatcher", getDispatcher, nullptr, "The kernel.", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr},
+};
+
+PyMemberDef launchConfigMembers[] = {
+    {"__vectorcalloffset__", T_PYSSIZET,
+     static_cast<Py_ssize_t>(offsetof(LaunchConfigObject, vectorcall)), READONLY, nullptr},
+    {nullptr, 0, 0, 0, nullptr},
+};
+
+PyType_Slot launchConfigSlots[] = {
+    {Py_tp_dealloc, reinterpret_cast<void *>(launchConfigDealloc)},
+    {Py_tp_call, reinterpret_cast<void *>(PyVectorcall_Call)},
+    {Py_tp_getset, launchConfigGetSet},
+    {Py_tp_members, launchConfigMembers},
+    {Py_tp_repr, reinterpret_cast<void *>(launchConfigRepr)},
+    {Py_tp_doc, const_cast<char *>("A kernel with its launch configuration: call it with the "
+                                   "kernel's arguments.")},
+    {0, nullptr},
+};
+
+PyType_Spec launchConfigSpec = {
+    "ptxjit._core.LaunchConfig",
+    sizeof(LaunchConfigObject),
+    0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    launchConfigSlots,
+};
+
+PyObject *subscriptSlot(PyObject *self, PyObject *key) {
+  try {
+    return configureLaunch(self, key);
+  } catch (...) {
+    setPythonError();
+    return nullptr;
+  }
+}
+
+PyTypeObject *gDispatcherType = nullptr;
+
+} // namespace
+
+Dispatcher &dispatcherOf(PyObject *self) {
+  if (gDispatcherType && Py_TYPE(self) == gDispatcherType) {
+    auto *inst = reinterpret_cast<py::detail::instance *>(self);
+    if (inst->simple_layout && inst->simple_holder_constructed)
+      return *static_cast<Dispatcher *>(inst->simple_value_holder[0]);
+  }
+  return py::handle(self).cast<Dispatcher &>();
+}
+
+PyObject *newLaunchConfig(PyObject *owner, runtime::Dim3 grid, runtime::Dim3 block,
+                          unsigned sharedMem, PyObject *stream, int64_t forallTasks) {
+  Dispatcher &d = dispatcherOf(owner);
+  auto *c = reinterpret_cast<LaunchConfigObject *>(gLaunchConfigType->tp_alloc(gLaunchConfigType, 0));
+  if (!c)
+    throw py::error_already_set();
+  c->vectorcall = launchVectorcall;
+  Py_INCREF(owner);
+  c->owner = owner;
+  c->dispatcher = &d;
+  c->grid = grid;
+  c->block = block;
+  c->sharedMem = sharedMem;
+  Py_INCREF(stream);
+  c->stream = stream;
+  c->forallTasks = forallTasks;
+  return reinterpret_cast<PyObject *>(c);
+}
+
+PyObject *configureLaunch(PyObject *self, PyObject *key) {
+  Dispatcher &d = dispatcherOf(self);
+  if (d.device)
+    d.notALaunch();
+  if (!PyTuple_Check(key) || PyTuple_GET_SIZE(key) < 2 || PyTuple_GET_SIZE(key) > 4)
+    throw py::value_error("a launch configuration is kernel[griddim, blockdim] or "
+                          "kernel[griddim, blockdim, stream, sharedmem]");
+  Py_ssize_t n = PyTuple_GET_SIZE(key);
+  runtime::Dim3 grid = readDims(PyTuple_GET_ITEM(key, 0), "griddim");
+  runtime::Dim3 block = readDims(PyTuple_GET_ITEM(key, 1), "blockdim");
+  static PyObject *zero = PyLong_FromLong(0);
+  PyObject *stream = n > 2 ? PyTuple_GET_ITEM(key, 2) : zero;
+  if (!isDefaultStreamArg(stream) && !py::isinstance<PyStream>(stream))
+    throw py::type_error(std::string("the stream of a launch configuration must be a ptxjit "
+                                     "stream or 0, not ") +
+                         Py_TYPE(stream)->tp_name);
+  unsigned shared = 0;
+  if (n > 3) {
+    PyObject *s = PyTuple_GET_ITEM(key, 3);
+    if (!PyLong_Check(s))
+      throw py::type_error(std::string("sharedmem must be an int, not ") + Py_TYPE(s)->tp_name);
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(s, &overflow);
+    if (overflow || v < 0 || v > static_cast<long long>(UINT_MAX))
+      throw py::value_error("invalid launch configuration: sharedmem must be a non-negative "
+                            "number of bytes that fits in 32 bits");
+    shared = static_cast<unsigned>(v);
+  }
+  return newLaunchConfig(self, grid, block, shared, stream, -1);
+}
+
+void defineLaunchConfig(py::module_ &m, py::handle dispatcherType) {
+  PyObject *type = PyType_FromSpec(&launchConfigSpec);
+  if (!type)
+    throw py::error_already_set();
+  gLaunchConfigType = reinterpret_cast<PyTypeObject *>(type);
+  m.add_object("LaunchConfig", py::reinterpret_steal<py::object>(type));
+  // kernel[...] without pybind11's argument dispatch: the mapping slot of the Dispatcher type
+  // (a heap type whose __getitem__ pybind11 defined) calls configureLaunch directly.
+  gDispatcherType = reinterpret_cast<PyTypeObject *>(dispatcherType.ptr());
+  if (gDispatcherType->tp_as_mapping)
+    gDispatcherType->tp_as_mapping->mp_subscript = subscriptSlot;
+}
+
+} // namespace ptxjit::bindings

@@ -1,0 +1,56 @@
+// The extension module ptxjit._core: kernels (Dispatcher), device arrays, streams, targets.
+#include "bindings/DeviceArray.h"
+
+#include <pybind11/stl.h>
+#include "bindings/Dispatcher.h"
+#include "bindings/Errors.h"
+#include "bindings/Snapshot.h"
+#include "bindings/Streams.h"
+#include "bindings/Target.h"
+#include "compiler/Compiler.h"
+#include "runtime/Device.h"
+
+#include <pybind11/pybind11.h>
+
+namespace py = pybind11;
+using namespace ptxjit;
+using namespace ptxjit::bindings;
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "ptxjit's compiler and runtime (C++). Use ptxjit.cuda instead of this module.";
+  registerErrorTranslators();
+  defineStreams(m);
+  defineDeviceArrays(m);
+  defineDispatcher(m);
+
+  m.def("is_available", [] { return cudaAvailable(); },
+        "True when a CUDA driver and GPU can be used.");
+  m.def("unavailable_reason", [] {
+    std::string why;
+    return cudaAvailable(&why) ? std::string() : why;
+  });
+  m.def(
+      "select_target", [](const std::string &name) { selectTarget(name); }, py::arg("name"),
+      "Use the 'cpu' or 'cuda' backend from now on ('' decides again from PTXJIT_TARGET).");
+  m.def("current_target", [] { return std::string(backendName(currentBackend())); },
+        "The backend kernels run on: 'cuda' or 'cpu'.");
+  m.def(
+      "snapshot", [](py::object func) { return snapshotToDict(*snapshotFunction(func)); },
+      py::arg("func"), "The compiler's snapshot of a Python function, as a dict (for tests).");
+  m.def("compiled_count", [] { return compiler::Compiler::instance().compiledCount(); },
+        "How many specializations were compiled in this process (for tests).");
+  m.def("get_current_device", [] {
+    const runtime::Device &dev = runtime::Device::current();
+    py::dict d;
+    d["id"] = 0;
+    d["name"] = dev.name();
+    d["compute_capability"] =
+        py::make_tuple(dev.computeCapabilityMajor(), dev.computeCapabilityMinor());
+    d["MULTIPROCESSOR_COUNT"] = dev.multiprocessorCount();
+    d["MAX_THREADS_PER_BLOCK"] = dev.maxThreadsPerBlock();
+    d["WARP_SIZE"] = dev.warpSize();
+    d["MAX_SHARED_MEMORY_PER_BLOCK"] = dev.sharedMemoryPerBlock();
+    d["total_memory"] = dev.totalMemory();
+    return py::module_::import("types").attr("SimpleNamespace")(**d);
+  });
+}

@@ -1,0 +1,397 @@
+#include "bindings/Snapshot.h"
+
+#include <pybind11/stl.h>
+
+#include "bindings/Dispatcher.h"
+#include "bindings/Errors.h"
+
+#include <climits>
+
+namespace ptxjit::bindings {
+namespace {
+
+std::string typeName(py::handle v) { return Py_TYPE(v.ptr())->tp_name; }
+
+/// The short type name ("code", "bytes", "ndarray"), without the module prefix.
+std::string shortTypeName(py::handle v) {
+  std::string n = typeName(v);
+  size_t dot = n.rfind('.');
+  return dot == std::string::npos ? n : n.substr(dot + 1);
+}
+
+std::vector<uint8_t> bytesOf(py::handle b) {
+  char *data = nullptr;
+  Py_ssize_t n = 0;
+  if (PyBytes_AsStringAndSize(b.ptr(), &data, &n) != 0)
+    throw py::error_already_set();
+  return std::vector<uint8_t>(data, data + n);
+}
+
+std::vector<std::string> stringsOf(py::handle tuple) {
+  std::vector<std::string> out;
+  for (py::handle item : tuple)
+    out.push_back(py::cast<std::string>(item));
+  return out;
+}
+
+/// Optional<int> from co_positions(): None → `missing`.
+int intOr(py::handle v, int missing) { return v.is_none() ? missing : py::cast<int>(v); }
+
+py::object numpyModule() {
+  py::dict modules = py::module_::import("sys").attr("modules");
+  if (modules.contains("numpy"))
+    return modules["numpy"];
+  return py::none();
+}
+
+std::optional<std::string> moduleSymbol(const std::string &name) {
+  if (name == "ptxjit.cuda" || name == "numba.cuda")
+    return "cuda";
+  if (name == "math" || name == "cmath" || name == "numpy")
+    return name;
+  return std::nullopt;
+}
+
+bool hasAttrNoThrow(py::handle v, const char *attr, py::object *out) {
+  PyObject *r = PyObject_GetAttrString(v.ptr(), attr);
+  if (!r) {
+    PyErr_Clear();
+    return false;
+  }
+  *out = py::reinterpret_steal<py::object>(r);
+  return true;
+}
+
+/// NumPy-related globals; nullopt when `v` is none of them (or NumPy is not loaded).
+std::optional<ir::GlobalValue> numpyGlobal(py::handle v) {
+  py::object np = numpyModule();
+  if (np.is_none())
+    return std::nullopt;
+  py::object generic = np.attr("generic");
+  if (PyObject_IsInstance(v.ptr(), generic.ptr()) == 1) {
+    std::string dtype = py::cast<std::string>(py::getattr(v, "dtype").attr("name"));
+    py::object item = v.attr("item")();
+    ir::ConstValue c = constFromPython(item);
+    if (c.kind == ir::ConstValue::Kind::Unsupported || c.kind == ir::ConstValue::Kind::String ||
+        c.kind == ir::ConstValue::Kind::Tuple || c.kind == ir::ConstValue::Kind::None)
+      return ir::GlobalValue::unsupported(shortTypeName(v));
+    return ir::GlobalValue::makeConstant(c, dtype);
+  }
+  if (PyType_Check(v.ptr()) && PyObject_IsSubclass(v.ptr(), generic.ptr()) == 1) {
+    try {
+      std::string dtype = py::cast<std::string>(np.attr("dtype")(v).attr("name"));
+      return ir::GlobalValue::symbol("numpy." + dtype);
+    } catch (py::error_already_set &) {
+      PyErr_Clear();
+      return ir::GlobalValue::unsupported("type");
+    }
+  }
+  py::object ufunc = np.attr("ufunc");
+  if (PyObject_IsInstance(v.ptr(), ufunc.ptr()) == 1)
+    return ir::GlobalValue::symbol("numpy." + py::cast<std::string>(v.attr("__name__")));
+  return std::nullopt;
+}
+
+} // namespace
+
+ir::ConstValue constFromPython(py::handle v) {
+  PyObject *o = v.ptr();
+  if (o == Py_None)
+    return ir::ConstValue::none();
+  if (PyBool_Check(o))
+    return ir::ConstValue::boolean(o == Py_True);
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (x == -1 && PyErr_Occurred())
+      throw py::error_already_set();
+    if (!overflow)
+      return ir::ConstValue::integer(x);
+    if (overflow > 0) {
+      unsigned long long u = PyLong_AsUnsignedLongLong(o);
+      if (!(u == static_cast<unsigned long long>(-1) && PyErr_Occurred())) {
+        ir::ConstValue c = ir::ConstValue::integer(static_cast<int64_t>(u));
+        c.isUnsigned = true;
+        return c;
+      }
+      PyErr_Clear();
+    }
+    return ir::ConstValue::unsupported("int");
+  }
+  if (PyFloat_Check(o))
+    return ir::ConstValue::floating(PyFloat_AsDouble(o));
+  if (PyComplex_Check(o))
+    return ir::ConstValue::complexNum({PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)});
+  if (PyUnicode_Check(o)) {
+    Py_ssize_t n = 0;
+    const char *s = PyUnicode_AsUTF8AndSize(o, &n);
+    if (!s) {
+      PyErr_Clear();
+      return ir::ConstValue::unsupported("str");
+    }
+    return ir::ConstValue::string(std::string(s, n));
+  }
+  if (PyTuple_Check(o)) {
+    std::vector<ir::ConstValue> elems;
+    for (py::handle item : v)
+      elems.push_back(constFromPython(item));
+    return ir::ConstValue::tuple(std::move(elems));
+  }
+  return ir::ConstValue::unsupported(shortTypeName(v));
+}
+
+namespace {
+
+bool representable(const ir::ConstValue &c) {
+  if (c.kind == ir::ConstValue::Kind::Unsupported)
+    return false;
+  for (const auto &e : c.elems)
+    if (!representable(e))
+      return false;
+  return true;
+}
+
+} // namespace
+
+ir::GlobalValue globalFromPython(py::handle v) {
+  PyObject *o = v.ptr();
+  // Plain values first: None, numbers, strings, tuples of those.
+  if (o == Py_None || PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o) ||
+      PyComplex_Check(o) || PyUnicode_Check(o) || PyTuple_Check(o)) {
+    // NumPy scalars that subclass Python numbers (float64, complex128) keep their dtype.
+    bool subclass = (PyFloat_Check(o) && !PyFloat_CheckExact(o)) ||
+                    (PyComplex_Check(o) && !PyComplex_CheckExact(o)) ||
+                    (PyLong_Check(o) && !PyLong_CheckExact(o) && !PyBool_Check(o));
+    if (subclass)
+      if (auto g = numpyGlobal(v))
+        return *g;
+    ir::ConstValue c = constFromPython(v);
+    if (!representable(c))
+      return ir::GlobalValue::unsupported(shortTypeName(v));
+    return ir::GlobalValue::makeConstant(std::move(c));
+  }
+  if (PyModule_Check(o)) {
+    const char *name = PyModule_GetName(o);
+    if (!name) {
+      PyErr_Clear();
+      return ir::GlobalValue::unsupported("module");
+    }
+    if (auto sym = moduleSymbol(name))
+      return ir::GlobalValue::symbol(*sym);
+    return ir::GlobalValue::unsupported(std::string("module '") + name + "'");
+  }
+  if (auto d = dispatcherIdentity(v)) {
+    if (d->isDevice)
+      return ir::GlobalValue::deviceFunction(d->functionId, d->name);
+    return ir::GlobalValue::kernel(d->functionId, d->name);
+  }
+  py::object sym;
+  if (!PyType_Check(o) && hasAttrNoThrow(v, "_ptxjit_symbol", &sym) && PyUnicode_Check(sym.ptr()))
+    return ir::GlobalValue::symbol(py::cast<std::string>(sym));
+  if (auto g = numpyGlobal(v))
+    return *g;
+  if (PyCFunction_Check(o) || PyType_Check(o)) {
+    py::object mod, name;
+    if (hasAttrNoThrow(v, "__module__", &mod) && hasAttrNoThrow(v, "__name__", &name) &&
+        PyUnicode_Check(mod.ptr()) && PyUnicode_Check(name.ptr())) {
+      std::string m = py::cast<std::string>(mod);
+      if (m == "builtins" || m == "math" || m == "cmath")
+        return ir::GlobalValue::symbol(m + "." + py::cast<std::string>(name));
+    }
+  }
+  if (PyFunction_Check(o)) {
+    py::object name;
+    if (hasAttrNoThrow(v, "__name__", &name) && PyUnicode_Check(name.ptr()))
+      return ir::GlobalValue::pyFunction(py::cast<std::string>(name));
+    return ir::GlobalValue::pyFunction("<function>");
+  }
+  return ir::GlobalValue::unsupported(shortTypeName(v));
+}
+
+std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func) {
+  if (!PyFunction_Check(func.ptr()))
+    throw PtxjitPyError("UnsupportedError", "only Python functions can be compiled, not " +
+                                                typeName(func));
+  py::object info = py::module_::import("sys").attr("version_info");
+  int major = py::cast<int>(info.attr("major")), minor = py::cast<int>(info.attr("minor"));
+  auto version = frontend::pyVersionFrom(major, minor);
+  if (!version)
+    throw PtxjitPyError("UnsupportedError",
+                        "ptxjit compiles the bytecode of CPython 3.11, 3.12 and 3.13; this is "
+                        "Python " + std::to_string(major) + "." + std::to_string(minor));
+
+  auto s = std::make_shared<frontend::CodeSnapshot>();
+  py::object code = func.attr("__code__");
+  s->version = *version;
+  s->name = py::cast<std::string>(code.attr("co_name"));
+  s->qualname = py::cast<std::string>(code.attr("co_qualname"));
+  s->filename = py::cast<std::string>(code.attr("co_filename"));
+  s->firstLine = py::cast<int>(code.attr("co_firstlineno"));
+  s->flags = py::cast<int>(code.attr("co_flags"));
+  s->argCount = py::cast<int>(code.attr("co_argcount"));
+  s->posOnlyArgCount = py::cast<int>(code.attr("co_posonlyargcount"));
+  s->kwOnlyArgCount = py::cast<int>(code.attr("co_kwonlyargcount"));
+  s->code = bytesOf(code.attr("co_code"));
+  for (py::handle c : code.attr("co_consts"))
+    s->consts.push_back(PyCode_Check(c.ptr()) ? ir::ConstValue::unsupported("code")
+                                              : constFromPython(c));
+  s->names = stringsOf(code.attr("co_names"));
+  s->varnames = stringsOf(code.attr("co_varnames"));
+  s->cellvars = stringsOf(code.attr("co_cellvars"));
+  s->freevars = stringsOf(code.attr("co_freevars"));
+  {
+    py::object byOparg = code.attr("_varname_from_oparg");
+    size_t limit = s->varnames.size() + s->cellvars.size() + s->freevars.size();
+    for (size_t i = 0; i < limit; ++i) {
+      PyObject *r = PyObject_CallFunction(byOparg.ptr(), "n", static_cast<Py_ssize_t>(i));
+      if (!r) {
+        PyErr_Clear();
+        break;
+      }
+      py::object name = py::reinterpret_steal<py::object>(r);
+      s->localsPlusNames.push_back(py::cast<std::string>(name));
+    }
+  }
+  s->exceptionTable = bytesOf(code.attr("co_exceptiontable"));
+  for (py::handle pos : code.attr("co_positions")()) {
+    py::tuple t = py::reinterpret_borrow<py::tuple>(pos);
+    frontend::Position p;
+    p.line = intOr(t[0], 0);
+    p.endLine = intOr(t[1], 0);
+    p.col = intOr(t[2], -1);
+    p.endCol = intOr(t[3], -1);
+    s->positions.push_back(p);
+  }
+
+  // Globals: every name the code may load, through __globals__ then the builtins.
+  py::dict globals = func.attr("__globals__");
+  py::object builtins = func.attr("__builtins__");
+  if (PyModule_Check(builtins.ptr()))
+    builtins = builtins.attr("__dict__");
+  for (const std::string &name : s->names) {
+    py::str key(name);
+    PyObject *v = PyDict_GetItemWithError(globals.ptr(), key.ptr());
+    if (!v && PyErr_Occurred())
+      throw py::error_already_set();
+    if (!v && PyDict_Check(builtins.ptr())) {
+      v = PyDict_GetItemWithError(builtins.ptr(), key.ptr());
+      if (!v && PyErr_Occurred())
+        throw py::error_already_set();
+    }
+    s->globals[name] = v ? globalFromPython(v) : ir::GlobalValue::missing();
+  }
+
+  // Closure cells, by free-variable name.
+  py::object closure = func.attr("__closure__");
+  if (!closure.is_none()) {
+    py::tuple cells = closure;
+    for (size_t i = 0; i < cells.size() && i < s->freevars.size(); ++i) {
+      PyObject *contents = PyCell_GET(cells[i].ptr());
+      s->closure[s->freevars[i]] =
+          contents ? globalFromPython(contents) : ir::GlobalValue::missing();
+    }
+  }
+
+  py::object defaults = func.attr("__defaults__");
+  if (!defaults.is_none())
+    for (py::handle d : defaults)
+      s->defaults.push_back(constFromPython(d));
+  return s;
+}
+
+namespace {
+
+py::object constToPython(const ir::ConstValue &c) {
+  using K = ir::ConstValue::Kind;
+  switch (c.kind) {
+  case K::None:
+    return py::none();
+  case K::Bool:
+    return py::bool_(c.b);
+  case K::Int:
+    if (c.isUnsigned)
+      return py::int_(static_cast<unsigned long long>(c.i));
+    return py::int_(c.i);
+  case K::Float:
+    return py::float_(c.f);
+  case K::Complex:
+    return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(c.c.real(), c.c.imag()));
+  case K::String:
+    return py::str(c.s);
+  case K::Tuple: {
+    py::list items;
+    for (const auto &e : c.elems)
+      items.append(constToPython(e));
+    return py::tuple(items);
+  }
+  case K::Unsupported:
+    return py::make_tuple("unsupported", c.s);
+  }
+  return py::none();
+}
+
+py::object globalToPython(const ir::GlobalValue &g) {
+  using K = ir::GlobalValue::Kind;
+  switch (g.kind) {
+  case K::Constant:
+    return py::make_tuple("constant", constToPython(g.constant), g.dtype);
+  case K::Symbol:
+    return py::make_tuple("symbol", g.path);
+  case K::DeviceFunction:
+    return py::make_tuple("device_function", g.functionId, g.path);
+  case K::Kernel:
+    return py::make_tuple("kernel", g.functionId, g.path);
+  case K::PyFunction:
+    return py::make_tuple("py_function", g.path);
+  case K::Unsupported:
+    return py::make_tuple("unsupported", g.path);
+  case K::Missing:
+    return py::make_tuple("missing");
+  }
+  return py::none();
+}
+
+} // namespace
+
+py::dict snapshotToDict(const frontend::CodeSnapshot &s) {
+  py::dict d;
+  d["version"] = frontend::pyVersionName(s.version);
+  d["name"] = s.name;
+  d["qualname"] = s.qualname;
+  d["filename"] = s.filename;
+  d["first_line"] = s.firstLine;
+  d["flags"] = s.flags;
+  d["arg_count"] = s.argCount;
+  d["posonly_arg_count"] = s.posOnlyArgCount;
+  d["kwonly_arg_count"] = s.kwOnlyArgCount;
+  d["code"] = py::bytes(reinterpret_cast<const char *>(s.code.data()), s.code.size());
+  py::list consts;
+  for (const auto &c : s.consts)
+    consts.append(constToPython(c));
+  d["consts"] = consts;
+  d["names"] = s.names;
+  d["varnames"] = s.varnames;
+  d["cellvars"] = s.cellvars;
+  d["freevars"] = s.freevars;
+  d["locals_plus_names"] = s.localsPlusNames;
+  d["exception_table"] =
+      py::bytes(reinterpret_cast<const char *>(s.exceptionTable.data()), s.exceptionTable.size());
+  py::list positions;
+  for (const auto &p : s.positions)
+    positions.append(py::make_tuple(p.line, p.endLine, p.col, p.endCol));
+  d["positions"] = positions;
+  py::dict globals, closure;
+  for (const auto &[k, v] : s.globals)
+    globals[py::str(k)] = globalToPython(v);
+  for (const auto &[k, v] : s.closure)
+    closure[py::str(k)] = globalToPython(v);
+  d["globals"] = globals;
+  d["closure"] = closure;
+  py::list defaults;
+  for (const auto &c : s.defaults)
+    defaults.append(constToPython(c));
+  d["defaults"] = defaults;
+  return d;
+}
+
+} // namespace ptxjit::bindings

@@ -1,0 +1,31 @@
+// Copies a Python function into a frontend::CodeSnapshot: its code object's fields and every
+// global or closure value it may read, resolved to plain C++ values (ir::ConstValue,
+// ir::GlobalValue) so that no compiler layer touches a Python object.
+#pragma once
+
+#include "frontend/CodeSnapshot.h"
+
+#include <pybind11/pybind11.h>
+
+#include <memory>
+
+namespace ptxjit::bindings {
+
+namespace py = pybind11;
+
+/// The snapshot of Python function `func` (a types.FunctionType). Globals are read now.
+/// Throws PtxjitPyError("UnsupportedError") on an interpreter other than CPython 3.11-3.13 or
+/// for objects that are not Python functions; Python errors propagate.
+std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func);
+
+/// A code-object constant as a ConstValue (nested code objects, bytes, huge ints, ... become
+/// ConstValue::unsupported(<type name>)).
+ir::ConstValue constFromPython(py::handle value);
+
+/// What a global or closure value means to the compiler (see ir::GlobalValue).
+ir::GlobalValue globalFromPython(py::handle value);
+
+/// The snapshot as a dict of Python values (for tests and debugging).
+py::dict snapshotToDict(const frontend::CodeSnapshot &s);
+
+} // namespace ptxjit::bindings

@@ -1,0 +1,46 @@
+// Python stream objects (cuda.stream(), cuda.default_stream()) and reading stream arguments.
+#pragma once
+
+#include "codegen/CompileOptions.h"
+#include "runtime/Stream.h"
+
+#include <pybind11/pybind11.h>
+
+#include <memory>
+
+namespace ptxjit::bindings {
+
+namespace py = pybind11;
+
+/// A stream of the backend it was made on. On the CPU backend every stream is a placeholder:
+/// work there is synchronous.
+class PyStream {
+public:
+  PyStream(std::shared_ptr<runtime::Stream> s, codegen::Backend b, bool isDefault)
+      : stream_(std::move(s)), backend_(b), default_(isDefault) {}
+  /// The driver handle (null for the default stream and on the CPU backend).
+  CUstream handle() const { return stream_ ? stream_->handle() : nullptr; }
+  codegen::Backend backend() const { return backend_; }
+  /// True for the object standing for the default stream.
+  bool isDefault() const { return default_; }
+  /// Waits for the stream's work (no-op on the CPU backend). Releases the GIL while waiting.
+  void synchronize() const;
+
+private:
+  std::shared_ptr<runtime::Stream> stream_;
+  codegen::Backend backend_;
+  bool default_;
+};
+
+/// The driver handle for a Python stream argument: 0 or None → the default stream (null), a
+/// PyStream → its handle. Throws py::type_error for anything else, std::invalid_argument for a
+/// stream of another backend than `backend`.
+CUstream streamHandle(py::handle s, codegen::Backend backend);
+
+/// The stream object to remember with a device array (None for the default stream).
+py::object streamObject(py::handle s);
+
+/// Registers Stream, stream(), default_stream(), synchronize().
+void defineStreams(py::module_ &m);
+
+} // namespace ptxjit::bindings

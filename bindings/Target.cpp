@@ -1,0 +1,111 @@
+#include "bindings/Target.h"
+
+#include <pybind11/stl.h>
+
+#include "bindings/Errors.h"
+#include "codegen/Codegen.h"
+#include "runtime/Device.h"
+#include "runtime/Driver.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <stdexcept>
+
+namespace ptxjit::bindings {
+namespace {
+
+constexpr int kUndecided = -1;
+std::atomic<int> gBackend{kUndecided};
+bool gWarned = false;
+
+std::string envTarget() {
+  const char *v = std::getenv("PTXJIT_TARGET");
+  std::string s = v ? v : "";
+  for (char &c : s)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+codegen::Backend decide(const std::string &name, bool fromEnv) {
+  if (name == "cpu" || name == "host")
+    return codegen::Backend::Host;
+  if (name == "cuda" || name == "gpu") {
+    std::string why;
+    if (!runtime::driverAvailable(&why))
+      throw PtxjitPyError("CudaSupportError",
+                          std::string(fromEnv ? "PTXJIT_TARGET=cuda" : "the CUDA target") +
+                              " was requested but CUDA cannot be used: " + why);
+    return codegen::Backend::CUDA;
+  }
+  if (name.empty()) {
+    std::string why;
+    if (runtime::driverAvailable(&why))
+      return codegen::Backend::CUDA;
+    if (!gWarned) {
+      gWarned = true;
+      warn("ptxjit: no usable CUDA driver or GPU (" + why +
+           "); kernels run on the CPU backend. Set PTXJIT_TARGET=cpu to silence this warning, "
+           "or PTXJIT_TARGET=cuda to require a GPU.");
+    }
+    return codegen::Backend::Host;
+  }
+  throw std::invalid_argument("PTXJIT_TARGET must be 'cpu' or 'cuda', not '" + name + "'");
+}
+
+} // namespace
+
+codegen::Backend currentBackend() {
+  int b = gBackend.load(std::memory_order_acquire);
+  if (b != kUndecided) [[likely]]
+    return static_cast<codegen::Backend>(b);
+  codegen::Backend chosen = decide(envTarget(), true);
+  gBackend.store(static_cast<int>(chosen), std::memory_order_release);
+  return chosen;
+}
+
+void selectTarget(const std::string &name) {
+  if (name.empty()) {
+    gBackend.store(kUndecided, std::memory_order_release);
+    return;
+  }
+  codegen::Backend chosen = decide(name, false);
+  gBackend.store(static_cast<int>(chosen), std::memory_order_release);
+}
+
+const char *backendName(codegen::Backend b) { return b == codegen::Backend::CUDA ? "cuda" : "cpu"; }
+
+bool cudaAvailable(std::string *why) { return runtime::driverAvailable(why); }
+
+codegen::CompileOptions cudaOptionsForCC(int major, int minor, const compiler::FunctionOptions &fo) {
+  codegen::CompileOptions o;
+  o.backend = codegen::Backend::CUDA;
+  o.ccMajor = major;
+  o.ccMinor = minor;
+  int driver = 0;
+  if (gBackend.load() == static_cast<int>(codegen::Backend::CUDA) && runtime::driverAvailable())
+    driver = runtime::driverVersion();
+  o.ptxVersion = codegen::choosePtxVersion(major, minor, driver);
+  o.fastmath = fo.fastmath;
+  o.optLevel = fo.opt ? 3 : 0;
+  return o;
+}
+
+codegen::CompileOptions compileOptionsFor(codegen::Backend b, const compiler::FunctionOptions &fo) {
+  if (b == codegen::Backend::Host) {
+    codegen::CompileOptions o;
+    o.backend = codegen::Backend::Host;
+    o.fastmath = fo.fastmath;
+    o.optLevel = fo.opt ? 3 : 0;
+    return o;
+  }
+  int major = 9, minor = 0;
+  if (gBackend.load() == static_cast<int>(codegen::Backend::CUDA)) {
+    const runtime::Device &dev = runtime::Device::current();
+    major = dev.computeCapabilityMajor();
+    minor = dev.computeCapabilityMinor();
+  }
+  return cudaOptionsForCC(major, minor, fo);
+}
+
+} // namespace ptxjit::bindings

@@ -1,0 +1,91 @@
+// Typed IR → LLVM IR → PTX text (NVPTX + libdevice) or host machine code (LLVM ORC).
+//
+// The public face of the codegen layer. No LLVM type appears here (the compiler and the
+// bindings include this header): a LoweredModule owns its llvm::LLVMContext and llvm::Module
+// behind a pointer to an implementation.
+//
+// Kernel ABI (see docs and the runtime): every kernel parameter is flattened to scalar
+// parameters in order — scalar T → one T (bool as i8; complex as two floats, real then imag),
+// array of ndim N → `ptr data, i64 shape[N], i64 strides[N]` (strides in bytes), tuple → its
+// elements flattened. CUDA: an nvptx64-nvidia-cuda kernel with exactly those parameters,
+// marked in !nvvm.annotations. Host: `void <symbol>(void **args, const HostThreadCtx *ctx)`
+// where args[i] points at flattened value i and ctx is 12 x uint32 (tid[3], ntid[3], ctaid[3],
+// nctaid[3]).
+//
+// All functions are thread-safe: every LoweredModule has its own LLVM context, and the
+// process-wide state (target initialization, libdevice, the host JIT) is created once under
+// a lock.
+#pragma once
+
+#include "codegen/CompileOptions.h"
+#include "ir/IR.h"
+
+#include <memory>
+#include <string>
+
+namespace ptxjit::codegen {
+
+/// One lowered LLVM module (its own LLVMContext) with a single externally visible entry.
+class LoweredModule {
+public:
+  struct Impl; ///< defined in codegen/ModuleImpl.h (LLVM types; codegen-internal)
+
+  explicit LoweredModule(std::unique_ptr<Impl> impl);
+  LoweredModule(LoweredModule &&) noexcept;
+  LoweredModule &operator=(LoweredModule &&) noexcept;
+  ~LoweredModule();
+
+  /// The module as LLVM assembly text (after emitPTX: the linked and optimized module).
+  std::string llvmIR() const;
+  /// The name of the externally visible entry (the kernel, or the device function).
+  const std::string &entrySymbol() const;
+  /// The backend this module was lowered for.
+  Backend backend() const;
+  /// True once emitPTX linked libdevice into the module (only when some __nv_* function was
+  /// referenced).
+  bool linkedLibdevice() const;
+
+  /// Codegen-internal access. Null after the module was moved from or handed to the JIT.
+  Impl *impl() { return impl_.get(); }
+  const Impl *impl() const { return impl_.get(); }
+
+private:
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Lowers the typed kernel `kernel` (ir/Typing.h's output; kind Kernel) and, once each, every
+/// device function it calls transitively (CallInstr::calleeFunction; internal linkage, unique
+/// names) into one module whose only external symbol is the kernel entry `symbol` with the
+/// kernel ABI of opts.backend. Throws ir::CompileError (Unsupported* for constructs the
+/// lowering does not handle, Internal for malformed typed IR or an LLVM verifier failure),
+/// located at the offending instruction.
+LoweredModule lowerKernel(const ir::Function &kernel, const CompileOptions &opts,
+                          const std::string &symbol);
+
+/// Lowers the typed device function `fn` (and its callees) as an externally visible,
+/// non-kernel function `symbol` (compile_ptx(device=True)): parameters flattened as for
+/// kernels, returning the function's value (void for None). On the host backend the function
+/// takes one more parameter, the `const HostThreadCtx *`. Throws as lowerKernel.
+LoweredModule lowerDeviceFunction(const ir::Function &fn, const CompileOptions &opts,
+                                  const std::string &symbol);
+
+/// CUDA only: internalizes everything but the entry, links libdevice when some __nv_*
+/// function is referenced (LinkOnlyNeeded), sets "nvvm-reflect-ftz" from opts.fastmath, runs
+/// the NVPTX O<optLevel> pipeline (with NVVMReflect) and returns the PTX text for
+/// sm_<ccMajor><ccMinor> (clamped to the newest SM LLVM 19 knows) and PTX ISA
+/// opts.ptxVersion. Mutates `m` (it holds the optimized module afterwards). Throws
+/// CompileError(Internal) when libdevice is missing or LLVM fails.
+std::string emitPTX(LoweredModule &m, const CompileOptions &opts);
+
+/// Host only: optimizes `m` at O3 (or opts.optLevel when lower), adds it to the process-wide
+/// ORC LLJIT (created on first use; process symbols such as libm are visible) in a JITDylib
+/// of its own, and returns the address of the entry, valid for the life of the process.
+/// Throws CompileError(Internal) on failure.
+void *addToHostJIT(LoweredModule &&m, const CompileOptions &opts);
+
+/// The libdevice path used by emitPTX: env PTXJIT_LIBDEVICE, else the build's default,
+/// else $CUDA_HOME, $CUDA_PATH or /usr/local/cuda + /nvvm/libdevice/libdevice.10.bc (the
+/// first that exists; the last candidate when none does).
+std::string libdevicePath();
+
+} // namespace ptxjit::codegen

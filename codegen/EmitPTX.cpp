@@ -1,0 +1,129 @@
+// PTX emission: internalize, link libdevice on demand, NVVMReflect + O<n>, NVPTX codegen.
+#include "codegen/ModuleImpl.h"
+
+#include <llvm/ADT/SmallString.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Transforms/IPO/Internalize.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+
+#ifndef PTXJIT_DEFAULT_LIBDEVICE
+#define PTXJIT_DEFAULT_LIBDEVICE ""
+#endif
+
+namespace ptxjit::codegen {
+
+std::string libdevicePath() {
+  namespace fs = std::filesystem;
+  if (const char *env = std::getenv("PTXJIT_LIBDEVICE"); env && *env)
+    return env;
+  std::vector<std::string> candidates;
+  if (*PTXJIT_DEFAULT_LIBDEVICE)
+    candidates.push_back(PTXJIT_DEFAULT_LIBDEVICE);
+  for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char *root = std::getenv(var); root && *root)
+      candidates.push_back(std::string(root) + "/nvvm/libdevice/libdevice.10.bc");
+  candidates.push_back("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc");
+  std::error_code ec;
+  for (const std::string &c : candidates)
+    if (fs::is_regular_file(c, ec))
+      return c;
+  return candidates.back();
+}
+
+namespace detail {
+namespace {
+
+/// libdevice's bitcode, read once per process (per path); parsed per module.
+const llvm::MemoryBuffer &libdeviceBuffer() {
+  static std::mutex mutex;
+  static std::string loadedPath;
+  static std::unique_ptr<llvm::MemoryBuffer> buffer;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::string path = libdevicePath();
+  if (buffer && loadedPath == path)
+    return *buffer;
+  auto mb = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!mb)
+    internalError("cannot read libdevice at '" + path + "' (" + mb.getError().message() +
+                  "); set PTXJIT_LIBDEVICE to the path of libdevice.10.bc or CUDA_HOME to the "
+                  "CUDA toolkit");
+  // Buffers handed out earlier stay alive: keep replaced ones.
+  static std::vector<std::unique_ptr<llvm::MemoryBuffer>> retired;
+  if (buffer)
+    retired.push_back(std::move(buffer));
+  buffer = std::move(*mb);
+  loadedPath = path;
+  return *buffer;
+}
+
+bool referencesLibdevice(const llvm::Module &m) {
+  for (const llvm::Function &f : m)
+    if (f.isDeclaration() && f.getName().starts_with("__nv_"))
+      return true;
+  return false;
+}
+
+void linkLibdevice(llvm::Module &m) {
+  const llvm::MemoryBuffer &buf = libdeviceBuffer();
+  auto lib = llvm::getLazyBitcodeModule(buf.getMemBufferRef(), m.getContext());
+  if (!lib) {
+    std::string err = llvm::toString(lib.takeError());
+    internalError("cannot parse libdevice at '" + libdevicePath() + "': " + err);
+  }
+  (*lib)->setTargetTriple(m.getTargetTriple());
+  (*lib)->setDataLayout(m.getDataLayout());
+  if (llvm::Linker::linkModules(m, std::move(*lib), llvm::Linker::LinkOnlyNeeded))
+    internalError("linking libdevice failed");
+}
+
+} // namespace
+} // namespace detail
+
+std::string emitPTX(LoweredModule &lm, const CompileOptions &opts) {
+  using namespace detail;
+  LoweredModule::Impl *impl = lm.impl();
+  if (!impl || !impl->module)
+    internalError("emitPTX on an empty module");
+  if (impl->backend != Backend::CUDA || opts.backend != Backend::CUDA)
+    internalError("emitPTX needs a module lowered for the CUDA backend");
+  llvm::Module &m = *impl->module;
+  std::unique_ptr<llvm::TargetMachine> tm = createNvptxTargetMachine(opts);
+
+  if (referencesLibdevice(m)) {
+    linkLibdevice(m);
+    impl->libdeviceLinked = true;
+  }
+  const std::string entry = impl->entry;
+  llvm::internalizeModule(m, [&](const llvm::GlobalValue &gv) { return gv.getName() == entry; });
+  m.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", opts.fastmath ? 1 : 0);
+
+  runOptimizationPipeline(m, *tm, opts.optLevel);
+
+  std::string err;
+  llvm::raw_string_ostream es(err);
+  if (llvm::verifyModule(m, &es)) {
+    es.flush();
+    internalError("the optimized module is invalid: " + err);
+  }
+
+  llvm::SmallString<0> ptx;
+  {
+    llvm::raw_svector_ostream os(ptx);
+    llvm::legacy::PassManager pm;
+    if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+      internalError("the NVPTX target cannot emit PTX");
+    pm.run(m);
+  }
+  return std::string(ptx.str());
+}
+
+} // namespace ptxjit::codegen

@@ -1,0 +1,366 @@
+// Lowering of arrays (indexing, element access, views, attributes), tuples, ranges and
+// iterators.
+#include "codegen/Lowering.h"
+
+#include <llvm/IR/Constants.h>
+
+namespace ptxjit::codegen::detail {
+
+using namespace ir;
+
+// ---- Indices and addresses ----
+
+llvm::Value *FunctionLowerer::toIndex(llvm::Value *v, const Type *t, SourceLoc at) {
+  auto *s = dyn_cast<ScalarType>(concretize(t));
+  if (!s || (s->kind() != TypeKind::Int && s->kind() != TypeKind::Bool))
+    internal(at, "index of type " + t->str());
+  return convert(v, t, s->kind() == TypeKind::Int && !s->isSigned() ? types::uint64()
+                                                                       : types::int64(),
+                 at);
+}
+
+std::vector<llvm::Value *> FunctionLowerer::arrayIndices(llvm::Value *arr, const ArrayType *aty,
+                                                         llvm::Value *idx, const Type *idxType,
+                                                         SourceLoc at) {
+  const Type *it = concretize(idxType);
+  std::vector<std::pair<llvm::Value *, const Type *>> comps;
+  if (auto *tt = dyn_cast<TupleType>(it)) {
+    for (size_t k = 0; k < tt->size(); ++k)
+      comps.push_back({B.CreateExtractValue(idx, unsigned(k)), tt->elements()[k]});
+  } else {
+    comps.push_back({idx, idxType});
+  }
+  if (comps.size() > static_cast<size_t>(aty->ndim()))
+    fail(at, DiagCode::IndexTypes, {aty->str(), idxType->str()});
+  std::vector<llvm::Value *> out;
+  for (size_t k = 0; k < comps.size(); ++k) {
+    const Type *ct = concretize(comps[k].second);
+    if (ct->kind() == TypeKind::Slice)
+      fail(at, DiagCode::UnsupportedConstruct, {"slicing"});
+    auto *s = dyn_cast<ScalarType>(ct);
+    if (!s || (s->kind() != TypeKind::Int && s->kind() != TypeKind::Bool))
+      fail(at, DiagCode::IndexTypes, {aty->str(), idxType->str()});
+    llvm::Value *i = toIndex(comps[k].first, comps[k].second, at);
+    bool isSigned = s->kind() == TypeKind::Int && s->isSigned();
+    auto *ci = llvm::dyn_cast<llvm::ConstantInt>(i);
+    if (isSigned && !(ci && !ci->isNegative())) {
+      // A negative index counts from the end (Numba's wraparound).
+      llvm::Value *dim = B.CreateExtractValue(arr, {1u, unsigned(k)});
+      i = B.CreateSelect(B.CreateICmpSLT(i, B.getInt64(0)), B.CreateAdd(i, dim), i);
+    }
+    out.push_back(i);
+  }
+  return out;
+}
+
+llvm::Value *FunctionLowerer::elementAddress(llvm::Value *arr, const ArrayType *aty,
+                                             const std::vector<llvm::Value *> &idx) {
+  llvm::Value *data = B.CreateExtractValue(arr, 0);
+  int nd = aty->ndim();
+  llvm::Type *elemTy = M.memType(aty->dtype());
+  auto shape = [&](int d) { return B.CreateExtractValue(arr, {1u, unsigned(d)}); };
+  if (nd == 0)
+    return data;
+  if (aty->layout() == Layout::C || (aty->layout() == Layout::F && nd == 1)) {
+    llvm::Value *off = idx[0];
+    for (int d = 1; d < nd; ++d)
+      off = B.CreateAdd(B.CreateMul(off, shape(d)), idx[d]);
+    return B.CreateGEP(elemTy, data, off);
+  }
+  if (aty->layout() == Layout::F) {
+    llvm::Value *off = idx[nd - 1];
+    for (int d = nd - 2; d >= 0; --d)
+      off = B.CreateAdd(B.CreateMul(off, shape(d)), idx[d]);
+    return B.CreateGEP(elemTy, data, off);
+  }
+  llvm::Value *off = nullptr;
+  for (int d = 0; d < nd; ++d) {
+    llvm::Value *term = B.CreateMul(idx[d], B.CreateExtractValue(arr, {2u, unsigned(d)}));
+    off = off ? B.CreateAdd(off, term) : term;
+  }
+  return B.CreateGEP(B.getInt8Ty(), data, off);
+}
+
+llvm::Value *FunctionLowerer::loadElement(llvm::Value *addr, const ScalarType *dtype) {
+  llvm::Type *ty = M.memType(dtype);
+  unsigned align = dtype->kind() == TypeKind::Complex ? dtype->byteSize() / 2 : dtype->byteSize();
+  llvm::Value *v = B.CreateAlignedLoad(ty, addr, llvm::Align(align));
+  if (dtype->kind() == TypeKind::Bool)
+    return B.CreateICmpNE(v, B.getInt8(0));
+  return v;
+}
+
+void FunctionLowerer::storeElement(llvm::Value *addr, llvm::Value *v, const ScalarType *dtype) {
+  unsigned align = dtype->kind() == TypeKind::Complex ? dtype->byteSize() / 2 : dtype->byteSize();
+  if (dtype->kind() == TypeKind::Bool)
+    v = B.CreateZExt(v, B.getInt8Ty());
+  B.CreateAlignedStore(v, addr, llvm::Align(align));
+}
+
+llvm::Value *FunctionLowerer::subarray(llvm::Value *arr, const ArrayType *aty,
+                                       const std::vector<llvm::Value *> &idx,
+                                       const ArrayType *result) {
+  int nd = aty->ndim(), k = static_cast<int>(idx.size());
+  llvm::Value *off = B.getInt64(0);
+  for (int d = 0; d < k; ++d)
+    off = B.CreateAdd(off, B.CreateMul(idx[d], B.CreateExtractValue(arr, {2u, unsigned(d)})));
+  llvm::Value *data = B.CreateGEP(B.getInt8Ty(), B.CreateExtractValue(arr, 0), off);
+  llvm::Value *out = llvm::PoisonValue::get(M.arrayType(nd - k));
+  out = B.CreateInsertValue(out, data, 0);
+  for (int d = k; d < nd; ++d) {
+    out = B.CreateInsertValue(out, B.CreateExtractValue(arr, {1u, unsigned(d)}),
+                              {1u, unsigned(d - k)});
+    out = B.CreateInsertValue(out, B.CreateExtractValue(arr, {2u, unsigned(d)}),
+                              {2u, unsigned(d - k)});
+  }
+  (void)result;
+  return out;
+}
+
+llvm::Value *FunctionLowerer::arraySize(llvm::Value *arr, int ndim) {
+  llvm::Value *n = B.getInt64(1);
+  for (int d = 0; d < ndim; ++d)
+    n = B.CreateMul(n, B.CreateExtractValue(arr, {1u, unsigned(d)}));
+  return n;
+}
+
+// ---- Indexing ----
+
+llvm::Value *FunctionLowerer::lowerGetItem(const GetItemInstr &i) {
+  SourceLoc at = i.loc;
+  const Instr *obj = i.operand(0), *index = i.operand(1);
+  const Type *ot = concretize(typeOf(obj, at)), *it = typeOf(index, at);
+  const Type *res = typeOf(&i, at);
+  llvm::Value *v = valueOf(obj, at);
+  if (auto *aty = dyn_cast<ArrayType>(ot)) {
+    std::vector<llvm::Value *> idx = arrayIndices(v, aty, valueOf(index, at), it, at);
+    if (idx.size() == static_cast<size_t>(aty->ndim()))
+      return convert(loadElement(elementAddress(v, aty, idx), aty->dtype()), aty->dtype(), res,
+                     at);
+    auto *rty = dyn_cast<ArrayType>(concretize(res));
+    if (!rty || rty->ndim() != aty->ndim() - static_cast<int>(idx.size()) ||
+        rty->dtype() != aty->dtype())
+      internal(at, "partial index of " + aty->str() + " typed " + res->str());
+    return subarray(v, aty, idx, rty);
+  }
+  if (auto *tt = dyn_cast<TupleType>(ot)) {
+    auto *its = dyn_cast<ScalarType>(concretize(it));
+    if (!its || (its->kind() != TypeKind::Int && its->kind() != TypeKind::Bool))
+      fail(at, DiagCode::IndexTypes, {ot->str(), it->str()});
+    int64_t n = static_cast<int64_t>(tt->size());
+    if (std::optional<int64_t> k = constantIntOf(index)) {
+      int64_t j = *k < 0 ? *k + n : *k;
+      if (j < 0 || j >= n)
+        fail(at, DiagCode::IndexTypes, {ot->str(), "index " + std::to_string(*k) + " (out of range)"});
+      return convert(B.CreateExtractValue(v, unsigned(j)), tt->elements()[j], res, at);
+    }
+    // A run-time index: only for tuples whose elements all have one type.
+    const Type *et = n ? concretize(tt->elements()[0]) : nullptr;
+    for (const Type *e : tt->elements())
+      if (concretize(e) != et)
+        et = nullptr;
+    if (!et)
+      fail(at, DiagCode::UnsupportedConstruct,
+           {"indexing the heterogeneous tuple " + ot->str() + " with a non-constant index"});
+    llvm::Value *j = toIndex(valueOf(index, at), it, at);
+    if (its->kind() == TypeKind::Int && its->isSigned())
+      j = B.CreateSelect(B.CreateICmpSLT(j, B.getInt64(0)), B.CreateAdd(j, B.getInt64(n)), j);
+    // Out-of-range indices read element 0 rather than arbitrary memory.
+    j = B.CreateSelect(B.CreateICmpULT(j, B.getInt64(n)), j, B.getInt64(0));
+    llvm::Type *ety = repr(et, at);
+    llvm::AllocaInst *slot = entryAlloca(llvm::ArrayType::get(ety, n), "tuple.tmp");
+    for (int64_t k = 0; k < n; ++k)
+      B.CreateStore(B.CreateExtractValue(v, unsigned(k)),
+                    B.CreateConstInBoundsGEP2_64(slot->getAllocatedType(), slot, 0, k));
+    llvm::Value *p = B.CreateInBoundsGEP(slot->getAllocatedType(), slot, {B.getInt64(0), j});
+    return convert(B.CreateLoad(ety, p), et, res, at);
+  }
+  if (ot->kind() == TypeKind::Slice || concretize(it)->kind() == TypeKind::Slice)
+    fail(at, DiagCode::UnsupportedConstruct, {"slicing"});
+  fail(at, DiagCode::IndexTypes, {ot->str(), it->str()});
+}
+
+void FunctionLowerer::lowerSetItem(const SetItemInstr &i) {
+  SourceLoc at = i.loc;
+  const Instr *obj = i.operand(0), *index = i.operand(1), *value = i.operand(2);
+  const Type *ot = concretize(typeOf(obj, at)), *it = typeOf(index, at);
+  auto *aty = dyn_cast<ArrayType>(ot);
+  if (!aty)
+    fail(at, DiagCode::SetItemTypes, {ot->str(), it->str(), typeOf(value, at)->str()});
+  if (aty->readonly())
+    fail(at, DiagCode::ReadonlyArray, {ot->str()});
+  llvm::Value *arr = valueOf(obj, at);
+  std::vector<llvm::Value *> idx = arrayIndices(arr, aty, valueOf(index, at), it, at);
+  if (idx.size() != static_cast<size_t>(aty->ndim()))
+    fail(at, DiagCode::UnsupportedConstruct, {"assigning to a sub-array"});
+  const Type *vt = typeOf(value, at);
+  if (!dyn_cast<ScalarType>(concretize(vt)))
+    fail(at, DiagCode::SetItemTypes, {ot->str(), it->str(), vt->str()});
+  llvm::Value *v = convert(valueOf(value, at), vt, aty->dtype(), at);
+  storeElement(elementAddress(arr, aty, idx), v, aty->dtype());
+}
+
+// ---- Tuples ----
+
+llvm::Value *FunctionLowerer::lowerBuildTuple(const BuildTupleInstr &i) {
+  SourceLoc at = i.loc;
+  auto *tt = dyn_cast<TupleType>(concretize(typeOf(&i, at)));
+  if (!tt || tt->size() != i.numOperands())
+    internal(at, "tuple of " + std::to_string(i.numOperands()) + " typed " + typeOf(&i, at)->str());
+  llvm::Value *out = llvm::PoisonValue::get(repr(tt, at));
+  for (size_t k = 0; k < tt->size(); ++k) {
+    const Instr *e = i.operand(k);
+    out = B.CreateInsertValue(out, convert(valueOf(e, at), typeOf(e, at), tt->elements()[k], at),
+                              unsigned(k));
+  }
+  return out;
+}
+
+llvm::Value *FunctionLowerer::lowerTupleGet(const TupleGetInstr &i) {
+  SourceLoc at = i.loc;
+  const Instr *src = i.operand(0);
+  const Type *st = concretize(typeOf(src, at));
+  auto *tt = dyn_cast<TupleType>(st);
+  if (!tt)
+    fail(at, DiagCode::UnsupportedConstruct, {"unpacking a value of type " + st->str()});
+  if (i.index < 0 || static_cast<size_t>(i.index) >= tt->size())
+    internal(at, "tuple element " + std::to_string(i.index) + " of " + st->str());
+  return convert(B.CreateExtractValue(valueOf(src, at), unsigned(i.index)),
+                 tt->elements()[i.index], typeOf(&i, at), at);
+}
+
+// ---- Ranges and iterators ----
+
+llvm::Value *FunctionLowerer::rangeLength(llvm::Value *range) {
+  llvm::Value *start = B.CreateExtractValue(range, 0);
+  llvm::Value *stop = B.CreateExtractValue(range, 1);
+  llvm::Value *step = B.CreateExtractValue(range, 2);
+  llvm::Value *zero = B.getInt64(0);
+  llvm::Value *pos = B.CreateICmpSGT(step, zero);
+  llvm::Value *lo = B.CreateSelect(pos, start, stop);
+  llvm::Value *hi = B.CreateSelect(pos, stop, start);
+  llvm::Value *absStep = B.CreateSelect(pos, step, B.CreateSub(zero, step));
+  llvm::Value *isZero = B.CreateICmpEQ(step, zero);
+  llvm::Value *nonEmpty = B.CreateAnd(B.CreateICmpSLT(lo, hi), B.CreateNot(isZero));
+  llvm::Value *safeStep = B.CreateSelect(isZero, B.getInt64(1), absStep);
+  // (hi - lo - 1) as unsigned never overflows for lo < hi.
+  llvm::Value *n = B.CreateAdd(B.CreateUDiv(B.CreateSub(B.CreateSub(hi, lo), B.getInt64(1)),
+                                            safeStep),
+                               B.getInt64(1));
+  return B.CreateSelect(nonEmpty, n, zero);
+}
+
+llvm::Type *FunctionLowerer::iterStateType(const IteratorType *it, SourceLoc at) {
+  auto *i64 = B.getInt64Ty();
+  switch (it->iterKind()) {
+  case IterKind::Range:
+    return llvm::StructType::get(M.ctx, {i64, i64, i64});
+  case IterKind::Array: {
+    if (it->sources().size() != 1)
+      internal(at, "array iterator without its array type");
+    return llvm::StructType::get(M.ctx, {i64, repr(it->sources()[0], at)});
+  }
+  case IterKind::Enumerate:
+    fail(at, DiagCode::UnsupportedConstruct, {"enumerate()"});
+  case IterKind::Zip:
+    fail(at, DiagCode::UnsupportedConstruct, {"zip()"});
+  }
+  internal(at, "iterator kind");
+}
+
+void FunctionLowerer::initIterState(llvm::Value *state, const IteratorType *it,
+                                    llvm::Value *source, const Type *sourceType, SourceLoc at) {
+  llvm::Type *sty = iterStateType(it, at);
+  const Type *st = concretize(sourceType);
+  switch (it->iterKind()) {
+  case IterKind::Range:
+    if (st->kind() != TypeKind::Range)
+      internal(at, "range iterator over " + sourceType->str());
+    B.CreateStore(source, state);
+    return;
+  case IterKind::Array: {
+    auto *aty = dyn_cast<ArrayType>(st);
+    if (!aty || aty->ndim() < 1)
+      fail(at, DiagCode::NotIterable, {sourceType->str()});
+    llvm::Value *v = llvm::PoisonValue::get(sty);
+    v = B.CreateInsertValue(v, B.getInt64(0), 0);
+    v = B.CreateInsertValue(v, convert(source, sourceType, it->sources()[0], at), 1);
+    B.CreateStore(v, state);
+    return;
+  }
+  default:
+    internal(at, "iterator kind");
+  }
+}
+
+llvm::Value *FunctionLowerer::iterValid(llvm::Value *state, const IteratorType *it,
+                                        SourceLoc at) {
+  llvm::Type *sty = iterStateType(it, at);
+  auto field = [&](unsigned k, llvm::Type *ty) {
+    return B.CreateLoad(ty, B.CreateStructGEP(sty, state, k));
+  };
+  auto *i64 = B.getInt64Ty();
+  if (it->iterKind() == IterKind::Range) {
+    llvm::Value *cur = field(0, i64), *stop = field(1, i64), *step = field(2, i64);
+    llvm::Value *zero = B.getInt64(0);
+    // step > 0 ? cur < stop : (step < 0 && cur > stop); a zero step yields nothing.
+    return B.CreateSelect(B.CreateICmpSGT(step, zero), B.CreateICmpSLT(cur, stop),
+                          B.CreateAnd(B.CreateICmpSLT(step, zero), B.CreateICmpSGT(cur, stop)));
+  }
+  llvm::Value *idx = field(0, i64);
+  llvm::Value *len = B.CreateLoad(i64, B.CreateGEP(sty, state, {B.getInt32(0), B.getInt32(1),
+                                                                B.getInt32(1), B.getInt32(0)}));
+  return B.CreateICmpSLT(idx, len);
+}
+
+llvm::Value *FunctionLowerer::iterNext(llvm::Value *state, const IteratorType *it,
+                                       SourceLoc at) {
+  llvm::Type *sty = iterStateType(it, at);
+  auto *i64 = B.getInt64Ty();
+  if (it->iterKind() == IterKind::Range) {
+    llvm::Value *curP = B.CreateStructGEP(sty, state, 0);
+    llvm::Value *cur = B.CreateLoad(i64, curP);
+    llvm::Value *step = B.CreateLoad(i64, B.CreateStructGEP(sty, state, 2));
+    B.CreateStore(B.CreateAdd(cur, step), curP);
+    return cur;
+  }
+  auto *aty = cast<ArrayType>(concretize(it->sources()[0]));
+  llvm::Value *idxP = B.CreateStructGEP(sty, state, 0);
+  llvm::Value *idx = B.CreateLoad(i64, idxP);
+  B.CreateStore(B.CreateAdd(idx, B.getInt64(1)), idxP);
+  llvm::Value *arr = B.CreateLoad(sty->getStructElementType(1), B.CreateStructGEP(sty, state, 1));
+  if (aty->ndim() == 1)
+    return loadElement(elementAddress(arr, aty, {idx}), aty->dtype());
+  return subarray(arr, aty, {idx}, nullptr);
+}
+
+llvm::Value *FunctionLowerer::lowerGetIter(const GetIterInstr &i) {
+  SourceLoc at = i.loc;
+  auto *it = dyn_cast<IteratorType>(concretize(typeOf(&i, at)));
+  if (!it)
+    fail(at, DiagCode::NotIterable, {typeOf(i.operand(0), at)->str()});
+  llvm::AllocaInst *state = entryAlloca(iterStateType(it, at), "iter");
+  initIterState(state, it, valueOf(i.operand(0), at), typeOf(i.operand(0), at), at);
+  return state;
+}
+
+llvm::Value *FunctionLowerer::lowerIterValid(const IterValidInstr &i) {
+  SourceLoc at = i.loc;
+  auto *it = dyn_cast<IteratorType>(concretize(typeOf(i.operand(0), at)));
+  if (!it)
+    internal(at, "IterValid on " + typeOf(i.operand(0), at)->str());
+  return convert(iterValid(valueOf(i.operand(0), at), it, at), types::boolean(), typeOf(&i, at),
+                 at);
+}
+
+llvm::Value *FunctionLowerer::lowerIterNext(const IterNextInstr &i) {
+  SourceLoc at = i.loc;
+  auto *it = dyn_cast<IteratorType>(concretize(typeOf(i.operand(0), at)));
+  if (!it)
+    internal(at, "IterNext on " + typeOf(i.operand(0), at)->str());
+  llvm::Value *v = iterNext(valueOf(i.operand(0), at), it, at);
+  const Type *yield = it->iterKind() == IterKind::Range ? types::int64() : it->yieldType();
+  return convert(v, yield, typeOf(&i, at), at);
+}
+
+} // namespace ptxjit::codegen::detail

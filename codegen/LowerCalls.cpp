@@ -1,0 +1,329 @@
+// Lowering of calls (builtins, user device functions), attributes and the CUDA thread-index
+// builtins: llvm.nvvm.read.ptx.sreg.* on CUDA, loads from the HostThreadCtx on the host.
+#include "codegen/Lowering.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/MDBuilder.h>
+
+namespace ptxjit::codegen::detail {
+
+using namespace ir;
+
+// ---- Thread indices ----
+
+llvm::Value *FunctionLowerer::specialRegister(Sreg r, int dim) {
+  if (dim < 0 || dim > 2)
+    internal(SourceLoc{}, "special register dimension " + std::to_string(dim));
+  if (M.isHost()) {
+    // HostThreadCtx: uint32 tid[3], ntid[3], ctaid[3], nctaid[3].
+    unsigned index = static_cast<unsigned>(r) * 3 + static_cast<unsigned>(dim);
+    llvm::Value *p = B.CreateConstInBoundsGEP1_32(B.getInt32Ty(), ctxArg, index);
+    llvm::LoadInst *load = B.CreateAlignedLoad(B.getInt32Ty(), p, llvm::Align(4));
+    load->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(M.ctx, {}));
+    return load;
+  }
+  static const llvm::Intrinsic::ID ids[4][3] = {
+      {llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y,
+       llvm::Intrinsic::nvvm_read_ptx_sreg_tid_z},
+      {llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_y,
+       llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_z},
+      {llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
+       llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z},
+      {llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x,
+       llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_y,
+       llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_z},
+  };
+  llvm::Function *decl =
+      llvm::Intrinsic::getDeclaration(&M.mod, ids[static_cast<int>(r)][dim]);
+  return B.CreateCall(decl);
+}
+
+llvm::Value *FunctionLowerer::gridComponent(bool gridsize, int dim) {
+  auto wide = [&](Sreg r) { return B.CreateZExt(specialRegister(r, dim), B.getInt64Ty()); };
+  if (gridsize)
+    return B.CreateMul(wide(Sreg::Ntid), wide(Sreg::Nctaid));
+  return B.CreateAdd(B.CreateMul(wide(Sreg::Ctaid), wide(Sreg::Ntid)), wide(Sreg::Tid));
+}
+
+// ---- Attributes ----
+
+llvm::Value *FunctionLowerer::lowerGetAttr(const GetAttrInstr &i) {
+  SourceLoc at = i.loc;
+  const Type *res = typeOf(&i, at);
+  const Instr *obj = i.operand(0);
+  auto sreg = [&](Sreg r, int dim) {
+    return convert(specialRegister(r, dim), types::int32(), res, at);
+  };
+  switch (i.builtin) {
+  case BuiltinId::ThreadIdxX:
+    return sreg(Sreg::Tid, 0);
+  case BuiltinId::ThreadIdxY:
+    return sreg(Sreg::Tid, 1);
+  case BuiltinId::ThreadIdxZ:
+    return sreg(Sreg::Tid, 2);
+  case BuiltinId::BlockDimX:
+    return sreg(Sreg::Ntid, 0);
+  case BuiltinId::BlockDimY:
+    return sreg(Sreg::Ntid, 1);
+  case BuiltinId::BlockDimZ:
+    return sreg(Sreg::Ntid, 2);
+  case BuiltinId::BlockIdxX:
+    return sreg(Sreg::Ctaid, 0);
+  case BuiltinId::BlockIdxY:
+    return sreg(Sreg::Ctaid, 1);
+  case BuiltinId::BlockIdxZ:
+    return sreg(Sreg::Ctaid, 2);
+  case BuiltinId::GridDimX:
+    return sreg(Sreg::Nctaid, 0);
+  case BuiltinId::GridDimY:
+    return sreg(Sreg::Nctaid, 1);
+  case BuiltinId::GridDimZ:
+    return sreg(Sreg::Nctaid, 2);
+  case BuiltinId::ArrayShape:
+  case BuiltinId::ArraySize:
+  case BuiltinId::ArrayNdim: {
+    auto *at_ = dyn_cast<ArrayType>(concretize(typeOf(obj, at)));
+    if (!at_)
+      internal(at, "array attribute ." + i.attr + " of " + typeOf(obj, at)->str());
+    llvm::Value *arr = valueOf(obj, at);
+    if (i.builtin == BuiltinId::ArrayNdim)
+      return convert(B.getInt64(at_->ndim()), types::int64(), res, at);
+    if (i.builtin == BuiltinId::ArraySize)
+      return convert(arraySize(arr, at_->ndim()), types::int64(), res, at);
+    std::vector<const Type *> elems(at_->ndim(), types::int64());
+    const TupleType *shapeType = types::tuple(elems);
+    llvm::Value *out = llvm::PoisonValue::get(repr(shapeType, at));
+    for (int d = 0; d < at_->ndim(); ++d)
+      out = B.CreateInsertValue(out, B.CreateExtractValue(arr, {1u, unsigned(d)}), unsigned(d));
+    return convert(out, shapeType, res, at);
+  }
+  default:
+    break;
+  }
+  if (ModuleLowerer::isCompileTimeOnly(concretize(res)))
+    return placeholder(); // a module attribute such as cuda.threadIdx
+  const Type *ot = concretize(typeOf(obj, at));
+  if (auto *s = dyn_cast<ScalarType>(ot); s && (i.attr == "real" || i.attr == "imag")) {
+    llvm::Value *v = valueOf(obj, at);
+    if (s->kind() == TypeKind::Complex) {
+      const ScalarType *part = types::floating(s->bits() / 2);
+      return convert(B.CreateExtractValue(v, i.attr == "real" ? 0 : 1), part, res, at);
+    }
+    if (i.attr == "real")
+      return convert(v, s, res, at);
+    return convert(llvm::Constant::getNullValue(repr(s, at)), s, res, at);
+  }
+  fail(at, DiagCode::UnsupportedAttribute, {typeOf(obj, at)->str(), i.attr});
+}
+
+// ---- Calls ----
+
+llvm::Value *FunctionLowerer::lowerCall(const CallInstr &i) {
+  SourceLoc at = i.loc;
+  if (i.builtin != BuiltinId::None)
+    return lowerBuiltinCall(i);
+  if (i.calleeFunction)
+    return lowerDeviceCall(i);
+  const Type *ct = typeOf(i.callee(), at);
+  if (auto *s = dyn_cast<SymbolType>(ct))
+    fail(at, DiagCode::UnsupportedCall, {s->path()});
+  if (ct->kind() == TypeKind::Function)
+    internal(at, "call to an unresolved device function " + ct->str());
+  fail(at, DiagCode::UnsupportedCall, {ct->str()});
+}
+
+llvm::Value *FunctionLowerer::lowerDeviceCall(const CallInstr &i) {
+  SourceLoc at = i.loc;
+  const Function &callee = *i.calleeFunction;
+  llvm::Function *body = M.bodyFor(callee);
+  size_t nparams = callee.argTypes.size();
+  size_t nkw = i.kwNames.size();
+  if (nkw > i.numArgs())
+    internal(at, "more keyword names than arguments");
+  size_t npos = i.numArgs() - nkw;
+  std::vector<const Instr *> bound(nparams, nullptr);
+  auto tooMany = [&] {
+    fail(at, DiagCode::ArgumentCount,
+         {callee.name, std::to_string(nparams), std::to_string(i.numArgs())});
+  };
+  if (npos > nparams)
+    tooMany();
+  for (size_t k = 0; k < npos; ++k)
+    bound[k] = i.arg(k);
+  for (size_t k = 0; k < nkw; ++k) {
+    size_t p = 0;
+    while (p < callee.argNames.size() && callee.argNames[p] != i.kwNames[k])
+      ++p;
+    if (p >= nparams || bound[p])
+      fail(at, DiagCode::CallArgs, {callee.name, "keyword '" + i.kwNames[k] + "'"});
+    bound[p] = i.arg(npos + k);
+  }
+  std::vector<llvm::Value *> vals;
+  for (size_t p = 0; p < nparams; ++p) {
+    if (!bound[p])
+      fail(at, DiagCode::ArgumentCount,
+           {callee.name, std::to_string(nparams), std::to_string(i.numArgs())});
+    vals.push_back(convert(valueOf(bound[p], at), typeOf(bound[p], at), callee.argTypes[p], at));
+  }
+  if (M.isHost())
+    vals.push_back(ctxArg);
+  llvm::CallInst *call = B.CreateCall(body, vals);
+  const Type *res = typeOf(&i, at);
+  if (body->getReturnType()->isVoidTy()) {
+    if (!ModuleLowerer::isCompileTimeOnly(concretize(res)))
+      internal(at, "call of " + callee.name + " returning None typed " + res->str());
+    return placeholder();
+  }
+  return convert(call, callee.returnType, res, at);
+}
+
+llvm::Value *FunctionLowerer::lowerMinMax(const CallInstr &i, bool isMax) {
+  SourceLoc at = i.loc;
+  const Type *res = concretize(typeOf(&i, at));
+  auto *rs = dyn_cast<ScalarType>(res);
+  if (!rs || rs->kind() == TypeKind::Complex)
+    fail(at, DiagCode::CallArgs, {isMax ? "max" : "min", res->str()});
+  std::vector<std::pair<llvm::Value *, const Type *>> items;
+  if (i.numArgs() == 1) {
+    auto *tt = dyn_cast<TupleType>(concretize(typeOf(i.arg(0), at)));
+    if (!tt)
+      fail(at, DiagCode::CallArgs, {isMax ? "max" : "min", typeOf(i.arg(0), at)->str()});
+    llvm::Value *t = valueOf(i.arg(0), at);
+    for (size_t k = 0; k < tt->size(); ++k)
+      items.push_back({B.CreateExtractValue(t, unsigned(k)), tt->elements()[k]});
+  } else {
+    for (size_t k = 0; k < i.numArgs(); ++k)
+      items.push_back({valueOf(i.arg(k), at), typeOf(i.arg(k), at)});
+  }
+  if (items.empty())
+    fail(at, DiagCode::CallArgs, {isMax ? "max" : "min", ""});
+  // Python semantics: the first of equal values wins; a candidate replaces the current value
+  // only when strictly smaller (min) / larger (max).
+  llvm::Value *cur = convert(items[0].first, items[0].second, rs, at);
+  for (size_t k = 1; k < items.size(); ++k) {
+    llvm::Value *v = convert(items[k].first, items[k].second, rs, at);
+    llvm::Value *better = compareScalars(isMax ? CmpOp::Gt : CmpOp::Lt, v, cur, rs, at);
+    cur = B.CreateSelect(better, v, cur);
+  }
+  return cur;
+}
+
+llvm::Value *FunctionLowerer::lowerBuiltinCall(const CallInstr &i) {
+  SourceLoc at = i.loc;
+  const Type *res = typeOf(&i, at);
+  const char *path = builtinPath(i.builtin);
+  if (!i.kwNames.empty())
+    fail(at, DiagCode::CallArgs, {path, "keyword arguments"});
+  size_t n = i.numArgs();
+  auto argTypesStr = [&] {
+    std::string s;
+    for (size_t k = 0; k < n; ++k)
+      s += (k ? ", " : "") + typeOf(i.arg(k), at)->str();
+    return s;
+  };
+  auto badArgs = [&]() { fail(at, DiagCode::CallArgs, {path, argTypesStr()}); };
+  auto arg = [&](size_t k) { return valueOf(i.arg(k), at); };
+  auto argType = [&](size_t k) { return typeOf(i.arg(k), at); };
+
+  switch (i.builtin) {
+  case BuiltinId::Range: {
+    if (n < 1 || n > 3)
+      badArgs();
+    std::vector<llvm::Value *> parts;
+    for (size_t k = 0; k < n; ++k) {
+      const Type *t = concretize(argType(k));
+      if (t->kind() != TypeKind::Int && t->kind() != TypeKind::Bool)
+        badArgs();
+      parts.push_back(convert(arg(k), argType(k), types::int64(), at));
+    }
+    llvm::Value *start = n >= 2 ? parts[0] : B.getInt64(0);
+    llvm::Value *stop = n >= 2 ? parts[1] : parts[0];
+    llvm::Value *step = n == 3 ? parts[2] : B.getInt64(1);
+    llvm::Value *r = llvm::PoisonValue::get(repr(types::range(), at));
+    r = B.CreateInsertValue(r, start, 0);
+    r = B.CreateInsertValue(r, stop, 1);
+    return B.CreateInsertValue(r, step, 2);
+  }
+  case BuiltinId::Len: {
+    if (n != 1)
+      badArgs();
+    const Type *t = concretize(argType(0));
+    llvm::Value *len = nullptr;
+    if (auto *a = dyn_cast<ArrayType>(t)) {
+      if (a->ndim() == 0)
+        fail(at, DiagCode::CallArgs, {path, "a 0-d array"});
+      len = B.CreateExtractValue(arg(0), {1u, 0u});
+    } else if (auto *tt = dyn_cast<TupleType>(t)) {
+      len = B.getInt64(tt->size());
+    } else if (t->kind() == TypeKind::Range) {
+      len = rangeLength(arg(0));
+    } else {
+      badArgs();
+    }
+    return convert(len, types::int64(), res, at);
+  }
+  case BuiltinId::Int:
+  case BuiltinId::Float:
+  case BuiltinId::Bool: {
+    if (n > 1)
+      badArgs();
+    if (n == 0)
+      return llvm::Constant::getNullValue(repr(concretize(res), at));
+    if (!dyn_cast<ScalarType>(concretize(argType(0))) && i.builtin != BuiltinId::Bool)
+      badArgs();
+    if (i.builtin == BuiltinId::Bool)
+      return convert(truth(arg(0), argType(0), at), types::boolean(), res, at);
+    return convert(arg(0), argType(0), res, at);
+  }
+  case BuiltinId::Abs: {
+    if (n != 1)
+      badArgs();
+    auto *st = dyn_cast<ScalarType>(concretize(argType(0)));
+    auto *rs = dyn_cast<ScalarType>(concretize(res));
+    if (!st || !rs)
+      badArgs();
+    if (st->kind() == TypeKind::Complex) {
+      const ScalarType *part = types::floating(st->bits() / 2);
+      llvm::Value *v = arg(0);
+      llvm::Value *h =
+          mathCall(MathFn::Hypot, {B.CreateExtractValue(v, 0), B.CreateExtractValue(v, 1)});
+      return convert(h, part, rs, at);
+    }
+    llvm::Value *x = convert(arg(0), argType(0), rs, at);
+    if (rs->kind() == TypeKind::Float)
+      return mathCall(MathFn::Fabs, {x});
+    if (rs->kind() == TypeKind::Int && rs->isSigned()) {
+      auto *zero = llvm::ConstantInt::get(x->getType(), 0);
+      return B.CreateSelect(B.CreateICmpSLT(x, zero), B.CreateSub(zero, x), x);
+    }
+    return x;
+  }
+  case BuiltinId::Min:
+  case BuiltinId::Max:
+    return lowerMinMax(i, i.builtin == BuiltinId::Max);
+  case BuiltinId::CudaGrid:
+  case BuiltinId::CudaGridsize: {
+    bool gs = i.builtin == BuiltinId::CudaGridsize;
+    const Type *rc = concretize(res);
+    if (auto *tt = dyn_cast<TupleType>(rc)) {
+      if (tt->size() < 1 || tt->size() > 3)
+        badArgs();
+      llvm::Value *out = llvm::PoisonValue::get(repr(tt, at));
+      for (size_t d = 0; d < tt->size(); ++d)
+        out = B.CreateInsertValue(
+            out, convert(gridComponent(gs, int(d)), types::int64(), tt->elements()[d], at),
+            unsigned(d));
+      return out;
+    }
+    if (!dyn_cast<ScalarType>(rc))
+      badArgs();
+    return convert(gridComponent(gs, 0), types::int64(), rc, at);
+  }
+  default:
+    break;
+  }
+  fail(at, DiagCode::UnsupportedCall, {path});
+}
+
+} // namespace ptxjit::codegen::detail

@@ -1,0 +1,804 @@
+// Lowering core: the module, the kernel/device entry wrappers with the flattened-parameter
+// ABI, function bodies, locals (entry-block allocas) and control flow.
+#include "codegen/Lowering.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Metadata.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <functional>
+
+namespace ptxjit::codegen {
+
+using namespace ir;
+using detail::FunctionLowerer;
+using detail::ModuleLowerer;
+
+// ---- LoweredModule ----
+
+LoweredModule::LoweredModule(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+LoweredModule::LoweredModule(LoweredModule &&) noexcept = default;
+LoweredModule &LoweredModule::operator=(LoweredModule &&) noexcept = default;
+LoweredModule::~LoweredModule() {
+  if (impl_) {
+    // The module refers to the context: destroy it first.
+    impl_->module.reset();
+    impl_->ctx.reset();
+  }
+}
+
+std::string LoweredModule::llvmIR() const {
+  if (!impl_ || !impl_->module)
+    return {};
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  impl_->module->print(os, nullptr);
+  os.flush();
+  return s;
+}
+
+const std::string &LoweredModule::entrySymbol() const {
+  static const std::string empty;
+  return impl_ ? impl_->entry : empty;
+}
+
+Backend LoweredModule::backend() const { return impl_ ? impl_->backend : Backend::CUDA; }
+
+bool LoweredModule::linkedLibdevice() const { return impl_ && impl_->libdeviceLinked; }
+
+namespace detail {
+
+[[noreturn]] void internalError(const std::string &message) {
+  raiseDiag(DiagCode::Internal, "", SourceLoc{}, {message});
+}
+
+namespace {
+
+std::string sanitize(const std::string &s) {
+  std::string out;
+  for (char c : s)
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (out.empty())
+    out = "fn";
+  return out;
+}
+
+/// Function attributes every function we emit gets.
+void applyFunctionAttributes(llvm::Function *f, const CompileOptions &opts) {
+  f->setDoesNotThrow();
+  if (opts.fastmath) {
+    f->addFnAttr("unsafe-fp-math", "true");
+    f->addFnAttr("no-infs-fp-math", "true");
+    f->addFnAttr("no-nans-fp-math", "true");
+    f->addFnAttr("no-signed-zeros-fp-math", "true");
+    f->addFnAttr("approx-func-fp-math", "true");
+    if (opts.backend == Backend::CUDA)
+      f->addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign");
+  }
+}
+
+} // namespace
+
+// ---- ModuleLowerer ----
+
+ModuleLowerer::ModuleLowerer(llvm::Module &m, const CompileOptions &o)
+    : ctx(m.getContext()), mod(m), opts(o), math(m, o.backend) {}
+
+bool ModuleLowerer::isCompileTimeOnly(const Type *t) {
+  switch (t->kind()) {
+  case TypeKind::Void:
+  case TypeKind::None:
+  case TypeKind::Symbol:
+  case TypeKind::Function:
+  case TypeKind::String:
+    return true;
+  default:
+    return false;
+  }
+}
+
+llvm::StructType *ModuleLowerer::arrayType(int ndim) {
+  auto *i64 = llvm::Type::getInt64Ty(ctx);
+  auto *dims = llvm::ArrayType::get(i64, ndim);
+  return llvm::StructType::get(ctx, {llvm::PointerType::getUnqual(ctx), dims, dims});
+}
+
+llvm::Type *ModuleLowerer::memType(const ScalarType *t) {
+  switch (t->kind()) {
+  case TypeKind::Bool:
+    return llvm::Type::getInt8Ty(ctx);
+  case TypeKind::Int:
+    return llvm::Type::getIntNTy(ctx, t->bits());
+  case TypeKind::Float:
+    return t->bits() == 32 ? llvm::Type::getFloatTy(ctx) : llvm::Type::getDoubleTy(ctx);
+  default: { // complex
+    llvm::Type *part = t->bits() == 64 ? llvm::Type::getFloatTy(ctx) : llvm::Type::getDoubleTy(ctx);
+    return llvm::StructType::get(ctx, {part, part});
+  }
+  }
+}
+
+llvm::Type *ModuleLowerer::reprType(const Type *t, const Function &fn, SourceLoc loc) {
+  switch (t->kind()) {
+  case TypeKind::Void:
+  case TypeKind::None:
+  case TypeKind::Symbol:
+  case TypeKind::Function:
+  case TypeKind::String:
+    return emptyType();
+  case TypeKind::Bool:
+    return llvm::Type::getInt1Ty(ctx);
+  case TypeKind::Int:
+    return llvm::Type::getIntNTy(ctx, cast<ScalarType>(t)->bits());
+  case TypeKind::Float:
+    return cast<ScalarType>(t)->bits() == 32 ? llvm::Type::getFloatTy(ctx)
+                                             : llvm::Type::getDoubleTy(ctx);
+  case TypeKind::Complex: {
+    llvm::Type *part = cast<ScalarType>(t)->bits() == 64 ? llvm::Type::getFloatTy(ctx)
+                                                         : llvm::Type::getDoubleTy(ctx);
+    return llvm::StructType::get(ctx, {part, part});
+  }
+  case TypeKind::WeakInt:
+  case TypeKind::WeakFloat:
+  case TypeKind::WeakComplex:
+    return reprType(cast<WeakType>(t)->defaultType(), fn, loc);
+  case TypeKind::Array:
+    return arrayType(cast<ArrayType>(t)->ndim());
+  case TypeKind::Tuple: {
+    std::vector<llvm::Type *> elems;
+    for (const Type *e : cast<TupleType>(t)->elements())
+      elems.push_back(reprType(e, fn, loc));
+    return llvm::StructType::get(ctx, elems);
+  }
+  case TypeKind::Range: {
+    auto *i64 = llvm::Type::getInt64Ty(ctx);
+    return llvm::StructType::get(ctx, {i64, i64, i64});
+  }
+  case TypeKind::Iterator:
+    return llvm::PointerType::getUnqual(ctx);
+  case TypeKind::Slice:
+    break;
+  }
+  raiseDiag(DiagCode::UnsupportedConstruct, fn.filename, loc,
+            {"a value of type " + t->str()});
+}
+
+llvm::Type *ModuleLowerer::bodyReturnType(const Function &fn) {
+  if (!fn.returnType || fn.kind == FunctionKind::Kernel ||
+      fn.returnType->kind() == TypeKind::Void || fn.returnType->kind() == TypeKind::None)
+    return llvm::Type::getVoidTy(ctx);
+  return reprType(fn.returnType, fn, SourceLoc{fn.firstLine, 0, 0, 0});
+}
+
+std::string ModuleLowerer::uniqueName(const std::string &base) {
+  std::string name = sanitize(base);
+  std::string candidate = name;
+  for (int n = 1; names_.count(candidate) || mod.getNamedValue(candidate); ++n)
+    candidate = name + "_" + std::to_string(n);
+  names_.insert(candidate);
+  return candidate;
+}
+
+llvm::Function *ModuleLowerer::bodyFor(const Function &fn) {
+  auto it = bodies_.find(&fn);
+  if (it != bodies_.end())
+    return it->second;
+  SourceLoc loc{fn.firstLine, 0, 0, 0};
+  if (fn.blocks.empty())
+    raiseDiag(DiagCode::Internal, fn.filename, loc, {"function '" + fn.name + "' has no blocks"});
+  if (fn.argTypes.size() != fn.argNames.size())
+    raiseDiag(DiagCode::Internal, fn.filename, loc,
+              {"function '" + fn.name + "' is not typed (argument types missing)"});
+  std::vector<llvm::Type *> params;
+  for (const Type *t : fn.argTypes) {
+    if (!t)
+      raiseDiag(DiagCode::Internal, fn.filename, loc, {"untyped argument of " + fn.name});
+    params.push_back(reprType(t, fn, loc));
+  }
+  if (isHost())
+    params.push_back(llvm::PointerType::getUnqual(ctx));
+  auto *fty = llvm::FunctionType::get(bodyReturnType(fn), params, false);
+  std::string base = "ptxjit_" + (fn.kind == FunctionKind::Kernel ? std::string("kernel_")
+                                                                  : std::string("dev_")) +
+                     fn.name;
+  auto *f = llvm::Function::Create(fty, llvm::GlobalValue::InternalLinkage, uniqueName(base), mod);
+  applyFunctionAttributes(f, opts);
+  for (size_t i = 0; i < fn.argNames.size(); ++i)
+    f->getArg(i)->setName(sanitize(fn.argNames[i]));
+  if (isHost()) {
+    llvm::Argument *ctxArg = f->getArg(params.size() - 1);
+    ctxArg->setName("ctx");
+    ctxArg->addAttr(llvm::Attribute::NoAlias);
+    ctxArg->addAttr(llvm::Attribute::NoCapture);
+    ctxArg->addAttr(llvm::Attribute::ReadOnly);
+  }
+  bodies_.emplace(&fn, f);
+  queue_.push_back(&fn);
+  return f;
+}
+
+void ModuleLowerer::lowerQueued() {
+  while (!queue_.empty()) {
+    const Function *fn = queue_.front();
+    queue_.pop_front();
+    FunctionLowerer(*this, *fn, bodies_.at(fn)).run();
+  }
+}
+
+llvm::Function *ModuleLowerer::intPowHelper(llvm::IntegerType *ty, bool isSigned) {
+  std::string name = std::string(isSigned ? "ptxjit_ipow_i" : "ptxjit_upow_i") +
+                     std::to_string(ty->getBitWidth());
+  if (llvm::Function *f = mod.getFunction(name))
+    return f;
+  auto *f = llvm::Function::Create(llvm::FunctionType::get(ty, {ty, ty}, false),
+                                   llvm::GlobalValue::InternalLinkage, name, mod);
+  applyFunctionAttributes(f, opts);
+  f->setDoesNotAccessMemory();
+  f->setWillReturn();
+  llvm::Value *base = f->getArg(0), *exp = f->getArg(1);
+  base->setName("base");
+  exp->setName("exp");
+  auto *entry = llvm::BasicBlock::Create(ctx, "entry", f);
+  auto *negative = llvm::BasicBlock::Create(ctx, "negative", f);
+  auto *loop = llvm::BasicBlock::Create(ctx, "loop", f);
+  auto *body = llvm::BasicBlock::Create(ctx, "body", f);
+  auto *done = llvm::BasicBlock::Create(ctx, "done", f);
+  llvm::IRBuilder<> b(entry);
+  auto *one = llvm::ConstantInt::get(ty, 1), *zero = llvm::ConstantInt::get(ty, 0);
+  if (isSigned)
+    b.CreateCondBr(b.CreateICmpSLT(exp, zero), negative, loop);
+  else
+    b.CreateBr(loop);
+  // A negative exponent: 1 for base 1, ±1 for base -1 (by the exponent's parity), else 0.
+  b.SetInsertPoint(negative);
+  llvm::Value *odd = b.CreateTrunc(exp, b.getInt1Ty());
+  llvm::Value *minusOneResult =
+      b.CreateSelect(odd, llvm::ConstantInt::getSigned(ty, -1), one);
+  llvm::Value *r = b.CreateSelect(b.CreateICmpEQ(base, one), one,
+                                  b.CreateSelect(b.CreateICmpEQ(base, llvm::ConstantInt::getSigned(ty, -1)),
+                                                 minusOneResult, zero));
+  b.CreateRet(r);
+  // Repeated squaring over the exponent's bits (wrapping multiplication).
+  b.SetInsertPoint(loop);
+  llvm::PHINode *acc = b.CreatePHI(ty, 2, "acc");
+  llvm::PHINode *sq = b.CreatePHI(ty, 2, "sq");
+  llvm::PHINode *e = b.CreatePHI(ty, 2, "e");
+  b.CreateCondBr(b.CreateICmpEQ(e, zero), done, body);
+  b.SetInsertPoint(body);
+  llvm::Value *bit = b.CreateTrunc(e, b.getInt1Ty());
+  llvm::Value *acc2 = b.CreateSelect(bit, b.CreateMul(acc, sq), acc);
+  llvm::Value *sq2 = b.CreateMul(sq, sq);
+  llvm::Value *e2 = b.CreateLShr(e, one);
+  b.CreateBr(loop);
+  acc->addIncoming(one, entry);
+  acc->addIncoming(acc2, body);
+  sq->addIncoming(base, entry);
+  sq->addIncoming(sq2, body);
+  e->addIncoming(exp, entry);
+  e->addIncoming(e2, body);
+  b.SetInsertPoint(done);
+  b.CreateRet(acc);
+  return f;
+}
+
+// ---- FunctionLowerer: core ----
+
+FunctionLowerer::FunctionLowerer(ModuleLowerer &m, const Function &f, llvm::Function *body)
+    : M(m), fn(f), F(body), B(m.ctx) {}
+
+void FunctionLowerer::fail(SourceLoc at, DiagCode code,
+                           std::initializer_list<std::string> args) const {
+  raiseDiag(code, fn.filename, at, args);
+}
+
+void FunctionLowerer::internal(SourceLoc at, const std::string &what) const {
+  raiseDiag(DiagCode::Internal, fn.filename, at, {what + " (in " + fn.name + ")"});
+}
+
+const Type *FunctionLowerer::typeOf(const Instr *i, SourceLoc at) const {
+  if (!i)
+    internal(at, "missing operand");
+  if (!i->type)
+    internal(i->loc, std::string("untyped ") + opcodeName(i->op()) + " instruction %" +
+                         std::to_string(i->id));
+  return i->type;
+}
+
+llvm::Value *FunctionLowerer::valueOf(const Instr *v, SourceLoc at) {
+  if (!v)
+    internal(at, "missing operand");
+  auto it = values.find(v);
+  if (it == values.end())
+    internal(at, "operand %" + std::to_string(v->id) + " used before it is defined");
+  return it->second;
+}
+
+llvm::AllocaInst *FunctionLowerer::entryAlloca(llvm::Type *ty, const llvm::Twine &name) {
+  llvm::IRBuilder<> b(allocaBlock, allocaBlock->getFirstInsertionPt());
+  return b.CreateAlloca(ty, nullptr, name);
+}
+
+void FunctionLowerer::run() {
+  SourceLoc fnLoc{fn.firstLine, 0, 0, 0};
+  allocaBlock = llvm::BasicBlock::Create(M.ctx, "entry", F);
+  B.SetInsertPoint(allocaBlock);
+  if (M.opts.fastmath)
+    B.setFastMathFlags(llvm::FastMathFlags::getFast());
+  for (size_t k = 0; k < fn.argTypes.size(); ++k)
+    args.push_back(F->getArg(k));
+  if (M.isHost())
+    ctxArg = F->getArg(F->arg_size() - 1);
+
+  // Locals: one entry-block alloca per variable with a run-time value.
+  slots.assign(fn.vars.size(), nullptr);
+  slotTypes.assign(fn.vars.size(), nullptr);
+  for (size_t v = 0; v < fn.vars.size(); ++v) {
+    const Type *t = fn.vars[v].type ? concretize(fn.vars[v].type) : nullptr;
+    slotTypes[v] = t;
+    if (!t || ModuleLowerer::isCompileTimeOnly(t))
+      continue;
+    slots[v] = B.CreateAlloca(repr(t, fnLoc), nullptr, fn.vars[v].name);
+  }
+  // Parameters start out in their variables (converted to the variable's unified type).
+  for (size_t k = 0; k < fn.argTypes.size() && k < fn.vars.size(); ++k) {
+    if (!fn.vars[k].isArgument || !slots[k])
+      continue;
+    B.CreateStore(convert(args[k], fn.argTypes[k], slotTypes[k], fnLoc), slots[k]);
+  }
+
+  // Blocks in reverse post-order from the entry; unreachable blocks are dropped.
+  std::vector<const Block *> order;
+  {
+    std::unordered_set<const Block *> seen;
+    std::vector<std::pair<const Block *, size_t>> stack;
+    std::vector<const Block *> post;
+    auto succs = [&](const Block *b) {
+      std::vector<const Block *> s;
+      const Instr *t = b->terminator();
+      if (auto *j = dyn_cast<JumpInstr>(t))
+        s.push_back(j->target);
+      else if (auto *br = dyn_cast<BranchInstr>(t)) {
+        s.push_back(br->ifTrue);
+        s.push_back(br->ifFalse);
+      }
+      return s;
+    };
+    const Block *entry = fn.entry();
+    seen.insert(entry);
+    stack.push_back({entry, 0});
+    while (!stack.empty()) {
+      auto &[b, next] = stack.back();
+      std::vector<const Block *> s = succs(b);
+      if (next < s.size()) {
+        const Block *n = s[next++];
+        if (!n)
+          internal(b->terminator()->loc, "branch to a null block");
+        if (seen.insert(n).second)
+          stack.push_back({n, 0});
+      } else {
+        post.push_back(b);
+        stack.pop_back();
+      }
+    }
+    order.assign(post.rbegin(), post.rend());
+  }
+  for (const Block *b : order)
+    blocks[b] = llvm::BasicBlock::Create(M.ctx, "bb" + std::to_string(b->id), F);
+  B.CreateBr(blocks.at(fn.entry()));
+
+  for (const Block *b : order) {
+    B.SetInsertPoint(blocks.at(b));
+    if (!b->terminator())
+      internal(b->instrs.empty() ? fnLoc : b->instrs.back()->loc,
+               "block bb" + std::to_string(b->id) + " has no terminator");
+    for (const auto &i : b->instrs) {
+      if (i->isTerminator() && i.get() != b->terminator())
+        internal(i->loc, "terminator in the middle of block bb" + std::to_string(b->id));
+      lowerInstr(*i);
+    }
+  }
+}
+
+void FunctionLowerer::lowerReturn(const ReturnInstr &r) {
+  llvm::Type *rt = F->getReturnType();
+  const Instr *v = r.value();
+  if (rt->isVoidTy()) {
+    if (v && !ModuleLowerer::isCompileTimeOnly(typeOf(v, r.loc)))
+      fail(r.loc, DiagCode::KernelReturnsValue, {typeOf(v, r.loc)->str()});
+    B.CreateRetVoid();
+    return;
+  }
+  if (!v)
+    internal(r.loc, "return without a value from a function returning " + fn.returnType->str());
+  B.CreateRet(convert(valueOf(v, r.loc), typeOf(v, r.loc), fn.returnType, r.loc));
+}
+
+void FunctionLowerer::lowerInstr(const Instr &i) {
+  SourceLoc at = i.loc;
+  llvm::Value *result = nullptr;
+  switch (i.op()) {
+  case Opcode::Const:
+    result = constant(cast<ConstInstr>(&i)->value, typeOf(&i, at), at);
+    break;
+  case Opcode::Global: {
+    auto &g = *cast<GlobalInstr>(&i);
+    const Type *t = typeOf(&i, at);
+    if (ModuleLowerer::isCompileTimeOnly(t)) {
+      result = placeholder();
+      break;
+    }
+    switch (g.value.kind) {
+    case GlobalValue::Kind::Constant:
+      result = constant(g.value.constant, t, at);
+      break;
+    case GlobalValue::Kind::Missing:
+      fail(at, DiagCode::UndefinedName, {g.name});
+    case GlobalValue::Kind::PyFunction:
+      fail(at, DiagCode::UndecoratedFunction, {g.name});
+    case GlobalValue::Kind::Kernel:
+      fail(at, DiagCode::KernelCallFromDevice, {g.name});
+    case GlobalValue::Kind::Unsupported:
+      fail(at, DiagCode::UnsupportedGlobal, {g.name, g.value.path});
+    default:
+      internal(at, "global '" + g.name + "' typed " + t->str() + " has no run-time value");
+    }
+    break;
+  }
+  case Opcode::Arg: {
+    int idx = cast<ArgInstr>(&i)->index;
+    if (idx < 0 || static_cast<size_t>(idx) >= args.size())
+      internal(at, "argument index " + std::to_string(idx) + " out of range");
+    result = convert(args[idx], fn.argTypes[idx], typeOf(&i, at), at);
+    break;
+  }
+  case Opcode::LoadLocal: {
+    int var = cast<LoadLocalInstr>(&i)->var;
+    if (var < 0 || static_cast<size_t>(var) >= fn.vars.size())
+      internal(at, "variable index " + std::to_string(var) + " out of range");
+    const Type *t = typeOf(&i, at);
+    if (!slots[var]) {
+      if (!ModuleLowerer::isCompileTimeOnly(concretize(t)))
+        internal(at, "variable '" + fn.vars[var].name + "' has no type");
+      result = placeholder();
+      break;
+    }
+    llvm::Value *v = B.CreateLoad(slots[var]->getAllocatedType(), slots[var], fn.vars[var].name);
+    result = convert(v, slotTypes[var], t, at);
+    break;
+  }
+  case Opcode::StoreLocal: {
+    int var = cast<StoreLocalInstr>(&i)->var;
+    if (var < 0 || static_cast<size_t>(var) >= fn.vars.size())
+      internal(at, "variable index " + std::to_string(var) + " out of range");
+    const Instr *src = i.operand(0);
+    llvm::Value *v = valueOf(src, at);
+    if (!slots[var]) {
+      if (!ModuleLowerer::isCompileTimeOnly(concretize(typeOf(src, at))))
+        internal(at, "variable '" + fn.vars[var].name + "' has no type");
+      break;
+    }
+    B.CreateStore(convert(v, typeOf(src, at), slotTypes[var], at), slots[var]);
+    break;
+  }
+  case Opcode::BinOp:
+    result = lowerBinOp(*cast<BinOpInstr>(&i));
+    break;
+  case Opcode::UnaryOp:
+    result = lowerUnaryOp(*cast<UnaryOpInstr>(&i));
+    break;
+  case Opcode::Compare:
+    result = lowerCompare(*cast<CompareInstr>(&i));
+    break;
+  case Opcode::Truth: {
+    const Instr *src = i.operand(0);
+    result = convert(truth(valueOf(src, at), typeOf(src, at), at), types::boolean(),
+                     typeOf(&i, at), at);
+    break;
+  }
+  case Opcode::GetAttr:
+    result = lowerGetAttr(*cast<GetAttrInstr>(&i));
+    break;
+  case Opcode::GetItem:
+    result = lowerGetItem(*cast<GetItemInstr>(&i));
+    break;
+  case Opcode::SetItem:
+    lowerSetItem(*cast<SetItemInstr>(&i));
+    break;
+  case Opcode::Call:
+    result = lowerCall(*cast<CallInstr>(&i));
+    break;
+  case Opcode::BuildTuple:
+    result = lowerBuildTuple(*cast<BuildTupleInstr>(&i));
+    break;
+  case Opcode::TupleGet:
+    result = lowerTupleGet(*cast<TupleGetInstr>(&i));
+    break;
+  case Opcode::BuildSlice:
+    fail(at, DiagCode::UnsupportedConstruct, {"slicing"});
+  case Opcode::GetIter:
+    result = lowerGetIter(*cast<GetIterInstr>(&i));
+    break;
+  case Opcode::IterValid:
+    result = lowerIterValid(*cast<IterValidInstr>(&i));
+    break;
+  case Opcode::IterNext:
+    result = lowerIterNext(*cast<IterNextInstr>(&i));
+    break;
+  case Opcode::Jump: {
+    auto *j = cast<JumpInstr>(&i);
+    B.CreateBr(blocks.at(j->target));
+    break;
+  }
+  case Opcode::Branch: {
+    auto *br = cast<BranchInstr>(&i);
+    const Instr *c = br->operand(0);
+    llvm::Value *cond = truth(valueOf(c, at), typeOf(c, at), at);
+    if (br->ifTrue == br->ifFalse)
+      B.CreateBr(blocks.at(br->ifTrue));
+    else
+      B.CreateCondBr(cond, blocks.at(br->ifTrue), blocks.at(br->ifFalse));
+    break;
+  }
+  case Opcode::Return:
+    lowerReturn(*cast<ReturnInstr>(&i));
+    break;
+  }
+  if (result)
+    values[&i] = result;
+}
+
+// ---- Entry wrappers ----
+
+namespace {
+
+struct FlatParam {
+  llvm::Type *type;
+  std::string name;
+};
+
+/// Appends the flattened parameters of a kernel/device argument of type `t`.
+void flatten(ModuleLowerer &M, const Function &fn, const Type *t, const std::string &name,
+             std::vector<FlatParam> &out) {
+  SourceLoc loc{fn.firstLine, 0, 0, 0};
+  t = concretize(t);
+  auto *i64 = llvm::Type::getInt64Ty(M.ctx);
+  switch (t->kind()) {
+  case TypeKind::Bool:
+    out.push_back({llvm::Type::getInt8Ty(M.ctx), name});
+    return;
+  case TypeKind::Int:
+  case TypeKind::Float:
+    out.push_back({M.reprType(t, fn, loc), name});
+    return;
+  case TypeKind::Complex: {
+    llvm::Type *part = llvm::cast<llvm::StructType>(M.reprType(t, fn, loc))->getElementType(0);
+    out.push_back({part, name + "_re"});
+    out.push_back({part, name + "_im"});
+    return;
+  }
+  case TypeKind::Array: {
+    int nd = cast<ArrayType>(t)->ndim();
+    out.push_back({llvm::PointerType::getUnqual(M.ctx), name + "_data"});
+    for (int d = 0; d < nd; ++d)
+      out.push_back({i64, name + "_shape" + std::to_string(d)});
+    for (int d = 0; d < nd; ++d)
+      out.push_back({i64, name + "_stride" + std::to_string(d)});
+    return;
+  }
+  case TypeKind::Tuple: {
+    const auto &elems = cast<TupleType>(t)->elements();
+    for (size_t k = 0; k < elems.size(); ++k)
+      flatten(M, fn, elems[k], name + "_" + std::to_string(k), out);
+    return;
+  }
+  case TypeKind::None:
+    return;
+  default:
+    raiseDiag(DiagCode::UnsupportedConstruct, fn.filename, loc,
+              {"a parameter of type " + t->str()});
+  }
+}
+
+/// Rebuilds the register value of type `t` from flattened values starting at flat[pos].
+llvm::Value *rebuild(ModuleLowerer &M, const Function &fn, llvm::IRBuilderBase &b, const Type *t,
+                     const std::vector<llvm::Value *> &flat, size_t &pos) {
+  SourceLoc loc{fn.firstLine, 0, 0, 0};
+  t = concretize(t);
+  switch (t->kind()) {
+  case TypeKind::Bool:
+    return b.CreateICmpNE(flat[pos++], b.getInt8(0));
+  case TypeKind::Int:
+  case TypeKind::Float:
+    return flat[pos++];
+  case TypeKind::Complex: {
+    llvm::Value *v = llvm::PoisonValue::get(M.reprType(t, fn, loc));
+    v = b.CreateInsertValue(v, flat[pos++], 0);
+    return b.CreateInsertValue(v, flat[pos++], 1);
+  }
+  case TypeKind::Array: {
+    int nd = cast<ArrayType>(t)->ndim();
+    llvm::Value *v = llvm::PoisonValue::get(M.arrayType(nd));
+    v = b.CreateInsertValue(v, flat[pos++], 0);
+    for (int d = 0; d < nd; ++d)
+      v = b.CreateInsertValue(v, flat[pos++], {1u, unsigned(d)});
+    for (int d = 0; d < nd; ++d)
+      v = b.CreateInsertValue(v, flat[pos++], {2u, unsigned(d)});
+    return v;
+  }
+  case TypeKind::Tuple: {
+    llvm::Value *v = llvm::PoisonValue::get(M.reprType(t, fn, loc));
+    const auto &elems = cast<TupleType>(t)->elements();
+    for (size_t k = 0; k < elems.size(); ++k)
+      v = b.CreateInsertValue(v, rebuild(M, fn, b, elems[k], flat, pos), unsigned(k));
+    return v;
+  }
+  case TypeKind::None:
+    return llvm::PoisonValue::get(M.emptyType());
+  default:
+    raiseDiag(DiagCode::UnsupportedConstruct, fn.filename, loc,
+              {"a parameter of type " + t->str()});
+  }
+}
+
+std::vector<FlatParam> flattenAll(ModuleLowerer &M, const Function &fn) {
+  std::vector<FlatParam> flat;
+  for (size_t k = 0; k < fn.argTypes.size(); ++k)
+    flatten(M, fn, fn.argTypes[k], fn.argNames[k], flat);
+  return flat;
+}
+
+/// Calls `body` with the arguments rebuilt from `flat`, plus `ctx` on the host.
+llvm::CallInst *callBody(ModuleLowerer &M, const Function &fn, llvm::IRBuilderBase &b,
+                         llvm::Function *body, const std::vector<llvm::Value *> &flat,
+                         llvm::Value *ctx) {
+  std::vector<llvm::Value *> callArgs;
+  size_t pos = 0;
+  for (const Type *t : fn.argTypes)
+    callArgs.push_back(rebuild(M, fn, b, t, flat, pos));
+  if (ctx)
+    callArgs.push_back(ctx);
+  return b.CreateCall(body, callArgs);
+}
+
+std::unique_ptr<LoweredModule::Impl> newModule(const CompileOptions &opts,
+                                               const std::string &symbol) {
+  initializeTargets();
+  auto impl = std::make_unique<LoweredModule::Impl>();
+  impl->ctx = std::make_unique<llvm::LLVMContext>();
+  impl->module = std::make_unique<llvm::Module>(symbol, *impl->ctx);
+  impl->entry = symbol;
+  impl->backend = opts.backend;
+  if (opts.backend == Backend::CUDA) {
+    impl->module->setTargetTriple(nvptxTriple());
+    impl->module->setDataLayout(nvptxDataLayout());
+  } else {
+    impl->module->setTargetTriple(hostTriple());
+    impl->module->setDataLayout(hostDataLayout());
+  }
+  return impl;
+}
+
+void verify(llvm::Module &m, const Function &fn) {
+  std::string err;
+  llvm::raw_string_ostream os(err);
+  if (llvm::verifyModule(m, &os)) {
+    os.flush();
+    raiseDiag(DiagCode::Internal, fn.filename, SourceLoc{fn.firstLine, 0, 0, 0},
+              {"LLVM verifier rejected the lowered module of '" + fn.name + "': " + err});
+  }
+}
+
+void checkSymbol(const std::string &symbol, const Function &fn) {
+  bool ok = !symbol.empty() && !std::isdigit(static_cast<unsigned char>(symbol[0]));
+  for (char c : symbol)
+    ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$');
+  if (!ok)
+    raiseDiag(DiagCode::Internal, fn.filename, SourceLoc{fn.firstLine, 0, 0, 0},
+              {"invalid entry symbol '" + symbol + "'"});
+}
+
+} // namespace
+
+} // namespace detail
+
+LoweredModule lowerKernel(const Function &kernel, const CompileOptions &opts,
+                          const std::string &symbol) {
+  using namespace detail;
+  checkSymbol(symbol, kernel);
+  auto impl = newModule(opts, symbol);
+  llvm::Module &mod = *impl->module;
+  llvm::LLVMContext &ctx = *impl->ctx;
+  ModuleLowerer M(mod, opts);
+  M.uniqueName(symbol); // reserve the entry's name
+  llvm::Function *body = M.bodyFor(kernel);
+  std::vector<FlatParam> flat = flattenAll(M, kernel);
+
+  llvm::Function *entry;
+  if (opts.backend == Backend::CUDA) {
+    std::vector<llvm::Type *> types;
+    for (auto &p : flat)
+      types.push_back(p.type);
+    entry = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), types, false),
+                                   llvm::GlobalValue::ExternalLinkage, symbol, mod);
+    std::vector<llvm::Value *> vals;
+    for (size_t k = 0; k < flat.size(); ++k) {
+      entry->getArg(k)->setName(flat[k].name);
+      vals.push_back(entry->getArg(k));
+    }
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
+    callBody(M, kernel, b, body, vals, nullptr);
+    b.CreateRetVoid();
+    llvm::Metadata *md[] = {llvm::ValueAsMetadata::get(entry), llvm::MDString::get(ctx, "kernel"),
+                            llvm::ConstantAsMetadata::get(b.getInt32(1))};
+    mod.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ctx, md));
+  } else {
+    auto *ptr = llvm::PointerType::getUnqual(ctx);
+    entry = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr}, false),
+                                   llvm::GlobalValue::ExternalLinkage, symbol, mod);
+    llvm::Argument *argv = entry->getArg(0), *ctxArg = entry->getArg(1);
+    argv->setName("args");
+    ctxArg->setName("ctx");
+    argv->addAttr(llvm::Attribute::NoCapture);
+    argv->addAttr(llvm::Attribute::ReadOnly);
+    ctxArg->addAttr(llvm::Attribute::NoAlias);
+    ctxArg->addAttr(llvm::Attribute::NoCapture);
+    ctxArg->addAttr(llvm::Attribute::ReadOnly);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
+    std::vector<llvm::Value *> vals;
+    for (size_t k = 0; k < flat.size(); ++k) {
+      llvm::Value *slot = b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, argv, k),
+                                       flat[k].name + "_ptr");
+      vals.push_back(b.CreateLoad(flat[k].type, slot, flat[k].name));
+    }
+    callBody(M, kernel, b, body, vals, ctxArg);
+    b.CreateRetVoid();
+  }
+  entry->setDoesNotThrow();
+  M.lowerQueued();
+  verify(mod, kernel);
+  return LoweredModule(std::move(impl));
+}
+
+LoweredModule lowerDeviceFunction(const Function &fn, const CompileOptions &opts,
+                                  const std::string &symbol) {
+  using namespace detail;
+  checkSymbol(symbol, fn);
+  auto impl = newModule(opts, symbol);
+  llvm::Module &mod = *impl->module;
+  llvm::LLVMContext &ctx = *impl->ctx;
+  ModuleLowerer M(mod, opts);
+  M.uniqueName(symbol);
+  llvm::Function *body = M.bodyFor(fn);
+  std::vector<FlatParam> flat = flattenAll(M, fn);
+  std::vector<llvm::Type *> types;
+  for (auto &p : flat)
+    types.push_back(p.type);
+  if (M.isHost())
+    types.push_back(llvm::PointerType::getUnqual(ctx));
+  auto *entry = llvm::Function::Create(
+      llvm::FunctionType::get(body->getReturnType(), types, false),
+      llvm::GlobalValue::ExternalLinkage, symbol, mod);
+  entry->setDoesNotThrow();
+  std::vector<llvm::Value *> vals;
+  for (size_t k = 0; k < flat.size(); ++k) {
+    entry->getArg(k)->setName(flat[k].name);
+    vals.push_back(entry->getArg(k));
+  }
+  llvm::Value *ctxArg = nullptr;
+  if (M.isHost()) {
+    ctxArg = entry->getArg(flat.size());
+    ctxArg->setName("ctx");
+  }
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
+  llvm::CallInst *call = callBody(M, fn, b, body, vals, ctxArg);
+  if (body->getReturnType()->isVoidTy())
+    b.CreateRetVoid();
+  else
+    b.CreateRet(call);
+  M.lowerQueued();
+  verify(mod, fn);
+  return LoweredModule(std::move(impl));
+}
+
+} // namespace ptxjit::codegen

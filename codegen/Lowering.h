@@ -1,0 +1,197 @@
+// Codegen-internal: the translator from typed IR to LLVM IR, split by construct over
+// Lowering.cpp (module, entries, locals, control flow), LowerArith.cpp (constants, numeric
+// operations and conversions), LowerCalls.cpp (builtins, thread indices, device calls) and
+// LowerArrays.cpp (arrays, tuples, iterators).
+//
+// Representation of values in registers (reprType):
+//   bool → i1 (i8 in array memory and in kernel parameters); intN/uintN → iN; float32/64 →
+//   float/double; complex → {T, T}; weak types → their default concrete type; array of ndim N
+//   → {ptr data, [N x i64] shape, [N x i64] strides (bytes)}; tuple → a literal struct of its
+//   elements; range → {i64 start, i64 stop, i64 step}; iterator → ptr to an entry-block alloca
+//   holding its state; compile-time-only values (symbols, functions, None, strings) → {}.
+//
+// Every ir::Function becomes one internal LLVM function taking its arguments in that
+// representation (plus, on the host, a trailing `ptr ctx` to the HostThreadCtx) and
+// returning its value (void for None). The kernel/device entry wrappers flatten parameters.
+#pragma once
+
+#include "codegen/MathLib.h"
+#include "codegen/ModuleImpl.h"
+
+#include <llvm/IR/IRBuilder.h>
+
+#include <deque>
+#include <initializer_list>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace ptxjit::codegen::detail {
+
+/// The CUDA special registers read by thread-index builtins (x/y/z = dimension 0/1/2).
+enum class Sreg : uint8_t { Tid = 0, Ntid = 1, Ctaid = 2, Nctaid = 3 };
+
+/// The value of a constant integer (or bool) operand — a literal or a frozen global — if it
+/// is one.
+std::optional<int64_t> constantIntOf(const ir::Instr *i);
+
+/// Module-wide lowering state: the function bodies, the type mapping, shared helpers.
+class ModuleLowerer {
+public:
+  ModuleLowerer(llvm::Module &m, const CompileOptions &opts);
+
+  llvm::LLVMContext &ctx;
+  llvm::Module &mod;
+  const CompileOptions &opts;
+  MathLib math;
+
+  bool isHost() const { return opts.backend == Backend::Host; }
+
+  /// The internal LLVM function of `fn`'s body: declared on first request and queued for
+  /// lowering.
+  llvm::Function *bodyFor(const ir::Function &fn);
+  /// Lowers every queued body (bodies may queue their callees).
+  void lowerQueued();
+
+  /// The register representation of `t` (see the file comment). Throws
+  /// CompileError(UnsupportedConstruct) at fn/loc for types with no run-time form.
+  llvm::Type *reprType(const ir::Type *t, const ir::Function &fn, ir::SourceLoc loc);
+  /// The in-memory type of an array element of dtype `t` (bool → i8).
+  llvm::Type *memType(const ir::ScalarType *t);
+  /// {ptr, [ndim x i64], [ndim x i64]}.
+  llvm::StructType *arrayType(int ndim);
+  /// {} — the value of compile-time-only things.
+  llvm::StructType *emptyType() { return llvm::StructType::get(ctx); }
+  /// True for types whose values exist only at compile time (represented by {}).
+  static bool isCompileTimeOnly(const ir::Type *t);
+  /// The return type of a body for `fn`'s returnType (void for Void/None).
+  llvm::Type *bodyReturnType(const ir::Function &fn);
+
+  /// A module-unique symbol name derived from `base` (PTX-safe characters only).
+  std::string uniqueName(const std::string &base);
+
+  /// Helper function computing base**exp for integers of type `ty` with Python semantics
+  /// (repeated squaring; a negative signed exponent gives 0 unless base is ±1).
+  llvm::Function *intPowHelper(llvm::IntegerType *ty, bool isSigned);
+
+private:
+  std::unordered_map<const ir::Function *, llvm::Function *> bodies_;
+  std::deque<const ir::Function *> queue_;
+  std::unordered_set<std::string> names_;
+};
+
+/// Lowers one ir::Function into its body llvm::Function.
+class FunctionLowerer {
+public:
+  FunctionLowerer(ModuleLowerer &m, const ir::Function &fn, llvm::Function *body);
+  void run();
+
+private:
+  // ---- Lowering.cpp: core, locals, control flow ----
+  void lowerInstr(const ir::Instr &i);
+  /// The lowered value of operand `v` of `user`.
+  llvm::Value *valueOf(const ir::Instr *v, ir::SourceLoc at);
+  /// `i.type`, or an Internal error if typing did not set it.
+  const ir::Type *typeOf(const ir::Instr *i, ir::SourceLoc at) const;
+  llvm::Type *repr(const ir::Type *t, ir::SourceLoc at) {
+    return M.reprType(t, fn, at);
+  }
+  llvm::Value *placeholder() { return llvm::PoisonValue::get(M.emptyType()); }
+  /// An alloca in the entry block.
+  llvm::AllocaInst *entryAlloca(llvm::Type *ty, const llvm::Twine &name);
+  void lowerReturn(const ir::ReturnInstr &r);
+
+public:
+  [[noreturn]] void fail(ir::SourceLoc at, ir::DiagCode code,
+                         std::initializer_list<std::string> args) const;
+  [[noreturn]] void internal(ir::SourceLoc at, const std::string &what) const;
+
+private:
+  // ---- LowerArith.cpp: constants, conversions, operators ----
+  /// `v` (of IR type `from`) converted to IR type `to` (numeric conversions, weak →
+  /// concrete, tuples elementwise, array layout changes). Internal error when impossible.
+  llvm::Value *convert(llvm::Value *v, const ir::Type *from, const ir::Type *to,
+                       ir::SourceLoc at);
+  llvm::Value *convertScalar(llvm::Value *v, const ir::ScalarType *from,
+                             const ir::ScalarType *to);
+  llvm::Value *constant(const ir::ConstValue &c, const ir::Type *t, ir::SourceLoc at);
+  llvm::Value *lowerBinOp(const ir::BinOpInstr &i);
+  llvm::Value *intBinary(ir::BinaryOp op, llvm::Value *l, llvm::Value *r, bool isSigned,
+                         ir::SourceLoc at);
+  llvm::Value *floatBinary(ir::BinaryOp op, llvm::Value *l, llvm::Value *r, ir::SourceLoc at);
+  llvm::Value *complexBinary(ir::BinaryOp op, llvm::Value *l, llvm::Value *r,
+                             ir::SourceLoc at);
+  llvm::Value *lowerPow(const ir::BinOpInstr &i, const ir::ScalarType *result);
+  llvm::Value *lowerUnaryOp(const ir::UnaryOpInstr &i);
+  llvm::Value *lowerCompare(const ir::CompareInstr &i);
+  /// l <cmp> r for two values of scalar type `t` (Lt..Ne only).
+  llvm::Value *compareScalars(ir::CmpOp cmp, llvm::Value *l, llvm::Value *r,
+                              const ir::ScalarType *t, ir::SourceLoc at);
+  /// bool(v) for v of type t, as i1.
+  llvm::Value *truth(llvm::Value *v, const ir::Type *t, ir::SourceLoc at);
+  /// The common type for comparing values of types a and b (NumPy promotion).
+  const ir::ScalarType *comparisonType(const ir::Type *a, const ir::Type *b, ir::SourceLoc at);
+
+  // ---- LowerCalls.cpp: calls, builtins, attributes, thread indices ----
+  llvm::Value *lowerCall(const ir::CallInstr &i);
+  llvm::Value *lowerBuiltinCall(const ir::CallInstr &i);
+  llvm::Value *lowerDeviceCall(const ir::CallInstr &i);
+  llvm::Value *lowerGetAttr(const ir::GetAttrInstr &i);
+  llvm::Value *lowerMinMax(const ir::CallInstr &i, bool isMax);
+  /// The special register `r` of dimension `dim` as i32.
+  llvm::Value *specialRegister(Sreg r, int dim);
+  /// cuda.grid / cuda.gridsize component `dim` as i64.
+  llvm::Value *gridComponent(bool gridsize, int dim);
+  /// math function call for a float or double value.
+  llvm::Value *mathCall(MathFn fn, std::initializer_list<llvm::Value *> args) {
+    return M.math.call(B, fn, args);
+  }
+
+  // ---- LowerArrays.cpp: arrays, tuples, ranges, iterators ----
+  llvm::Value *lowerGetItem(const ir::GetItemInstr &i);
+  void lowerSetItem(const ir::SetItemInstr &i);
+  llvm::Value *lowerBuildTuple(const ir::BuildTupleInstr &i);
+  llvm::Value *lowerTupleGet(const ir::TupleGetInstr &i);
+  llvm::Value *lowerGetIter(const ir::GetIterInstr &i);
+  llvm::Value *lowerIterValid(const ir::IterValidInstr &i);
+  llvm::Value *lowerIterNext(const ir::IterNextInstr &i);
+  /// The i64 indices of index value `idx` (an integer or a tuple of integers) for `arr`, with
+  /// negative signed indices wrapped by the dimension.
+  std::vector<llvm::Value *> arrayIndices(llvm::Value *arr, const ir::ArrayType *aty,
+                                          llvm::Value *idx, const ir::Type *idxType,
+                                          ir::SourceLoc at);
+  /// Address of element `idx` (one i64 per dimension) of array value `arr`.
+  llvm::Value *elementAddress(llvm::Value *arr, const ir::ArrayType *aty,
+                              const std::vector<llvm::Value *> &idx);
+  llvm::Value *loadElement(llvm::Value *addr, const ir::ScalarType *dtype);
+  void storeElement(llvm::Value *addr, llvm::Value *v, const ir::ScalarType *dtype);
+  /// A sub-array view `arr[idx...]` for fewer indices than dimensions.
+  llvm::Value *subarray(llvm::Value *arr, const ir::ArrayType *aty,
+                        const std::vector<llvm::Value *> &idx, const ir::ArrayType *result);
+  /// The number of elements of a range {start, stop, step} as i64 (0 for step 0).
+  llvm::Value *rangeLength(llvm::Value *range);
+  llvm::Value *arraySize(llvm::Value *arr, int ndim);
+  /// The iterator-state struct type for iterator type `it`.
+  llvm::Type *iterStateType(const ir::IteratorType *it, ir::SourceLoc at);
+  void initIterState(llvm::Value *state, const ir::IteratorType *it, llvm::Value *source,
+                     const ir::Type *sourceType, ir::SourceLoc at);
+  llvm::Value *iterValid(llvm::Value *state, const ir::IteratorType *it, ir::SourceLoc at);
+  llvm::Value *iterNext(llvm::Value *state, const ir::IteratorType *it, ir::SourceLoc at);
+  /// Integer value `v` of IR type `t` as an i64 index (sign- or zero-extended).
+  llvm::Value *toIndex(llvm::Value *v, const ir::Type *t, ir::SourceLoc at);
+
+  ModuleLowerer &M;
+  const ir::Function &fn;
+  llvm::Function *F;
+  llvm::IRBuilder<> B;
+  llvm::BasicBlock *allocaBlock = nullptr;
+  llvm::Value *ctxArg = nullptr; ///< host: the HostThreadCtx pointer
+  std::vector<llvm::Value *> args;
+  std::vector<llvm::AllocaInst *> slots;          ///< per variable; null if no run-time value
+  std::vector<const ir::Type *> slotTypes;        ///< concretized variable types
+  std::unordered_map<const ir::Instr *, llvm::Value *> values;
+  std::unordered_map<const ir::Block *, llvm::BasicBlock *> blocks;
+};
+
+} // namespace ptxjit::codegen::detail

@@ -1,0 +1,54 @@
+// Codegen-internal: what a LoweredModule holds, and the process-wide target facts shared by
+// lowering, PTX emission and the host JIT. Includes LLVM headers: never include this from
+// outside codegen/.
+#pragma once
+
+#include "codegen/Codegen.h"
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include <memory>
+#include <string>
+
+namespace llvm {
+class TargetMachine;
+}
+
+namespace ptxjit::codegen {
+
+struct LoweredModule::Impl {
+  std::unique_ptr<llvm::LLVMContext> ctx;
+  std::unique_ptr<llvm::Module> module;
+  std::string entry;
+  Backend backend = Backend::CUDA;
+  bool libdeviceLinked = false;
+};
+
+namespace detail {
+
+/// Initializes the NVPTX and native targets (once per process; thread-safe).
+void initializeTargets();
+
+/// "nvptx64-nvidia-cuda".
+const char *nvptxTriple();
+/// The NVPTX 64-bit data layout string (from LLVM's NVPTX target).
+const std::string &nvptxDataLayout();
+/// The newest SM name LLVM knows that is not newer than cc (major*10+minor), e.g. "sm_90".
+std::string nvptxCpuName(int ccMajor, int ccMinor);
+/// A fresh NVPTX target machine for `opts` (sm and PTX version). Throws CompileError.
+std::unique_ptr<llvm::TargetMachine> createNvptxTargetMachine(const CompileOptions &opts);
+
+/// The host triple and data layout of the ORC JIT's target machine (detected once).
+const std::string &hostTriple();
+const std::string &hostDataLayout();
+
+/// Runs the new-pass-manager default pipeline at optLevel (0..3) over `m` with `tm`'s
+/// target callbacks registered.
+void runOptimizationPipeline(llvm::Module &m, llvm::TargetMachine &tm, int optLevel);
+
+/// Throws CompileError(Internal) with `message` (no source location).
+[[noreturn]] void internalError(const std::string &message);
+
+} // namespace detail
+} // namespace ptxjit::codegen

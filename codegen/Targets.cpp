@@ -1,0 +1,136 @@
+// Process-wide LLVM target setup (NVPTX and the native target only), NVPTX target machines
+// and the optimization pipeline shared by both backends.
+#include "codegen/ModuleImpl.h"
+
+#include <llvm/Analysis/CGSCCPassManager.h>
+#include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/IR/PassManager.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+
+#include <mutex>
+
+extern "C" {
+void LLVMInitializeNVPTXTargetInfo();
+void LLVMInitializeNVPTXTarget();
+void LLVMInitializeNVPTXTargetMC();
+void LLVMInitializeNVPTXAsmPrinter();
+}
+
+namespace ptxjit::codegen::detail {
+
+void initializeTargets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+const char *nvptxTriple() { return "nvptx64-nvidia-cuda"; }
+
+namespace {
+
+const llvm::Target &nvptxTarget() {
+  initializeTargets();
+  std::string err;
+  const llvm::Target *t = llvm::TargetRegistry::lookupTarget(nvptxTriple(), err);
+  if (!t)
+    internalError("LLVM has no NVPTX target: " + err);
+  return *t;
+}
+
+llvm::CodeGenOptLevel codegenLevel(int optLevel) {
+  switch (optLevel) {
+  case 0:
+    return llvm::CodeGenOptLevel::None;
+  case 1:
+    return llvm::CodeGenOptLevel::Less;
+  case 2:
+    return llvm::CodeGenOptLevel::Default;
+  default:
+    return llvm::CodeGenOptLevel::Aggressive;
+  }
+}
+
+std::unique_ptr<llvm::TargetMachine> makeNvptx(const std::string &cpu, const std::string &features,
+                                               int optLevel) {
+  llvm::TargetOptions to;
+  // Contract a*b+c into fma as nvcc and Numba's NVVM do by default.
+  to.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+  std::unique_ptr<llvm::TargetMachine> tm(nvptxTarget().createTargetMachine(
+      nvptxTriple(), cpu, features, to, std::nullopt, std::nullopt, codegenLevel(optLevel)));
+  if (!tm)
+    internalError("cannot create an NVPTX target machine for " + cpu);
+  return tm;
+}
+
+} // namespace
+
+const std::string &nvptxDataLayout() {
+  static const std::string layout = [] {
+    return makeNvptx("sm_52", "", 3)->createDataLayout().getStringRepresentation();
+  }();
+  return layout;
+}
+
+std::string nvptxCpuName(int ccMajor, int ccMinor) {
+  // The SM versions LLVM 19's NVPTX backend accepts, newest first.
+  static const int known[] = {90, 89, 87, 86, 80, 75, 72, 70, 62, 61, 60, 53, 52, 50,
+                              37, 35, 32, 30, 21, 20};
+  int cc = ccMajor * 10 + ccMinor;
+  for (int k : known)
+    if (k <= cc)
+      return "sm_" + std::to_string(k);
+  return "sm_" + std::to_string(known[sizeof known / sizeof known[0] - 1]);
+}
+
+std::unique_ptr<llvm::TargetMachine> createNvptxTargetMachine(const CompileOptions &opts) {
+  if (opts.ptxVersion < 32 || opts.ptxVersion > 85)
+    internalError("PTX ISA version " + std::to_string(opts.ptxVersion / 10) + "." +
+                  std::to_string(opts.ptxVersion % 10) + " is not supported by LLVM 19");
+  auto tm = makeNvptx(nvptxCpuName(opts.ccMajor, opts.ccMinor),
+                      "+ptx" + std::to_string(opts.ptxVersion), opts.optLevel);
+  if (opts.fastmath) {
+    tm->Options.UnsafeFPMath = true;
+    tm->Options.NoInfsFPMath = true;
+    tm->Options.NoNaNsFPMath = true;
+    tm->Options.NoSignedZerosFPMath = true;
+  }
+  return tm;
+}
+
+void runOptimizationPipeline(llvm::Module &m, llvm::TargetMachine &tm, int optLevel) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions pto;
+  pto.LoopVectorization = optLevel >= 2;
+  pto.SLPVectorization = optLevel >= 2;
+  llvm::PassBuilder pb(&tm, pto);
+  tm.registerPassBuilderCallbacks(pb);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::OptimizationLevel level = optLevel <= 0   ? llvm::OptimizationLevel::O0
+                                  : optLevel == 1 ? llvm::OptimizationLevel::O1
+                                  : optLevel == 2 ? llvm::OptimizationLevel::O2
+                                                  : llvm::OptimizationLevel::O3;
+  llvm::ModulePassManager mpm = level == llvm::OptimizationLevel::O0
+                                    ? pb.buildO0DefaultPipeline(level)
+                                    : pb.buildPerModuleDefaultPipeline(level);
+  mpm.run(m, mam);
+}
+
+} // namespace ptxjit::codegen::detail

@@ -1,0 +1,289 @@
+#include "compiler/Compiler.h"
+
+#include "codegen/Codegen.h"
+#include "frontend/Frontend.h"
+#include "ir/Typing.h"
+#include "runtime/Module.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <stdexcept>
+
+namespace ptxjit::compiler {
+
+// ---- Specialization -------------------------------------------------------------------------
+
+CUfunction Specialization::cudaFunction() const {
+  if (CUfunction f = function_.load(std::memory_order_acquire)) [[likely]]
+    return f;
+  std::lock_guard<std::mutex> lock(loadMutex_);
+  if (!function_.load(std::memory_order_relaxed)) {
+    if (options.backend != codegen::Backend::CUDA || ptx.empty())
+      throw std::logic_error("specialization of '" + functionName + "' has no PTX to load");
+    auto module = runtime::Module::loadPTX(ptx);
+    CUfunction f = module->function(symbol);
+    module_ = std::move(module);
+    function_.store(f, std::memory_order_release);
+  }
+  return function_.load(std::memory_order_relaxed);
+}
+
+bool Specialization::loaded() const { return function_.load(std::memory_order_acquire) != nullptr; }
+
+// ---- Compiler internals ---------------------------------------------------------------------
+
+struct Compiler::SpecKey {
+  std::vector<const ir::Type *> args;
+  codegen::CompileOptions opts;
+  bool operator==(const SpecKey &o) const { return args == o.args && opts == o.opts; }
+};
+
+struct Compiler::SpecKeyHash {
+  size_t operator()(const SpecKey &k) const {
+    size_t h = k.opts.hash();
+    for (const ir::Type *t : k.args)
+      h = h * 1000003u ^ std::hash<const void *>()(t);
+    return h;
+  }
+};
+
+struct Compiler::Entry {
+  std::string name;
+  ir::FunctionKind kind = ir::FunctionKind::Kernel;
+  SnapshotProvider provider;
+  FunctionOptions options;
+  bool registered = true;
+  /// Typed IR per argument types (kept after unregistering: other functions' typed IR may
+  /// point at it).
+  std::map<std::vector<const ir::Type *>, std::unique_ptr<ir::Function>> typed;
+  std::unordered_map<SpecKey, std::unique_ptr<Specialization>, SpecKeyHash> specs;
+};
+
+namespace {
+
+/// Pops the in-progress stack when typing ends, normally or by an exception.
+struct InProgressGuard {
+  std::vector<std::pair<int, std::vector<const ir::Type *>>> &stack;
+  ~InProgressGuard() { stack.pop_back(); }
+};
+
+constexpr int kMaxCallDepth = 64;
+
+} // namespace
+
+/// Resolves calls from the function being typed to user device functions.
+class Compiler::Resolver final : public ir::CallResolver {
+public:
+  Resolver(Compiler &c, int depth) : compiler_(c), depth_(depth) {}
+
+  ir::Function *specializeCallee(int functionId, const std::vector<const ir::Type *> &argTypes,
+                                 const std::string &file, const ir::SourceLoc &loc) override {
+    auto it = compiler_.entries_.find(functionId);
+    if (it == compiler_.entries_.end() || !it->second->registered)
+      ir::raiseDiag(ir::DiagCode::Internal, file, loc,
+                    {"the called function (id " + std::to_string(functionId) +
+                     ") no longer exists"});
+    Entry &callee = *it->second;
+    if (callee.kind == ir::FunctionKind::Kernel)
+      ir::raiseDiag(ir::DiagCode::KernelCallFromDevice, file, loc, {callee.name});
+    for (const auto &frame : compiler_.inProgress_)
+      if (frame.first == functionId)
+        ir::raiseDiag(ir::DiagCode::Recursion, file, loc, {callee.name});
+    if (depth_ >= kMaxCallDepth)
+      ir::raiseDiag(ir::DiagCode::Recursion, file, loc, {callee.name});
+    // A literal passed to a device function becomes a parameter variable: its default type.
+    std::vector<const ir::Type *> concrete;
+    concrete.reserve(argTypes.size());
+    for (const ir::Type *t : argTypes)
+      concrete.push_back(ir::concretize(t));
+    return compiler_.typedLocked(functionId, concrete, file, loc, depth_ + 1);
+  }
+
+private:
+  Compiler &compiler_;
+  int depth_;
+};
+
+// ---- Compiler -------------------------------------------------------------------------------
+
+Compiler &Compiler::instance() {
+  static Compiler *c = new Compiler(); // leaked on purpose: nothing to tear down at exit
+  return *c;
+}
+
+Compiler::Compiler() = default;
+Compiler::~Compiler() = default;
+
+int Compiler::registerFunction(std::string name, ir::FunctionKind kind, SnapshotProvider provider,
+                               FunctionOptions options) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto e = std::make_unique<Entry>();
+  e->name = std::move(name);
+  e->kind = kind;
+  e->provider = std::move(provider);
+  e->options = options;
+  int id = nextId_++;
+  entries_.emplace(id, std::move(e));
+  return id;
+}
+
+void Compiler::unregisterFunction(int id) {
+  SnapshotProvider provider;
+  std::unordered_map<SpecKey, std::unique_ptr<Specialization>, SpecKeyHash> specs;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = entries_.find(id);
+    if (it == entries_.end())
+      return;
+    it->second->registered = false;
+    provider = std::move(it->second->provider);
+    specs = std::move(it->second->specs);
+    it->second->provider = nullptr;
+  }
+  // Destroyed outside the lock: the provider may hold interpreter objects whose release must
+  // not wait for the compiler.
+}
+
+bool Compiler::isRegistered(int id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = entries_.find(id);
+  return it != entries_.end() && it->second->registered;
+}
+
+Compiler::Entry &Compiler::entry(int id) {
+  auto it = entries_.find(id);
+  if (it == entries_.end() || !it->second->registered)
+    throw std::out_of_range("no registered function with id " + std::to_string(id));
+  return *it->second;
+}
+
+const Compiler::Entry &Compiler::entry(int id) const {
+  auto it = entries_.find(id);
+  if (it == entries_.end() || !it->second->registered)
+    throw std::out_of_range("no registered function with id " + std::to_string(id));
+  return *it->second;
+}
+
+ir::FunctionKind Compiler::kind(int id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return entry(id).kind;
+}
+
+std::string Compiler::name(int id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return entry(id).name;
+}
+
+const FunctionOptions &Compiler::options(int id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return entry(id).options;
+}
+
+size_t Compiler::compiledCount() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return compiled_;
+}
+
+std::string sanitizeSymbol(const std::string &name) {
+  std::string s;
+  for (char c : name)
+    s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
+    s = "_" + s;
+  return s;
+}
+
+std::string Compiler::makeSymbol(const Entry &e) {
+  return "_ptxjit_" + sanitizeSymbol(e.name) + "_" + std::to_string(nextSymbol_++);
+}
+
+ir::Function *Compiler::typedLocked(int id, const std::vector<const ir::Type *> &argTypes,
+                                    const std::string &callerFile,
+                                    const ir::SourceLoc &callerLoc, int depth) {
+  Entry &e = entry(id);
+  auto found = e.typed.find(argTypes);
+  if (found != e.typed.end())
+    return found->second.get();
+  if (!e.provider)
+    throw std::logic_error("function '" + e.name + "' has no snapshot provider");
+  std::shared_ptr<const frontend::CodeSnapshot> snap = e.provider();
+  if (!snap)
+    throw std::logic_error("the snapshot provider of '" + e.name + "' returned nothing");
+  std::unique_ptr<ir::Function> fn = frontend::buildFunction(*snap, e.kind);
+  if (fn->argNames.size() != argTypes.size()) {
+    ir::raiseDiag(ir::DiagCode::ArgumentCount, callerFile.empty() ? snap->filename : callerFile,
+                  callerFile.empty() ? ir::SourceLoc{snap->firstLine, 0, 0, 0} : callerLoc,
+                  {e.name, std::to_string(fn->argNames.size()), std::to_string(argTypes.size())});
+  }
+  inProgress_.emplace_back(id, argTypes);
+  {
+    InProgressGuard guard{inProgress_};
+    Resolver resolver(*this, depth);
+    ir::inferTypes(*fn, argTypes, &resolver);
+  }
+  ir::Function *raw = fn.get();
+  e.typed.emplace(argTypes, std::move(fn));
+  return raw;
+}
+
+const ir::Type *Compiler::typeCheck(int id, const std::vector<const ir::Type *> &argTypes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return typedLocked(id, argTypes, {}, {}, 0)->returnType;
+}
+
+const Specialization &Compiler::specialize(int id, const std::vector<const ir::Type *> &argTypes,
+                                           const codegen::CompileOptions &opts) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Entry &e = entry(id);
+  if (e.kind != ir::FunctionKind::Kernel)
+    throw std::invalid_argument("'" + e.name + "' is a device function, not a kernel");
+  SpecKey key{argTypes, opts};
+  auto found = e.specs.find(key);
+  if (found != e.specs.end())
+    return *found->second;
+
+  ir::Function *fn = typedLocked(id, argTypes, {}, {}, 0);
+  auto spec = std::make_unique<Specialization>();
+  spec->functionId = id;
+  spec->functionName = e.name;
+  spec->kind = e.kind;
+  spec->argTypes = argTypes;
+  spec->returnType = fn->returnType;
+  spec->options = opts;
+  spec->symbol = makeSymbol(e);
+  spec->plan = buildPackingPlan(argTypes);
+  codegen::LoweredModule m = codegen::lowerKernel(*fn, opts, spec->symbol);
+  if (opts.backend == codegen::Backend::CUDA) {
+    spec->ptx = codegen::emitPTX(m, opts);
+    spec->llvmIR = m.llvmIR();
+  } else {
+    spec->llvmIR = m.llvmIR();
+    spec->hostEntry =
+        reinterpret_cast<runtime::HostKernelEntry>(codegen::addToHostJIT(std::move(m), opts));
+  }
+  ++compiled_;
+  Specialization &ref = *spec;
+  e.specs.emplace(std::move(key), std::move(spec));
+  return ref;
+}
+
+Compiler::PtxResult Compiler::compilePTX(int id, const std::vector<const ir::Type *> &argTypes,
+                                         const codegen::CompileOptions &opts) {
+  if (opts.backend != codegen::Backend::CUDA)
+    throw std::invalid_argument("compilePTX needs CUDA compile options");
+  std::lock_guard<std::mutex> lock(mutex_);
+  Entry &e = entry(id);
+  ir::Function *fn = typedLocked(id, argTypes, {}, {}, 0);
+  PtxResult r;
+  r.symbol = e.kind == ir::FunctionKind::Kernel ? makeSymbol(e) : sanitizeSymbol(e.name);
+  codegen::LoweredModule m = e.kind == ir::FunctionKind::Kernel
+                                 ? codegen::lowerKernel(*fn, opts, r.symbol)
+                                 : codegen::lowerDeviceFunction(*fn, opts, r.symbol);
+  r.ptx = codegen::emitPTX(m, opts);
+  r.llvmIR = m.llvmIR();
+  r.returnType = fn->returnType;
+  return r;
+}
+
+} // namespace ptxjit::compiler

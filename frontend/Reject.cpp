@@ -1,0 +1,175 @@
+#include "frontend/Reject.h"
+
+#include <optional>
+
+namespace ptxjit::frontend {
+
+namespace {
+
+struct Construct {
+  InstrIndex at;
+  std::string what;
+};
+
+ir::SourceLoc functionLoc(const CodeSnapshot &s) {
+  ir::SourceLoc l;
+  l.line = l.endLine = s.firstLine;
+  return l;
+}
+
+[[noreturn]] void rejectAt(const BytecodeView &view, InstrIndex at, const std::string &what) {
+  view.raise(ir::DiagCode::UnsupportedConstruct, at, {what});
+}
+
+[[noreturn]] void rejectFunction(const BytecodeView &view, const std::string &what) {
+  ir::raiseDiag(ir::DiagCode::UnsupportedConstruct, view.snapshot().filename,
+                functionLoc(view.snapshot()), {what});
+}
+
+/// The kind of comprehension whose result container the next BUILD_* from `from` makes.
+std::string comprehensionKind(const BytecodeView &view, InstrIndex from) {
+  for (int k = from.value; k < static_cast<int>(view.size()); ++k) {
+    switch (view.at(InstrIndex(k)).op) {
+    case PyOp::BUILD_LIST:
+    case PyOp::LIST_APPEND:
+      return "list comprehension";
+    case PyOp::BUILD_SET:
+    case PyOp::SET_ADD:
+      return "set comprehension";
+    case PyOp::BUILD_MAP:
+    case PyOp::MAP_ADD:
+      return "dict comprehension";
+    default:
+      break;
+    }
+  }
+  return "comprehension";
+}
+
+/// What a MAKE_FUNCTION at `at` creates: a function called at once on an iterator is a
+/// comprehension (3.11) or a generator expression (3.12+ inline comprehensions); anything
+/// else is a lambda or a nested def (the snapshot does not say which).
+std::string madeFunction(const BytecodeView &view, InstrIndex at) {
+  for (int k = at.value + 1; k < static_cast<int>(view.size()); ++k) {
+    const Instruction &in = view.at(InstrIndex(k));
+    if (in.op == PyOp::GET_ITER) {
+      int j = k + 1;
+      if (view.contains(InstrIndex(j)) && view.at(InstrIndex(j)).op == PyOp::PRECALL)
+        ++j;
+      if (view.contains(InstrIndex(j)) && view.at(InstrIndex(j)).op == PyOp::CALL &&
+          view.at(InstrIndex(j)).arg == 0) {
+        switch (view.version()) {
+        case PyVersion::Py311:
+          return "comprehension or generator expression";
+        case PyVersion::Py312:
+        case PyVersion::Py313:
+          return "generator expression"; // comprehensions are inlined since 3.12
+        }
+      }
+      break;
+    }
+    if (in.op == PyOp::STORE_FAST || in.op == PyOp::STORE_DEREF || in.op == PyOp::CALL ||
+        in.op == PyOp::RETURN_VALUE || pyOpJumpKind(in.op) != JumpKind::None)
+      break;
+  }
+  return "lambda or nested function";
+}
+
+/// The construct instruction `in` belongs to, if it is one the kernel language rejects.
+std::optional<std::string> constructOf(const BytecodeView &view, const Instruction &in) {
+  switch (in.op) {
+  case PyOp::BEFORE_WITH:
+    return "with statement";
+  case PyOp::BEFORE_ASYNC_WITH:
+    return "async with statement";
+  case PyOp::LOAD_FAST_AND_CLEAR: // 3.12+: saves the comprehension variable of an inlined one
+  case PyOp::LIST_APPEND:
+  case PyOp::SET_ADD:
+  case PyOp::MAP_ADD:
+    return comprehensionKind(view, in.index);
+  case PyOp::MAKE_FUNCTION:
+    return madeFunction(view, in.index);
+  case PyOp::IMPORT_NAME:
+  case PyOp::IMPORT_FROM:
+    return "import statement";
+  case PyOp::STORE_GLOBAL:
+    return "global statement (assigning a global variable)";
+  case PyOp::DELETE_FAST:
+  case PyOp::DELETE_SUBSCR:
+  case PyOp::DELETE_ATTR:
+  case PyOp::DELETE_DEREF:
+  case PyOp::DELETE_GLOBAL:
+  case PyOp::DELETE_NAME:
+    return "del statement";
+  case PyOp::STORE_DEREF:
+    return "nonlocal assignment (assigning a closure variable)";
+  case PyOp::STORE_ATTR:
+    return "attribute assignment";
+  case PyOp::CALL_FUNCTION_EX:
+    return "call with *args or **kwargs unpacking";
+  case PyOp::YIELD_VALUE:
+    return "generator (yield)";
+  case PyOp::LOAD_ASSERTION_ERROR:
+    return "assert statement";
+  case PyOp::RAISE_VARARGS:
+    return "raise statement";
+  default:
+    return std::nullopt;
+  }
+}
+
+/// try/except or try/finally: where the first protected range starts (at the `try:` NOP
+/// CPython leaves just before it when there is one).
+std::optional<Construct> tryConstruct(const BytecodeView &view) {
+  std::vector<ExceptionTableEntry> table = view.exceptionTable();
+  if (table.empty())
+    return std::nullopt;
+  std::optional<InstrIndex> first;
+  for (const ExceptionTableEntry &e : table) {
+    std::optional<InstrIndex> i = view.indexAtStart(e.start);
+    if (i && (!first || *i < *first))
+      first = i;
+  }
+  if (!first)
+    first = InstrIndex(0);
+  if (first->value > 0 && view.at(InstrIndex(first->value - 1)).op == PyOp::NOP)
+    first = InstrIndex(first->value - 1);
+  bool except = false;
+  for (const Instruction &in : view)
+    except |= in.op == PyOp::CHECK_EXC_MATCH || in.op == PyOp::CHECK_EG_MATCH;
+  return Construct{*first, except ? "try/except" : "try/finally"};
+}
+
+} // namespace
+
+void rejectUnsupportedConstructs(const BytecodeView &view) {
+  const CodeSnapshot &s = view.snapshot();
+  if (s.flags & (coflags::Coroutine | coflags::IterableCoroutine))
+    rejectFunction(view, "async function (coroutine)");
+  if (s.flags & coflags::AsyncGenerator)
+    rejectFunction(view, "async generator");
+  if (s.flags & coflags::Generator) {
+    for (const Instruction &in : view)
+      if (in.op == PyOp::YIELD_VALUE)
+        rejectAt(view, in.index, "generator (yield)");
+    rejectFunction(view, "generator (yield)");
+  }
+  if (s.flags & coflags::VarArgs)
+    rejectFunction(view, "*args parameter");
+  if (s.flags & coflags::VarKeywords)
+    rejectFunction(view, "**kwargs parameter");
+
+  std::optional<Construct> found = tryConstruct(view);
+  for (const Instruction &in : view) {
+    if (found && found->at <= in.index)
+      break;
+    if (std::optional<std::string> what = constructOf(view, in)) {
+      found = Construct{in.index, *what};
+      break;
+    }
+  }
+  if (found)
+    rejectAt(view, found->at, found->what);
+}
+
+} // namespace ptxjit::frontend

@@ -1,0 +1,19 @@
+// Up-front rejection of Python constructs the kernel language does not support, reported in
+// the user's terms ("try/except is not supported in kernels") at the construct's line,
+// before the stack simulation would trip over their opcodes one by one.
+#pragma once
+
+#include "frontend/Bytecode.h"
+
+namespace ptxjit::frontend {
+
+/// Throws CompileError(UnsupportedConstruct) for the first unsupported construct of the
+/// function, in this order: generator/coroutine/async generator (co_flags), *args/**kwargs
+/// parameters, then the construct whose instruction comes first in the bytecode: try/except
+/// and try/finally (a non-empty exception table), with statements, comprehensions, lambdas
+/// and nested functions, generator expressions, import, global/nonlocal assignment, del,
+/// attribute assignment, calls unpacking *args/**kwargs, raise, assert. Returns normally when there
+/// is none (opcodes the simulation cannot translate are reported later as UnsupportedOpcode).
+void rejectUnsupportedConstructs(const BytecodeView &view);
+
+} // namespace ptxjit::frontend

@@ -1,0 +1,176 @@
+// Parsing of Numba signature strings: "void(float32, float32[:], float32[::1])",
+// "(float32[:], int64)", "float64[:, ::1]".
+#include "ir/Typing.h"
+
+#include <cctype>
+
+namespace ptxjit::ir {
+namespace {
+
+const char *kSignatureFile = "<signature>";
+
+class SigParser {
+public:
+  explicit SigParser(const std::string &text) : text_(text) {}
+
+  [[noreturn]] void error(const std::string &reason) const {
+    raiseDiag(DiagCode::BadSignature, kSignatureFile, SourceLoc{}, {text_, reason});
+  }
+
+  void skipSpace() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_])))
+      ++pos_;
+  }
+  bool atEnd() {
+    skipSpace();
+    return pos_ >= text_.size();
+  }
+  char peek() {
+    skipSpace();
+    return pos_ < text_.size() ? text_[pos_] : '\0';
+  }
+  bool accept(char c) {
+    if (peek() != c)
+      return false;
+    ++pos_;
+    return true;
+  }
+  void expect(char c, const char *what) {
+    if (!accept(c))
+      error(std::string("expected ") + what + " at " + where());
+  }
+  /// "position N ('rest')" or "end of text", for messages.
+  std::string where() {
+    skipSpace();
+    if (pos_ >= text_.size())
+      return "end of text";
+    return "position " + std::to_string(pos_ + 1) + " ('" + text_.substr(pos_) + "')";
+  }
+
+  std::string identifier() {
+    skipSpace();
+    size_t start = pos_;
+    while (pos_ < text_.size() &&
+           (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+      ++pos_;
+    return text_.substr(start, pos_ - start);
+  }
+
+  /// A type: a scalar name, optionally followed by array dimensions "[:, ::1]"; "void"/"none"
+  /// only when `allowVoid`.
+  const Type *type(bool allowVoid) {
+    std::string name = identifier();
+    if (name.empty())
+      error("expected a type name at " + where());
+    if (name == "void" || name == "none") {
+      if (!allowVoid)
+        error("'" + name + "' is only valid as a return type");
+      if (peek() == '[')
+        error("'" + name + "' cannot be an array element type");
+      return types::void_();
+    }
+    const ScalarType *scalar = types::scalarByName(name);
+    if (!scalar)
+      error("unknown type name '" + name + "'");
+    if (peek() != '[')
+      return scalar;
+    return arrayDims(scalar);
+  }
+
+  /// "[:]", "[::1]", "[:, ::1]", "[::1, :]", "[:,:,:]".
+  const Type *arrayDims(const ScalarType *dtype) {
+    expect('[', "'['");
+    std::vector<bool> contiguous;
+    do {
+      expect(':', "':' or '::1' in array dimensions");
+      bool contig = false;
+      if (accept(':')) {
+        skipSpace();
+        if (pos_ < text_.size() && text_[pos_] == '1') {
+          ++pos_;
+          contig = true;
+        } else {
+          error("expected '1' after '::' at " + where() + " (only unit steps are allowed)");
+        }
+      }
+      contiguous.push_back(contig);
+    } while (accept(','));
+    expect(']', "']' closing the array dimensions");
+    int ndim = static_cast<int>(contiguous.size());
+    if (ndim > 32)
+      error("too many array dimensions");
+    int ncontig = 0;
+    for (bool c : contiguous)
+      ncontig += c;
+    Layout layout = Layout::A;
+    if (ncontig == 1 && contiguous.back())
+      layout = Layout::C;
+    else if (ncontig == 1 && contiguous.front())
+      layout = Layout::F;
+    else if (ncontig != 0)
+      error("only the first (F) or the last (C) dimension may be '::1'");
+    return types::array(dtype, ndim, layout);
+  }
+
+  /// "(t, t, ...)" after the return type; a trailing comma is allowed.
+  std::vector<const Type *> argList() {
+    expect('(', "'(' starting the argument list");
+    std::vector<const Type *> args;
+    if (accept(')'))
+      return args;
+    do {
+      if (peek() == ')')
+        break; // trailing comma
+      args.push_back(type(false));
+    } while (accept(','));
+    expect(')', "',' or ')' in the argument list");
+    return args;
+  }
+
+  void finish() {
+    if (!atEnd())
+      error("unexpected text at " + where());
+  }
+
+private:
+  const std::string &text_;
+  size_t pos_ = 0;
+};
+
+} // namespace
+
+std::string Signature::str() const {
+  std::string s = "(";
+  for (size_t k = 0; k < args.size(); ++k) {
+    if (k)
+      s += ", ";
+    s += args[k] ? args[k]->str() : "?";
+  }
+  s += ")";
+  if (returnType)
+    s += " -> " + returnType->str();
+  return s;
+}
+
+const Type *parseType(const std::string &text) {
+  SigParser p(text);
+  if (p.atEnd())
+    p.error("empty type");
+  const Type *t = p.type(true);
+  p.finish();
+  return t;
+}
+
+Signature parseSignature(const std::string &text) {
+  SigParser p(text);
+  if (p.atEnd())
+    p.error("empty signature");
+  Signature sig;
+  if (p.peek() != '(')
+    sig.returnType = p.type(true);
+  sig.args = p.argList();
+  p.finish();
+  return sig;
+}
+
+} // namespace ptxjit::ir

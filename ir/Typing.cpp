@@ -1,0 +1,309 @@
+// Type inference driver: NumPy/NEP 50 promotion, unification of variables, and the fixpoint
+// over all blocks. The rules for each instruction live in TypingOps.cpp and TypingCalls.cpp.
+#include "ir/TypingInternal.h"
+
+namespace ptxjit::ir {
+namespace {
+
+int weakRank(TypeKind k) {
+  switch (k) {
+  case TypeKind::WeakInt:
+    return 0;
+  case TypeKind::WeakFloat:
+    return 1;
+  default:
+    return 2;
+  }
+}
+
+/// The float width (32 or 64) that represents every value of a scalar as NumPy sees it:
+/// ints of up to 16 bits fit float32, wider ones need float64; complex counts per part.
+int floatBitsFor(const ScalarType *t) {
+  switch (t->kind()) {
+  case TypeKind::Int:
+    return t->bits() <= 16 ? 32 : 64;
+  case TypeKind::Float:
+    return t->bits();
+  case TypeKind::Complex:
+    return t->bits() / 2;
+  default:
+    return 32;
+  }
+}
+
+const ScalarType *promoteInts(const ScalarType *a, const ScalarType *b) {
+  if (a->isSigned() == b->isSigned())
+    return types::integer(std::max(a->bits(), b->bits()), a->isSigned());
+  const ScalarType *s = a->isSigned() ? a : b;
+  const ScalarType *u = a->isSigned() ? b : a;
+  if (u->bits() < s->bits())
+    return s;
+  if (u->bits() < 64)
+    return types::integer(u->bits() * 2, true);
+  return types::float64(); // int64 + uint64: no integer holds both
+}
+
+const ScalarType *promoteConcrete(const ScalarType *a, const ScalarType *b) {
+  if (a == b)
+    return a;
+  if (a->kind() == TypeKind::Bool)
+    return b;
+  if (b->kind() == TypeKind::Bool)
+    return a;
+  if (a->kind() == TypeKind::Int && b->kind() == TypeKind::Int)
+    return promoteInts(a, b);
+  int bits = std::max(floatBitsFor(a), floatBitsFor(b));
+  if (a->kind() == TypeKind::Complex || b->kind() == TypeKind::Complex)
+    return types::complex(bits * 2);
+  return types::floating(bits);
+}
+
+/// NEP 50: a concrete scalar `c` combined with a Python literal of weak kind `w`.
+const Type *promoteWeak(const ScalarType *c, TypeKind w) {
+  switch (w) {
+  case TypeKind::WeakInt:
+    return c->kind() == TypeKind::Bool ? types::int64() : c;
+  case TypeKind::WeakFloat:
+    if (c->kind() == TypeKind::Bool || c->kind() == TypeKind::Int)
+      return types::float64();
+    return c;
+  default: // WeakComplex
+    if (c->kind() == TypeKind::Complex)
+      return c;
+    if (c->kind() == TypeKind::Float && c->bits() == 32)
+      return types::complex64();
+    return types::complex128();
+  }
+}
+
+} // namespace
+
+const Type *promote(const Type *a, const Type *b) {
+  if (!a || !b || !a->isScalarNumber() || !b->isScalarNumber())
+    return nullptr;
+  if (a->isWeak() && b->isWeak())
+    return weakRank(a->kind()) >= weakRank(b->kind()) ? a : b;
+  if (a->isWeak())
+    return promoteWeak(cast<ScalarType>(b), a->kind());
+  if (b->isWeak())
+    return promoteWeak(cast<ScalarType>(a), b->kind());
+  return promoteConcrete(cast<ScalarType>(a), cast<ScalarType>(b));
+}
+
+namespace typing_detail {
+
+const Type *unifyTypes(const Type *a, const Type *b) {
+  if (!a)
+    return b;
+  if (!b || a == b)
+    return a;
+  if (a->isScalarNumber() && b->isScalarNumber())
+    return promote(a, b);
+  if (auto *x = dyn_cast<ArrayType>(a)) {
+    auto *y = dyn_cast<ArrayType>(b);
+    if (!y || x->dtype() != y->dtype() || x->ndim() != y->ndim())
+      return nullptr;
+    Layout l = x->layout() == y->layout() ? x->layout() : Layout::A;
+    return types::array(x->dtype(), x->ndim(), l, x->readonly() || y->readonly());
+  }
+  if (auto *x = dyn_cast<TupleType>(a)) {
+    auto *y = dyn_cast<TupleType>(b);
+    if (!y || x->size() != y->size())
+      return nullptr;
+    std::vector<const Type *> elems;
+    for (size_t k = 0; k < x->size(); ++k) {
+      const Type *e = unifyTypes(x->elements()[k], y->elements()[k]);
+      if (!e)
+        return nullptr;
+      elems.push_back(e);
+    }
+    return types::tuple(elems);
+  }
+  return nullptr;
+}
+
+std::string typeListStr(const std::vector<const Type *> &ts) {
+  std::string s;
+  for (size_t k = 0; k < ts.size(); ++k) {
+    if (k)
+      s += ", ";
+    s += ts[k] ? ts[k]->str() : "?";
+  }
+  return s;
+}
+
+bool isIntLike(const Type *t) {
+  return t->kind() == TypeKind::Int || t->kind() == TypeKind::WeakInt;
+}
+bool isIntOrBool(const Type *t) { return isIntLike(t) || t->kind() == TypeKind::Bool; }
+bool isComplexLike(const Type *t) {
+  return t->kind() == TypeKind::Complex || t->kind() == TypeKind::WeakComplex;
+}
+bool isRealNumber(const Type *t) { return t->isScalarNumber() && !isComplexLike(t); }
+
+Typer::Typer(Function &fn, const std::vector<const Type *> &argTypes, CallResolver *resolver)
+    : fn_(fn), argTypes_(argTypes), resolver_(resolver) {}
+
+void Typer::fail(DiagCode code, const Instr *at, std::initializer_list<std::string> args) {
+  raiseDiag(code, fn_.filename, at ? at->loc : SourceLoc{fn_.firstLine, 0, 0, 0}, args);
+}
+
+void Typer::run() {
+  SourceLoc fnLoc{fn_.firstLine, 0, 0, 0};
+  if (argTypes_.size() != fn_.argNames.size())
+    raiseDiag(DiagCode::ArgumentCount, fn_.filename, fnLoc,
+              {fn_.name, std::to_string(fn_.argNames.size()), std::to_string(argTypes_.size())});
+  for (const Type *t : argTypes_)
+    if (!t)
+      raiseDiag(DiagCode::Internal, fn_.filename, fnLoc, {"null argument type for " + fn_.name});
+  if (fn_.blocks.empty())
+    raiseDiag(DiagCode::Internal, fn_.filename, fnLoc, {"function " + fn_.name + " has no blocks"});
+  if (fn_.vars.size() < fn_.argNames.size())
+    raiseDiag(DiagCode::Internal, fn_.filename, fnLoc,
+              {"function " + fn_.name + " lacks variables for its parameters"});
+
+  // Start from scratch even if `fn` was typed before (stale types would leak into pass 1).
+  for (auto &b : fn_.blocks)
+    for (auto &ip : b->instrs) {
+      ip->type = nullptr;
+      ip->builtin = BuiltinId::None;
+      if (auto *c = dyn_cast<CallInstr>(ip.get()))
+        c->calleeFunction = nullptr;
+    }
+  varTypes_.assign(fn_.vars.size(), nullptr);
+  for (size_t k = 0; k < argTypes_.size(); ++k)
+    varTypes_[k] = argTypes_[k];
+
+  // Phase 0 lets literals stay weak while variables unify; then the variables still weak take
+  // their default types and phase 1 retypes everything (widening again where a concrete
+  // variable now meets another), so every use sees the final variable types.
+  const int limit = 64 + 4 * static_cast<int>(fn_.vars.size());
+  for (int phase = 0; phase < 2; ++phase) {
+    int iter = 0;
+    do {
+      if (++iter > limit)
+        raiseDiag(DiagCode::Internal, fn_.filename, fnLoc,
+                  {"type inference of " + fn_.name + " did not converge"});
+      changed_ = false;
+      pass();
+    } while (changed_);
+    for (const Type *&t : varTypes_)
+      t = concretize(t);
+  }
+  finalCheck();
+
+  for (size_t k = 0; k < fn_.vars.size(); ++k) {
+    fn_.vars[k].isArgument = k < fn_.argNames.size();
+    fn_.vars[k].type = varTypes_[k] ? varTypes_[k] : types::void_();
+  }
+  fn_.argTypes = argTypes_;
+  if (fn_.kind == FunctionKind::Kernel || !returnType_)
+    fn_.returnType = types::void_();
+  else
+    fn_.returnType = concretize(returnType_);
+}
+
+bool Typer::pass() {
+  returnType_ = nullptr;
+  sawBareReturn_ = false;
+  for (auto &b : fn_.blocks) {
+    for (auto &ip : b->instrs) {
+      Instr *i = ip.get();
+      const Type *t = typeInstr(i);
+      if (t != i->type) {
+        i->type = t;
+        changed_ = true;
+      }
+    }
+  }
+  return changed_;
+}
+
+void Typer::finalCheck() {
+  for (auto &b : fn_.blocks) {
+    for (auto &ip : b->instrs) {
+      Instr *i = ip.get();
+      if (auto *ld = dyn_cast<LoadLocalInstr>(i); ld && !varTypes_[ld->var])
+        fail(DiagCode::UnboundLocal, i, {fn_.vars[ld->var].name});
+      if (!i->type)
+        fail(DiagCode::Internal, i,
+             {"instruction %" + std::to_string(i->id) + " (" + opcodeName(i->op()) + ") of " +
+              fn_.name + " could not be typed"});
+    }
+  }
+}
+
+const Type *Typer::typeInstr(Instr *i) {
+  for (Instr *o : i->operands()) {
+    if (!o)
+      fail(DiagCode::Internal, i, {std::string("missing operand of ") + opcodeName(i->op())});
+    if (!o->type)
+      return nullptr; // not typed yet: a later iteration of the fixpoint will get it
+  }
+  switch (i->op()) {
+  case Opcode::Const:
+    return typeConst(cast<ConstInstr>(i));
+  case Opcode::Global:
+    return typeGlobal(cast<GlobalInstr>(i));
+  case Opcode::Arg: {
+    int idx = cast<ArgInstr>(i)->index;
+    if (idx < 0 || static_cast<size_t>(idx) >= argTypes_.size())
+      fail(DiagCode::Internal, i, {"argument index " + std::to_string(idx) + " out of range"});
+    return argTypes_[idx];
+  }
+  case Opcode::LoadLocal: {
+    int v = cast<LoadLocalInstr>(i)->var;
+    if (v < 0 || static_cast<size_t>(v) >= varTypes_.size())
+      fail(DiagCode::Internal, i, {"variable index " + std::to_string(v) + " out of range"});
+    return varTypes_[v];
+  }
+  case Opcode::StoreLocal:
+    return typeStore(cast<StoreLocalInstr>(i));
+  case Opcode::BinOp:
+    return typeBinOp(cast<BinOpInstr>(i));
+  case Opcode::UnaryOp:
+    return typeUnaryOp(cast<UnaryOpInstr>(i));
+  case Opcode::Compare:
+    return typeCompare(cast<CompareInstr>(i));
+  case Opcode::Truth:
+    return typeTruth(i, i->operand(0)->type);
+  case Opcode::GetAttr:
+    return typeGetAttr(cast<GetAttrInstr>(i));
+  case Opcode::GetItem:
+    return typeGetItem(cast<GetItemInstr>(i));
+  case Opcode::SetItem:
+    return typeSetItem(cast<SetItemInstr>(i));
+  case Opcode::Call:
+    return typeCall(cast<CallInstr>(i));
+  case Opcode::BuildTuple: {
+    std::vector<const Type *> elems;
+    for (Instr *o : i->operands())
+      elems.push_back(concretize(o->type));
+    return types::tuple(elems);
+  }
+  case Opcode::TupleGet:
+    return typeTupleGet(cast<TupleGetInstr>(i));
+  case Opcode::BuildSlice:
+    fail(DiagCode::UnsupportedConstruct, i, {"slicing"});
+  case Opcode::GetIter:
+    return typeGetIter(cast<GetIterInstr>(i));
+  case Opcode::IterValid:
+  case Opcode::IterNext:
+    return typeIterOp(i);
+  case Opcode::Jump:
+    return types::void_();
+  case Opcode::Branch:
+    return typeBranch(cast<BranchInstr>(i));
+  case Opcode::Return:
+    return typeReturn(cast<ReturnInstr>(i));
+  }
+  fail(DiagCode::Internal, i, {"unknown opcode"});
+}
+
+} // namespace typing_detail
+
+void inferTypes(Function &fn, const std::vector<const Type *> &argTypes, CallResolver *resolver) {
+  typing_detail::Typer(fn, argTypes, resolver).run();
+}
+
+} // namespace ptxjit::ir

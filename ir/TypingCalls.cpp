@@ -1,0 +1,149 @@
+// Typing rules for calls: builtins (range, len, int, float, bool, abs, min, max, cuda.grid,
+// cuda.gridsize) and user device functions through the CallResolver.
+#include "ir/TypingInternal.h"
+
+namespace ptxjit::ir::typing_detail {
+namespace {
+
+/// How a callee is named in messages: "range" for "builtins.range", else the path.
+std::string displayName(const std::string &path) {
+  const std::string b = "builtins.";
+  return path.rfind(b, 0) == 0 ? path.substr(b.size()) : path;
+}
+
+/// "int64, float32, n=int32": the argument types as a call would list them.
+std::string argListStr(const CallInstr *i) {
+  std::string s;
+  size_t n = i->numArgs();
+  size_t nkw = std::min(i->kwNames.size(), n);
+  for (size_t k = 0; k < n; ++k) {
+    if (k)
+      s += ", ";
+    if (k >= n - nkw)
+      s += i->kwNames[k - (n - nkw)] + "=";
+    const Type *t = i->arg(k)->type;
+    s += t ? t->str() : "?";
+  }
+  return s;
+}
+
+} // namespace
+
+const Type *Typer::typeCall(CallInstr *i) {
+  const Type *ct = i->callee()->type;
+  std::vector<const Type *> args;
+  for (size_t k = 0; k < i->numArgs(); ++k)
+    args.push_back(i->arg(k)->type);
+  if (auto *sym = dyn_cast<SymbolType>(ct)) {
+    const std::string &path = sym->path();
+    if (path.rfind(kPyFunctionPrefix, 0) == 0)
+      fail(DiagCode::UndecoratedFunction, i, {path.substr(std::string(kPyFunctionPrefix).size())});
+    return typeBuiltinCall(i, sym, args);
+  }
+  if (auto *ref = dyn_cast<FunctionRefType>(ct))
+    return typeUserCall(i, ref, args);
+  fail(DiagCode::UnsupportedCall, i, {"a value of type " + ct->str()});
+}
+
+const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
+                                   const std::vector<const Type *> &args) {
+  const std::string &path = sym->path();
+  BuiltinId id = builtinByPath(path);
+  // Builtins without a case below (threadIdx.x, array attributes, ...) are not callables.
+  if (id == BuiltinId::None)
+    fail(DiagCode::UnsupportedCall, i, {displayName(path)});
+  auto bad = [&]() { fail(DiagCode::CallArgs, i, {displayName(path), argListStr(i)}); };
+  if (!i->kwNames.empty())
+    bad();
+  i->builtin = id;
+  const size_t n = args.size();
+  switch (id) {
+  case BuiltinId::Range:
+    if (n < 1 || n > 3)
+      bad();
+    for (const Type *t : args)
+      if (!isIntLike(t))
+        bad();
+    return types::range();
+  case BuiltinId::Len:
+    if (n != 1 || (!isa<ArrayType>(args[0]) && !isa<TupleType>(args[0])))
+      bad();
+    return types::int64();
+  case BuiltinId::Int:
+    if (n != 1 || !isRealNumber(args[0]))
+      bad();
+    return types::int64();
+  case BuiltinId::Float:
+    if (n != 1 || !isRealNumber(args[0]))
+      bad();
+    return types::float64();
+  case BuiltinId::Bool:
+    if (n != 1 || !(args[0]->isScalarNumber() || args[0]->kind() == TypeKind::None))
+      bad();
+    return types::boolean();
+  case BuiltinId::Abs:
+    if (n != 1 || !isRealNumber(args[0]))
+      bad();
+    return args[0]->kind() == TypeKind::Bool ? types::int64() : concretize(args[0]);
+  case BuiltinId::Min:
+  case BuiltinId::Max: {
+    std::vector<const Type *> items = args;
+    if (n == 1) {
+      auto *tup = dyn_cast<TupleType>(args[0]);
+      if (!tup || tup->size() == 0)
+        bad();
+      items = tup->elements();
+    } else if (n < 2) {
+      bad();
+    }
+    const Type *r = nullptr;
+    for (const Type *t : items) {
+      if (!isRealNumber(t))
+        bad();
+      r = r ? promote(r, t) : t;
+    }
+    return concretize(r);
+  }
+  case BuiltinId::CudaGrid:
+  case BuiltinId::CudaGridsize: {
+    int64_t dims = 0;
+    if (n != 1 || !constantInt(i->arg(0), dims) || dims < 1 || dims > 3)
+      fail(DiagCode::CallArgs, i,
+           {displayName(path), argListStr(i) + "; expected a constant 1, 2 or 3"});
+    if (dims == 1)
+      return types::int64();
+    return types::tuple(std::vector<const Type *>(static_cast<size_t>(dims), types::int64()));
+  }
+  default:
+    break;
+  }
+  fail(DiagCode::UnsupportedCall, i, {displayName(path)});
+}
+
+const Type *Typer::typeUserCall(CallInstr *i, const FunctionRefType *ref,
+                                const std::vector<const Type *> &args) {
+  auto it = userFunctions_.find(ref->functionId());
+  std::string name = it != userFunctions_.end() ? it->second.path : ref->str();
+  if (it != userFunctions_.end() && it->second.kind == GlobalValue::Kind::Kernel)
+    fail(DiagCode::KernelCallFromDevice, i, {name});
+  if (!i->kwNames.empty())
+    fail(DiagCode::UnsupportedConstruct, i,
+         {"calling device function '" + name + "' with keyword arguments"});
+  std::vector<const Type *> concrete;
+  for (const Type *t : args)
+    concrete.push_back(concretize(t));
+  if (!resolver_)
+    fail(DiagCode::Internal, i, {"no call resolver to type the call to '" + name + "'"});
+  CalleeCache &cache = callees_[i];
+  if (!cache.callee || cache.args != concrete) {
+    cache.callee = resolver_->specializeCallee(ref->functionId(), concrete, fn_.filename, i->loc);
+    cache.args = concrete;
+  }
+  if (!cache.callee || !cache.callee->returnType)
+    fail(DiagCode::Internal, i,
+         {"the call resolver returned no typed function for '" + name + "'"});
+  i->calleeFunction = cache.callee;
+  return cache.callee->returnType;
+}
+
+} // namespace ptxjit::ir::typing_detail

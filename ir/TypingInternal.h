@@ -1,0 +1,96 @@
+// Internal to the typing implementation (Typing.cpp, TypingOps.cpp, TypingCalls.cpp): the
+// per-function inference state and the rules for each instruction. Not for other layers.
+#pragma once
+
+#include "ir/Typing.h"
+
+#include <initializer_list>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ptxjit::ir::typing_detail {
+
+/// Prefix of the SymbolType path given to a plain Python function (calling it is an error).
+inline constexpr const char *kPyFunctionPrefix = "<python function>.";
+
+/// The unification of two variable types (see Typing.h); null when they do not unify.
+/// `a` may be null (no type yet): the result is `b`.
+const Type *unifyTypes(const Type *a, const Type *b);
+
+/// "int64, float32" (null entries print as "?").
+std::string typeListStr(const std::vector<const Type *> &ts);
+
+/// True for int types and weak int (not bool).
+bool isIntLike(const Type *t);
+/// True for bool, int types and weak int.
+bool isIntOrBool(const Type *t);
+/// True for numbers that are not complex (bool, ints, floats and their weak forms).
+bool isRealNumber(const Type *t);
+bool isComplexLike(const Type *t);
+
+/// The inference state of one function specialization.
+class Typer {
+public:
+  Typer(Function &fn, const std::vector<const Type *> &argTypes, CallResolver *resolver);
+  void run();
+
+private:
+  // ---- driver (Typing.cpp) ----
+  /// Types every instruction once; returns true when a variable or instruction type changed.
+  bool pass();
+  void finalCheck();
+  /// Computes the result type of `i` from its operands (null when an operand is not typed
+  /// yet); may update variable types (StoreLocal) and the return type (Return).
+  const Type *typeInstr(Instr *i);
+
+  // ---- values and operators (TypingOps.cpp) ----
+  const Type *typeConst(ConstInstr *i);
+  const Type *typeGlobal(GlobalInstr *i);
+  const Type *typeConstValue(const ConstValue &v, Instr *at);
+  const Type *typeStore(StoreLocalInstr *i);
+  const Type *typeBinOp(BinOpInstr *i);
+  const Type *typeUnaryOp(UnaryOpInstr *i);
+  const Type *typeCompare(CompareInstr *i);
+  const Type *typeTruth(Instr *i, const Type *t);
+  const Type *typeGetAttr(GetAttrInstr *i);
+  const Type *typeGetItem(GetItemInstr *i);
+  const Type *typeSetItem(SetItemInstr *i);
+  /// The element type of `arr` indexed by `index` (IndexTypes when the index does not fit).
+  const Type *arrayIndex(Instr *at, const ArrayType *arr, const Type *index);
+  const Type *typeTupleGet(TupleGetInstr *i);
+  const Type *typeGetIter(GetIterInstr *i);
+  const Type *typeIterOp(Instr *i);
+  const Type *typeBranch(BranchInstr *i);
+  const Type *typeReturn(ReturnInstr *i);
+
+  // ---- calls (TypingCalls.cpp) ----
+  const Type *typeCall(CallInstr *i);
+  const Type *typeBuiltinCall(CallInstr *i, const SymbolType *sym,
+                              const std::vector<const Type *> &args);
+  const Type *typeUserCall(CallInstr *i, const FunctionRefType *ref,
+                           const std::vector<const Type *> &args);
+  /// The constant int an instruction denotes (a Const or a constant Global), if any.
+  static bool constantInt(const Instr *i, int64_t &out);
+
+  [[noreturn]] void fail(DiagCode code, const Instr *at, std::initializer_list<std::string> args);
+
+  Function &fn_;
+  std::vector<const Type *> argTypes_;
+  CallResolver *resolver_;
+  /// Current type of each variable (null: never stored yet).
+  std::vector<const Type *> varTypes_;
+  /// Unification of the returned values in the current pass (null: no value returned yet).
+  const Type *returnType_ = nullptr;
+  bool sawBareReturn_ = false;
+  bool changed_ = false;
+  /// User functions referenced by Global instructions of this function, by id.
+  std::unordered_map<int, GlobalValue> userFunctions_;
+  struct CalleeCache {
+    std::vector<const Type *> args;
+    Function *callee = nullptr;
+  };
+  std::unordered_map<const CallInstr *, CalleeCache> callees_;
+};
+
+} // namespace ptxjit::ir::typing_detail

@@ -1,0 +1,371 @@
+// Typing rules for constants, globals, variables, operators, attributes, indexing, tuples,
+// iteration and control flow.
+#include "ir/TypingInternal.h"
+
+namespace ptxjit::ir::typing_detail {
+namespace {
+
+bool isValueBuiltin(BuiltinId id) {
+  return id >= BuiltinId::ThreadIdxX && id <= BuiltinId::GridDimZ;
+}
+
+/// True when `path` is a proper prefix (at a dot) of some builtin's path ("cuda.threadIdx").
+bool isBuiltinPrefix(const std::string &path) {
+  static const std::vector<std::string> paths = {
+#define PTXJIT_BUILTIN(id, p) p,
+#include "ir/Builtins.def"
+#undef PTXJIT_BUILTIN
+  };
+  std::string prefix = path + ".";
+  for (const std::string &p : paths)
+    if (p.compare(0, prefix.size(), prefix) == 0)
+      return true;
+  return false;
+}
+
+bool isModule(const std::string &path) {
+  return path == "math" || path == "cmath" || path == "numpy" || path == "cuda" ||
+         path == "builtins";
+}
+
+} // namespace
+
+const Type *Typer::typeConstValue(const ConstValue &v, Instr *at) {
+  switch (v.kind) {
+  case ConstValue::Kind::None:
+    return types::none();
+  case ConstValue::Kind::Bool:
+    return types::boolean();
+  case ConstValue::Kind::Int:
+    // A literal above int64's range only fits uint64: it cannot adopt a signed type.
+    return v.isUnsigned ? static_cast<const Type *>(types::uint64()) : types::weakInt();
+  case ConstValue::Kind::Float:
+    return types::weakFloat();
+  case ConstValue::Kind::Complex:
+    return types::weakComplex();
+  case ConstValue::Kind::String:
+    return types::string();
+  case ConstValue::Kind::Tuple: {
+    std::vector<const Type *> elems;
+    for (const ConstValue &e : v.elems)
+      elems.push_back(concretize(typeConstValue(e, at)));
+    return types::tuple(elems);
+  }
+  case ConstValue::Kind::Unsupported:
+    fail(DiagCode::UnsupportedConstant, at, {v.s});
+  }
+  fail(DiagCode::Internal, at, {"unknown constant kind"});
+}
+
+const Type *Typer::typeConst(ConstInstr *i) { return typeConstValue(i->value, i); }
+
+const Type *Typer::typeGlobal(GlobalInstr *i) {
+  const GlobalValue &g = i->value;
+  switch (g.kind) {
+  case GlobalValue::Kind::Constant:
+    if (g.constant.kind == ConstValue::Kind::Unsupported)
+      fail(DiagCode::UnsupportedGlobal, i, {i->name, g.constant.s});
+    if (!g.dtype.empty()) {
+      const ScalarType *t = types::scalarByName(g.dtype);
+      if (!t)
+        fail(DiagCode::UnsupportedGlobal, i, {i->name, "numpy." + g.dtype});
+      return t;
+    }
+    return typeConstValue(g.constant, i);
+  case GlobalValue::Kind::Symbol:
+    return types::symbol(g.path);
+  case GlobalValue::Kind::DeviceFunction:
+  case GlobalValue::Kind::Kernel:
+    userFunctions_[g.functionId] = g;
+    return types::functionRef(g.functionId, g.path);
+  case GlobalValue::Kind::PyFunction:
+    return types::symbol(kPyFunctionPrefix + (g.path.empty() ? i->name : g.path));
+  case GlobalValue::Kind::Unsupported:
+    fail(DiagCode::UnsupportedGlobal, i, {i->name, g.path});
+  case GlobalValue::Kind::Missing:
+    fail(DiagCode::UndefinedName, i, {i->name});
+  }
+  fail(DiagCode::Internal, i, {"unknown global kind"});
+}
+
+const Type *Typer::typeStore(StoreLocalInstr *i) {
+  int v = i->var;
+  if (v < 0 || static_cast<size_t>(v) >= varTypes_.size())
+    fail(DiagCode::Internal, i, {"variable index " + std::to_string(v) + " out of range"});
+  const Type *t = i->operand(0)->type;
+  if (t->kind() == TypeKind::Void)
+    fail(DiagCode::UnsupportedConstruct, i, {"using the result of a call that returns nothing"});
+  const Type *old = varTypes_[v];
+  const Type *u = unifyTypes(old, t);
+  if (!u)
+    fail(DiagCode::CannotUnify, i, {fn_.vars[v].name, old->str(), t->str()});
+  if (u != old) {
+    varTypes_[v] = u;
+    changed_ = true;
+  }
+  return types::void_();
+}
+
+const Type *Typer::typeBinOp(BinOpInstr *i) {
+  const Type *a = i->operand(0)->type;
+  const Type *b = i->operand(1)->type;
+  auto bad = [&]() {
+    fail(DiagCode::OperatorTypes, i,
+         {std::string(binaryOpName(i->binop)) + (i->inplace ? "=" : ""), a->str(), b->str()});
+  };
+  if (!a->isScalarNumber() || !b->isScalarNumber())
+    bad();
+  const Type *p = promote(a, b);
+  if (!p)
+    bad();
+  const bool isBool = p->kind() == TypeKind::Bool;
+  switch (i->binop) {
+  case BinaryOp::Add:
+  case BinaryOp::Sub:
+  case BinaryOp::Mul:
+  case BinaryOp::Pow:
+    return isBool ? types::int64() : p;
+  case BinaryOp::TrueDiv:
+    if (isBool || p->kind() == TypeKind::Int)
+      return types::float64();
+    if (p->kind() == TypeKind::WeakInt)
+      return types::weakFloat();
+    return p;
+  case BinaryOp::FloorDiv:
+  case BinaryOp::Mod:
+    if (isComplexLike(p))
+      bad();
+    return isBool ? types::int64() : p;
+  case BinaryOp::And:
+  case BinaryOp::Or:
+  case BinaryOp::Xor:
+    // int64 & uint64 promotes to float64: NumPy rejects it too.
+    if (!isIntOrBool(a) || !isIntOrBool(b) || !isIntOrBool(p))
+      bad();
+    return p;
+  case BinaryOp::LShift:
+  case BinaryOp::RShift:
+    if (!isIntOrBool(a) || !isIntOrBool(b) || !isIntOrBool(p))
+      bad();
+    return isBool ? types::int64() : p;
+  case BinaryOp::MatMul:
+    bad();
+  }
+  bad();
+  return nullptr;
+}
+
+const Type *Typer::typeUnaryOp(UnaryOpInstr *i) {
+  const Type *t = i->operand(0)->type;
+  switch (i->unop) {
+  case UnaryOpKind::Not:
+    return typeTruth(i, t);
+  case UnaryOpKind::Neg:
+  case UnaryOpKind::Pos:
+    if (!t->isScalarNumber())
+      break;
+    return t->kind() == TypeKind::Bool ? types::int64() : t;
+  case UnaryOpKind::Invert:
+    if (t->kind() == TypeKind::Bool)
+      return types::int64();
+    if (isIntLike(t))
+      return t;
+    break;
+  }
+  fail(DiagCode::UnaryTypes, i, {unaryOpName(i->unop), t->str()});
+}
+
+const Type *Typer::typeCompare(CompareInstr *i) {
+  const Type *a = i->operand(0)->type;
+  const Type *b = i->operand(1)->type;
+  const bool noneSide = a->kind() == TypeKind::None || b->kind() == TypeKind::None;
+  switch (i->cmp) {
+  case CmpOp::In:
+  case CmpOp::NotIn:
+    fail(DiagCode::UnsupportedConstruct, i,
+         {std::string("the '") + cmpOpName(i->cmp) + "' operator"});
+  case CmpOp::Is:
+  case CmpOp::IsNot:
+    if (noneSide)
+      return types::boolean();
+    fail(DiagCode::UnsupportedConstruct, i,
+         {std::string("'") + cmpOpName(i->cmp) + "' between " + a->str() + " and " + b->str()});
+  case CmpOp::Eq:
+  case CmpOp::Ne:
+    if (noneSide || (a->isScalarNumber() && b->isScalarNumber()))
+      return types::boolean();
+    break;
+  case CmpOp::Lt:
+  case CmpOp::Le:
+  case CmpOp::Gt:
+  case CmpOp::Ge:
+    if (isRealNumber(a) && isRealNumber(b))
+      return types::boolean();
+    break;
+  }
+  fail(DiagCode::OperatorTypes, i, {cmpOpName(i->cmp), a->str(), b->str()});
+}
+
+const Type *Typer::typeTruth(Instr *i, const Type *t) {
+  if (t->isScalarNumber() || t->kind() == TypeKind::None)
+    return types::boolean();
+  fail(DiagCode::NoTruthValue, i, {t->str()});
+}
+
+const Type *Typer::typeGetAttr(GetAttrInstr *i) {
+  const Type *t = i->operand(0)->type;
+  const std::string &attr = i->attr;
+  if (auto *sym = dyn_cast<SymbolType>(t)) {
+    const std::string &path = sym->path();
+    if (path.rfind(kPyFunctionPrefix, 0) == 0)
+      fail(DiagCode::UnsupportedAttribute, i,
+           {"function " + path.substr(std::string(kPyFunctionPrefix).size()), attr});
+    std::string full = path + "." + attr;
+    BuiltinId id = builtinByPath(full);
+    if (isValueBuiltin(id)) {
+      i->builtin = id;
+      return types::int32();
+    }
+    if (id != BuiltinId::None || isBuiltinPrefix(full) || isModule(path))
+      return types::symbol(full);
+    fail(DiagCode::UnsupportedAttribute, i, {path, attr});
+  }
+  if (auto *arr = dyn_cast<ArrayType>(t)) {
+    if (attr == "shape") {
+      i->builtin = BuiltinId::ArrayShape;
+      return types::tuple(std::vector<const Type *>(arr->ndim(), types::int64()));
+    }
+    if (attr == "size") {
+      i->builtin = BuiltinId::ArraySize;
+      return types::int64();
+    }
+    if (attr == "ndim") {
+      i->builtin = BuiltinId::ArrayNdim;
+      return types::int64();
+    }
+  }
+  fail(DiagCode::UnsupportedAttribute, i, {t->str(), attr});
+}
+
+const Type *Typer::arrayIndex(Instr *at, const ArrayType *arr, const Type *index) {
+  if (isIntLike(index) && arr->ndim() == 1)
+    return arr->dtype();
+  if (auto *tup = dyn_cast<TupleType>(index)) {
+    bool ints = static_cast<int>(tup->size()) == arr->ndim();
+    for (const Type *e : tup->elements())
+      ints = ints && isIntLike(e);
+    if (ints)
+      return arr->dtype();
+  }
+  fail(DiagCode::IndexTypes, at, {arr->str(), index->str()});
+}
+
+bool Typer::constantInt(const Instr *i, int64_t &out) {
+  const ConstValue *v = nullptr;
+  if (auto *c = dyn_cast<ConstInstr>(i))
+    v = &c->value;
+  else if (auto *g = dyn_cast<GlobalInstr>(i);
+           g && g->value.kind == GlobalValue::Kind::Constant &&
+           (g->value.dtype.empty() || g->value.dtype.find("int") != std::string::npos))
+    v = &g->value.constant;
+  if (!v || v->kind != ConstValue::Kind::Int || v->isUnsigned)
+    return false;
+  out = v->i;
+  return true;
+}
+
+const Type *Typer::typeGetItem(GetItemInstr *i) {
+  const Type *c = i->operand(0)->type;
+  const Type *x = i->operand(1)->type;
+  if (auto *arr = dyn_cast<ArrayType>(c))
+    return arrayIndex(i, arr, x);
+  if (auto *tup = dyn_cast<TupleType>(c)) {
+    int64_t k = 0;
+    if (constantInt(i->operand(1), k)) {
+      int64_t n = static_cast<int64_t>(tup->size());
+      int64_t w = k < 0 ? k + n : k;
+      if (w >= 0 && w < n)
+        return tup->elements()[w];
+      fail(DiagCode::IndexTypes, i, {c->str(), "out-of-range index " + std::to_string(k)});
+    }
+    fail(DiagCode::IndexTypes, i, {c->str(), "non-constant " + x->str()});
+  }
+  fail(DiagCode::IndexTypes, i, {c->str(), x->str()});
+}
+
+const Type *Typer::typeSetItem(SetItemInstr *i) {
+  const Type *c = i->operand(0)->type;
+  const Type *x = i->operand(1)->type;
+  const Type *v = i->operand(2)->type;
+  auto *arr = dyn_cast<ArrayType>(c);
+  if (!arr)
+    fail(DiagCode::SetItemTypes, i, {c->str(), x->str(), v->str()});
+  if (arr->readonly())
+    fail(DiagCode::ReadonlyArray, i, {c->str()});
+  arrayIndex(i, arr, x);
+  bool ok = v->isScalarNumber();
+  if (ok && isComplexLike(v) && arr->dtype()->kind() != TypeKind::Complex)
+    ok = false;
+  if (!ok)
+    fail(DiagCode::SetItemTypes, i, {c->str(), x->str(), v->str()});
+  return types::void_();
+}
+
+const Type *Typer::typeTupleGet(TupleGetInstr *i) {
+  const Type *t = i->operand(0)->type;
+  auto *tup = dyn_cast<TupleType>(t);
+  if (!tup)
+    fail(DiagCode::UnsupportedConstruct, i, {"unpacking a value of type " + t->str()});
+  if (i->index < 0 || static_cast<size_t>(i->index) >= tup->size())
+    fail(DiagCode::IndexTypes, i, {t->str(), "out-of-range index " + std::to_string(i->index)});
+  return tup->elements()[i->index];
+}
+
+const Type *Typer::typeGetIter(GetIterInstr *i) {
+  const Type *t = i->operand(0)->type;
+  if (t->kind() == TypeKind::Range)
+    return types::iterator(IterKind::Range, types::int64(), {t});
+  fail(DiagCode::NotIterable, i, {t->str()});
+}
+
+const Type *Typer::typeIterOp(Instr *i) {
+  auto *it = dyn_cast<IteratorType>(i->operand(0)->type);
+  if (!it)
+    fail(DiagCode::Internal, i,
+         {std::string(opcodeName(i->op())) + " on a non-iterator " + i->operand(0)->type->str()});
+  return i->op() == Opcode::IterValid ? types::boolean() : it->yieldType();
+}
+
+const Type *Typer::typeBranch(BranchInstr *i) {
+  const Type *t = i->operand(0)->type;
+  // The frontend branches on Truth results (bool); anything else with a truth value is
+  // accepted too (codegen tests it the way Truth would).
+  typeTruth(i, t);
+  return types::void_();
+}
+
+const Type *Typer::typeReturn(ReturnInstr *i) {
+  Instr *v = i->value();
+  const Type *t = v ? v->type : types::none();
+  if (fn_.kind == FunctionKind::Kernel) {
+    if (t->kind() != TypeKind::None && t->kind() != TypeKind::Void)
+      fail(DiagCode::KernelReturnsValue, i, {t->str()});
+    return types::void_();
+  }
+  const std::string what = "return value of " + fn_.name;
+  if (t->kind() == TypeKind::None || t->kind() == TypeKind::Void) {
+    if (returnType_)
+      fail(DiagCode::CannotUnify, i, {what, concretize(returnType_)->str(), "none"});
+    sawBareReturn_ = true;
+    return types::void_();
+  }
+  if (sawBareReturn_)
+    fail(DiagCode::CannotUnify, i, {what, "none", concretize(t)->str()});
+  const Type *u = unifyTypes(returnType_, t);
+  if (!u)
+    fail(DiagCode::CannotUnify, i, {what, concretize(returnType_)->str(), concretize(t)->str()});
+  returnType_ = u;
+  return types::void_();
+}
+
+} // namespace ptxjit::ir::typing_detail

@@ -1,0 +1,28 @@
+"""ptxjit: Numba's CUDA dialect compiled by a JIT written in C++.
+
+    from ptxjit import cuda          # instead of: from numba import cuda
+
+Importing ptxjit is cheap: the compiler (LLVM) and the CUDA driver are loaded on first use.
+"""
+
+from . import errors
+from . import types
+from . import cuda
+from .types import (  # noqa: F401  (Numba's type names, importable from the package)
+    void, none, boolean, bool_, b1,
+    int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+    i1, i2, i4, i8, u1, u2, u4, u8, intp, uintp, intc, uintc, byte,
+    float32, float64, f4, f8, float_, double,
+    complex64, complex128, c8, c16,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "cuda", "errors", "types",
+    "void", "none", "boolean", "bool_", "b1",
+    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "intp", "uintp", "intc", "uintc", "byte",
+    "float32", "float64", "f4", "f8", "float_", "double",
+    "complex64", "complex128", "c8", "c16",
+]

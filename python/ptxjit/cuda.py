@@ -1,0 +1,362 @@
+"""``ptxjit.cuda``: Numba's ``numba.cuda`` API, compiled by ptxjit.
+
+Replace ``from numba import cuda`` with ``from ptxjit import cuda``. Kernels, launches, device
+arrays and streams are implemented in the C++ extension ``ptxjit._core``; this module only
+normalizes arguments. The extension (and with it LLVM and the CUDA driver) is loaded on first
+use, not at import.
+"""
+
+import types as _pytypes
+
+from . import errors as _errors
+from . import types as _types
+
+_lib_module = None
+
+
+def _lib():
+    """The C++ extension, imported on first use."""
+    global _lib_module
+    if _lib_module is None:
+        from . import _core
+
+        _lib_module = _core
+    return _lib_module
+
+
+# ---------------------------------------------------------------------------------------------
+# Kernels
+# ---------------------------------------------------------------------------------------------
+
+# Options Numba's cuda.jit accepts that do not change what ptxjit generates.
+_IGNORED_OPTIONS = {"max_registers", "forceinline", "launch_bounds", "lto", "extensions",
+                    "boundscheck", "nopython", "nogil", "no_cpython_wrapper", "no_cfunc_wrapper"}
+
+
+def jit(func_or_sig=None, device=False, inline=False, fastmath=False, cache=False, debug=False,
+        lineinfo=False, opt=True, link=None, **kws):
+    """Compile a Python function into a CUDA kernel (or a device function with device=True).
+
+    Usable as ``@cuda.jit``, ``@cuda.jit(device=True)``, ``@cuda.jit("void(float32[:])")``,
+    ``@cuda.jit(void(float32[:]))``, ``@cuda.jit((float32[:], int64))`` or with a list of
+    signatures. Flags are read for truth, as Numba does.
+    """
+    unknown = set(kws) - _IGNORED_OPTIONS
+    if unknown:
+        raise TypeError(f"cuda.jit() got unexpected keyword argument(s): "
+                        f"{', '.join(sorted(unknown))}")
+    if link:
+        raise _errors.UnsupportedError("cuda.jit(link=...) is not supported by ptxjit")
+    options = {
+        "device": bool(device),
+        "inline": bool(inline),
+        "fastmath": bool(fastmath),
+        "cache": bool(cache),
+        "debug": bool(debug),
+        "lineinfo": bool(lineinfo),
+        "opt": bool(opt) if opt is not None else True,
+    }
+
+    if isinstance(func_or_sig, _pytypes.FunctionType):
+        return _make_dispatcher(func_or_sig, None, options)
+    if func_or_sig is None:
+        sigs = None
+    elif callable(func_or_sig) and not isinstance(func_or_sig, (_types.Type, _types.Signature)):
+        raise TypeError(f"cuda.jit() expects a Python function or a signature, got "
+                        f"{type(func_or_sig).__name__}")
+    else:
+        sigs = _signature_texts(func_or_sig)
+
+    def decorator(func):
+        if not isinstance(func, _pytypes.FunctionType):
+            raise TypeError(f"cuda.jit can only compile Python functions, not "
+                            f"{type(func).__name__}")
+        return _make_dispatcher(func, sigs, options)
+
+    return decorator
+
+
+def _signature_texts(sig):
+    if isinstance(sig, list):
+        if not sig:
+            raise TypeError("cuda.jit() was given an empty list of signatures")
+        return [_types.signature_text(s) for s in sig]
+    return [_types.signature_text(sig)]
+
+
+def _make_dispatcher(func, sigs, options):
+    disp = _lib().Dispatcher(func, options, sigs or [])
+    for attr in ("__name__", "__qualname__", "__module__", "__doc__"):
+        try:
+            setattr(disp, attr, getattr(func, attr))
+        except AttributeError:
+            pass
+    disp.__wrapped__ = func
+    return disp
+
+
+def compile_ptx(pyfunc, sig, device=False, fastmath=False, cc=None, opt=True, debug=False,
+                lineinfo=False, abi="numba", abi_info=None):
+    """Compile ``pyfunc`` for ``sig`` to PTX without a GPU; returns ``(ptx, return_type)``."""
+    if cc is None:
+        cc = (9, 0)
+    cc = tuple(int(v) for v in cc)
+    if len(cc) != 2:
+        raise ValueError(f"cc must be a (major, minor) pair, not {cc!r}")
+    ptx, ret = _lib().compile_ptx(pyfunc, _types.signature_text(sig), bool(device),
+                                  bool(fastmath), cc[0], cc[1], bool(opt) if opt is not None else True)
+    return ptx, _types.from_description(ret)
+
+
+def compile_ptx_for_current_device(pyfunc, sig, device=False, fastmath=False, opt=True,
+                                   debug=False, lineinfo=False, abi="numba", abi_info=None):
+    """compile_ptx for the compute capability of the current GPU."""
+    return compile_ptx(pyfunc, sig, device=device, fastmath=fastmath,
+                       cc=get_current_device().compute_capability, opt=opt)
+
+
+def declare_device(name, sig, link=None):
+    raise _errors.UnsupportedError("cuda.declare_device (external device functions) is not "
+                                   "supported by ptxjit")
+
+
+# ---------------------------------------------------------------------------------------------
+# Memory and streams
+# ---------------------------------------------------------------------------------------------
+
+def _as_host_array(obj):
+    import numpy as np
+
+    if isinstance(obj, np.ndarray):
+        return obj
+    return np.asarray(obj)
+
+
+def to_device(obj, stream=0, copy=True, to=None):
+    """A device array holding a copy of ``obj`` (or ``to``, filled from ``obj``)."""
+    if to is not None:
+        if copy:
+            to.copy_to_device(obj, stream=stream)
+        return to
+    if isinstance(obj, _lib().DeviceNDArray):
+        return obj
+    return _lib().to_device(_as_host_array(obj), stream, bool(copy))
+
+
+def _normalize_shape(shape):
+    if isinstance(shape, int) or hasattr(shape, "__index__"):
+        shape = (shape,)
+    shape = tuple(int(s) for s in shape)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"negative dimensions are not allowed: {shape}")
+    return shape
+
+
+def device_array(shape, dtype=None, strides=None, order="C", stream=0):
+    """An uninitialized device array (NumPy's ``empty``)."""
+    import numpy as np
+
+    shape = _normalize_shape(shape)
+    dtype = np.dtype(np.float64 if dtype is None else dtype)
+    if order not in ("C", "F", "A", "K"):
+        raise ValueError(f"order must be 'C' or 'F', not {order!r}")
+    if strides is None:
+        strides = _contiguous_strides(shape, dtype.itemsize, order == "F")
+    else:
+        strides = _normalize_shape(strides) if not isinstance(strides, int) else (strides,)
+        if len(strides) != len(shape):
+            raise ValueError("strides must have one entry per dimension")
+    return _lib().device_array(shape, strides, dtype, stream)
+
+
+def _contiguous_strides(shape, itemsize, fortran):
+    strides = [0] * len(shape)
+    acc = itemsize
+    dims = range(len(shape)) if fortran else reversed(range(len(shape)))
+    for d in dims:
+        strides[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(strides)
+
+
+def device_array_like(ary, stream=0):
+    """An uninitialized device array with the shape, dtype and layout of ``ary``."""
+    ary_flags = getattr(ary, "flags", None)
+    fortran = False
+    if ary_flags is not None:
+        fortran = bool(ary_flags["F_CONTIGUOUS"]) and not bool(ary_flags["C_CONTIGUOUS"])
+    elif hasattr(ary, "is_f_contiguous"):
+        fortran = ary.is_f_contiguous() and not ary.is_c_contiguous()
+    return device_array(ary.shape, dtype=ary.dtype, order="F" if fortran else "C", stream=stream)
+
+
+def pinned_array(shape, dtype=None, strides=None, order="C"):
+    """A host array (ptxjit does not page-lock memory; copies from it are still correct)."""
+    import numpy as np
+
+    return np.empty(shape, dtype=np.float64 if dtype is None else dtype, order=order)
+
+
+def mapped_array(shape, dtype=None, strides=None, order="C", stream=0, portable=False,
+                 wc=False):
+    raise _errors.UnsupportedError("cuda.mapped_array is not supported by ptxjit")
+
+
+def managed_array(shape, dtype=None, strides=None, order="C", stream=0, attach_global=True):
+    raise _errors.UnsupportedError("cuda.managed_array is not supported by ptxjit")
+
+
+def __getattr__(name):
+    # Classes of the extension, looked up lazily so that importing ptxjit stays cheap.
+    if name in ("DeviceNDArray", "Stream", "Dispatcher", "LaunchConfig"):
+        return getattr(_lib(), name)
+    raise AttributeError(f"module 'ptxjit.cuda' has no attribute {name!r}")
+
+
+class pinned:
+    """Numba's ``with cuda.pinned(*arrays):`` (a no-op: ptxjit copies pageable memory)."""
+
+    def __init__(self, *arrays):
+        self.arrays = arrays
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def is_cuda_array(obj):
+    """True when ``obj`` exposes ``__cuda_array_interface__``."""
+    return hasattr(obj, "__cuda_array_interface__")
+
+
+def stream():
+    """A new CUDA stream."""
+    return _lib().Stream()
+
+
+def default_stream():
+    """The default stream."""
+    return _lib().default_stream()
+
+
+legacy_default_stream = default_stream
+
+
+def synchronize():
+    """Waits for all work on the current device."""
+    _lib().synchronize()
+
+
+def is_available():
+    """True when a CUDA driver and GPU can be used."""
+    return _lib().is_available()
+
+
+def get_current_device():
+    """The current GPU (name, compute_capability, ...)."""
+    return _lib().get_current_device()
+
+
+def detect():
+    """Prints the CUDA devices found; returns True when there is one."""
+    lib = _lib()
+    if not lib.is_available():
+        print(f"ptxjit: no CUDA device ({lib.unavailable_reason()})")
+        return False
+    dev = lib.get_current_device()
+    print(f"Found 1 CUDA device\nid 0 {dev.name} [SUPPORTED] compute capability "
+          f"{dev.compute_capability[0]}.{dev.compute_capability[1]}")
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# Intrinsics: stand-ins that kernels compile and Python cannot call
+# ---------------------------------------------------------------------------------------------
+
+def _device_only(name):
+    return RuntimeError(f"cuda.{name} can only be used inside a kernel or device function "
+                        f"compiled with @cuda.jit")
+
+
+class _Intrinsic:
+    """A function usable only in kernels (``cuda.grid``, ``cuda.syncthreads``, ...)."""
+
+    __slots__ = ("_ptxjit_symbol", "__name__")
+
+    def __init__(self, path):
+        self._ptxjit_symbol = "cuda." + path
+        self.__name__ = path
+
+    def __call__(self, *args, **kwargs):
+        raise _device_only(self.__name__)
+
+    def __repr__(self):
+        return f"<ptxjit intrinsic cuda.{self.__name__}>"
+
+
+class _Dim3Intrinsic:
+    """``cuda.threadIdx`` and friends: ``.x``, ``.y``, ``.z`` inside kernels."""
+
+    __slots__ = ("_ptxjit_symbol", "__name__")
+
+    def __init__(self, path):
+        self._ptxjit_symbol = "cuda." + path
+        self.__name__ = path
+
+    def _fail(self):
+        raise _device_only(self.__name__)
+
+    x = property(lambda self: self._fail())
+    y = property(lambda self: self._fail())
+    z = property(lambda self: self._fail())
+
+    def __repr__(self):
+        return f"<ptxjit intrinsic cuda.{self.__name__}>"
+
+
+class _Namespace:
+    """``cuda.shared``, ``cuda.local``, ``cuda.const``, ``cuda.atomic``: groups of intrinsics."""
+
+    __slots__ = ("_ptxjit_symbol", "__name__", "__dict__")
+
+    def __init__(self, path, members):
+        self._ptxjit_symbol = "cuda." + path
+        self.__name__ = path
+        for m in members:
+            setattr(self, m, _Intrinsic(f"{path}.{m}"))
+
+    def __repr__(self):
+        return f"<ptxjit intrinsics cuda.{self.__name__}>"
+
+
+grid = _Intrinsic("grid")
+gridsize = _Intrinsic("gridsize")
+threadIdx = _Dim3Intrinsic("threadIdx")
+blockIdx = _Dim3Intrinsic("blockIdx")
+blockDim = _Dim3Intrinsic("blockDim")
+gridDim = _Dim3Intrinsic("gridDim")
+syncthreads = _Intrinsic("syncthreads")
+syncthreads_count = _Intrinsic("syncthreads_count")
+syncthreads_and = _Intrinsic("syncthreads_and")
+syncthreads_or = _Intrinsic("syncthreads_or")
+syncwarp = _Intrinsic("syncwarp")
+threadfence = _Intrinsic("threadfence")
+threadfence_block = _Intrinsic("threadfence_block")
+threadfence_system = _Intrinsic("threadfence_system")
+laneid = _Intrinsic("laneid")
+warpsize = _Intrinsic("warpsize")
+shared = _Namespace("shared", ["array"])
+local = _Namespace("local", ["array"])
+const = _Namespace("const", ["array_like"])
+atomic = _Namespace("atomic", ["add", "sub", "max", "min", "nanmax", "nanmin", "and_", "or_",
+                               "xor", "inc", "dec", "exch", "compare_and_swap", "cas"])
+
+__all__ = [
+    "jit", "compile_ptx", "compile_ptx_for_current_device", "to_device", "device_array",
+    "device_array_like", "pinned_array", "stream", "default_stream", "synchronize",
+    "is_available", "is_cuda_array", "get_current_device", "detect", "grid", "gridsize",
+    "threadIdx", "blockIdx", "blockDim", "gridDim", "syncthreads", "shared", "local", "const",
+    "atomic",
+]

@@ -1,0 +1,362 @@
+#include "runtime/Driver.h"
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <string_view>
+#include <vector>
+
+namespace ptxjit::runtime {
+namespace {
+
+// Each listed entry point must be the exported symbol itself, not a cuda.h macro (stringizing the
+// macro-expanded name must give the name as written).
+#define PTXJIT_STR2(x) #x
+#define PTXJIT_STR(x) PTXJIT_STR2(x)
+#define PTXJIT_CHECK_REAL_NAME(name)                                                               \
+  static_assert(std::string_view(PTXJIT_STR(name)) == std::string_view(#name),                     \
+                "list the exported, versioned name (" PTXJIT_STR(name) ") instead of " #name);
+PTXJIT_CUDA_DRIVER_ENTRY_POINTS(PTXJIT_CHECK_REAL_NAME)
+#undef PTXJIT_CHECK_REAL_NAME
+
+struct DriverState {
+  DriverApi api;
+  bool ok = false;
+  std::string error; // why the driver is unavailable (when !ok)
+};
+
+std::atomic<const DriverApi *> gLoaded{nullptr};
+std::atomic<bool> gShuttingDown{false};
+
+struct NamedCode {
+  CUresult code;
+  const char *name;
+};
+
+#define PTXJIT_NAMED(e)                                                                            \
+  { e, #e }
+// Every CUresult of CUDA 13's cuda.h.
+constexpr NamedCode kCodeNames[] = {
+    PTXJIT_NAMED(CUDA_SUCCESS),
+    PTXJIT_NAMED(CUDA_ERROR_INVALID_VALUE),
+    PTXJIT_NAMED(CUDA_ERROR_OUT_OF_MEMORY),
+    PTXJIT_NAMED(CUDA_ERROR_NOT_INITIALIZED),
+    PTXJIT_NAMED(CUDA_ERROR_DEINITIALIZED),
+    PTXJIT_NAMED(CUDA_ERROR_PROFILER_DISABLED),
+    PTXJIT_NAMED(CUDA_ERROR_PROFILER_NOT_INITIALIZED),
+    PTXJIT_NAMED(CUDA_ERROR_PROFILER_ALREADY_STARTED),
+    PTXJIT_NAMED(CUDA_ERROR_PROFILER_ALREADY_STOPPED),
+    PTXJIT_NAMED(CUDA_ERROR_STUB_LIBRARY),
+    PTXJIT_NAMED(CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER),
+    PTXJIT_NAMED(CUDA_ERROR_DEVICE_UNAVAILABLE),
+    PTXJIT_NAMED(CUDA_ERROR_NO_DEVICE),
+    PTXJIT_NAMED(CUDA_ERROR_INVALID_DEVICE),
+    PTXJIT_NAMED(CUDA_ERROR_DEVICE_NOT_LICENSED),
+    PTXJIT_NAMED(CUDA_ERROR_INVALID_IMAGE),
+    PTXJIT_NAMED(CUDA_ERROR_INVALID_CONTEXT),
+    PTXJIT_NAMED(CUDA_ERROR_CONTEXT_ALREADY_CURRENT),
+    PTXJIT_NAMED(CUDA_ERROR_MAP_FAILED),
+    PTXJIT_NAMED(CUDA_ERROR_UNMAP_FAILED),
+    PTXJIT_NAMED(CUDA_ERROR_ARRAY_IS_MAPPED),
+    PTXJIT_NAMED(CUDA_ERROR_ALREADY_MAPPED),
+    PTXJIT_NAMED(CUDA_ERROR_NO_BINARY_FOR_GPU),
+    PTXJIT_NAMED(CUDA_ERROR_ALREADY_ACQUIRED),
+    PTXJIT_NAMED(CUDA_ERROR_NOT_MAPPED),
+    PTXJIT_NAMED(CUDA_ERROR_NOT_MAPPED_AS_ARRAY),
+    PTXJIT_NAMED(CUDA_ERROR_NOT_MAPPED_AS_POINTER),
+    PTXJIT_NAMED(CUDA_ERROR_ECC_UNCORRECTABLE),
+    PTXJIT_NAMED(CUDA_ERROR_UNSUPPORTED_LIMIT),
+    PTXJIT_NAMED(CUDA_ERROR_CONTEXT_ALREADY_IN_USE),
+    PTXJIT_NAMED(CUDA_ERROR_PEER_ACCESS_UNSUPPORTED),
+    PTXJIT_NAMED(CUDA_ERROR_INVALID_PTX),
+    PTXJIT_NAMED(CUDA_ERROR_INVALID_GRAPHICS_CONTEXT),
+    PTXJIT_NAMED(CUDA_ERROR_NVLINK_UNCORRECTABLE),
+    PTXJIT_NAMED(CUDA_ERROR_JIT_COMPILER_NOT_FOUND),
+    PTXJIT_NAMED(CUDA_ERROR_UNSUPPORTED_PTX_VERSION),
+    PTXJIT_NAMED(CUDA_ERROR_JIT_COMPILATION_DISABLED),
+    PTXJIT_NAMED(CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY),
+    PTXJIT_NAMED(CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC),
+    PTXJIT_NAMED(CUDA_ERROR_CONTAINED),
+    PTXJIT_NAMED(CUDA_ERROR_INVALID_SOURCE),
+    PTXJIT_NAMED(CUDA_ERROR_FILE_NOT_FOUND),
+    PTXJIT_NAMED(CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND),
+    PTXJIT_NAMED(CUDA_ERROR_SHARED_OBJECT_INIT_FAILED),
+    PTXJIT_NAMED(CUDA_ERROR_OPERATING_SYSTEM),
+    PTXJIT_NAMED(CUDA_ERROR_INVALID_HANDLE),
+    PTXJIT_NAMED(CUDA_ERROR_ILLEGAL_STATE),
+    PTXJIT_NAMED(CUDA_ERROR_LOSSY_QUERY),
+    PTXJIT_NAMED(CUDA_ERROR_NOT_FOUND),
+    PTXJIT_NAMED(CUDA_ERROR_NOT_READY),
+    PTXJIT_NAMED(CUDA_ERROR_ILLEGAL_ADDRESS),
+    PTXJIT_NAMED(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES),
+    PTXJIT_NAMED(CUDA_ERROR_LAUNCH_TIMEOUT),
+    PTXJIT_NAMED(CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING),
+    PTXJIT_NAMED(CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED),
+    PTXJIT_NAMED(CUDA_ERROR_PEER_ACCESS_NOT_ENABLED),
+    PTXJIT_NAMED(CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE),
+    PTXJIT_NAMED(CUDA_ERROR_CONTEXT_IS_DESTROYED),
+    PTXJIT_NAMED(CUDA_ERROR_ASSERT),
+    PTXJIT_NAMED(CUDA_ERROR_TOO_MANY_PEERS),
+    PTXJIT_NAMED(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED),
+    PTXJIT_NAMED(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED),
+    PTXJIT_NAMED(CUDA_ERROR_HARDWARE_STACK_ERROR),
+    PTXJIT_NAMED(CUDA_ERROR_ILLEGAL_INSTRUCTION),
+    PTXJIT_NAMED(CUDA_ERROR_MISALIGNED_ADDRESS),
+    PTXJIT_NAMED(CUDA_ERROR_INVALID_ADDRESS_SPACE),
+    PTXJIT_NAMED(CUDA_ERROR_INVALID_PC),
+    PTXJIT_NAMED(CUDA_ERROR_LAUNCH_FAILED),
+    PTXJIT_NAMED(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE),
+    PTXJIT_NAMED(CUDA_ERROR_TENSOR_MEMORY_LEAK),
+    PTXJIT_NAMED(CUDA_ERROR_NOT_PERMITTED),
+    PTXJIT_NAMED(CUDA_ERROR_NOT_SUPPORTED),
+    PTXJIT_NAMED(CUDA_ERROR_SYSTEM_NOT_READY),
+    PTXJIT_NAMED(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH),
+    PTXJIT_NAMED(CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE),
+    PTXJIT_NAMED(CUDA_ERROR_MPS_CONNECTION_FAILED),
+    PTXJIT_NAMED(CUDA_ERROR_MPS_RPC_FAILURE),
+    PTXJIT_NAMED(CUDA_ERROR_MPS_SERVER_NOT_READY),
+    PTXJIT_NAMED(CUDA_ERROR_MPS_MAX_CLIENTS_REACHED),
+    PTXJIT_NAMED(CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED),
+    PTXJIT_NAMED(CUDA_ERROR_MPS_CLIENT_TERMINATED),
+    PTXJIT_NAMED(CUDA_ERROR_CDP_NOT_SUPPORTED),
+    PTXJIT_NAMED(CUDA_ERROR_CDP_VERSION_MISMATCH),
+    PTXJIT_NAMED(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED),
+    PTXJIT_NAMED(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED),
+    PTXJIT_NAMED(CUDA_ERROR_STREAM_CAPTURE_MERGE),
+    PTXJIT_NAMED(CUDA_ERROR_STREAM_CAPTURE_UNMATCHED),
+    PTXJIT_NAMED(CUDA_ERROR_STREAM_CAPTURE_UNJOINED),
+    PTXJIT_NAMED(CUDA_ERROR_STREAM_CAPTURE_ISOLATION),
+    PTXJIT_NAMED(CUDA_ERROR_STREAM_CAPTURE_IMPLICIT),
+    PTXJIT_NAMED(CUDA_ERROR_CAPTURED_EVENT),
+    PTXJIT_NAMED(CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD),
+    PTXJIT_NAMED(CUDA_ERROR_TIMEOUT),
+    PTXJIT_NAMED(CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE),
+    PTXJIT_NAMED(CUDA_ERROR_EXTERNAL_DEVICE),
+    PTXJIT_NAMED(CUDA_ERROR_INVALID_CLUSTER_SIZE),
+    PTXJIT_NAMED(CUDA_ERROR_FUNCTION_NOT_LOADED),
+    PTXJIT_NAMED(CUDA_ERROR_INVALID_RESOURCE_TYPE),
+    PTXJIT_NAMED(CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION),
+    PTXJIT_NAMED(CUDA_ERROR_KEY_ROTATION),
+    PTXJIT_NAMED(CUDA_ERROR_UNKNOWN),
+};
+#undef PTXJIT_NAMED
+
+const char *fallbackName(CUresult code) {
+  for (const NamedCode &entry : kCodeNames)
+    if (entry.code == code)
+      return entry.name;
+  return nullptr;
+}
+
+// Descriptions of the codes users meet most, worded as the driver words them.
+const char *fallbackText(CUresult code) {
+  switch (code) {
+  case CUDA_SUCCESS:
+    return "no error";
+  case CUDA_ERROR_INVALID_VALUE:
+    return "invalid argument";
+  case CUDA_ERROR_OUT_OF_MEMORY:
+    return "out of memory";
+  case CUDA_ERROR_NOT_INITIALIZED:
+    return "initialization error";
+  case CUDA_ERROR_DEINITIALIZED:
+    return "driver shutting down";
+  case CUDA_ERROR_STUB_LIBRARY:
+    return "CUDA driver is a stub library";
+  case CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER:
+    return "API call is not supported in the installed CUDA driver";
+  case CUDA_ERROR_DEVICE_UNAVAILABLE:
+    return "CUDA-capable device(s) is/are busy or unavailable";
+  case CUDA_ERROR_NO_DEVICE:
+    return "no CUDA-capable device is detected";
+  case CUDA_ERROR_INVALID_DEVICE:
+    return "invalid device ordinal";
+  case CUDA_ERROR_INVALID_IMAGE:
+    return "device kernel image is invalid";
+  case CUDA_ERROR_INVALID_CONTEXT:
+    return "invalid device context";
+  case CUDA_ERROR_NO_BINARY_FOR_GPU:
+    return "no kernel image is available for execution on the device";
+  case CUDA_ERROR_INVALID_PTX:
+    return "a PTX JIT compilation failed";
+  case CUDA_ERROR_UNSUPPORTED_PTX_VERSION:
+    return "the provided PTX was compiled with an unsupported toolchain.";
+  case CUDA_ERROR_JIT_COMPILER_NOT_FOUND:
+    return "PTX JIT compiler library not found";
+  case CUDA_ERROR_INVALID_HANDLE:
+    return "invalid resource handle";
+  case CUDA_ERROR_NOT_FOUND:
+    return "named symbol not found";
+  case CUDA_ERROR_NOT_READY:
+    return "device not ready";
+  case CUDA_ERROR_ILLEGAL_ADDRESS:
+    return "an illegal memory access was encountered";
+  case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES:
+    return "too many resources requested for launch";
+  case CUDA_ERROR_LAUNCH_TIMEOUT:
+    return "the launch timed out and was terminated";
+  case CUDA_ERROR_ASSERT:
+    return "device-side assert triggered";
+  case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    return "an illegal instruction was encountered";
+  case CUDA_ERROR_MISALIGNED_ADDRESS:
+    return "misaligned address";
+  case CUDA_ERROR_LAUNCH_FAILED:
+    return "unspecified launch failure";
+  case CUDA_ERROR_NOT_PERMITTED:
+    return "operation not permitted";
+  case CUDA_ERROR_NOT_SUPPORTED:
+    return "operation not supported";
+  case CUDA_ERROR_UNKNOWN:
+    return "unknown error";
+  default:
+    return nullptr;
+  }
+}
+
+std::string nameWith(const DriverApi *api, CUresult code) {
+  if (api && api->cuGetErrorName) {
+    const char *s = nullptr;
+    if (api->cuGetErrorName(code, &s) == CUDA_SUCCESS && s && *s)
+      return s;
+  }
+  if (const char *s = fallbackName(code))
+    return s;
+  return "CUDA_ERROR_UNRECOGNIZED_" + std::to_string(static_cast<int>(code));
+}
+
+std::string textWith(const DriverApi *api, CUresult code) {
+  if (api && api->cuGetErrorString) {
+    const char *s = nullptr;
+    if (api->cuGetErrorString(code, &s) == CUDA_SUCCESS && s && *s)
+      return s;
+  }
+  if (const char *s = fallbackText(code))
+    return s;
+  return {};
+}
+
+std::string describe(const DriverApi *api, CUresult code) {
+  std::string out = nameWith(api, code) + " (" + std::to_string(static_cast<int>(code)) + ")";
+  std::string text = textWith(api, code);
+  if (!text.empty())
+    out += ": " + text;
+  return out;
+}
+
+void markShuttingDown() { gShuttingDown.store(true, std::memory_order_release); }
+
+DriverState loadDriver() {
+  DriverState st;
+  const char *env = std::getenv("PTXJIT_LIBCUDA");
+  std::string path = (env && *env) ? env : "libcuda.so.1";
+
+  dlerror();
+  // Never closed: the driver stays loaded for the life of the process.
+  void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char *err = dlerror();
+    st.error = "the CUDA driver library " + path + " could not be loaded (" +
+               (err ? err : "unknown dlopen error") +
+               "); a GPU with the NVIDIA driver is needed for the CUDA backend";
+    return st;
+  }
+
+  std::string missing;
+#define PTXJIT_RESOLVE(name)                                                                       \
+  if (void *sym = dlsym(handle, #name))                                                            \
+    st.api.name = reinterpret_cast<decltype(st.api.name)>(sym);                                    \
+  else                                                                                             \
+    missing += (missing.empty() ? "" : ", ") + std::string(#name);
+  PTXJIT_CUDA_DRIVER_ENTRY_POINTS(PTXJIT_RESOLVE)
+#undef PTXJIT_RESOLVE
+  if (!missing.empty()) {
+    st.error = "the CUDA driver library " + path + " lacks the entry points " + missing +
+               " (the installed NVIDIA driver is too old)";
+    return st;
+  }
+
+  CUresult r = st.api.cuInit(0);
+  if (r != CUDA_SUCCESS) {
+    st.error = "cuInit failed: " + describe(&st.api, r) + " (driver library " + path + ")";
+    return st;
+  }
+  // Registered after cuInit, so it runs before the teardown handlers the driver registered.
+  std::atexit(markShuttingDown);
+
+  r = st.api.cuDriverGetVersion(&st.api.version);
+  if (r != CUDA_SUCCESS) {
+    st.error = "cuDriverGetVersion failed: " + describe(&st.api, r);
+    return st;
+  }
+  int count = 0;
+  r = st.api.cuDeviceGetCount(&count);
+  if (r != CUDA_SUCCESS) {
+    st.error = "cuDeviceGetCount failed: " + describe(&st.api, r);
+    return st;
+  }
+  if (count <= 0) {
+    st.error =
+        "no CUDA device is visible (cuDeviceGetCount returned 0; check CUDA_VISIBLE_DEVICES)";
+    return st;
+  }
+  st.ok = true;
+  return st;
+}
+
+const DriverState &driverState() {
+  // Thread-safe, run once; a failure is kept in the state (no retry).
+  static const DriverState state = loadDriver();
+  static const bool published = [] {
+    if (state.ok)
+      gLoaded.store(&state.api, std::memory_order_release);
+    return true;
+  }();
+  (void)published;
+  return state;
+}
+
+} // namespace
+
+CudaError::CudaError(CUresult code, std::string call, const std::string &detail)
+    : std::runtime_error(call +
+                         " failed: " + describe(gLoaded.load(std::memory_order_acquire), code) +
+                         (detail.empty() ? std::string() : "\n" + detail)),
+      code_(code), call_(std::move(call)) {}
+
+const DriverApi &driver() {
+  const DriverState &st = driverState();
+  if (!st.ok) [[unlikely]]
+    throw DriverUnavailable("CUDA driver unavailable: " + st.error);
+  return st.api;
+}
+
+bool driverAvailable(std::string *why) noexcept {
+  try {
+    const DriverState &st = driverState();
+    if (!st.ok && why)
+      *why = st.error;
+    return st.ok;
+  } catch (...) { // std::bad_alloc while loading
+    if (why)
+      *why = "the CUDA driver could not be loaded (out of memory)";
+    return false;
+  }
+}
+
+int driverVersion() { return driver().version; }
+
+bool driverShuttingDown() noexcept { return gShuttingDown.load(std::memory_order_acquire); }
+
+std::string errorName(CUresult code) {
+  return nameWith(gLoaded.load(std::memory_order_acquire), code);
+}
+
+std::string errorString(CUresult code) {
+  return textWith(gLoaded.load(std::memory_order_acquire), code);
+}
+
+void throwCudaError(CUresult code, const char *call) { throw CudaError(code, call); }
+
+} // namespace ptxjit::runtime

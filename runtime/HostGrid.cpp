@@ -1,0 +1,210 @@
+#include "runtime/HostGrid.h"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <stdexcept>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace ptxjit::runtime {
+namespace {
+
+// One launch: blocks are handed out in chunks through an atomic counter.
+struct Job {
+  HostKernelEntry entry;
+  Dim3 grid, block;
+  void **args;
+  uint64_t totalBlocks;
+  uint64_t chunk;
+  std::atomic<uint64_t> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex errorMutex;
+  std::exception_ptr error;
+};
+
+// True while this thread runs blocks of a launch (nested launches then run inline).
+thread_local bool tlsRunningBlocks = false;
+
+void runBlocks(Job &job) noexcept {
+  bool wasRunning = tlsRunningBlocks;
+  tlsRunningBlocks = true;
+  try {
+    HostThreadCtx ctx;
+    ctx.ntid[0] = job.block.x, ctx.ntid[1] = job.block.y, ctx.ntid[2] = job.block.z;
+    ctx.nctaid[0] = job.grid.x, ctx.nctaid[1] = job.grid.y, ctx.nctaid[2] = job.grid.z;
+    const uint64_t gx = job.grid.x, gy = job.grid.y;
+    const unsigned bx = job.block.x, by = job.block.y, bz = job.block.z;
+    while (!job.failed.load(std::memory_order_relaxed)) {
+      uint64_t begin = job.next.fetch_add(job.chunk, std::memory_order_relaxed);
+      if (begin >= job.totalBlocks)
+        break;
+      uint64_t end = std::min(begin + job.chunk, job.totalBlocks);
+      for (uint64_t b = begin; b < end; ++b) {
+        uint64_t rest = b / gx;
+        ctx.ctaid[0] = static_cast<uint32_t>(b % gx);
+        ctx.ctaid[1] = static_cast<uint32_t>(rest % gy);
+        ctx.ctaid[2] = static_cast<uint32_t>(rest / gy);
+        for (unsigned z = 0; z < bz; ++z) {
+          ctx.tid[2] = z;
+          for (unsigned y = 0; y < by; ++y) {
+            ctx.tid[1] = y;
+            for (unsigned x = 0; x < bx; ++x) {
+              ctx.tid[0] = x;
+              job.entry(job.args, &ctx);
+            }
+          }
+        }
+      }
+    }
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(job.errorMutex);
+    if (!job.error)
+      job.error = std::current_exception();
+    job.failed.store(true, std::memory_order_relaxed);
+  }
+  tlsRunningBlocks = wasRunning;
+}
+
+class HostPool {
+public:
+  explicit HostPool(unsigned workers) {
+    threads_.reserve(workers);
+    for (unsigned i = 0; i < workers; ++i) {
+      try {
+        threads_.emplace_back([this, i] { workerLoop(i); });
+      } catch (const std::system_error &) {
+        break; // run with the workers that did start (possibly none)
+      }
+    }
+  }
+  // Never destroyed (see pool()); workers park on the condition variable until the process ends.
+  ~HostPool() = delete;
+
+  unsigned workers() const { return static_cast<unsigned>(threads_.size()); }
+
+  // Runs `job` on the caller and `helpers` (<= workers()) workers; returns when all are done.
+  void run(Job &job, unsigned helpers) {
+    std::lock_guard<std::mutex> launchLock(launchMutex_);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      job_ = &job;
+      helpers_ = helpers;
+      pending_ = helpers;
+      ++generation_;
+    }
+    wake_.notify_all();
+    runBlocks(job);
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [this] { return pending_ == 0; });
+    job_ = nullptr;
+  }
+
+private:
+  void workerLoop(unsigned index) {
+    uint64_t seen = 0;
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [&] { return generation_ != seen; });
+      seen = generation_;
+      if (index >= helpers_)
+        continue;
+      Job *job = job_;
+      lock.unlock();
+      runBlocks(*job);
+      lock.lock();
+      if (--pending_ == 0)
+        done_.notify_all();
+    }
+  }
+
+  std::mutex launchMutex_; // one launch at a time
+  std::mutex mutex_;       // guards the fields below
+  std::condition_variable wake_, done_;
+  Job *job_ = nullptr;
+  uint64_t generation_ = 0;
+  unsigned helpers_ = 0;
+  unsigned pending_ = 0;
+  std::vector<std::thread> threads_;
+};
+
+unsigned configuredParallelism() {
+  if (const char *env = std::getenv("PTXJIT_HOST_THREADS"); env && *env) {
+    char *end = nullptr;
+    long v = std::strtol(env, &end, 10);
+    if (end && *end == '\0' && v >= 1)
+      return static_cast<unsigned>(std::min<long>(v, 1024));
+  }
+  unsigned hw = std::thread::hardware_concurrency();
+  return hw ? hw : 1;
+}
+
+// The pool is created on first use and deliberately leaked: joining workers from a static
+// destructor could deadlock (e.g. exit() called inside a kernel), and parked workers are harmless.
+// After fork() the child has none of the parent's workers, so the child starts a new pool.
+std::atomic<HostPool *> gPool{nullptr};
+std::mutex *gPoolMutex = new std::mutex;
+
+void resetPoolInChild() {
+  gPool.store(nullptr, std::memory_order_relaxed); // the parent's pool is unusable here
+  gPoolMutex = new std::mutex;                     // the old one may have been held at fork
+}
+
+HostPool &pool() {
+  if (HostPool *p = gPool.load(std::memory_order_acquire)) [[likely]]
+    return *p;
+  std::lock_guard<std::mutex> lock(*gPoolMutex);
+  if (HostPool *p = gPool.load(std::memory_order_acquire))
+    return *p;
+  static const bool atforkRegistered = [] {
+    pthread_atfork(nullptr, nullptr, resetPoolInChild);
+    return true;
+  }();
+  (void)atforkRegistered;
+  auto *p = new HostPool(configuredParallelism() - 1);
+  gPool.store(p, std::memory_order_release);
+  return *p;
+}
+
+} // namespace
+
+void launchHost(HostKernelEntry entry, Dim3 grid, Dim3 block, void **args) {
+  if (!entry)
+    throw std::invalid_argument("launchHost: the kernel entry point is null");
+  static const LaunchLimits kLimits{};
+  validateLaunch(grid, block, kLimits);
+
+  Job job;
+  job.entry = entry;
+  job.grid = grid;
+  job.block = block;
+  job.args = args;
+  job.totalBlocks = uint64_t(grid.x) * grid.y * grid.z;
+  job.chunk = 1;
+
+  if (job.totalBlocks == 1 || tlsRunningBlocks) {
+    runBlocks(job);
+  } else {
+    HostPool &p = pool();
+    unsigned helpers = static_cast<unsigned>(std::min<uint64_t>(p.workers(), job.totalBlocks - 1));
+    if (helpers == 0) {
+      runBlocks(job);
+    } else {
+      // About 8 chunks per participant: balances load without contending on the counter.
+      job.chunk = std::max<uint64_t>(1, job.totalBlocks / (uint64_t(helpers + 1) * 8));
+      p.run(job, helpers);
+    }
+  }
+  if (job.error)
+    std::rethrow_exception(job.error);
+}
+
+unsigned hostParallelism() { return pool().workers() + 1; }
+
+} // namespace ptxjit::runtime

@@ -1,0 +1,143 @@
+#include "runtime/Launch.h"
+
+#include "runtime/Device.h"
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace ptxjit::runtime {
+namespace {
+
+constexpr const char *kAxis[3] = {"x", "y", "z"};
+
+std::string shape(Dim3 d) {
+  return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + ")";
+}
+
+[[noreturn]] void invalid(const std::string &why) {
+  throw std::invalid_argument("invalid launch configuration: " + why);
+}
+
+[[noreturn]] void throwInvalidLaunch(Dim3 grid, Dim3 block, const LaunchLimits &limits) {
+  const unsigned g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
+  for (int i = 0; i < 3; ++i)
+    if (g[i] == 0)
+      invalid("grid " + shape(grid) + ": dimension " + kAxis[i] +
+              " is 0; every grid and block dimension must be at least 1");
+  for (int i = 0; i < 3; ++i)
+    if (b[i] == 0)
+      invalid("block " + shape(block) + ": dimension " + kAxis[i] +
+              " is 0; every grid and block dimension must be at least 1");
+  for (int i = 0; i < 3; ++i)
+    if (b[i] > limits.maxBlockDim[i])
+      invalid("block " + shape(block) + ": dimension " + kAxis[i] + " is " + std::to_string(b[i]) +
+              "; at most " + std::to_string(limits.maxBlockDim[i]) + " is allowed");
+  uint64_t threads = uint64_t(b[0]) * b[1] * b[2];
+  if (threads > limits.maxThreadsPerBlock)
+    invalid("block " + shape(block) + " has " + std::to_string(threads) + " threads; at most " +
+            std::to_string(limits.maxThreadsPerBlock) + " threads per block are allowed");
+  for (int i = 0; i < 3; ++i)
+    if (g[i] > limits.maxGridDim[i])
+      invalid("grid " + shape(grid) + ": dimension " + kAxis[i] + " is " + std::to_string(g[i]) +
+              "; at most " + std::to_string(limits.maxGridDim[i]) + " is allowed");
+  invalid("grid " + shape(grid) + ", block " + shape(block)); // unreachable by construction
+}
+
+int functionAttribute(const DriverApi &d, CUfunction f, CUfunction_attribute attr) {
+  int value = 0;
+  check(d.cuFuncGetAttribute(&value, attr, f), "cuFuncGetAttribute");
+  return value;
+}
+
+[[noreturn]] void throwLaunchError(CUresult r, CUfunction f, Dim3 grid, Dim3 block,
+                                   unsigned sharedMem) {
+  std::string detail = "launch of grid " + shape(grid) + ", block " + shape(block) + " with " +
+                       std::to_string(sharedMem) + " bytes of dynamic shared memory";
+  // Best effort: the kernel's own limits explain most launch failures.
+  const DriverApi &d = driver();
+  int maxThreads = 0, regs = 0, shared = 0, maxDyn = 0;
+  if (d.cuFuncGetAttribute(&maxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f) ==
+          CUDA_SUCCESS &&
+      d.cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f) == CUDA_SUCCESS &&
+      d.cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f) == CUDA_SUCCESS &&
+      d.cuFuncGetAttribute(&maxDyn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f) ==
+          CUDA_SUCCESS)
+    detail += "; the kernel allows at most " + std::to_string(maxThreads) +
+              " threads per block, uses " + std::to_string(regs) + " registers per thread and " +
+              std::to_string(shared) + " bytes of static shared memory, and allows " +
+              std::to_string(maxDyn) + " bytes of dynamic shared memory";
+  throw CudaError(r, "cuLaunchKernel", detail);
+}
+
+} // namespace
+
+void validateLaunch(Dim3 grid, Dim3 block, const LaunchLimits &limits) {
+  bool ok = grid.x != 0 && grid.y != 0 && grid.z != 0 && block.x != 0 && block.y != 0 &&
+            block.z != 0 && block.x <= limits.maxBlockDim[0] && block.y <= limits.maxBlockDim[1] &&
+            block.z <= limits.maxBlockDim[2] &&
+            uint64_t(block.x) * block.y * block.z <= limits.maxThreadsPerBlock &&
+            grid.x <= limits.maxGridDim[0] && grid.y <= limits.maxGridDim[1] &&
+            grid.z <= limits.maxGridDim[2];
+  if (!ok) [[unlikely]]
+    throwInvalidLaunch(grid, block, limits);
+}
+
+const LaunchLimits &deviceLaunchLimits() {
+  static const LaunchLimits limits = [] {
+    const Device &dev = Device::current();
+    LaunchLimits l;
+    l.maxThreadsPerBlock = dev.maxThreadsPerBlock();
+    l.maxBlockDim = dev.maxBlockDim();
+    l.maxGridDim = dev.maxGridDim();
+    return l;
+  }();
+  return limits;
+}
+
+void launchKernel(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem, CUstream stream,
+                  void **params) {
+  if (!f) [[unlikely]]
+    throw std::invalid_argument("launchKernel: the kernel (CUfunction) is null");
+  const Device &dev = Device::current();
+  validateLaunch(grid, block, deviceLaunchLimits());
+  if (sharedMem > dev.sharedMemoryPerBlockOptin()) [[unlikely]]
+    invalid(std::to_string(sharedMem) + " bytes of dynamic shared memory requested; the device " +
+            "allows at most " + std::to_string(dev.sharedMemoryPerBlockOptin()) + " per block");
+  CUresult r = driver().cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                                       sharedMem, stream, params, nullptr);
+  if (r != CUDA_SUCCESS) [[unlikely]]
+    throwLaunchError(r, f, grid, block, sharedMem);
+}
+
+FunctionAttributes functionAttributes(CUfunction f) {
+  if (!f)
+    throw std::invalid_argument("functionAttributes: the kernel (CUfunction) is null");
+  Device::current();
+  const DriverApi &d = driver();
+  FunctionAttributes a;
+  a.maxThreadsPerBlock = functionAttribute(d, f, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  a.numRegs = functionAttribute(d, f, CU_FUNC_ATTRIBUTE_NUM_REGS);
+  a.sharedSizeBytes = functionAttribute(d, f, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+  a.localSizeBytes = functionAttribute(d, f, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
+  a.constSizeBytes = functionAttribute(d, f, CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES);
+  a.ptxVersion = functionAttribute(d, f, CU_FUNC_ATTRIBUTE_PTX_VERSION);
+  a.binaryVersion = functionAttribute(d, f, CU_FUNC_ATTRIBUTE_BINARY_VERSION);
+  a.maxDynamicSharedSizeBytes =
+      functionAttribute(d, f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
+  return a;
+}
+
+BlockSizeSuggestion maxPotentialBlockSize(CUfunction f, size_t dynamicSharedMem,
+                                          int blockSizeLimit) {
+  if (!f)
+    throw std::invalid_argument("maxPotentialBlockSize: the kernel (CUfunction) is null");
+  Device::current();
+  BlockSizeSuggestion s;
+  check(driver().cuOccupancyMaxPotentialBlockSize(&s.minGridSize, &s.blockSize, f, nullptr,
+                                                  dynamicSharedMem, blockSizeLimit),
+        "cuOccupancyMaxPotentialBlockSize");
+  return s;
+}
+
+} // namespace ptxjit::runtime

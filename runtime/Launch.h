@@ -1,0 +1,72 @@
+// Kernel launch configuration and GPU kernel launches.
+#pragma once
+
+#include "runtime/Driver.h"
+
+#include <array>
+#include <cstddef>
+
+namespace ptxjit::runtime {
+
+// A grid or block shape (CUDA's dim3); unspecified dimensions are 1.
+struct Dim3 {
+  unsigned x = 1, y = 1, z = 1;
+};
+
+// The limits a launch configuration must respect. The defaults are those of every GPU of compute
+// capability 5.0 and later (and what the host backend enforces).
+struct LaunchLimits {
+  unsigned maxThreadsPerBlock = 1024;
+  std::array<unsigned, 3> maxBlockDim{1024u, 1024u, 64u};
+  std::array<unsigned, 3> maxGridDim{2147483647u, 65535u, 65535u};
+};
+
+// Checks a launch configuration: every dimension >= 1, each block dimension <= maxBlockDim, the
+// block's thread count (x*y*z) <= maxThreadsPerBlock, each grid dimension <= maxGridDim.
+// Throws std::invalid_argument with a message starting "invalid launch configuration: " that
+// names the offending dimension and the limit.
+void validateLaunch(Dim3 grid, Dim3 block, const LaunchLimits &limits);
+
+// The device's limits (read once from Device::current()). Throws DriverUnavailable, CudaError.
+const LaunchLimits &deviceLaunchLimits();
+
+// Launches `f` on `stream` (null: the default stream) with `sharedMem` bytes of dynamic shared
+// memory. `params` is cuLaunchKernel's kernelParams: an array of pointers to each flattened
+// kernel argument (may be null for a kernel without parameters); the values are copied before
+// the call returns. Makes the device context current, validates the configuration against the
+// device's cached limits (std::invalid_argument, also for a null `f` or sharedMem beyond the
+// device's opt-in maximum), then calls cuLaunchKernel once. The launch is asynchronous: faults
+// in the kernel surface at a later synchronization. Throws DriverUnavailable, CudaError (whose
+// detail lists the configuration and the kernel's limits).
+void launchKernel(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem, CUstream stream,
+                  void **params);
+
+// A kernel's compiled properties (cuFuncGetAttribute).
+struct FunctionAttributes {
+  int maxThreadsPerBlock = 0;        // the most threads per block this kernel can be launched with
+  int numRegs = 0;                   // registers per thread
+  int sharedSizeBytes = 0;           // static shared memory per block
+  int localSizeBytes = 0;            // local memory per thread
+  int constSizeBytes = 0;            // user constant memory
+  int ptxVersion = 0;                // PTX target architecture * 10 + minor (e.g. 52 for sm_52)
+  int binaryVersion = 0;             // SASS version * 10 + minor (e.g. 90)
+  int maxDynamicSharedSizeBytes = 0; // dynamic shared memory allowed without raising the limit
+};
+
+// Reads `f`'s attributes. Throws std::invalid_argument for a null `f`, DriverUnavailable,
+// CudaError.
+FunctionAttributes functionAttributes(CUfunction f);
+
+// cuOccupancyMaxPotentialBlockSize's answer.
+struct BlockSizeSuggestion {
+  int minGridSize = 0; // the smallest grid reaching full occupancy with blockSize
+  int blockSize = 0;   // the block size reaching maximum occupancy
+};
+
+// The block size that maximizes occupancy for `f` with `dynamicSharedMem` bytes of dynamic
+// shared memory per block, and no more than `blockSizeLimit` threads (0: no limit).
+// Throws std::invalid_argument for a null `f`, DriverUnavailable, CudaError.
+BlockSizeSuggestion maxPotentialBlockSize(CUfunction f, size_t dynamicSharedMem = 0,
+                                          int blockSizeLimit = 0);
+
+} // namespace ptxjit::runtime

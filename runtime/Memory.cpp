@@ -1,0 +1,237 @@
+#include "runtime/Memory.h"
+
+#include "runtime/Device.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+namespace ptxjit::runtime {
+namespace {
+
+class PlainAllocator final : public DeviceAllocator {
+public:
+  CUdeviceptr allocate(size_t bytes, CUstream) override {
+    CUdeviceptr ptr = 0;
+    check(driver().cuMemAlloc_v2(&ptr, bytes), "cuMemAlloc");
+    return ptr;
+  }
+  void deallocate(CUdeviceptr ptr, size_t, CUstream) noexcept override {
+    driver().cuMemFree_v2(ptr); // errors ignored (e.g. a sticky error from an earlier launch)
+  }
+  const char *name() const noexcept override { return "cuMemAlloc"; }
+};
+
+class PoolAllocator final : public DeviceAllocator {
+public:
+  PoolAllocator() {
+    const Device &dev = Device::current();
+    if (!dev.memoryPoolsSupported())
+      throw std::runtime_error("the device " + dev.name() +
+                               " does not support stream-ordered memory pools");
+    const DriverApi &d = driver();
+    check(d.cuDeviceGetDefaultMemPool(&pool_, dev.handle()), "cuDeviceGetDefaultMemPool");
+    // Keep freed memory in the pool instead of returning it to the OS at each synchronization.
+    cuuint64_t threshold = std::numeric_limits<cuuint64_t>::max();
+    check(d.cuMemPoolSetAttribute(pool_, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold),
+          "cuMemPoolSetAttribute");
+  }
+  CUdeviceptr allocate(size_t bytes, CUstream stream) override {
+    CUdeviceptr ptr = 0;
+    check(driver().cuMemAllocAsync(&ptr, bytes, stream), "cuMemAllocAsync");
+    return ptr;
+  }
+  void deallocate(CUdeviceptr ptr, size_t, CUstream stream) noexcept override {
+    driver().cuMemFreeAsync(ptr, stream);
+  }
+  const char *name() const noexcept override { return "cuMemAllocAsync"; }
+
+private:
+  CUmemoryPool pool_ = nullptr;
+};
+
+std::mutex gAllocatorMutex;
+std::shared_ptr<DeviceAllocator> &currentAllocatorSlot() {
+  static std::shared_ptr<DeviceAllocator> slot = plainDeviceAllocator();
+  return slot;
+}
+
+[[noreturn]] void throwRange(const char *what, size_t offset, size_t n, size_t size) {
+  throw std::out_of_range(std::string(what) + ": bytes [" + std::to_string(offset) + ", " +
+                          std::to_string(offset) + " + " + std::to_string(n) +
+                          ") exceed the allocation's " + std::to_string(size) + " bytes");
+}
+
+} // namespace
+
+std::shared_ptr<DeviceAllocator> plainDeviceAllocator() {
+  static const std::shared_ptr<DeviceAllocator> plain = std::make_shared<PlainAllocator>();
+  return plain;
+}
+
+std::shared_ptr<DeviceAllocator> poolDeviceAllocator() {
+  static std::mutex mutex;
+  static std::shared_ptr<DeviceAllocator> pool;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!pool)
+    pool = std::make_shared<PoolAllocator>();
+  return pool;
+}
+
+std::shared_ptr<DeviceAllocator> deviceAllocator() {
+  std::lock_guard<std::mutex> lock(gAllocatorMutex);
+  return currentAllocatorSlot();
+}
+
+void setDeviceAllocator(std::shared_ptr<DeviceAllocator> allocator) {
+  if (!allocator)
+    allocator = plainDeviceAllocator();
+  std::lock_guard<std::mutex> lock(gAllocatorMutex);
+  currentAllocatorSlot() = std::move(allocator);
+}
+
+Allocation::Allocation(uint64_t ptr, size_t size, bool onDevice, CUstream stream,
+                       std::shared_ptr<DeviceAllocator> allocator)
+    : ptr_(ptr), size_(size), onDevice_(onDevice), stream_(stream),
+      allocator_(std::move(allocator)) {}
+
+Allocation::~Allocation() {
+  if (ptr_ == 0)
+    return;
+  if (!onDevice_) {
+    std::free(reinterpret_cast<void *>(ptr_));
+    return;
+  }
+  if (Device::currentForCleanup())
+    allocator_->deallocate(ptr_, size_, stream_);
+}
+
+void Allocation::checkRange(size_t offset, size_t n, const char *what) const {
+  if (offset > size_ || n > size_ - offset)
+    throwRange(what, offset, n, size_);
+}
+
+void Allocation::upload(const void *src, size_t n, size_t offset, CUstream stream) {
+  checkRange(offset, n, "Allocation::upload");
+  if (onDevice_)
+    copyHostToDevice(ptr_ + offset, src, n, stream);
+  else if (n)
+    std::memmove(reinterpret_cast<char *>(ptr_) + offset, src, n);
+}
+
+void Allocation::download(void *dst, size_t n, size_t offset, CUstream stream) const {
+  checkRange(offset, n, "Allocation::download");
+  if (onDevice_)
+    copyDeviceToHost(dst, ptr_ + offset, n, stream);
+  else if (n)
+    std::memmove(dst, reinterpret_cast<const char *>(ptr_) + offset, n);
+}
+
+void Allocation::fill(unsigned char value, size_t n, size_t offset, CUstream stream) {
+  checkRange(offset, n, "Allocation::fill");
+  if (onDevice_)
+    fillDevice(ptr_ + offset, value, n, stream);
+  else if (n)
+    std::memset(reinterpret_cast<char *>(ptr_) + offset, value, n);
+}
+
+std::shared_ptr<Allocation> allocateDevice(size_t bytes, CUstream stream) {
+  Device::current();
+  if (bytes == 0)
+    return std::shared_ptr<Allocation>(new Allocation(0, 0, true, stream, nullptr));
+  std::shared_ptr<DeviceAllocator> allocator = deviceAllocator();
+  CUdeviceptr ptr = allocator->allocate(bytes, stream);
+  try {
+    return std::shared_ptr<Allocation>(new Allocation(ptr, bytes, true, stream, allocator));
+  } catch (...) {
+    allocator->deallocate(ptr, bytes, stream);
+    throw;
+  }
+}
+
+std::shared_ptr<Allocation> allocateHost(size_t bytes) {
+  if (bytes == 0)
+    return std::shared_ptr<Allocation>(new Allocation(0, 0, false, nullptr, nullptr));
+  if (bytes > std::numeric_limits<size_t>::max() - kAllocationAlignment)
+    throw std::bad_alloc();
+  size_t rounded = (bytes + kAllocationAlignment - 1) / kAllocationAlignment * kAllocationAlignment;
+  void *p = std::aligned_alloc(kAllocationAlignment, rounded);
+  if (!p)
+    throw std::bad_alloc();
+  try {
+    return std::shared_ptr<Allocation>(
+        new Allocation(reinterpret_cast<uint64_t>(p), bytes, false, nullptr, nullptr));
+  } catch (...) {
+    std::free(p);
+    throw;
+  }
+}
+
+void copyHostToDevice(CUdeviceptr dst, const void *src, size_t n, CUstream stream) {
+  Device::current();
+  if (n == 0)
+    return;
+  const DriverApi &d = driver();
+  if (stream)
+    check(d.cuMemcpyHtoDAsync_v2(dst, src, n, stream), "cuMemcpyHtoDAsync");
+  else
+    check(d.cuMemcpyHtoD_v2(dst, src, n), "cuMemcpyHtoD");
+}
+
+void copyDeviceToHost(void *dst, CUdeviceptr src, size_t n, CUstream stream) {
+  Device::current();
+  if (n == 0)
+    return;
+  const DriverApi &d = driver();
+  if (stream)
+    check(d.cuMemcpyDtoHAsync_v2(dst, src, n, stream), "cuMemcpyDtoHAsync");
+  else
+    check(d.cuMemcpyDtoH_v2(dst, src, n), "cuMemcpyDtoH");
+}
+
+void copyDeviceToDevice(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream stream) {
+  Device::current();
+  if (n == 0)
+    return;
+  const DriverApi &d = driver();
+  if (stream)
+    check(d.cuMemcpyDtoDAsync_v2(dst, src, n, stream), "cuMemcpyDtoDAsync");
+  else
+    check(d.cuMemcpyDtoD_v2(dst, src, n), "cuMemcpyDtoD");
+}
+
+void fillDevice(CUdeviceptr dst, unsigned char value, size_t n, CUstream stream) {
+  Device::current();
+  if (n == 0)
+    return;
+  const DriverApi &d = driver();
+  if (stream)
+    check(d.cuMemsetD8Async(dst, value, n, stream), "cuMemsetD8Async");
+  else
+    check(d.cuMemsetD8_v2(dst, value, n), "cuMemsetD8");
+}
+
+void copyAllocation(Allocation &dst, size_t dstOffset, const Allocation &src, size_t srcOffset,
+                    size_t n, CUstream stream) {
+  if (dstOffset > dst.size() || n > dst.size() - dstOffset)
+    throwRange("copyAllocation (destination)", dstOffset, n, dst.size());
+  if (srcOffset > src.size() || n > src.size() - srcOffset)
+    throwRange("copyAllocation (source)", srcOffset, n, src.size());
+  uint64_t to = dst.address() + dstOffset, from = src.address() + srcOffset;
+  if (!dst.onDevice() && !src.onDevice()) {
+    if (n)
+      std::memmove(reinterpret_cast<void *>(to), reinterpret_cast<const void *>(from), n);
+  } else if (dst.onDevice() && src.onDevice()) {
+    copyDeviceToDevice(to, from, n, stream);
+  } else if (dst.onDevice()) {
+    copyHostToDevice(to, reinterpret_cast<const void *>(from), n, stream);
+  } else {
+    copyDeviceToHost(reinterpret_cast<void *>(to), from, n, stream);
+  }
+}
+
+} // namespace ptxjit::runtime

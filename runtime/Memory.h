@@ -1,0 +1,130 @@
+// Device and host memory, and copies between them.
+//
+// Device memory comes from a replaceable DeviceAllocator (plain cuMemAlloc by default, or the
+// driver's stream-ordered memory pool), so callers only ever see Allocation and allocateDevice().
+#pragma once
+
+#include "runtime/Driver.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace ptxjit::runtime {
+
+// Alignment in bytes of every non-empty Allocation (host and device).
+inline constexpr size_t kAllocationAlignment = 256;
+
+// Where device memory comes from. Implementations must be thread-safe.
+class DeviceAllocator {
+public:
+  virtual ~DeviceAllocator() = default;
+  // Returns `bytes` (> 0) bytes of device memory aligned to at least kAllocationAlignment, usable
+  // by work submitted to `stream` (stream-ordered allocators make it available in that stream's
+  // order). Called with the device context current. Throws CudaError.
+  virtual CUdeviceptr allocate(size_t bytes, CUstream stream) = 0;
+  // Gives back memory from allocate() with the same size and stream. Called with the device
+  // context current and never once driverShuttingDown(). Must not throw.
+  virtual void deallocate(CUdeviceptr ptr, size_t bytes, CUstream stream) noexcept = 0;
+  // A short name for diagnostics, e.g. "cuMemAlloc".
+  virtual const char *name() const noexcept = 0;
+};
+
+// The default allocator: cuMemAlloc / cuMemFree (synchronous; the stream is ignored). Needs no
+// driver until used. Never throws.
+std::shared_ptr<DeviceAllocator> plainDeviceAllocator();
+
+// A caching, stream-ordered allocator: cuMemAllocAsync / cuMemFreeAsync on the stream given at
+// allocation, from the device's default memory pool with its release threshold raised so freed
+// memory is kept for reuse. Memory is freed in the order of the stream it was allocated on: work
+// on other streams that uses it must be ordered before its release (e.g. synchronize first).
+// Throws DriverUnavailable, CudaError, or std::runtime_error if the device lacks memory pools.
+std::shared_ptr<DeviceAllocator> poolDeviceAllocator();
+
+// The allocator allocateDevice() uses now (initially plainDeviceAllocator()). Thread-safe.
+std::shared_ptr<DeviceAllocator> deviceAllocator();
+
+// Makes `allocator` (nullptr: plainDeviceAllocator()) the one allocateDevice() uses from now on.
+// Existing allocations keep and are freed by the allocator that made them. Thread-safe.
+void setDeviceAllocator(std::shared_ptr<DeviceAllocator> allocator);
+
+// An owning block of device or host memory, freed on destruction (device memory through the
+// allocator that made it, in its stream's order; skipped once the process is exiting). Not
+// copyable; share it through std::shared_ptr.
+class Allocation {
+public:
+  ~Allocation();
+  Allocation(const Allocation &) = delete;
+  Allocation &operator=(const Allocation &) = delete;
+
+  // The host address of a host allocation; nullptr for device memory or an empty allocation.
+  void *hostPtr() const noexcept { return onDevice_ ? nullptr : reinterpret_cast<void *>(ptr_); }
+  // The device address of a device allocation; 0 for host memory or an empty allocation.
+  CUdeviceptr devicePtr() const noexcept { return onDevice_ ? ptr_ : 0; }
+  // The address kernels of the allocation's backend use (device or host address; 0 if empty).
+  uint64_t address() const noexcept { return ptr_; }
+  // The requested size in bytes (may be 0).
+  size_t size() const noexcept { return size_; }
+  // True for device memory, false for host memory.
+  bool onDevice() const noexcept { return onDevice_; }
+  // The stream the memory was allocated on (and will be released on); null for host memory.
+  CUstream stream() const noexcept { return stream_; }
+
+  // Copies n bytes from host memory `src` into this allocation at byte `offset`. For device
+  // memory: asynchronous on a non-null `stream` (src must stay valid until the copy is done),
+  // synchronous otherwise; for host memory: an immediate memmove. Throws std::out_of_range if the
+  // range exceeds size(), DriverUnavailable, CudaError.
+  void upload(const void *src, size_t n, size_t offset = 0, CUstream stream = nullptr);
+  // Copies n bytes at byte `offset` of this allocation into host memory `dst`; same rules.
+  void download(void *dst, size_t n, size_t offset = 0, CUstream stream = nullptr) const;
+  // Sets n bytes at byte `offset` to `value`; same rules.
+  void fill(unsigned char value, size_t n, size_t offset = 0, CUstream stream = nullptr);
+
+private:
+  Allocation(uint64_t ptr, size_t size, bool onDevice, CUstream stream,
+             std::shared_ptr<DeviceAllocator> allocator);
+  void checkRange(size_t offset, size_t n, const char *what) const;
+
+  uint64_t ptr_;
+  size_t size_;
+  bool onDevice_;
+  CUstream stream_;
+  std::shared_ptr<DeviceAllocator> allocator_; // device memory only
+
+  friend std::shared_ptr<Allocation> allocateDevice(size_t, CUstream);
+  friend std::shared_ptr<Allocation> allocateHost(size_t);
+};
+
+// Allocates `bytes` bytes (0 allowed: address 0, nothing allocated) of device memory with
+// deviceAllocator(), for use in the order of `stream` (null: the default stream). Contents are
+// uninitialized. Throws DriverUnavailable, CudaError (e.g. CUDA_ERROR_OUT_OF_MEMORY).
+std::shared_ptr<Allocation> allocateDevice(size_t bytes, CUstream stream = nullptr);
+
+// Allocates `bytes` bytes (0 allowed: hostPtr() null) of host memory aligned to
+// kAllocationAlignment, for the CPU backend. Contents are uninitialized. Needs no driver.
+// Throws std::bad_alloc.
+std::shared_ptr<Allocation> allocateHost(size_t bytes);
+
+// Copies n bytes from host `src` to device `dst`: asynchronous on a non-null `stream` (src must
+// stay valid until done), else synchronous. n == 0 does nothing (after making the device context
+// current). Throws DriverUnavailable, CudaError.
+void copyHostToDevice(CUdeviceptr dst, const void *src, size_t n, CUstream stream = nullptr);
+
+// Copies n bytes from device `src` to host `dst`; same rules (an asynchronous copy has finished
+// only once the stream is synchronized).
+void copyDeviceToHost(void *dst, CUdeviceptr src, size_t n, CUstream stream = nullptr);
+
+// Copies n bytes from device `src` to device `dst`; same rules.
+void copyDeviceToDevice(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream stream = nullptr);
+
+// Sets n bytes of device memory at `dst` to `value`; same rules.
+void fillDevice(CUdeviceptr dst, unsigned char value, size_t n, CUstream stream = nullptr);
+
+// Copies n bytes from `src` at `srcOffset` to `dst` at `dstOffset`, whatever memory each holds
+// (host-host: memmove, no driver needed; otherwise the matching driver copy, asynchronous on a
+// non-null stream). Throws std::out_of_range for a range past either end, DriverUnavailable,
+// CudaError.
+void copyAllocation(Allocation &dst, size_t dstOffset, const Allocation &src, size_t srcOffset,
+                    size_t n, CUstream stream = nullptr);
+
+} // namespace ptxjit::runtime

@@ -1,0 +1,85 @@
+#include "runtime/Module.h"
+
+#include "runtime/Device.h"
+
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+#include <stdexcept>
+#include <vector>
+
+namespace ptxjit::runtime {
+namespace {
+
+constexpr size_t kLogBytes = 64 * 1024;
+
+// The NUL-terminated text the driver wrote, without trailing whitespace.
+std::string logText(const std::vector<char> &buf) {
+  std::string s(buf.data(), strnlen(buf.data(), buf.size()));
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' '))
+    s.pop_back();
+  return s;
+}
+
+void *optionValue(uintptr_t v) { return reinterpret_cast<void *>(v); }
+
+} // namespace
+
+Module::Module(CUmodule module, std::string infoLog)
+    : module_(module), infoLog_(std::move(infoLog)) {}
+
+std::shared_ptr<Module> Module::loadPTX(const std::string &ptx) {
+  if (ptx.empty())
+    throw std::invalid_argument("Module::loadPTX: the PTX text is empty");
+  Device::current();
+
+  std::vector<char> info(kLogBytes, '\0'), error(kLogBytes, '\0');
+  CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_LOG_VERBOSE};
+  // Sizes leave room for a terminating NUL whatever the driver writes.
+  void *values[] = {info.data(), optionValue(kLogBytes - 1), error.data(),
+                    optionValue(kLogBytes - 1), optionValue(1)};
+  static_assert(sizeof(options) / sizeof(options[0]) == sizeof(values) / sizeof(values[0]));
+
+  CUmodule module = nullptr;
+  CUresult r = driver().cuModuleLoadDataEx(
+      &module, ptx.c_str(), static_cast<unsigned>(std::size(options)), options, values);
+  if (r != CUDA_SUCCESS) {
+    std::string errorLog = logText(error);
+    std::string detail;
+    if (!errorLog.empty())
+      detail = "JIT error log:\n" + errorLog;
+    else if (std::string infoLog = logText(info); !infoLog.empty())
+      detail = "JIT info log:\n" + infoLog;
+    throw CudaError(r, "cuModuleLoadDataEx", detail);
+  }
+  // If allocating the Module throws, shared_ptr deletes it, which unloads the module.
+  return std::shared_ptr<Module>(new Module(module, logText(info)));
+}
+
+Module::~Module() {
+  if (module_ && Device::currentForCleanup())
+    driver().cuModuleUnload(module_); // errors ignored: nothing sensible to do in a destructor
+}
+
+CUfunction Module::function(const std::string &name) const {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = functions_.find(name);
+    if (it != functions_.end())
+      return it->second;
+  }
+  Device::current();
+  CUfunction fn = nullptr;
+  CUresult r = driver().cuModuleGetFunction(&fn, module_, name.c_str());
+  if (r != CUDA_SUCCESS)
+    throw CudaError(r, "cuModuleGetFunction",
+                    r == CUDA_ERROR_NOT_FOUND ? "no kernel named '" + name + "' in the module"
+                                              : "while looking up kernel '" + name + "'");
+  std::lock_guard<std::mutex> lock(mutex_);
+  functions_.emplace(name, fn);
+  return fn;
+}
+
+} // namespace ptxjit::runtime

@@ -1,0 +1,48 @@
+// CUDA streams.
+#pragma once
+
+#include "runtime/Driver.h"
+
+#include <memory>
+
+namespace ptxjit::runtime {
+
+// A CUDA stream: either owned (created with cuStreamCreate, destroyed with the object, skipped
+// once the process is exiting) or the default stream (null handle, never destroyed).
+class Stream {
+public:
+  // Creates a stream: non-blocking (CU_STREAM_NON_BLOCKING: no implicit synchronization with the
+  // legacy default stream) when `nonBlocking`, else CU_STREAM_DEFAULT. Makes the device context
+  // current first. Throws DriverUnavailable, CudaError.
+  static std::shared_ptr<Stream> create(bool nonBlocking = true);
+
+  // The shared object standing for the default (legacy, null-handle) stream. Needs no driver
+  // until used. Never throws.
+  static const std::shared_ptr<Stream> &defaultStream();
+
+  ~Stream();
+  Stream(const Stream &) = delete;
+  Stream &operator=(const Stream &) = delete;
+
+  // The driver handle; nullptr for the default stream.
+  CUstream handle() const noexcept { return handle_; }
+  // True for the default stream.
+  bool isDefault() const noexcept { return handle_ == nullptr; }
+  // True if created with CU_STREAM_NON_BLOCKING.
+  bool nonBlocking() const noexcept { return nonBlocking_; }
+
+  // Waits for all work submitted to the stream (cuStreamSynchronize); reports asynchronous
+  // errors. Throws DriverUnavailable, CudaError.
+  void synchronize() const;
+
+  // True if all work submitted to the stream has finished (cuStreamQuery), false while some is
+  // pending. Throws DriverUnavailable, CudaError (for errors other than CUDA_ERROR_NOT_READY).
+  bool query() const;
+
+private:
+  Stream(CUstream handle, bool nonBlocking) : handle_(handle), nonBlocking_(nonBlocking) {}
+  CUstream handle_;
+  bool nonBlocking_;
+};
+
+} // namespace ptxjit::runtime

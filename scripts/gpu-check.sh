@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The GPU machine's check, run through the device tool (see ../shared/gpu/README.md):
+#   bash .gpu/device-run bash scripts/gpu-check.sh
+# Builds with ./setup.sh (the example runs on the GPU), runs every pytest test (the GPU-marked
+# ones included, with PTXJIT_TARGET=cuda so that a missing GPU fails loudly), then the
+# foundation benchmark beside a bare cuLaunchKernel. Logs and results go to $OUT (or ./gpu-out).
+set -uo pipefail
+out=${OUT:-gpu-out}
+mkdir -p "$out"
+export BUILD_DIR=${BUILD_DIR:-build-gpu}
+status=0
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$out/gpu.txt" 2>&1
+PTXJIT_TARGET=cuda ./setup.sh 2>&1 | tee "$out/setup.log" | tail -n 15 || status=1
+PTXJIT_TARGET=cuda .venv/bin/python -m pytest -q -p no:cacheprovider tests/python -rs \
+  2>&1 | tee "$out/pytest-gpu.log" | tail -n 25 || status=1
+g++ -O2 -std=c++17 -I/usr/local/cuda/include bench/bare_launch.cpp -ldl -o "$BUILD_DIR/bare_launch" || status=1
+PTXJIT_TARGET=cuda .venv/bin/python bench/foundation.py --bare "$BUILD_DIR/bare_launch" \
+  --json "$out/foundation.json" 2>&1 | tee "$out/bench.log" || status=1
+exit $status

@@ -1,0 +1,102 @@
+// The packing plan (kernel ABI flattening) and eager-signature conversion rules.
+#include "compiler/PackingPlan.h"
+
+#include "ir/Diagnostics.h"
+
+#include <gtest/gtest.h>
+
+using namespace ptxjit;
+using namespace ptxjit::compiler;
+namespace t = ptxjit::ir::types;
+
+TEST(PackingPlan, ScalarsArraysAndTuplesFlattenInOrder) {
+  const ir::Type *arr1 = t::array(t::float32(), 1, ir::Layout::C);
+  const ir::Type *arr2 = t::array(t::int64(), 2, ir::Layout::A);
+  PackingPlan p = buildPackingPlan({t::float32(), arr1, t::tuple({t::int8(), arr2})});
+  ASSERT_EQ(p.leaves.size(), 4u);
+  EXPECT_EQ(p.leaves[0].arg, 0);
+  EXPECT_EQ(p.leaves[1].arg, 1);
+  EXPECT_EQ(p.leaves[2].arg, 2);
+  EXPECT_EQ(p.leaves[3].arg, 2);
+  EXPECT_EQ(p.leaves[3].type, arr2);
+  // float32 | ptr shape0 stride0 | int8 | ptr shape0 shape1 stride0 stride1
+  ASSERT_EQ(p.slots.size(), 1u + 3u + 1u + 5u);
+  EXPECT_EQ(p.str(), "float32@0 <- leaf0; ptr@8 <- leaf1.data; int64@16 <- leaf1.shape[0]; "
+                     "int64@24 <- leaf1.strides[0]; int8@32 <- leaf2; ptr@40 <- leaf3.data; "
+                     "int64@48 <- leaf3.shape[0]; int64@56 <- leaf3.shape[1]; "
+                     "int64@64 <- leaf3.strides[0]; int64@72 <- leaf3.strides[1]");
+  EXPECT_EQ(p.bufferSize, 80u);
+}
+
+TEST(PackingPlan, ComplexIsTwoFloatsAndBoolOneByte) {
+  PackingPlan p = buildPackingPlan({t::complex64(), t::boolean(), t::complex128()});
+  ASSERT_EQ(p.slots.size(), 5u);
+  EXPECT_EQ(p.slots[0].source, ParamSlot::Source::Real);
+  EXPECT_EQ(p.slots[0].type, t::float32());
+  EXPECT_EQ(p.slots[1].source, ParamSlot::Source::Imag);
+  EXPECT_EQ(p.slots[1].offset, 4u);
+  EXPECT_EQ(p.slots[2].type, t::boolean());
+  EXPECT_EQ(p.slots[2].size, 1u);
+  EXPECT_EQ(p.slots[2].offset, 8u);
+  EXPECT_EQ(p.slots[3].type, t::float64());
+  EXPECT_EQ(p.slots[3].offset, 16u); // aligned to 8
+  EXPECT_EQ(p.slots[4].offset, 24u);
+  EXPECT_EQ(p.bufferSize, 32u);
+}
+
+TEST(PackingPlan, RejectsNonArgumentTypes) {
+  EXPECT_THROW(buildPackingPlan({t::range()}), ir::CompileError);
+  EXPECT_THROW(buildPackingPlan({t::symbol("math")}), ir::CompileError);
+}
+
+TEST(Conversion, ScalarRules) {
+  EXPECT_EQ(conversion(t::float32(), t::float32()), Conversion::Exact);
+  EXPECT_EQ(conversion(t::float32(), t::float64()), Conversion::Promote);
+  EXPECT_EQ(conversion(t::float64(), t::float32()), Conversion::Unsafe);
+  EXPECT_EQ(conversion(t::int32(), t::int64()), Conversion::Promote);
+  EXPECT_EQ(conversion(t::uint32(), t::int64()), Conversion::Safe);
+  EXPECT_EQ(conversion(t::int64(), t::int32()), Conversion::Unsafe);
+  EXPECT_EQ(conversion(t::int16(), t::float32()), Conversion::Safe);
+  EXPECT_EQ(conversion(t::int64(), t::float32()), Conversion::Unsafe);
+  EXPECT_EQ(conversion(t::complex128(), t::float64()), Conversion::None);
+  EXPECT_EQ(conversion(t::boolean(), t::int32()), Conversion::Safe);
+}
+
+TEST(Conversion, PythonScalarsAreWeak) {
+  EXPECT_EQ(conversion(t::weakInt(), t::int64()), Conversion::Exact);
+  EXPECT_EQ(conversion(t::weakInt(), t::int8()), Conversion::Safe);
+  EXPECT_EQ(conversion(t::weakInt(), t::float32()), Conversion::Safe);
+  EXPECT_EQ(conversion(t::weakFloat(), t::float32()), Conversion::Safe);
+  EXPECT_EQ(conversion(t::weakFloat(), t::float64()), Conversion::Exact);
+  EXPECT_EQ(conversion(t::weakFloat(), t::int32()), Conversion::Unsafe);
+  EXPECT_EQ(conversion(t::weakComplex(), t::float64()), Conversion::None);
+  EXPECT_EQ(conversion(t::weakComplex(), t::complex64()), Conversion::Safe);
+}
+
+TEST(Conversion, ArraysNeedDtypeNdimAndCompatibleLayout) {
+  auto c = t::array(t::float32(), 1, ir::Layout::C);
+  auto a = t::array(t::float32(), 1, ir::Layout::A);
+  auto ro = t::array(t::float32(), 1, ir::Layout::C, true);
+  EXPECT_EQ(conversion(c, a), Conversion::Promote);
+  EXPECT_EQ(conversion(a, c), Conversion::None);
+  EXPECT_EQ(conversion(ro, c), Conversion::None);
+  EXPECT_EQ(conversion(c, t::array(t::float64(), 1, ir::Layout::A)), Conversion::None);
+  EXPECT_EQ(conversion(c, t::array(t::float32(), 2, ir::Layout::A)), Conversion::None);
+  EXPECT_EQ(conversion(t::tuple({t::weakInt(), c}), t::tuple({t::int32(), a})), Conversion::Safe);
+  EXPECT_EQ(conversion(t::tuple({t::int32(), c}), t::tuple({t::int32(), a})), Conversion::Promote);
+  EXPECT_EQ(conversion(t::tuple({t::int32()}), t::tuple({t::int32(), a})), Conversion::None);
+}
+
+TEST(SelectSignature, ExactFirstThenBestConversion) {
+  auto a32 = t::array(t::float32(), 1, ir::Layout::A);
+  auto a64 = t::array(t::float64(), 1, ir::Layout::A);
+  auto c32 = t::array(t::float32(), 1, ir::Layout::C);
+  std::vector<std::vector<const ir::Type *>> sigs = {
+      {t::float64(), a64}, {t::float32(), a32}, {t::int32(), a32}};
+  EXPECT_EQ(selectSignature({t::float32(), a32}, sigs), 1);
+  EXPECT_EQ(selectSignature({t::weakFloat(), c32}, sigs), 1); // safe beats unsafe (int32)
+  EXPECT_EQ(selectSignature({t::int16(), c32}, sigs), 2);     // promote beats safe
+  EXPECT_EQ(selectSignature({t::float64(), a64}, sigs), 0);
+  EXPECT_EQ(selectSignature({t::complex64(), a32}, sigs), -1);
+  EXPECT_EQ(selectSignature({t::float32()}, sigs), -1); // wrong count
+}

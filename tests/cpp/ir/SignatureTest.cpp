@@ -1,0 +1,87 @@
+// Parsing Numba signature strings.
+#include "ir/Typing.h"
+
+#include <gtest/gtest.h>
+
+using namespace ptxjit::ir;
+
+TEST(Signature, ScalarTypesAndAliases) {
+  EXPECT_EQ(parseType("float32"), types::float32());
+  EXPECT_EQ(parseType("  f8 "), types::float64());
+  EXPECT_EQ(parseType("i4"), types::int32());
+  EXPECT_EQ(parseType("u1"), types::uint8());
+  EXPECT_EQ(parseType("b1"), types::boolean());
+  EXPECT_EQ(parseType("boolean"), types::boolean());
+  EXPECT_EQ(parseType("intp"), types::int64());
+  EXPECT_EQ(parseType("complex64"), types::complex64());
+  EXPECT_EQ(parseType("void"), types::void_());
+}
+
+TEST(Signature, ArrayLayouts) {
+  EXPECT_EQ(parseType("float32[:]"), types::array(types::float32(), 1, Layout::A));
+  EXPECT_EQ(parseType("float32[::1]"), types::array(types::float32(), 1, Layout::C));
+  EXPECT_EQ(parseType("float64[:,:]"), types::array(types::float64(), 2, Layout::A));
+  EXPECT_EQ(parseType("int32[:, ::1]"), types::array(types::int32(), 2, Layout::C));
+  EXPECT_EQ(parseType("float32[::1, :]"), types::array(types::float32(), 2, Layout::F));
+  EXPECT_EQ(parseType("float64[:,:,:]"), types::array(types::float64(), 3, Layout::A));
+  EXPECT_EQ(parseType("u1[ : , : , : : 1 ]"), types::array(types::uint8(), 3, Layout::C));
+}
+
+TEST(Signature, FullSignatures) {
+  Signature s = parseSignature("void(float32, float32[:], float32[::1])");
+  EXPECT_EQ(s.returnType, types::void_());
+  ASSERT_EQ(s.args.size(), 3u);
+  EXPECT_EQ(s.args[0], types::float32());
+  EXPECT_EQ(s.args[1], types::array(types::float32(), 1, Layout::A));
+  EXPECT_EQ(s.args[2], types::array(types::float32(), 1, Layout::C));
+  EXPECT_EQ(s.str(), "(float32, array(float32, 1d, A), array(float32, 1d, C)) -> void");
+
+  Signature t = parseSignature("(float32[:], int64)");
+  EXPECT_EQ(t.returnType, nullptr);
+  EXPECT_EQ(t.args, (std::vector<const Type *>{types::array(types::float32(), 1, Layout::A),
+                                               types::int64()}));
+  EXPECT_EQ(t.str(), "(array(float32, 1d, A), int64)");
+
+  Signature d = parseSignature("float64(float64, i8,)");
+  EXPECT_EQ(d.returnType, types::float64());
+  EXPECT_EQ(d.args.size(), 2u);
+
+  EXPECT_TRUE(parseSignature("void()").args.empty());
+  EXPECT_TRUE(parseSignature("()").args.empty());
+}
+
+namespace {
+
+void expectBad(const std::string &text, const std::string &reasonPart, bool signature = true) {
+  try {
+    if (signature)
+      parseSignature(text);
+    else
+      parseType(text);
+    ADD_FAILURE() << "'" << text << "' parsed";
+  } catch (const CompileError &e) {
+    EXPECT_EQ(e.code(), DiagCode::BadSignature);
+    EXPECT_EQ(e.kind(), DiagKind::Typing);
+    EXPECT_NE(e.message().find("'" + text + "'"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find(reasonPart), std::string::npos) << e.message();
+  }
+}
+
+} // namespace
+
+TEST(Signature, Errors) {
+  expectBad("void(flaot32)", "unknown type name 'flaot32'");
+  expectBad("void(float32", "expected ',' or ')'");
+  expectBad("void(float32[::2])", "expected '1'");
+  expectBad("void(float32[:, ::1, :])", "first (F) or the last (C)");
+  expectBad("void(float32[::1, ::1])", "first (F) or the last (C)");
+  expectBad("void(void)", "only valid as a return type");
+  expectBad("void(float32) extra", "unexpected text");
+  expectBad("", "empty");
+  expectBad("void(float32[])", "':' or '::1'");
+  expectBad("void(float32[:)", "']'");
+  expectBad("float32", "'('");
+  expectBad("float32[:]x", "unexpected text", false);
+  expectBad("void[:]", "array element", false);
+  expectBad("(,)", "type name");
+}

@@ -1,0 +1,55 @@
+"""pytest configuration: makes python/ importable, registers the `gpu` marker (skipped unless a
+CUDA GPU is usable) and provides the `backend` fixture that runs a test on the CPU backend and,
+where a GPU is present, on CUDA."""
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PYTHON_DIR = os.path.join(ROOT, "python")
+if PYTHON_DIR not in sys.path:
+    sys.path.insert(0, PYTHON_DIR)
+
+from ptxjit import cuda  # noqa: E402
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "gpu: needs a CUDA GPU (skipped when none is usable)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason="no usable CUDA driver/GPU on this machine")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(params=["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+def backend(request):
+    """Runs the test with kernels on the given backend ('cpu' or 'cuda')."""
+    from ptxjit import _core
+
+    previous = os.environ.get("PTXJIT_TARGET")
+    _core.select_target(request.param)
+    yield request.param
+    _core.select_target(previous if previous in ("cpu", "cuda") else "cpu")
+
+
+@pytest.fixture
+def cpu():
+    """Runs the test on the CPU backend."""
+    from ptxjit import _core
+
+    _core.select_target("cpu")
+    yield "cpu"
+
+
+@pytest.fixture
+def subprocess_env():
+    """Environment for child interpreters: python/ on the path."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = PYTHON_DIR + os.pathsep + env.get("PYTHONPATH", "")
+    return env

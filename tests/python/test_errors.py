@@ -1,0 +1,286 @@
+"""Every error the user can meet: where it is raised, its class and its message."""
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from ptxjit import cuda, errors
+
+
+def first_line(func):
+    return func.__code__.co_firstlineno
+
+
+def compile_error(kernel, *args, cls=errors.CompileError):
+    with pytest.raises(cls) as info:
+        kernel[1, 1](*args)
+    return info.value
+
+
+# --------------------------------------------------------------------------------------------
+# UnsupportedError: file:line:col, the source line and a caret
+# --------------------------------------------------------------------------------------------
+
+def k_try(x):
+    try:
+        x[0] = 1
+    except Exception:
+        x[0] = 2
+
+
+def k_with(x):
+    with open("f"):
+        x[0] = 1
+
+
+def k_generator(x):
+    yield x[0]
+
+
+def k_comprehension(x):
+    x[0] = sum([v for v in range(3)])
+
+
+def k_lambda(x):
+    f = lambda v: v + 1  # noqa: E731
+    x[0] = f(1)
+
+
+def k_plain_call(x):
+    x[0] = helper(1)
+
+
+def helper(v):
+    return v
+
+
+@pytest.mark.parametrize("func, line_offset, words", [
+    (k_try, 1, "try"),
+    (k_with, 1, "with"),
+    (k_generator, 0, "generator"),
+    # 3.11 compiles a comprehension to a nested function; 3.12+ inlines it
+    (k_comprehension, 1, "comprehension" if sys.version_info >= (3, 12) else "nested function"),
+    (k_lambda, 1, "lambda"),
+    (k_plain_call, 1, "cuda.jit(device=True)"),
+])
+def test_unsupported_constructs(cpu, func, line_offset, words):
+    kernel = cuda.jit(func)
+    err = compile_error(kernel, np.zeros(2), cls=errors.UnsupportedError)
+    msg = str(err)
+    assert err.filename == __file__
+    assert isinstance(err.lineno, int)
+    assert first_line(func) <= err.lineno <= first_line(func) + line_offset + 1
+    header, *rest = msg.splitlines()
+    assert header.startswith(f"{__file__}:{err.lineno}:")
+    assert words in msg, msg
+    if rest:  # the source line and a caret under the construct
+        assert len(rest) == 2, msg
+        assert rest[1].strip().startswith("^")
+
+
+def test_message_shows_the_source_line(cpu):
+    def k(x):
+        x[0] = undefined_thing  # noqa: F821
+
+    err = compile_error(cuda.jit(k), np.zeros(1), cls=errors.UnsupportedError)
+    lines = str(err).splitlines()
+    assert "undefined_thing" in lines[0]
+    assert lines[1].strip() == "x[0] = undefined_thing  # noqa: F821"
+    caret = lines[2]
+    assert caret.strip() == "^" + "~" * (len("undefined_thing") - 1)
+    assert lines[1].index("undefined_thing") == caret.index("^")
+    assert err.lineno == first_line(k) + 1
+
+
+# --------------------------------------------------------------------------------------------
+# TypingError names the types
+# --------------------------------------------------------------------------------------------
+
+def test_typing_error_names_types(cpu):
+    def k(x, out):
+        out[0] = x + x.shape
+
+    err = compile_error(cuda.jit(k), np.zeros(2), np.zeros(1), cls=errors.TypingError)
+    assert isinstance(err, TypeError)
+    assert "array(float64, 1d, C)" in str(err)
+    assert err.lineno == first_line(k) + 1
+
+
+def test_writing_a_readonly_array(cpu):
+    def k(x):
+        x[0] = 1.0
+
+    x = np.zeros(2)
+    x.setflags(write=False)
+    err = compile_error(cuda.jit(k), x, cls=errors.TypingError)
+    assert "read-only" in str(err) or "readonly" in str(err)
+
+
+def test_kernel_returning_a_value(cpu):
+    def k(x):
+        return x[0]
+
+    err = compile_error(cuda.jit(k), np.zeros(2), cls=errors.TypingError)
+    assert "return" in str(err)
+
+
+def test_calling_a_kernel_from_a_kernel(cpu):
+    @cuda.jit
+    def inner(x):
+        x[0] = 1
+
+    def outer(x):
+        inner(x)
+
+    err = compile_error(cuda.jit(outer), np.zeros(2), cls=errors.UnsupportedError)
+    assert "inner" in str(err) and "device=True" in str(err)
+
+
+def test_recursive_device_function(cpu):
+    @cuda.jit(device=True)
+    def rec(n):
+        if n <= 0:
+            return 0
+        return rec(n - 1) + 1
+
+    def k(x):
+        x[0] = rec(3)
+
+    globals()["rec"] = rec  # resolved as a global
+    try:
+        src = "def k(x):\n    x[0] = rec(3)\n"
+        ns = {"rec": rec}
+        exec(compile(src, "<recursion>", "exec"), ns)
+        err = compile_error(cuda.jit(ns["k"]), np.zeros(1, dtype=np.int64),
+                            cls=errors.UnsupportedError)
+        assert "recursive" in str(err) and "rec" in str(err)
+    finally:
+        del globals()["rec"]
+
+
+# --------------------------------------------------------------------------------------------
+# Launch errors: TypeError for arguments, ValueError for configurations
+# --------------------------------------------------------------------------------------------
+
+@cuda.jit
+def two_args(x, y):
+    x[0] = y
+
+
+def test_wrong_argument_count(cpu):
+    with pytest.raises(TypeError, match=r"two_args\(\) takes 2 positional arguments but 1 was"):
+        two_args[1, 1](np.zeros(1))
+    with pytest.raises(TypeError, match="but 3 were given"):
+        two_args[1, 1](np.zeros(1), 1, 2)
+
+
+@pytest.mark.parametrize("value, type_name", [
+    ("text", "str"), ([1, 2], "list"), (None, "NoneType"), (object(), "object"),
+    (2**70, "int"), (np.zeros(2, dtype=np.float16), "ndarray"),
+    (np.zeros(2, dtype=">f8"), "ndarray"), ({1: 2}, "dict"),
+])
+def test_unsupported_argument_types(cpu, value, type_name):
+    with pytest.raises(TypeError) as info:
+        two_args[1, 1](np.zeros(1), value)
+    msg = str(info.value)
+    assert "argument 'y'" in msg and type_name in msg, msg
+
+
+@pytest.mark.parametrize("config", [
+    (0, 1), (1, 0), (-1, 32), (1, 2048), ((1, 2, 3, 4), 1), (1, (1, 1, 1, 1)), (1, ()),
+    (1, (2048, 1)), (1, (1, 1, 65)), ((1, 2**20), 1),
+])
+def test_bad_launch_configuration(cpu, config):
+    with pytest.raises(ValueError):
+        two_args[config](np.zeros(1), 1.0)
+
+
+def test_bad_launch_configuration_types(cpu):
+    with pytest.raises(TypeError):
+        two_args[1.5, 1]
+    with pytest.raises(TypeError):
+        two_args["1", 1]
+    with pytest.raises(ValueError):
+        two_args[1]
+    with pytest.raises(ValueError):
+        two_args[1, 1, 0, 0, 0]
+    with pytest.raises(ValueError):
+        two_args[1, 1, 0, -5]
+
+
+def test_calling_a_kernel_without_configuration(cpu):
+    with pytest.raises(ValueError, match="launch configuration was not specified"):
+        two_args(np.zeros(1), 1.0)
+
+
+def test_errors_do_not_poison_later_launches(cpu):
+    with pytest.raises(TypeError):
+        two_args[1, 1](np.zeros(1), "bad")
+    x = np.zeros(1)
+    two_args[1, 1](x, 5.0)
+    assert x[0] == 5.0
+
+
+# --------------------------------------------------------------------------------------------
+# Targets
+# --------------------------------------------------------------------------------------------
+
+def run_python(code, env, extra_env=None):
+    env = dict(env)
+    env.pop("PTXJIT_TARGET", None)
+    env.update(extra_env or {})
+    return subprocess.run([sys.executable, "-c", code], env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+KERNEL_PROGRAM = textwrap.dedent("""
+    import numpy as np
+    from ptxjit import cuda
+    @cuda.jit
+    def k(x):
+        x[0] = 42
+    x = np.zeros(1)
+    k[1, 1](x)
+    print("result", x[0])
+""")
+
+
+@pytest.mark.skipif(cuda.is_available(), reason="checks the behaviour without a CUDA driver")
+def test_cuda_target_without_driver_is_a_clear_error(subprocess_env):
+    r = run_python(KERNEL_PROGRAM, subprocess_env, {"PTXJIT_TARGET": "cuda"})
+    assert r.returncode != 0
+    assert "CudaSupportError" in r.stderr
+    assert "PTXJIT_TARGET=cuda" in r.stderr and "libcuda" in r.stderr
+
+
+@pytest.mark.skipif(cuda.is_available(), reason="checks the behaviour without a CUDA driver")
+def test_default_target_falls_back_to_cpu_with_one_warning(subprocess_env):
+    r = run_python(KERNEL_PROGRAM + "\nk[1, 1](x)\nprint(cuda.is_available())\n",
+                   subprocess_env)
+    assert r.returncode == 0, r.stderr
+    assert "result 42.0" in r.stdout
+    assert r.stderr.count("PtxjitWarning") == 1, r.stderr
+    assert "CPU backend" in r.stderr
+
+
+def test_cpu_target_is_silent(subprocess_env):
+    r = run_python(KERNEL_PROGRAM, subprocess_env, {"PTXJIT_TARGET": "cpu"})
+    assert r.returncode == 0, r.stderr
+    assert "result 42.0" in r.stdout
+    assert "Warning" not in r.stderr
+
+
+def test_bad_target_value(subprocess_env):
+    r = run_python(KERNEL_PROGRAM, subprocess_env, {"PTXJIT_TARGET": "tpu"})
+    assert r.returncode != 0
+    assert "ValueError" in r.stderr and "PTXJIT_TARGET" in r.stderr
+
+
+@pytest.mark.gpu
+def test_cuda_target_with_a_gpu(subprocess_env):
+    r = run_python(KERNEL_PROGRAM + "\nfrom ptxjit import _core\nprint(_core.current_target())\n",
+                   subprocess_env, {"PTXJIT_TARGET": "cuda"})
+    assert r.returncode == 0, r.stderr
+    assert "result 42.0" in r.stdout and "cuda" in r.stdout

@@ -1,0 +1,600 @@
+"""Kernels end to end: launches with host and device arrays, grids of 1-3 dimensions, and the
+Python semantics of the kernel language, on the CPU backend and (where present) on CUDA."""
+import numpy as np
+import pytest
+
+from ptxjit import cuda, float32
+
+
+# --------------------------------------------------------------------------------------------
+# The issue's example
+# --------------------------------------------------------------------------------------------
+
+@cuda.jit
+def saxpy(a, x, y, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = a * x[i] + y[i]
+
+
+def test_saxpy_host_arrays(backend):
+    n = 100_000
+    rng = np.random.default_rng(0)
+    x = rng.random(n, dtype=np.float32)
+    y = rng.random(n, dtype=np.float32)
+    out = np.zeros_like(x)
+    saxpy[(n + 255) // 256, 256](np.float32(2.0), x, y, out)
+    np.testing.assert_allclose(out, np.float32(2.0) * x + y, rtol=1e-6)
+
+
+def test_saxpy_device_arrays(backend):
+    n = 10_000
+    x = np.arange(n, dtype=np.float32)
+    y = np.ones(n, dtype=np.float32)
+    d_x, d_y = cuda.to_device(x), cuda.to_device(y)
+    d_out = cuda.device_array_like(x)
+    saxpy[(n + 255) // 256, 256](2.0, d_x, d_y, d_out)
+    result = d_out.copy_to_host()
+    assert result.dtype == np.float32
+    np.testing.assert_allclose(result, 2.0 * x + y)
+
+
+def test_saxpy_partial_last_block_leaves_rest_untouched(backend):
+    x = np.ones(10, dtype=np.float64)
+    out = np.full(12, -1.0)
+    saxpy[1, 32](3.0, x, x, out)
+    assert (out[:10] == 4.0).all()
+    assert (out[10:] == -1.0).all()
+
+
+def test_configured_kernel_can_be_reused(backend):
+    x = np.arange(64, dtype=np.float32)
+    out = np.zeros_like(x)
+    cfg = saxpy[2, 32]
+    for k in range(3):
+        cfg(np.float32(k), x, x, out)
+        np.testing.assert_allclose(out, k * x + x)
+    assert cfg.griddim == (2, 1, 1) and cfg.blockdim == (32, 1, 1)
+
+
+# --------------------------------------------------------------------------------------------
+# Grids
+# --------------------------------------------------------------------------------------------
+
+@cuda.jit
+def fill_2d(out):
+    i, j = cuda.grid(2)
+    if i < out.shape[0] and j < out.shape[1]:
+        out[i, j] = i * 1000 + j
+
+
+@cuda.jit
+def fill_3d(out):
+    i, j, k = cuda.grid(3)
+    if i < out.shape[0] and j < out.shape[1] and k < out.shape[2]:
+        out[i, j, k] = i * 10000 + j * 100 + k
+
+
+@cuda.jit
+def grid_stride(x, out):
+    start = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    for i in range(start, x.size, stride):
+        out[i] = x[i] * 2
+
+
+@cuda.jit
+def indices(tid, bid, bdim, gdim):
+    i = cuda.threadIdx.x + cuda.blockIdx.x * cuda.blockDim.x
+    if i < tid.size:
+        tid[i] = cuda.threadIdx.x
+        bid[i] = cuda.blockIdx.x
+        bdim[i] = cuda.blockDim.x
+        gdim[i] = cuda.gridDim.x
+
+
+@cuda.jit
+def indices_yz(out):
+    x = cuda.threadIdx.x + cuda.blockIdx.x * cuda.blockDim.x
+    y = cuda.threadIdx.y + cuda.blockIdx.y * cuda.blockDim.y
+    z = cuda.threadIdx.z + cuda.blockIdx.z * cuda.blockDim.z
+    if x < out.shape[2] and y < out.shape[1] and z < out.shape[0]:
+        out[z, y, x] = cuda.gridDim.z * 100 + cuda.blockDim.y * 10 + cuda.gridDim.y
+
+
+@cuda.jit
+def gridsize_2d(out):
+    w, h = cuda.gridsize(2)
+    out[0] = w
+    out[1] = h
+
+
+def test_2d_grid(backend):
+    out = np.zeros((37, 45), dtype=np.int64)
+    fill_2d[(3, 4), (16, 16)](out)
+    i, j = np.indices(out.shape)
+    np.testing.assert_array_equal(out, i * 1000 + j)
+
+
+def test_2d_grid_fortran_and_strided(backend):
+    out = np.zeros((20, 30), dtype=np.float64, order="F")
+    fill_2d[(2, 2), (16, 16)](out)
+    i, j = np.indices(out.shape)
+    np.testing.assert_array_equal(out, i * 1000 + j)
+    big = np.zeros((40, 30))
+    view = big[::2, 1:]
+    fill_2d[(2, 2), (16, 16)](view)
+    i, j = np.indices(view.shape)
+    np.testing.assert_array_equal(view, i * 1000 + j)
+    assert (big[1::2] == 0).all() and (big[:, 0] == 0).all()
+
+
+def test_3d_grid(backend):
+    out = np.zeros((5, 6, 7), dtype=np.int32)
+    fill_3d[(2, 2, 2), (4, 4, 4)](out)
+    i, j, k = np.indices(out.shape)
+    np.testing.assert_array_equal(out, i * 10000 + j * 100 + k)
+
+
+def test_grid_stride_loop(backend):
+    x = np.arange(10_000, dtype=np.float64)
+    out = np.zeros_like(x)
+    grid_stride[4, 64](x, out)
+    np.testing.assert_array_equal(out, 2 * x)
+
+
+def test_thread_and_block_indices(backend):
+    n = 96
+    arrays = [np.full(n, -1, dtype=np.int32) for _ in range(4)]
+    indices[3, 32](*arrays)
+    tid, bid, bdim, gdim = arrays
+    np.testing.assert_array_equal(tid, np.arange(n) % 32)
+    np.testing.assert_array_equal(bid, np.arange(n) // 32)
+    assert (bdim == 32).all() and (gdim == 3).all()
+
+
+def test_thread_indices_y_z(backend):
+    out = np.zeros((4, 6, 8), dtype=np.int64)
+    indices_yz[(2, 3, 2), (4, 2, 2)](out)
+    assert (out == 2 * 100 + 2 * 10 + 3).all()
+
+
+def test_gridsize_2d(backend):
+    out = np.zeros(2, dtype=np.int64)
+    gridsize_2d[(3, 5), (4, 2)](out)
+    assert out.tolist() == [12, 10]
+
+
+def test_forall(backend):
+    x = np.arange(1000, dtype=np.float64)
+    out = np.zeros_like(x)
+    grid_stride.forall(x.size)(x, out)
+    np.testing.assert_array_equal(out, 2 * x)
+
+
+# --------------------------------------------------------------------------------------------
+# Operators and Python semantics
+# --------------------------------------------------------------------------------------------
+
+@cuda.jit
+def int_ops(a, b, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        x = a[i]
+        y = b[i]
+        out[i, 0] = x + y
+        out[i, 1] = x - y
+        out[i, 2] = x * y
+        out[i, 3] = x // y
+        out[i, 4] = x % y
+        out[i, 5] = x & y
+        out[i, 6] = x | y
+        out[i, 7] = x ^ y
+        out[i, 8] = -x
+        out[i, 9] = ~x
+        out[i, 10] = x << 2
+        out[i, 11] = x >> 1
+
+
+def test_integer_operators_follow_python(backend):
+    a = np.array([7, -7, 7, -7, 0, 13, -1], dtype=np.int64)
+    b = np.array([2, 2, -2, -2, 3, 5, 7], dtype=np.int64)
+    out = np.zeros((a.size, 12), dtype=np.int64)
+    int_ops[1, 32](a, b, out)
+    for i, (x, y) in enumerate(zip(a.tolist(), b.tolist())):
+        assert out[i].tolist() == [x + y, x - y, x * y, x // y, x % y, x & y, x | y, x ^ y, -x,
+                                   ~x, x << 2, x >> 1], (x, y)
+
+
+@cuda.jit
+def float_ops(a, b, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        x = a[i]
+        y = b[i]
+        out[i, 0] = x / y
+        out[i, 1] = x // y
+        out[i, 2] = x % y
+        out[i, 3] = x ** y
+        out[i, 4] = -x
+        out[i, 5] = abs(x)
+
+
+def test_float_operators_follow_python(backend):
+    a = np.array([7.5, -7.5, 7.5, -7.5, 2.0], dtype=np.float64)
+    b = np.array([2.0, 2.0, -2.0, -2.0, 0.5], dtype=np.float64)
+    out = np.zeros((a.size, 6))
+    float_ops[1, 32](a, b, out)
+    for i, (x, y) in enumerate(zip(a.tolist(), b.tolist())):
+        expected = [x / y, x // y, x % y, x ** y, -x, abs(x)]
+        np.testing.assert_allclose(out[i], expected, rtol=1e-12, err_msg=str((x, y)))
+
+
+@cuda.jit
+def true_div_ints(a, b, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = a[i] / b[i]
+
+
+def test_true_division_of_ints_gives_float64(backend):
+    a = np.array([7, -7, 1], dtype=np.int32)
+    b = np.array([2, 2, 3], dtype=np.int32)
+    out = np.zeros(3)
+    true_div_ints[1, 8](a, b, out)
+    np.testing.assert_allclose(out, [3.5, -3.5, 1 / 3], rtol=1e-15)
+    sig = true_div_ints.signatures[0]
+    assert "sdiv" not in true_div_ints.inspect_llvm(sig)
+
+
+@cuda.jit
+def int_pow(a, b, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = a[i] ** b[i]
+
+
+def test_integer_power(backend):
+    a = np.array([2, 3, -2, 1, -1, 5, 2], dtype=np.int64)
+    b = np.array([10, 3, 3, -3, -3, 0, -1], dtype=np.int64)
+    out = np.zeros(a.size, dtype=np.int64)
+    int_pow[1, 8](a, b, out)
+    expected = [1024, 27, -8, 1, -1, 1, 0]
+    assert out.tolist() == expected
+
+
+@cuda.jit
+def wraparound(a, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = a[i] + a[i]
+
+
+def test_integer_wraparound(backend):
+    a = np.array([100, 127, -128], dtype=np.int8)
+    out = np.zeros(3, dtype=np.int8)
+    wraparound[1, 4](a, out)
+    assert out.tolist() == [-56, -2, 0]
+    big = np.array([2**62, 2**63 - 1], dtype=np.int64)
+    out64 = np.zeros(2, dtype=np.int64)
+    wraparound[1, 4](big, out64)
+    assert out64.tolist() == [-(2**63), -2]
+
+
+@cuda.jit
+def compares(x, n, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        out[i, 0] = 0 <= v < n
+        out[i, 1] = v < 0 or v >= n
+        out[i, 2] = v > 1 and v < 4
+        out[i, 3] = not v
+        out[i, 4] = 1 if v == 2 else (2 if v != 3 else 3)
+        out[i, 5] = v == 3
+
+
+def test_chained_compare_and_or_conditional(backend):
+    x = np.array([-1, 0, 1, 2, 3, 4, 5], dtype=np.int64)
+    out = np.zeros((x.size, 6), dtype=np.int64)
+    compares[1, 8](x, 4, out)
+    for i, v in enumerate(x.tolist()):
+        expected = [0 <= v < 4, v < 0 or v >= 4, v > 1 and v < 4, not v,
+                    1 if v == 2 else (2 if v != 3 else 3), v == 3]
+        assert out[i].tolist() == [int(e) for e in expected], v
+
+
+@cuda.jit
+def loops(n, out):
+    # while with break and continue
+    i = 0
+    total = 0
+    while True:
+        i += 1
+        if i > n:
+            break
+        if i % 3 == 0:
+            continue
+        total += i
+    out[0] = total
+    # range with a negative step
+    acc = 0
+    for k in range(n, 0, -2):
+        acc = acc * 10 + k
+    out[1] = acc
+    # nested loops, an empty range
+    cnt = 0
+    for a in range(4):
+        for b in range(a):
+            cnt += 1
+    for z in range(5, 5):
+        cnt += 100
+    out[2] = cnt
+
+
+def test_loops_break_continue_negative_step(backend):
+    out = np.zeros(3, dtype=np.int64)
+    loops[1, 1](7, out)
+    total = sum(i for i in range(1, 8) if i % 3)
+    acc = 0
+    for k in range(7, 0, -2):
+        acc = acc * 10 + k
+    assert out.tolist() == [total, acc, 6]
+
+
+@cuda.jit
+def negative_index(x, out):
+    out[0] = x[-1]
+    out[1] = x[-x.size]
+    out[2] = x[len(x) - 2]
+
+
+def test_negative_indices_wrap(backend):
+    x = np.array([10.0, 20.0, 30.0, 40.0])
+    out = np.zeros(3)
+    negative_index[1, 1](x, out)
+    assert out.tolist() == [40.0, 10.0, 30.0]
+
+
+@cuda.jit
+def inplace(a, v):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] += v
+        a[i] *= 2
+
+
+def test_augmented_item_assignment(backend):
+    a = np.arange(5, dtype=np.float32)
+    inplace[1, 8](a, np.float32(1.5))
+    np.testing.assert_allclose(a, (np.arange(5) + 1.5) * 2)
+
+
+@cuda.jit
+def attrs(a, out):
+    out[0] = a.shape[0]
+    out[1] = a.shape[1]
+    out[2] = a.size
+    out[3] = a.ndim
+    out[4] = len(a)
+
+
+def test_array_attributes(backend):
+    a = np.zeros((3, 5), dtype=np.float32)
+    out = np.zeros(5, dtype=np.int64)
+    attrs[1, 1](a, out)
+    assert out.tolist() == [3, 5, 15, 2, 3]
+
+
+@cuda.jit
+def builtins_kernel(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        out[i, 0] = min(v, 1.5)
+        out[i, 1] = max(v, -0.5, 0.25)
+        out[i, 2] = abs(v)
+        out[i, 3] = int(v)
+        out[i, 4] = float(int(v) + 1)
+        out[i, 5] = bool(v)
+
+
+def test_builtins(backend):
+    x = np.array([-2.75, 0.0, 0.5, 3.25])
+    out = np.zeros((x.size, 6))
+    builtins_kernel[1, 8](x, out)
+    for i, v in enumerate(x.tolist()):
+        assert out[i].tolist() == [min(v, 1.5), max(v, -0.5, 0.25), abs(v), int(v),
+                                   float(int(v) + 1), float(bool(v))], v
+
+
+SCALE = 2.5
+OFFSETS = (1, 2, 3)
+
+
+@cuda.jit
+def uses_globals(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = x[i] * SCALE + OFFSETS[2]
+
+
+def test_module_globals_are_frozen_constants(backend):
+    x = np.arange(4, dtype=np.float64)
+    out = np.zeros(4)
+    uses_globals[1, 4](x, out)
+    np.testing.assert_allclose(out, x * 2.5 + 3)
+
+
+def test_closure_variables(backend):
+    factor = 3
+
+    @cuda.jit
+    def scaled(x, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = x[i] * factor
+
+    x = np.arange(4, dtype=np.int64)
+    out = np.zeros(4, dtype=np.int64)
+    scaled[1, 4](x, out)
+    assert out.tolist() == [0, 3, 6, 9]
+
+
+@cuda.jit
+def tuples(t, out):
+    a, b = t
+    p = (a, b * 2)
+    q, r = p
+    out[0] = q + r + p[1] + t[0]
+
+
+def test_tuple_arguments_and_unpacking(backend):
+    out = np.zeros(1, dtype=np.int64)
+    tuples[1, 1]((3, 4), out)
+    assert out[0] == 3 + 8 + 8 + 3
+
+
+@cuda.jit(device=True)
+def clamp(v, lo, hi):
+    if v < lo:
+        return lo
+    if v > hi:
+        return hi
+    return v
+
+
+@cuda.jit
+def uses_device_function(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = clamp(x[i], 0.0, 1.0)
+
+
+def test_device_function_call(backend):
+    x = np.array([-1.0, 0.25, 2.0], dtype=np.float64)
+    out = np.zeros(3)
+    uses_device_function[1, 4](x, out)
+    assert out.tolist() == [0.0, 0.25, 1.0]
+
+
+@cuda.jit
+def dtypes_kernel(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = x[i] + 1
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                                   np.uint32, np.uint64, np.float32, np.float64, np.complex64,
+                                   np.complex128])
+def test_element_types(backend, dtype):
+    x = np.arange(6).astype(dtype)
+    out = np.zeros_like(x)
+    dtypes_kernel[1, 8](x, out)
+    np.testing.assert_array_equal(out, x + 1)
+
+
+@cuda.jit
+def scalar_kinds(b, i, f, c, out, outc):
+    out[0] = b
+    out[1] = i
+    out[2] = f
+    outc[0] = c
+
+
+def test_python_scalar_arguments(backend):
+    out = np.zeros(3)
+    outc = np.zeros(1, dtype=np.complex128)
+    scalar_kinds[1, 1](True, 7, 2.5, 1.5 - 2j, out, outc)
+    assert out.tolist() == [1.0, 7.0, 2.5] and outc[0] == 1.5 - 2j
+    scalar_kinds[1, 1](np.bool_(False), np.int16(-3), np.float32(0.5), np.complex64(3j), out, outc)
+    assert out.tolist() == [0.0, -3.0, 0.5] and outc[0] == 3j
+    kinds = [tuple(str(t) for t in sig[:4]) for sig in scalar_kinds.signatures]
+    assert kinds == [("bool", "int64", "float64", "complex128"),
+                     ("bool", "int16", "float32", "complex64")]
+
+
+@cuda.jit
+def copy_kernel(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = x[i]
+
+
+def test_readonly_input_arrays(backend):
+    x = np.arange(5.0)
+    x.setflags(write=False)
+    out = np.zeros(5)
+    copy_kernel[1, 8](x, out)
+    assert out.tolist() == x.tolist()
+    assert "readonly" in str(copy_kernel.signatures[-1][0])
+
+
+def test_negative_stride_host_array(backend):
+    x = np.arange(8.0)[::-1]
+    out = np.zeros(8)
+    copy_kernel[1, 8](x, out)
+    assert out.tolist() == list(range(7, -1, -1))
+
+
+def test_empty_arrays(backend):
+    x = np.zeros(0)
+    out = np.zeros(0)
+    copy_kernel[1, 1](x, out)
+
+
+def test_nep50_weak_literals_keep_float32(backend):
+    @cuda.jit
+    def times_two(x, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = x[i] * 2.0 + 1
+
+    x = np.arange(4, dtype=np.float32)
+    out = np.zeros(4, dtype=np.float32)
+    times_two[1, 4](x, out)
+    np.testing.assert_allclose(out, x * 2 + 1)
+    llvm = times_two.inspect_llvm(times_two.signatures[0])
+    assert "fmul float" in llvm or "fmul fast float" in llvm or "fmul contract float" in llvm
+    assert "fpext" not in llvm and "double" not in llvm
+
+
+def test_compile_ptx_weak_literal_return_type():
+    def f(x):
+        return x * 2.0
+
+    _, resty = cuda.compile_ptx(f, (float32,), device=True)
+    assert resty == float32
+
+
+def test_specialization_per_argument_types(backend):
+    @cuda.jit
+    def add(x, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = x[i] + x[i]
+
+    add[1, 4](np.ones(4, np.float32), np.zeros(4, np.float32))
+    add[1, 4](np.ones(4, np.float64), np.zeros(4, np.float64))
+    add[1, 4](np.ones(4, np.float32), np.zeros(4, np.float32))
+    add[1, 4](np.ones((4, 2), np.float32)[:, 0], np.zeros(4, np.float32))
+    sigs = [tuple(str(t) for t in s) for s in add.signatures]
+    assert sigs == [("array(float32, 1d, C)", "array(float32, 1d, C)"),
+                    ("array(float64, 1d, C)", "array(float64, 1d, C)"),
+                    ("array(float32, 1d, A)", "array(float32, 1d, C)")]
+
+
+def test_launch_with_stream_and_sharedmem(backend):
+    s = cuda.stream()
+    x = np.arange(32, dtype=np.float32)
+    out = np.zeros_like(x)
+    saxpy[1, 32, s, 0](np.float32(1), x, x, out)
+    s.synchronize()
+    np.testing.assert_allclose(out, 2 * x)
+    d_out = cuda.device_array_like(x)
+    saxpy[1, 32, s](np.float32(3), cuda.to_device(x, stream=s), cuda.to_device(x, stream=s),
+                    d_out)
+    s.synchronize()
+    np.testing.assert_allclose(d_out.copy_to_host(stream=s), 4 * x)
+

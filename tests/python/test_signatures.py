@@ -1,0 +1,167 @@
+"""Eager signatures, dispatch between them, and inspection (signatures, LLVM IR, PTX,
+compile_ptx), which needs no GPU."""
+import re
+
+import numpy as np
+import pytest
+
+from ptxjit import cuda, errors, float32, float64, int32, int64, types, void
+
+
+def body(a, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i] = x[i] * a
+
+
+def test_string_signature_compiles_eagerly(backend):
+    k = cuda.jit("void(float32, float32[:])")(body)
+    assert [tuple(map(str, s)) for s in k.signatures] == [("float32", "array(float32, 1d, A)")]
+    x = np.ones(8, np.float32)
+    k[1, 8](2.0, x)  # a Python float converts to float32
+    assert (x == 2).all()
+    k[1, 8](np.float64(3.0), x)  # float64 → float32 (unsafe, allowed for eager signatures)
+    assert (x == 6).all()
+    k[1, 8](2, x[::2])  # an A-layout view and a Python int
+    assert x.tolist() == [12, 6] * 4
+    assert len(k.signatures) == 1
+
+
+def test_type_object_signatures(backend):
+    k1 = cuda.jit(void(float32, float32[::1]))(body)
+    k2 = cuda.jit((float64, float64[:]))(body)
+    assert str(k1.signatures[0][1]) == "array(float32, 1d, C)"
+    assert [str(t) for t in k2.signatures[0]] == ["float64", "array(float64, 1d, A)"]
+    x = np.ones(4)
+    k2[1, 4](4, x)
+    assert (x == 4).all()
+    with pytest.raises(TypeError, match="No matching definition"):
+        k1[1, 4](1.0, np.ones(8, np.float32)[::2])  # A layout cannot go to a C parameter
+
+
+def test_several_signatures_pick_the_best(backend):
+    k = cuda.jit(["void(float64, float64[:])", "void(float32, float32[:])",
+                  "void(int32, int32[:])"])(body)
+    assert len(k.signatures) == 3
+    x32 = np.ones(4, np.float32)
+    k[1, 4](np.float32(3), x32)
+    assert (x32 == 3).all()
+    xi = np.full(4, 2, np.int32)
+    k[1, 4](np.int32(5), xi)
+    assert (xi == 10).all()
+    with pytest.raises(TypeError, match="No matching definition for argument type"):
+        k[1, 4](1.0, np.ones(4, np.int64))
+    with pytest.raises(TypeError, match="No matching definition"):
+        k[1, 4](1j, np.ones(4))
+
+
+def test_bad_signatures():
+    with pytest.raises(errors.TypingError, match="invalid signature"):
+        cuda.jit("void(flaot32)")(body)
+    with pytest.raises(errors.TypingError):
+        cuda.jit("void(float32[:]")(body)
+    with pytest.raises(errors.TypingError, match="must return void"):
+        cuda.jit("float32(float32, float32[:])")(body)
+
+
+def test_eager_compile_errors_are_raised_at_decoration(cpu):
+    def bad(x):
+        x[0] = x  # storing an array into an element
+
+    with pytest.raises(errors.TypingError) as info:
+        cuda.jit("void(float32[:])")(bad)
+    assert info.value.lineno == bad.__code__.co_firstlineno + 1
+
+
+def test_inspect_llvm_and_ptx(backend):
+    k = cuda.jit("void(float32, float32[::1])")(body)
+    sig = k.signatures[0]
+    llvm = k.inspect_llvm(sig)
+    ptx = k.inspect_ptx(sig)
+    assert "nvptx64-nvidia-cuda" in llvm
+    assert re.search(r"^\.version \d+\.\d+", ptx, re.M)
+    assert re.search(r"^\.target sm_\d+", ptx, re.M)
+    assert re.search(r"\.entry\s+\w+", ptx)
+    assert k.inspect_ptx() == {sig: ptx}
+    assert k.inspect_llvm() == {sig: llvm}
+    assert k.inspect_ptx((float32, float32[::1])) == ptx
+    assert k.inspect_ptx("void(float32, float32[::1])") == ptx
+    # an unseen signature of a lazy kernel is compiled for inspection
+    lazy = cuda.jit(body)
+    text = lazy.inspect_ptx((float64, float64[:]))
+    assert ".entry" in text
+    assert [tuple(map(str, s)) for s in lazy.signatures] == [("float64", "array(float64, 1d, A)")]
+
+
+def test_inspect_ptx_without_gpu_targets_sm90(cpu):
+    if cuda.is_available():
+        pytest.skip("on a GPU the device's compute capability is used")
+    k = cuda.jit("void(float32, float32[:])")(body)
+    assert ".target sm_90" in k.inspect_ptx(k.signatures[0])
+
+
+def test_compile_ptx():
+    def axpy(r, a, x, y):
+        i = cuda.grid(1)
+        if i < r.size:
+            r[i] = a * x[i] + y[i]
+
+    ptx, resty = cuda.compile_ptx(axpy, (float32[:], float32, float32[:], float32[:]))
+    assert resty == void
+    assert ".target sm_90" in ptx and ".entry" in ptx
+    ptx80, _ = cuda.compile_ptx(axpy, "void(float32[:], float32, float32[:], float32[:])",
+                                cc=(8, 0))
+    assert ".target sm_80" in ptx80
+
+    def add(x, y):
+        return x + y
+
+    ptx, resty = cuda.compile_ptx(add, (int32, int64), device=True)
+    assert resty == int64
+    assert ".func" in ptx and ".entry" not in ptx
+    ptx, resty = cuda.compile_ptx(add, "float32(float32, float32)", device=True, fastmath=True)
+    assert resty == float32
+    with pytest.raises(errors.TypingError):
+        cuda.compile_ptx(add, (float32[:], int32), device=True)
+    with pytest.raises(ValueError):
+        cuda.compile_ptx(add, (int32, int32), device=True, cc=(9,))
+
+
+def test_signatures_of_tuple_and_readonly_arguments(cpu):
+    @cuda.jit
+    def k(t, x, out):
+        out[0] = t[0] + x[0]
+
+    x = np.ones(2)
+    x.setflags(write=False)
+    k[1, 1]((1, 2), x, np.zeros(1))
+    sig = k.signatures[0]
+    assert str(sig[0]) == "UniTuple(int64 x 2)"
+    assert isinstance(sig[1], types.Array) and sig[1].readonly
+    assert "readonly" in str(sig[1])
+    assert k.inspect_llvm(sig) == k.inspect_llvm()[sig]
+
+
+def test_device_functions_are_not_kernels(cpu):
+    @cuda.jit(device=True)
+    def dev(x):
+        return x + 1
+
+    with pytest.raises(TypeError, match="device function"):
+        dev(1)
+    with pytest.raises(TypeError, match="device function"):
+        dev[1, 1]
+    with pytest.raises(TypeError, match="device function"):
+        dev.inspect_ptx()
+
+
+def test_device_function_with_signature_is_type_checked_eagerly(cpu):
+    @cuda.jit("float32(float32)", device=True)
+    def dev(x):
+        return x * 2
+
+    assert [tuple(map(str, s)) for s in dev.signatures] == [("float32",)]
+    with pytest.raises(errors.TypingError):
+        @cuda.jit("float32(float32[:])", device=True)
+        def bad(x):
+            return x + x.shape
