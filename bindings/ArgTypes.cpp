@@ -1,8 +1,8 @@
 #include "bindings/ArgTypes.h"
 
-#include <pybind11/stl.h>
-
 #include "bindings/DeviceArray.h"
+
+#include <pybind11/stl.h>
 
 #include <complex>
 #include <cstring>
@@ -59,8 +59,8 @@ int dtypeSize(DType d) {
 }
 
 const char *dtypeName(DType d) {
-  static const char *names[] = {"bool",   "int8",   "int16",   "int32",     "int64",
-                                "uint8",  "uint16", "uint32",  "uint64",    "float32",
+  static const char *names[] = {"bool",    "int8",      "int16",     "int32",  "int64",
+                                "uint8",   "uint16",    "uint32",    "uint64", "float32",
                                 "float64", "complex64", "complex128"};
   return d == DType::Invalid ? "invalid" : names[static_cast<int>(d)];
 }
@@ -118,8 +118,7 @@ DType dtypeFromNumpy(py::handle dtype) {
   }
 }
 
-ir::Layout layoutFromStrides(int ndim, const int64_t *shape, const int64_t *strides,
-                             int itemsize) {
+ir::Layout layoutFromStrides(int ndim, const int64_t *shape, const int64_t *strides, int itemsize) {
   for (int d = 0; d < ndim; ++d)
     if (shape[d] == 0)
       return ir::Layout::C;
@@ -165,7 +164,9 @@ struct NpyDescrStruct {
 };
 
 /// Reads a NumPy scalar's value from the bytes after its object header.
-const void *rawScalarValue(PyObject *o) { return reinterpret_cast<const char *>(o) + sizeof(PyObject); }
+const void *rawScalarValue(PyObject *o) {
+  return reinterpret_cast<const char *>(o) + sizeof(PyObject);
+}
 
 bool checkRawScalar(py::handle type, DType d) {
   py::object v = type(3);
@@ -206,10 +207,10 @@ const NumpyApi &numpyApi() {
     auto *a = new NumpyApi();
     a->module = py::module_::import("numpy");
     a->ndarray = reinterpret_cast<PyTypeObject *>(a->module.attr("ndarray").ptr());
-    const char *names[] = {"bool_",  "int8",   "int16",    "int32",      "int64",  "uint8",
-                           "uint16", "uint32", "uint64",   "float32",    "float64", "complex64",
-                           "complex128", "longlong", "ulonglong", "intc",  "uintc",  "int_",
-                           "uint",   "byte",   "ubyte",    "short",      "ushort"};
+    const char *names[] = {"bool_",      "int8",     "int16",     "int32",   "int64",   "uint8",
+                           "uint16",     "uint32",   "uint64",    "float32", "float64", "complex64",
+                           "complex128", "longlong", "ulonglong", "intc",    "uintc",   "int_",
+                           "uint",       "byte",     "ubyte",     "short",   "ushort"};
     bool raw = true;
     for (const char *n : names) {
       if (!py::hasattr(a->module, n))
@@ -386,7 +387,7 @@ bool ArgReader::readNumpyArray(PyObject *o, int arg, std::string &why) {
     l.shape[k] = f.shape[k];
     l.strides[k] = f.strides[k];
   }
-  ir::Layout layout = (f.flags & kNpyCContiguous)                     ? ir::Layout::C
+  ir::Layout layout = (f.flags & kNpyCContiguous)                   ? ir::Layout::C
                       : (f.ndim > 1 && (f.flags & kNpyFContiguous)) ? ir::Layout::F
                                                                     : ir::Layout::A;
   codes.push_back(codes::array(d, f.ndim, layout, !l.writeable));
@@ -586,7 +587,9 @@ py::object typeDescription(const ir::Type *t) {
   if (const auto *s = ir::dyn_cast<ir::ScalarType>(t))
     return py::make_tuple("scalar", s->str());
   if (const auto *a = ir::dyn_cast<ir::ArrayType>(t)) {
-    const char *layout = a->layout() == ir::Layout::C ? "C" : a->layout() == ir::Layout::F ? "F" : "A";
+    const char *layout = a->layout() == ir::Layout::C   ? "C"
+                         : a->layout() == ir::Layout::F ? "F"
+                                                        : "A";
     return py::make_tuple("array", a->dtype()->str(), a->ndim(), layout, a->readonly());
   }
   if (const auto *tt = ir::dyn_cast<ir::TupleType>(t)) {

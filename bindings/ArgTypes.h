@@ -69,9 +69,9 @@ struct LeafValue {
   uint64_t data = 0; ///< the address kernels get (replaced by a device copy for host arrays)
   int64_t shape[kMaxDims] = {};
   int64_t strides[kMaxDims] = {};
-  PyObject *object = nullptr;          ///< borrowed: the argument tuple keeps it alive
+  PyObject *object = nullptr;            ///< borrowed: the argument tuple keeps it alive
   const DeviceNDArray *device = nullptr; ///< Origin::DeviceArray
-  int arg = 0;                         ///< the top-level argument index
+  int arg = 0;                           ///< the top-level argument index
 };
 
 /// Fingerprint codes: one code per scalar or array, tuples as a header code plus their

@@ -66,11 +66,12 @@ void checkCompatible(const DeviceNDArray &d, py::handle a, const char *what) {
   if (shape != d.shape())
     throw std::invalid_argument(std::string(what) + ": incompatible shape " + shapeStr(shape) +
                                 " for a device array of shape " + shapeStr(d.shape()));
-  if (!py::cast<bool>(py::reinterpret_borrow<py::object>(a).attr("dtype").attr("__eq__")(d.numpyDtype())))
-    throw py::type_error(std::string(what) + ": incompatible dtype " +
-                         py::cast<std::string>(py::str(py::reinterpret_borrow<py::object>(a).attr("dtype"))) +
-                         " for a device array of dtype " +
-                         py::cast<std::string>(py::str(d.numpyDtype())));
+  if (!py::cast<bool>(
+          py::reinterpret_borrow<py::object>(a).attr("dtype").attr("__eq__")(d.numpyDtype())))
+    throw py::type_error(
+        std::string(what) + ": incompatible dtype " +
+        py::cast<std::string>(py::str(py::reinterpret_borrow<py::object>(a).attr("dtype"))) +
+        " for a device array of dtype " + py::cast<std::string>(py::str(d.numpyDtype())));
 }
 
 CUstream streamFor(const DeviceNDArray &d, py::handle stream) {
@@ -88,8 +89,8 @@ void copyToDevice(DeviceNDArray &d, py::handle src, py::handle stream) {
       throw std::invalid_argument("copy_to_device: the arrays belong to different backends");
     CUstream h = streamFor(d, stream);
     py::gil_scoped_release release;
-    runtime::copyAllocation(*d.allocation(), d.offset(), *s->allocation(), s->offset(),
-                            d.extent(), h);
+    runtime::copyAllocation(*d.allocation(), d.offset(), *s->allocation(), s->offset(), d.extent(),
+                            h);
     return;
   }
   py::object a = numpy().attr("asarray")(src);
@@ -179,8 +180,8 @@ std::shared_ptr<DeviceNDArray> makeDeviceArray(const std::vector<int64_t> &shape
     alloc = backend == codegen::Backend::CUDA ? runtime::allocateDevice(extent, h)
                                               : runtime::allocateHost(extent);
   }
-  return std::make_shared<DeviceNDArray>(std::move(alloc), 0, shape, strides, d,
-                                         std::move(npDtype), backend, streamObject(stream));
+  return std::make_shared<DeviceNDArray>(std::move(alloc), 0, shape, strides, d, std::move(npDtype),
+                                         backend, streamObject(stream));
 }
 
 std::shared_ptr<DeviceNDArray> toDevice(py::object ary, py::object stream, bool copy) {
@@ -200,7 +201,7 @@ std::shared_ptr<DeviceNDArray> toDevice(py::object ary, py::object stream, bool 
 }
 
 std::shared_ptr<DeviceNDArray> view(const DeviceNDArray &d, std::vector<int64_t> shape,
-                                     std::vector<int64_t> strides) {
+                                    std::vector<int64_t> strides) {
   auto v = std::make_shared<DeviceNDArray>(d.allocation(), d.offset(), std::move(shape),
                                            std::move(strides), d.dtype(), d.numpyDtype(),
                                            d.backend(), d.stream());
@@ -250,15 +251,16 @@ py::dict cudaArrayInterface(const DeviceNDArray &d) {
                               "host memory");
   py::dict iface;
   iface["shape"] = toTuple(d.shape());
-  iface["strides"] = d.layout() == ir::Layout::C ? py::object(py::none())
-                                                  : py::object(toTuple(d.strides()));
+  iface["strides"] =
+      d.layout() == ir::Layout::C ? py::object(py::none()) : py::object(toTuple(d.strides()));
   iface["data"] = py::make_tuple(py::int_(d.size() == 0 ? 0 : d.address()), false);
   iface["typestr"] = d.numpyDtype().attr("str");
   iface["descr"] = py::make_tuple(py::make_tuple("", d.numpyDtype().attr("str")));
   py::object s = d.stream();
-  iface["stream"] = s.is_none() ? py::object(py::none())
-                                : py::object(py::int_(reinterpret_cast<uintptr_t>(
-                                      s.cast<const PyStream &>().handle())));
+  iface["stream"] =
+      s.is_none()
+          ? py::object(py::none())
+          : py::object(py::int_(reinterpret_cast<uintptr_t>(s.cast<const PyStream &>().handle())));
   iface["version"] = 3;
   return iface;
 }
@@ -269,8 +271,8 @@ DeviceNDArray::DeviceNDArray(std::shared_ptr<runtime::Allocation> alloc, size_t 
                              std::vector<int64_t> shape, std::vector<int64_t> strides, DType dtype,
                              py::object npDtype, codegen::Backend backend, py::object stream)
     : alloc_(std::move(alloc)), offset_(offset), shape_(std::move(shape)),
-      strides_(std::move(strides)), dtype_(dtype), npDtype_(std::move(npDtype)),
-      backend_(backend), stream_(std::move(stream)) {
+      strides_(std::move(strides)), dtype_(dtype), npDtype_(std::move(npDtype)), backend_(backend),
+      stream_(std::move(stream)) {
   bool empty = false;
   int64_t last = 0;
   for (size_t k = 0; k < shape_.size(); ++k) {
@@ -297,8 +299,11 @@ const DeviceNDArray *asDeviceArray(PyObject *o) {
   // The value pointer straight from pybind11's instance record (its common, single-base layout)
   // avoids the registered-type lookup of a cast on every launch.
   auto *inst = reinterpret_cast<py::detail::instance *>(o);
-  if (inst->simple_layout && inst->simple_holder_constructed)
+  if (inst->simple_layout) {
+    if (!inst->simple_holder_constructed)
+      throw py::type_error("this DeviceNDArray was never initialized");
     return static_cast<const DeviceNDArray *>(inst->simple_value_holder[0]);
+  }
   return py::handle(o).cast<const DeviceNDArray *>();
 }
 
@@ -313,9 +318,10 @@ void defineDeviceArrays(py::module_ &m) {
       .def_property_readonly("nbytes",
                              [](const DeviceNDArray &d) { return d.size() * d.itemsize(); })
       .def_property_readonly("alloc_size", &DeviceNDArray::extent)
-      .def_property_readonly("stream", [](const DeviceNDArray &d) {
-        return d.stream().is_none() ? py::object(py::int_(0)) : d.stream();
-      })
+      .def_property_readonly("stream",
+                             [](const DeviceNDArray &d) {
+                               return d.stream().is_none() ? py::object(py::int_(0)) : d.stream();
+                             })
       .def_property_readonly("backend",
                              [](const DeviceNDArray &d) { return backendName(d.backend()); })
       .def_property_readonly("device_ctypes_pointer",
@@ -330,8 +336,7 @@ void defineDeviceArrays(py::module_ &m) {
                throw py::type_error("len() of unsized object");
              return d.shape()[0];
            })
-      .def("is_c_contiguous",
-           [](const DeviceNDArray &d) { return d.layout() == ir::Layout::C; })
+      .def("is_c_contiguous", [](const DeviceNDArray &d) { return d.layout() == ir::Layout::C; })
       .def("is_f_contiguous",
            [](const DeviceNDArray &d) {
              return d.layout() == ir::Layout::F || (d.ndim() <= 1 && d.layout() == ir::Layout::C);

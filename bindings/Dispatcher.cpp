@@ -95,8 +95,9 @@ template <typename T> T leafAs(const LeafValue &l) {
     double v = l.re;
     if (std::isnan(v))
       return 0;
-    int64_t i = v >= 9.2233720368547758e18 ? INT64_MAX : v <= -9.2233720368547758e18 ? INT64_MIN
-                                                                                      : static_cast<int64_t>(v);
+    int64_t i = v >= 9.2233720368547758e18    ? INT64_MAX
+                : v <= -9.2233720368547758e18 ? INT64_MIN
+                                              : static_cast<int64_t>(v);
     return static_cast<T>(i);
   }
 }
@@ -222,6 +223,9 @@ Dispatcher::Dispatcher(py::object func, py::dict options, std::vector<std::strin
   py::tuple varnames = code.attr("co_varnames");
   for (int i = 0; i < argc && i < static_cast<int>(varnames.size()); ++i)
     argNames.push_back(py::cast<std::string>(varnames[i]));
+  py::object defaults = pyFunc.attr("__defaults__");
+  size_t ndefaults = defaults.is_none() ? 0 : py::len(defaults);
+  requiredArgs = argNames.size() - std::min(ndefaults, argNames.size());
 
   for (const std::string &text : sigs) {
     ir::Signature sig = ir::parseSignature(text);
@@ -318,7 +322,8 @@ const compiler::Specialization &Dispatcher::lookup(const std::vector<uint32_t> &
 
 void Dispatcher::notALaunch() const {
   if (device)
-    throw py::type_error("'" + name + "' is a device function (@cuda.jit(device=True)): call it "
+    throw py::type_error("'" + name +
+                         "' is a device function (@cuda.jit(device=True)): call it "
                          "from a kernel, it cannot be called or launched from the host");
   throw py::value_error(kMissingConfig);
 }
@@ -329,10 +334,15 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
   if (device)
     notALaunch();
   codegen::Backend backend = currentBackend();
-  if (nargs != argNames.size())
-    throw py::type_error(name + "() takes " + std::to_string(argNames.size()) +
-                         " positional argument" + (argNames.size() == 1 ? "" : "s") + " but " +
-                         std::to_string(nargs) + (nargs == 1 ? " was" : " were") + " given");
+  if (nargs < requiredArgs || nargs > argNames.size()) {
+    std::string count =
+        requiredArgs == argNames.size()
+            ? std::to_string(argNames.size())
+            : "from " + std::to_string(requiredArgs) + " to " + std::to_string(argNames.size());
+    throw py::type_error(name + "() takes " + count + " positional argument" +
+                         (argNames.size() == 1 ? "" : "s") + " but " + std::to_string(nargs) +
+                         (nargs == 1 ? " was" : " were") + " given");
+  }
 
   thread_local Scratch cached;
   Scratch local;
@@ -359,8 +369,9 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
       continue;
     if (l.origin == LeafValue::Origin::DeviceArray && l.device->backend() != backend)
       throw py::type_error("argument '" + argNames[l.arg] + "' of kernel '" + name +
-                           "': the device array belongs to the " + backendName(l.device->backend()) +
-                           " backend but kernels run on the " + backendName(backend) + " backend");
+                           "': the device array belongs to the " +
+                           backendName(l.device->backend()) + " backend but kernels run on the " +
+                           backendName(backend) + " backend");
     if (l.origin == LeafValue::Origin::CudaInterface && backend != codegen::Backend::CUDA)
       throw py::type_error("argument '" + argNames[l.arg] + "' of kernel '" + name +
                            "': arrays in GPU memory (__cuda_array_interface__) cannot be used by "
@@ -467,7 +478,8 @@ py::object Dispatcher::signatures() const {
 
 py::object Dispatcher::inspect(bool ptx, py::handle signature) {
   if (device)
-    throw py::type_error("'" + name + "' is a device function: it is compiled into the kernels "
+    throw py::type_error("'" + name +
+                         "' is a device function: it is compiled into the kernels "
                          "that call it; use cuda.compile_ptx(func, sig, device=True) to see its "
                          "code");
   codegen::CompileOptions opts = compileOptionsFor(codegen::Backend::CUDA, fopts);
@@ -495,7 +507,7 @@ py::object Dispatcher::inspect(bool ptx, py::handle signature) {
 std::optional<DispatcherIdentity> dispatcherIdentity(py::handle v) {
   if (!py::isinstance<Dispatcher>(v))
     return std::nullopt;
-  const Dispatcher &d = v.cast<const Dispatcher &>();
+  const Dispatcher &d = dispatcherOf(v.ptr());
   return DispatcherIdentity{d.id, d.device, d.name};
 }
 
@@ -512,10 +524,10 @@ compiler::FunctionOptions functionOptions(bool fastmath, bool opt) {
 
 void defineDispatcher(py::module_ &m) {
   py::class_<Dispatcher> cls(m, "Dispatcher", py::dynamic_attr(),
-                         "A function compiled by @cuda.jit: launch it with kernel[grid, block]"
-                         "(args...).");
+                             "A function compiled by @cuda.jit: launch it with kernel[grid, block]"
+                             "(args...).");
   cls.def(py::init<py::object, py::dict, std::vector<std::string>>(), py::arg("py_func"),
-           py::arg("options"), py::arg("signatures"))
+          py::arg("options"), py::arg("signatures"))
       .def("__getitem__",
            [](py::object self, py::object key) {
              return py::reinterpret_steal<py::object>(configureLaunch(self.ptr(), key.ptr()));
@@ -548,13 +560,11 @@ void defineDispatcher(py::module_ &m) {
                                return o;
                              })
       .def(
-          "inspect_llvm",
-          [](Dispatcher &d, py::object sig) { return d.inspect(false, sig); },
+          "inspect_llvm", [](Dispatcher &d, py::object sig) { return d.inspect(false, sig); },
           py::arg("signature") = py::none(),
           "LLVM IR (CUDA target): a dict keyed by signature, or one signature's text.")
       .def(
-          "inspect_ptx",
-          [](Dispatcher &d, py::object sig) { return d.inspect(true, sig); },
+          "inspect_ptx", [](Dispatcher &d, py::object sig) { return d.inspect(true, sig); },
           py::arg("signature") = py::none(),
           "PTX: a dict keyed by signature, or one signature's text.")
       .def("__repr__", [](const Dispatcher &d) {
@@ -576,9 +586,9 @@ void defineDispatcher(py::module_ &m) {
         std::string fname = py::cast<std::string>(func.attr("__code__").attr("co_name"));
         compiler::FunctionOptions fo = functionOptions(fastmath, opt);
         compiler::Compiler &c = compiler::Compiler::instance();
-        int id = c.registerFunction(fname,
-                                    device ? ir::FunctionKind::Device : ir::FunctionKind::Kernel,
-                                    providerFor(func), fo);
+        int id =
+            c.registerFunction(fname, device ? ir::FunctionKind::Device : ir::FunctionKind::Kernel,
+                               providerFor(func), fo);
         struct Unregister {
           int id;
           ~Unregister() {

@@ -28,6 +28,8 @@ public:
   py::object pyFunc;
   compiler::FunctionOptions fopts;
   std::vector<std::string> argNames;
+  /// Parameters without a default value (launches may omit the others).
+  size_t requiredArgs = 0;
   /// Parameter types of the eager signatures (empty: lazy).
   std::vector<std::vector<const ir::Type *>> eager;
   /// The argument-type lists compiled so far (or given eagerly), in order.

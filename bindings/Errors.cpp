@@ -1,8 +1,8 @@
 #include "bindings/Errors.h"
 
-#include <pybind11/stl.h>
-
 #include "runtime/Driver.h"
+
+#include <pybind11/stl.h>
 
 #include <stdexcept>
 
@@ -49,9 +49,7 @@ void setError(py::handle cls, py::handle instance) { PyErr_SetObject(cls.ptr(), 
 
 } // namespace
 
-py::object errorClass(const char *name) {
-  return py::module_::import("ptxjit.errors").attr(name);
-}
+py::object errorClass(const char *name) { return py::module_::import("ptxjit.errors").attr(name); }
 
 std::string formatCompileError(const ir::CompileError &e) {
   const ir::SourceLoc &loc = e.loc();
@@ -82,7 +80,8 @@ std::string formatCompileError(const ir::CompileError &e) {
 
 void setCompileError(const ir::CompileError &e) {
   py::object cls = errorClass(classForKind(e.kind()));
-  py::object lineno = e.loc().line > 0 ? py::object(py::int_(e.loc().line)) : py::object(py::none());
+  py::object lineno =
+      e.loc().line > 0 ? py::object(py::int_(e.loc().line)) : py::object(py::none());
   py::object col = e.loc().line > 0 && e.loc().col >= 0 ? py::object(py::int_(e.loc().col + 1))
                                                         : py::object(py::none());
   py::object inst = cls(formatCompileError(e), e.file(), lineno, col);

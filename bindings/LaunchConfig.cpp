@@ -3,11 +3,10 @@
 // Dispatcher type's subscript slot) so that a launch pays no pybind11 dispatch.
 #include "bindings/DispatcherImpl.h"
 
-#include <pybind11/stl.h>
-
 #include "bindings/Errors.h"
 #include "bindings/Streams.h"
 
+#include <pybind11/stl.h>
 #include <structmember.h>
 
 #include <climits>
@@ -23,8 +22,8 @@ struct LaunchConfigObject {
   Dispatcher *dispatcher;
   runtime::Dim3 grid, block;
   unsigned sharedMem;
-  PyObject *stream;        ///< strong reference: 0, None or a Stream
-  int64_t forallTasks;     ///< forall(): the task count (grid and block chosen at launch); else -1
+  PyObject *stream;    ///< strong reference: 0, None or a Stream
+  int64_t forallTasks; ///< forall(): the task count (grid and block chosen at launch); else -1
 };
 
 PyTypeObject *gLaunchConfigType = nullptr;
@@ -173,7 +172,7 @@ PyType_Spec launchConfigSpec = {
     "ptxjit._core.LaunchConfig",
     sizeof(LaunchConfigObject),
     0,
-    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_DISALLOW_INSTANTIATION,
     launchConfigSlots,
 };
 
@@ -191,10 +190,13 @@ PyTypeObject *gDispatcherType = nullptr;
 } // namespace
 
 Dispatcher &dispatcherOf(PyObject *self) {
-  if (gDispatcherType && Py_TYPE(self) == gDispatcherType) {
+  if (gDispatcherType && PyObject_TypeCheck(self, gDispatcherType)) {
     auto *inst = reinterpret_cast<py::detail::instance *>(self);
-    if (inst->simple_layout && inst->simple_holder_constructed)
+    if (inst->simple_layout) {
+      if (!inst->simple_holder_constructed)
+        throw py::type_error("this Dispatcher was never initialized (use cuda.jit)");
       return *static_cast<Dispatcher *>(inst->simple_value_holder[0]);
+    }
   }
   return py::handle(self).cast<Dispatcher &>();
 }
@@ -202,7 +204,8 @@ Dispatcher &dispatcherOf(PyObject *self) {
 PyObject *newLaunchConfig(PyObject *owner, runtime::Dim3 grid, runtime::Dim3 block,
                           unsigned sharedMem, PyObject *stream, int64_t forallTasks) {
   Dispatcher &d = dispatcherOf(owner);
-  auto *c = reinterpret_cast<LaunchConfigObject *>(gLaunchConfigType->tp_alloc(gLaunchConfigType, 0));
+  auto *c =
+      reinterpret_cast<LaunchConfigObject *>(gLaunchConfigType->tp_alloc(gLaunchConfigType, 0));
   if (!c)
     throw py::error_already_set();
   c->vectorcall = launchVectorcall;

@@ -1,7 +1,5 @@
 // The extension module ptxjit._core: kernels (Dispatcher), device arrays, streams, targets.
 #include "bindings/DeviceArray.h"
-
-#include <pybind11/stl.h>
 #include "bindings/Dispatcher.h"
 #include "bindings/Errors.h"
 #include "bindings/Snapshot.h"
@@ -11,6 +9,7 @@
 #include "runtime/Device.h"
 
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 namespace py = pybind11;
 using namespace ptxjit;
@@ -23,8 +22,9 @@ PYBIND11_MODULE(_core, m) {
   defineDeviceArrays(m);
   defineDispatcher(m);
 
-  m.def("is_available", [] { return cudaAvailable(); },
-        "True when a CUDA driver and GPU can be used.");
+  m.def(
+      "is_available", [] { return cudaAvailable(); },
+      "True when a CUDA driver and GPU can be used.");
   m.def("unavailable_reason", [] {
     std::string why;
     return cudaAvailable(&why) ? std::string() : why;
@@ -32,13 +32,15 @@ PYBIND11_MODULE(_core, m) {
   m.def(
       "select_target", [](const std::string &name) { selectTarget(name); }, py::arg("name"),
       "Use the 'cpu' or 'cuda' backend from now on ('' decides again from PTXJIT_TARGET).");
-  m.def("current_target", [] { return std::string(backendName(currentBackend())); },
-        "The backend kernels run on: 'cuda' or 'cpu'.");
+  m.def(
+      "current_target", [] { return std::string(backendName(currentBackend())); },
+      "The backend kernels run on: 'cuda' or 'cpu'.");
   m.def(
       "snapshot", [](py::object func) { return snapshotToDict(*snapshotFunction(func)); },
       py::arg("func"), "The compiler's snapshot of a Python function, as a dict (for tests).");
-  m.def("compiled_count", [] { return compiler::Compiler::instance().compiledCount(); },
-        "How many specializations were compiled in this process (for tests).");
+  m.def(
+      "compiled_count", [] { return compiler::Compiler::instance().compiledCount(); },
+      "How many specializations were compiled in this process (for tests).");
   m.def("get_current_device", [] {
     const runtime::Device &dev = runtime::Device::current();
     py::dict d;

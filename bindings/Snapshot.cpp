@@ -1,9 +1,9 @@
 #include "bindings/Snapshot.h"
 
-#include <pybind11/stl.h>
-
 #include "bindings/Dispatcher.h"
 #include "bindings/Errors.h"
+
+#include <pybind11/stl.h>
 
 #include <climits>
 
@@ -210,15 +210,16 @@ ir::GlobalValue globalFromPython(py::handle v) {
 
 std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func) {
   if (!PyFunction_Check(func.ptr()))
-    throw PtxjitPyError("UnsupportedError", "only Python functions can be compiled, not " +
-                                                typeName(func));
+    throw PtxjitPyError("UnsupportedError",
+                        "only Python functions can be compiled, not " + typeName(func));
   py::object info = py::module_::import("sys").attr("version_info");
   int major = py::cast<int>(info.attr("major")), minor = py::cast<int>(info.attr("minor"));
   auto version = frontend::pyVersionFrom(major, minor);
   if (!version)
     throw PtxjitPyError("UnsupportedError",
                         "ptxjit compiles the bytecode of CPython 3.11, 3.12 and 3.13; this is "
-                        "Python " + std::to_string(major) + "." + std::to_string(minor));
+                        "Python " +
+                            std::to_string(major) + "." + std::to_string(minor));
 
   auto s = std::make_shared<frontend::CodeSnapshot>();
   py::object code = func.attr("__code__");

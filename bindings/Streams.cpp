@@ -1,9 +1,9 @@
 #include "bindings/Streams.h"
 
-#include <pybind11/stl.h>
-
 #include "bindings/Target.h"
 #include "runtime/Device.h"
+
+#include <pybind11/stl.h>
 
 #include <stdexcept>
 
@@ -53,10 +53,8 @@ void defineStreams(py::module_ &m) {
         return PyStream(nullptr, b, false);
       }))
       .def("synchronize", &PyStream::synchronize, "Waits for all work queued on the stream.")
-      .def_property_readonly("handle",
-                             [](const PyStream &s) {
-                               return reinterpret_cast<uintptr_t>(s.handle());
-                             })
+      .def_property_readonly(
+          "handle", [](const PyStream &s) { return reinterpret_cast<uintptr_t>(s.handle()); })
       .def("__int__", [](const PyStream &s) { return reinterpret_cast<uintptr_t>(s.handle()); })
       .def("__repr__",
            [](const PyStream &s) {
@@ -65,17 +63,20 @@ void defineStreams(py::module_ &m) {
              if (s.backend() != codegen::Backend::CUDA)
                return std::string("<ptxjit Stream (cpu backend)>");
              char buf[64];
-             std::snprintf(buf, sizeof buf, "<ptxjit Stream 0x%llx>",
-                           static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(s.handle())));
+             std::snprintf(
+                 buf, sizeof buf, "<ptxjit Stream 0x%llx>",
+                 static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(s.handle())));
              return std::string(buf);
            })
       .def("__enter__", [](py::object self) { return self; })
-      .def("__exit__", [](const PyStream &s, py::args) {
-        s.synchronize();
-        return false;
-      })
-      .def("auto_synchronize", [](py::object self) { return self; },
-           "A context manager that synchronizes the stream on exit.");
+      .def("__exit__",
+           [](const PyStream &s, py::args) {
+             s.synchronize();
+             return false;
+           })
+      .def(
+          "auto_synchronize", [](py::object self) { return self; },
+          "A context manager that synchronizes the stream on exit.");
 
   m.def("default_stream", [] {
     codegen::Backend b = currentBackend();

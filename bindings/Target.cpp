@@ -1,11 +1,11 @@
 #include "bindings/Target.h"
 
-#include <pybind11/stl.h>
-
 #include "bindings/Errors.h"
 #include "codegen/Codegen.h"
 #include "runtime/Device.h"
 #include "runtime/Driver.h"
+
+#include <pybind11/stl.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -77,13 +77,14 @@ const char *backendName(codegen::Backend b) { return b == codegen::Backend::CUDA
 
 bool cudaAvailable(std::string *why) { return runtime::driverAvailable(why); }
 
-codegen::CompileOptions cudaOptionsForCC(int major, int minor, const compiler::FunctionOptions &fo) {
+codegen::CompileOptions cudaOptionsForCC(int major, int minor,
+                                         const compiler::FunctionOptions &fo) {
   codegen::CompileOptions o;
   o.backend = codegen::Backend::CUDA;
   o.ccMajor = major;
   o.ccMinor = minor;
   int driver = 0;
-  if (gBackend.load() == static_cast<int>(codegen::Backend::CUDA) && runtime::driverAvailable())
+  if (gBackend.load() != static_cast<int>(codegen::Backend::Host) && runtime::driverAvailable())
     driver = runtime::driverVersion();
   o.ptxVersion = codegen::choosePtxVersion(major, minor, driver);
   o.fastmath = fo.fastmath;
@@ -100,7 +101,8 @@ codegen::CompileOptions compileOptionsFor(codegen::Backend b, const compiler::Fu
     return o;
   }
   int major = 9, minor = 0;
-  if (gBackend.load() == static_cast<int>(codegen::Backend::CUDA)) {
+  // The device's compute capability whenever the GPU is (or may become) the backend in use.
+  if (gBackend.load() != static_cast<int>(codegen::Backend::Host) && runtime::driverAvailable()) {
     const runtime::Device &dev = runtime::Device::current();
     major = dev.computeCapabilityMajor();
     minor = dev.computeCapabilityMinor();

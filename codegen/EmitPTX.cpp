@@ -104,7 +104,7 @@ std::string emitPTX(LoweredModule &lm, const CompileOptions &opts) {
   }
   const std::string entry = impl->entry;
   llvm::internalizeModule(m, [&](const llvm::GlobalValue &gv) { return gv.getName() == entry; });
-  m.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", opts.fastmath ? 1 : 0);
+  m.setModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", opts.fastmath ? 1u : 0u);
 
   runOptimizationPipeline(m, *tm, opts.optLevel);
 

@@ -45,6 +45,9 @@ llvm::orc::LLJIT &hostJIT() {
   static std::unique_ptr<llvm::orc::LLJIT> jit = [] {
     auto j = llvm::orc::LLJITBuilder()
                  .setJITTargetMachineBuilder(*hostTarget().jtmb)
+                 // Modules may be compiled by several threads at once (a target machine
+                 // per compilation).
+                 .setSupportConcurrentCompilation(true)
                  .create();
     if (!j)
       internalError("cannot create the host JIT: " + llvm::toString(j.takeError()));
@@ -92,8 +95,8 @@ void *addToHostJIT(LoweredModule &&lm, const CompileOptions &opts) {
     internalError("cannot add the module to the host JIT: " + llvm::toString(std::move(e)));
   auto addr = jit.lookup(*jd, entry);
   if (!addr)
-    internalError("cannot compile '" + entry + "' for the host: " +
-                  llvm::toString(addr.takeError()));
+    internalError("cannot compile '" + entry +
+                  "' for the host: " + llvm::toString(addr.takeError()));
   return addr->toPtr<void *>();
 }
 

@@ -175,8 +175,8 @@ llvm::Value *FunctionLowerer::constant(const ConstValue &c, const Type *t, Sourc
 
 // ---- Binary operators ----
 
-llvm::Value *FunctionLowerer::intBinary(BinaryOp op, llvm::Value *l, llvm::Value *r,
-                                        bool isSigned, SourceLoc at) {
+llvm::Value *FunctionLowerer::intBinary(BinaryOp op, llvm::Value *l, llvm::Value *r, bool isSigned,
+                                        SourceLoc at) {
   llvm::Type *ty = l->getType();
   unsigned bits = ty->getIntegerBitWidth();
   auto *zero = llvm::ConstantInt::get(ty, 0);
@@ -210,8 +210,8 @@ llvm::Value *FunctionLowerer::intBinary(BinaryOp op, llvm::Value *l, llvm::Value
     llvm::Value *q = B.CreateSDiv(l, safe);
     llvm::Value *rem = B.CreateSRem(l, safe);
     // Round toward negative infinity: adjust when the remainder and divisor differ in sign.
-    llvm::Value *adjust = B.CreateAnd(B.CreateICmpNE(rem, zero),
-                                      B.CreateICmpSLT(B.CreateXor(rem, r), zero));
+    llvm::Value *adjust =
+        B.CreateAnd(B.CreateICmpNE(rem, zero), B.CreateICmpSLT(B.CreateXor(rem, r), zero));
     if (op == BinaryOp::FloorDiv) {
       q = B.CreateSelect(adjust, B.CreateSub(q, one), q);
       q = B.CreateSelect(isMinusOne, B.CreateSub(zero, l), q); // wraps for INT_MIN
@@ -258,8 +258,7 @@ llvm::Value *FunctionLowerer::floatBinary(BinaryOp op, llvm::Value *l, llvm::Val
     // div = (a - mod) / b, floored and corrected; b == 0 gives a / b and nan.
     llvm::Value *mod = mathCall(MathFn::Fmod, {l, r});
     llvm::Value *modNonZero = B.CreateFCmpUNE(mod, zero);
-    llvm::Value *signsDiffer =
-        B.CreateXor(B.CreateFCmpOLT(r, zero), B.CreateFCmpOLT(mod, zero));
+    llvm::Value *signsDiffer = B.CreateXor(B.CreateFCmpOLT(r, zero), B.CreateFCmpOLT(mod, zero));
     llvm::Value *adjust = B.CreateAnd(modNonZero, signsDiffer);
     llvm::Value *modAdj = B.CreateSelect(adjust, B.CreateFAdd(mod, r), mod);
     modAdj = B.CreateSelect(modNonZero, modAdj, mathCall(MathFn::Copysign, {zero, r}));
@@ -324,8 +323,7 @@ std::optional<int64_t> constantIntOf(const Instr *i) {
   const ConstValue *c = nullptr;
   if (auto *ci = dyn_cast<ConstInstr>(i))
     c = &ci->value;
-  else if (auto *gi = dyn_cast<GlobalInstr>(i);
-           gi && gi->value.kind == GlobalValue::Kind::Constant)
+  else if (auto *gi = dyn_cast<GlobalInstr>(i); gi && gi->value.kind == GlobalValue::Kind::Constant)
     c = &gi->value.constant;
   if (c && c->kind == ConstValue::Kind::Int && !c->isUnsigned)
     return c->i;
@@ -392,8 +390,8 @@ llvm::Value *FunctionLowerer::lowerPow(const BinOpInstr &i, const ScalarType *re
   llvm::Value *e = convert(r, rt, rs->kind() == TypeKind::Bool ? types::int64() : rs, at);
   bool isSigned = rs->kind() == TypeKind::Int && rs->isSigned();
   if (rs->kind() == TypeKind::Bool || rs->bits() < 32 || (rs->bits() == 32 && isSigned)) {
-    llvm::Value *e32 = isSigned ? B.CreateSExtOrTrunc(e, B.getInt32Ty())
-                                : B.CreateZExtOrTrunc(e, B.getInt32Ty());
+    llvm::Value *e32 =
+        isSigned ? B.CreateSExtOrTrunc(e, B.getInt32Ty()) : B.CreateZExtOrTrunc(e, B.getInt32Ty());
     return M.math.powi(B, base, e32);
   }
   // A wide exponent: powi when it fits in i32, else pow(x, float(n)) as Python.
@@ -614,8 +612,8 @@ llvm::Value *FunctionLowerer::lowerCompare(const CompareInstr &i) {
     if (lNone || rNone) {
       out = B.getInt1((lNone && rNone) == (i.cmp == CmpOp::Is));
     } else if (lt->kind() == TypeKind::Bool && rt->kind() == TypeKind::Bool) {
-      out = B.CreateICmp(i.cmp == CmpOp::Is ? llvm::CmpInst::ICMP_EQ : llvm::CmpInst::ICMP_NE, l,
-                         r);
+      out =
+          B.CreateICmp(i.cmp == CmpOp::Is ? llvm::CmpInst::ICMP_EQ : llvm::CmpInst::ICMP_NE, l, r);
     } else {
       fail(at, DiagCode::UnsupportedConstruct,
            {std::string("'") + cmpOpName(i.cmp) + "' between " + lt->str() + " and " + rt->str()});
@@ -634,8 +632,8 @@ llvm::Value *FunctionLowerer::lowerCompare(const CompareInstr &i) {
         fail(at, DiagCode::OperatorTypes, {cmpOpName(i.cmp), lt->str(), rt->str()});
       const ScalarType *ct = comparisonType(lt, et, at);
       llvm::Value *e = B.CreateExtractValue(r, unsigned(k));
-      out = B.CreateOr(out, compareScalars(CmpOp::Eq, convert(l, lt, ct, at),
-                                           convert(e, et, ct, at), ct, at));
+      out = B.CreateOr(
+          out, compareScalars(CmpOp::Eq, convert(l, lt, ct, at), convert(e, et, ct, at), ct, at));
     }
     if (i.cmp == CmpOp::NotIn)
       out = B.CreateNot(out);
@@ -651,10 +649,9 @@ llvm::Value *FunctionLowerer::lowerCompare(const CompareInstr &i) {
         if (!dyn_cast<ScalarType>(a) || !dyn_cast<ScalarType>(b))
           fail(at, DiagCode::OperatorTypes, {cmpOpName(i.cmp), lt->str(), rt->str()});
         const ScalarType *ct = comparisonType(a, b, at);
-        out = B.CreateAnd(out, compareScalars(CmpOp::Eq,
-                                              convert(B.CreateExtractValue(l, unsigned(k)), a, ct, at),
-                                              convert(B.CreateExtractValue(r, unsigned(k)), b, ct, at),
-                                              ct, at));
+        out = B.CreateAnd(
+            out, compareScalars(CmpOp::Eq, convert(B.CreateExtractValue(l, unsigned(k)), a, ct, at),
+                                convert(B.CreateExtractValue(r, unsigned(k)), b, ct, at), ct, at));
       }
       if (i.cmp == CmpOp::Ne)
         out = B.CreateNot(out);

@@ -14,9 +14,8 @@ llvm::Value *FunctionLowerer::toIndex(llvm::Value *v, const Type *t, SourceLoc a
   auto *s = dyn_cast<ScalarType>(concretize(t));
   if (!s || (s->kind() != TypeKind::Int && s->kind() != TypeKind::Bool))
     internal(at, "index of type " + t->str());
-  return convert(v, t, s->kind() == TypeKind::Int && !s->isSigned() ? types::uint64()
-                                                                       : types::int64(),
-                 at);
+  return convert(
+      v, t, s->kind() == TypeKind::Int && !s->isSigned() ? types::uint64() : types::int64(), at);
 }
 
 std::vector<llvm::Value *> FunctionLowerer::arrayIndices(llvm::Value *arr, const ArrayType *aty,
@@ -98,8 +97,7 @@ void FunctionLowerer::storeElement(llvm::Value *addr, llvm::Value *v, const Scal
 }
 
 llvm::Value *FunctionLowerer::subarray(llvm::Value *arr, const ArrayType *aty,
-                                       const std::vector<llvm::Value *> &idx,
-                                       const ArrayType *result) {
+                                       const std::vector<llvm::Value *> &idx) {
   int nd = aty->ndim(), k = static_cast<int>(idx.size());
   llvm::Value *off = B.getInt64(0);
   for (int d = 0; d < k; ++d)
@@ -113,7 +111,6 @@ llvm::Value *FunctionLowerer::subarray(llvm::Value *arr, const ArrayType *aty,
     out = B.CreateInsertValue(out, B.CreateExtractValue(arr, {2u, unsigned(d)}),
                               {2u, unsigned(d - k)});
   }
-  (void)result;
   return out;
 }
 
@@ -135,13 +132,12 @@ llvm::Value *FunctionLowerer::lowerGetItem(const GetItemInstr &i) {
   if (auto *aty = dyn_cast<ArrayType>(ot)) {
     std::vector<llvm::Value *> idx = arrayIndices(v, aty, valueOf(index, at), it, at);
     if (idx.size() == static_cast<size_t>(aty->ndim()))
-      return convert(loadElement(elementAddress(v, aty, idx), aty->dtype()), aty->dtype(), res,
-                     at);
+      return convert(loadElement(elementAddress(v, aty, idx), aty->dtype()), aty->dtype(), res, at);
     auto *rty = dyn_cast<ArrayType>(concretize(res));
     if (!rty || rty->ndim() != aty->ndim() - static_cast<int>(idx.size()) ||
         rty->dtype() != aty->dtype())
       internal(at, "partial index of " + aty->str() + " typed " + res->str());
-    return subarray(v, aty, idx, rty);
+    return subarray(v, aty, idx);
   }
   if (auto *tt = dyn_cast<TupleType>(ot)) {
     auto *its = dyn_cast<ScalarType>(concretize(it));
@@ -151,7 +147,8 @@ llvm::Value *FunctionLowerer::lowerGetItem(const GetItemInstr &i) {
     if (std::optional<int64_t> k = constantIntOf(index)) {
       int64_t j = *k < 0 ? *k + n : *k;
       if (j < 0 || j >= n)
-        fail(at, DiagCode::IndexTypes, {ot->str(), "index " + std::to_string(*k) + " (out of range)"});
+        fail(at, DiagCode::IndexTypes,
+             {ot->str(), "index " + std::to_string(*k) + " (out of range)"});
       return convert(B.CreateExtractValue(v, unsigned(j)), tt->elements()[j], res, at);
     }
     // A run-time index: only for tuples whose elements all have one type.
@@ -225,8 +222,8 @@ llvm::Value *FunctionLowerer::lowerTupleGet(const TupleGetInstr &i) {
     fail(at, DiagCode::UnsupportedConstruct, {"unpacking a value of type " + st->str()});
   if (i.index < 0 || static_cast<size_t>(i.index) >= tt->size())
     internal(at, "tuple element " + std::to_string(i.index) + " of " + st->str());
-  return convert(B.CreateExtractValue(valueOf(src, at), unsigned(i.index)),
-                 tt->elements()[i.index], typeOf(&i, at), at);
+  return convert(B.CreateExtractValue(valueOf(src, at), unsigned(i.index)), tt->elements()[i.index],
+                 typeOf(&i, at), at);
 }
 
 // ---- Ranges and iterators ----
@@ -244,9 +241,8 @@ llvm::Value *FunctionLowerer::rangeLength(llvm::Value *range) {
   llvm::Value *nonEmpty = B.CreateAnd(B.CreateICmpSLT(lo, hi), B.CreateNot(isZero));
   llvm::Value *safeStep = B.CreateSelect(isZero, B.getInt64(1), absStep);
   // (hi - lo - 1) as unsigned never overflows for lo < hi.
-  llvm::Value *n = B.CreateAdd(B.CreateUDiv(B.CreateSub(B.CreateSub(hi, lo), B.getInt64(1)),
-                                            safeStep),
-                               B.getInt64(1));
+  llvm::Value *n = B.CreateAdd(
+      B.CreateUDiv(B.CreateSub(B.CreateSub(hi, lo), B.getInt64(1)), safeStep), B.getInt64(1));
   return B.CreateSelect(nonEmpty, n, zero);
 }
 
@@ -268,8 +264,8 @@ llvm::Type *FunctionLowerer::iterStateType(const IteratorType *it, SourceLoc at)
   internal(at, "iterator kind");
 }
 
-void FunctionLowerer::initIterState(llvm::Value *state, const IteratorType *it,
-                                    llvm::Value *source, const Type *sourceType, SourceLoc at) {
+void FunctionLowerer::initIterState(llvm::Value *state, const IteratorType *it, llvm::Value *source,
+                                    const Type *sourceType, SourceLoc at) {
   llvm::Type *sty = iterStateType(it, at);
   const Type *st = concretize(sourceType);
   switch (it->iterKind()) {
@@ -293,8 +289,7 @@ void FunctionLowerer::initIterState(llvm::Value *state, const IteratorType *it,
   }
 }
 
-llvm::Value *FunctionLowerer::iterValid(llvm::Value *state, const IteratorType *it,
-                                        SourceLoc at) {
+llvm::Value *FunctionLowerer::iterValid(llvm::Value *state, const IteratorType *it, SourceLoc at) {
   llvm::Type *sty = iterStateType(it, at);
   auto field = [&](unsigned k, llvm::Type *ty) {
     return B.CreateLoad(ty, B.CreateStructGEP(sty, state, k));
@@ -308,13 +303,12 @@ llvm::Value *FunctionLowerer::iterValid(llvm::Value *state, const IteratorType *
                           B.CreateAnd(B.CreateICmpSLT(step, zero), B.CreateICmpSGT(cur, stop)));
   }
   llvm::Value *idx = field(0, i64);
-  llvm::Value *len = B.CreateLoad(i64, B.CreateGEP(sty, state, {B.getInt32(0), B.getInt32(1),
-                                                                B.getInt32(1), B.getInt32(0)}));
+  llvm::Value *len = B.CreateLoad(
+      i64, B.CreateGEP(sty, state, {B.getInt32(0), B.getInt32(1), B.getInt32(1), B.getInt32(0)}));
   return B.CreateICmpSLT(idx, len);
 }
 
-llvm::Value *FunctionLowerer::iterNext(llvm::Value *state, const IteratorType *it,
-                                       SourceLoc at) {
+llvm::Value *FunctionLowerer::iterNext(llvm::Value *state, const IteratorType *it, SourceLoc at) {
   llvm::Type *sty = iterStateType(it, at);
   auto *i64 = B.getInt64Ty();
   if (it->iterKind() == IterKind::Range) {
@@ -324,14 +318,16 @@ llvm::Value *FunctionLowerer::iterNext(llvm::Value *state, const IteratorType *i
     B.CreateStore(B.CreateAdd(cur, step), curP);
     return cur;
   }
-  auto *aty = cast<ArrayType>(concretize(it->sources()[0]));
+  auto *aty = dyn_cast<ArrayType>(concretize(it->sources()[0]));
+  if (!aty || aty->ndim() < 1)
+    internal(at, "array iterator over " + it->sources()[0]->str());
   llvm::Value *idxP = B.CreateStructGEP(sty, state, 0);
   llvm::Value *idx = B.CreateLoad(i64, idxP);
   B.CreateStore(B.CreateAdd(idx, B.getInt64(1)), idxP);
   llvm::Value *arr = B.CreateLoad(sty->getStructElementType(1), B.CreateStructGEP(sty, state, 1));
   if (aty->ndim() == 1)
     return loadElement(elementAddress(arr, aty, {idx}), aty->dtype());
-  return subarray(arr, aty, {idx}, nullptr);
+  return subarray(arr, aty, {idx});
 }
 
 llvm::Value *FunctionLowerer::lowerGetIter(const GetIterInstr &i) {

@@ -30,12 +30,10 @@ llvm::Value *FunctionLowerer::specialRegister(Sreg r, int dim) {
        llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_z},
       {llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
        llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z},
-      {llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x,
-       llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_y,
+      {llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_y,
        llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_z},
   };
-  llvm::Function *decl =
-      llvm::Intrinsic::getDeclaration(&M.mod, ids[static_cast<int>(r)][dim]);
+  llvm::Function *decl = llvm::Intrinsic::getDeclaration(&M.mod, ids[static_cast<int>(r)][dim]);
   return B.CreateCall(decl);
 }
 
@@ -83,18 +81,18 @@ llvm::Value *FunctionLowerer::lowerGetAttr(const GetAttrInstr &i) {
   case BuiltinId::ArrayShape:
   case BuiltinId::ArraySize:
   case BuiltinId::ArrayNdim: {
-    auto *at_ = dyn_cast<ArrayType>(concretize(typeOf(obj, at)));
-    if (!at_)
+    auto *aty = dyn_cast<ArrayType>(concretize(typeOf(obj, at)));
+    if (!aty)
       internal(at, "array attribute ." + i.attr + " of " + typeOf(obj, at)->str());
     llvm::Value *arr = valueOf(obj, at);
     if (i.builtin == BuiltinId::ArrayNdim)
-      return convert(B.getInt64(at_->ndim()), types::int64(), res, at);
+      return convert(B.getInt64(aty->ndim()), types::int64(), res, at);
     if (i.builtin == BuiltinId::ArraySize)
-      return convert(arraySize(arr, at_->ndim()), types::int64(), res, at);
-    std::vector<const Type *> elems(at_->ndim(), types::int64());
+      return convert(arraySize(arr, aty->ndim()), types::int64(), res, at);
+    std::vector<const Type *> elems(aty->ndim(), types::int64());
     const TupleType *shapeType = types::tuple(elems);
     llvm::Value *out = llvm::PoisonValue::get(repr(shapeType, at));
-    for (int d = 0; d < at_->ndim(); ++d)
+    for (int d = 0; d < aty->ndim(); ++d)
       out = B.CreateInsertValue(out, B.CreateExtractValue(arr, {1u, unsigned(d)}), unsigned(d));
     return convert(out, shapeType, res, at);
   }

@@ -7,7 +7,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
-#include <functional>
+#include <cctype>
 
 namespace ptxjit::codegen {
 
@@ -160,8 +160,7 @@ llvm::Type *ModuleLowerer::reprType(const Type *t, const Function &fn, SourceLoc
   case TypeKind::Slice:
     break;
   }
-  raiseDiag(DiagCode::UnsupportedConstruct, fn.filename, loc,
-            {"a value of type " + t->str()});
+  raiseDiag(DiagCode::UnsupportedConstruct, fn.filename, loc, {"a value of type " + t->str()});
 }
 
 llvm::Type *ModuleLowerer::bodyReturnType(const Function &fn) {
@@ -199,9 +198,9 @@ llvm::Function *ModuleLowerer::bodyFor(const Function &fn) {
   if (isHost())
     params.push_back(llvm::PointerType::getUnqual(ctx));
   auto *fty = llvm::FunctionType::get(bodyReturnType(fn), params, false);
-  std::string base = "ptxjit_" + (fn.kind == FunctionKind::Kernel ? std::string("kernel_")
-                                                                  : std::string("dev_")) +
-                     fn.name;
+  std::string base =
+      "ptxjit_" + (fn.kind == FunctionKind::Kernel ? std::string("kernel_") : std::string("dev_")) +
+      fn.name;
   auto *f = llvm::Function::Create(fty, llvm::GlobalValue::InternalLinkage, uniqueName(base), mod);
   applyFunctionAttributes(f, opts);
   for (size_t i = 0; i < fn.argNames.size(); ++i)
@@ -227,8 +226,8 @@ void ModuleLowerer::lowerQueued() {
 }
 
 llvm::Function *ModuleLowerer::intPowHelper(llvm::IntegerType *ty, bool isSigned) {
-  std::string name = std::string(isSigned ? "ptxjit_ipow_i" : "ptxjit_upow_i") +
-                     std::to_string(ty->getBitWidth());
+  std::string name =
+      std::string(isSigned ? "ptxjit_ipow_i" : "ptxjit_upow_i") + std::to_string(ty->getBitWidth());
   if (llvm::Function *f = mod.getFunction(name))
     return f;
   auto *f = llvm::Function::Create(llvm::FunctionType::get(ty, {ty, ty}, false),
@@ -253,11 +252,11 @@ llvm::Function *ModuleLowerer::intPowHelper(llvm::IntegerType *ty, bool isSigned
   // A negative exponent: 1 for base 1, ±1 for base -1 (by the exponent's parity), else 0.
   b.SetInsertPoint(negative);
   llvm::Value *odd = b.CreateTrunc(exp, b.getInt1Ty());
-  llvm::Value *minusOneResult =
-      b.CreateSelect(odd, llvm::ConstantInt::getSigned(ty, -1), one);
-  llvm::Value *r = b.CreateSelect(b.CreateICmpEQ(base, one), one,
-                                  b.CreateSelect(b.CreateICmpEQ(base, llvm::ConstantInt::getSigned(ty, -1)),
-                                                 minusOneResult, zero));
+  llvm::Value *minusOneResult = b.CreateSelect(odd, llvm::ConstantInt::getSigned(ty, -1), one);
+  llvm::Value *r =
+      b.CreateSelect(b.CreateICmpEQ(base, one), one,
+                     b.CreateSelect(b.CreateICmpEQ(base, llvm::ConstantInt::getSigned(ty, -1)),
+                                    minusOneResult, zero));
   b.CreateRet(r);
   // Repeated squaring over the exponent's bits (wrapping multiplication).
   b.SetInsertPoint(loop);
@@ -492,8 +491,8 @@ void FunctionLowerer::lowerInstr(const Instr &i) {
     break;
   case Opcode::Truth: {
     const Instr *src = i.operand(0);
-    result = convert(truth(valueOf(src, at), typeOf(src, at), at), types::boolean(),
-                     typeOf(&i, at), at);
+    result =
+        convert(truth(valueOf(src, at), typeOf(src, at), at), types::boolean(), typeOf(&i, at), at);
     break;
   }
   case Opcode::GetAttr:
@@ -719,8 +718,9 @@ LoweredModule lowerKernel(const Function &kernel, const CompileOptions &opts,
     std::vector<llvm::Type *> types;
     for (auto &p : flat)
       types.push_back(p.type);
-    entry = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), types, false),
-                                   llvm::GlobalValue::ExternalLinkage, symbol, mod);
+    entry =
+        llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), types, false),
+                               llvm::GlobalValue::ExternalLinkage, symbol, mod);
     std::vector<llvm::Value *> vals;
     for (size_t k = 0; k < flat.size(); ++k) {
       entry->getArg(k)->setName(flat[k].name);
@@ -734,8 +734,9 @@ LoweredModule lowerKernel(const Function &kernel, const CompileOptions &opts,
     mod.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ctx, md));
   } else {
     auto *ptr = llvm::PointerType::getUnqual(ctx);
-    entry = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr}, false),
-                                   llvm::GlobalValue::ExternalLinkage, symbol, mod);
+    entry = llvm::Function::Create(
+        llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr}, false),
+        llvm::GlobalValue::ExternalLinkage, symbol, mod);
     llvm::Argument *argv = entry->getArg(0), *ctxArg = entry->getArg(1);
     argv->setName("args");
     ctxArg->setName("ctx");
@@ -747,8 +748,8 @@ LoweredModule lowerKernel(const Function &kernel, const CompileOptions &opts,
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
     std::vector<llvm::Value *> vals;
     for (size_t k = 0; k < flat.size(); ++k) {
-      llvm::Value *slot = b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, argv, k),
-                                       flat[k].name + "_ptr");
+      llvm::Value *slot =
+          b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, argv, k), flat[k].name + "_ptr");
       vals.push_back(b.CreateLoad(flat[k].type, slot, flat[k].name));
     }
     callBody(M, kernel, b, body, vals, ctxArg);
@@ -776,9 +777,8 @@ LoweredModule lowerDeviceFunction(const Function &fn, const CompileOptions &opts
     types.push_back(p.type);
   if (M.isHost())
     types.push_back(llvm::PointerType::getUnqual(ctx));
-  auto *entry = llvm::Function::Create(
-      llvm::FunctionType::get(body->getReturnType(), types, false),
-      llvm::GlobalValue::ExternalLinkage, symbol, mod);
+  auto *entry = llvm::Function::Create(llvm::FunctionType::get(body->getReturnType(), types, false),
+                                       llvm::GlobalValue::ExternalLinkage, symbol, mod);
   entry->setDoesNotThrow();
   std::vector<llvm::Value *> vals;
   for (size_t k = 0; k < flat.size(); ++k) {

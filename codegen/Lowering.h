@@ -94,9 +94,7 @@ private:
   llvm::Value *valueOf(const ir::Instr *v, ir::SourceLoc at);
   /// `i.type`, or an Internal error if typing did not set it.
   const ir::Type *typeOf(const ir::Instr *i, ir::SourceLoc at) const;
-  llvm::Type *repr(const ir::Type *t, ir::SourceLoc at) {
-    return M.reprType(t, fn, at);
-  }
+  llvm::Type *repr(const ir::Type *t, ir::SourceLoc at) { return M.reprType(t, fn, at); }
   llvm::Value *placeholder() { return llvm::PoisonValue::get(M.emptyType()); }
   /// An alloca in the entry block.
   llvm::AllocaInst *entryAlloca(llvm::Type *ty, const llvm::Twine &name);
@@ -111,17 +109,14 @@ private:
   // ---- LowerArith.cpp: constants, conversions, operators ----
   /// `v` (of IR type `from`) converted to IR type `to` (numeric conversions, weak →
   /// concrete, tuples elementwise, array layout changes). Internal error when impossible.
-  llvm::Value *convert(llvm::Value *v, const ir::Type *from, const ir::Type *to,
-                       ir::SourceLoc at);
-  llvm::Value *convertScalar(llvm::Value *v, const ir::ScalarType *from,
-                             const ir::ScalarType *to);
+  llvm::Value *convert(llvm::Value *v, const ir::Type *from, const ir::Type *to, ir::SourceLoc at);
+  llvm::Value *convertScalar(llvm::Value *v, const ir::ScalarType *from, const ir::ScalarType *to);
   llvm::Value *constant(const ir::ConstValue &c, const ir::Type *t, ir::SourceLoc at);
   llvm::Value *lowerBinOp(const ir::BinOpInstr &i);
   llvm::Value *intBinary(ir::BinaryOp op, llvm::Value *l, llvm::Value *r, bool isSigned,
                          ir::SourceLoc at);
   llvm::Value *floatBinary(ir::BinaryOp op, llvm::Value *l, llvm::Value *r, ir::SourceLoc at);
-  llvm::Value *complexBinary(ir::BinaryOp op, llvm::Value *l, llvm::Value *r,
-                             ir::SourceLoc at);
+  llvm::Value *complexBinary(ir::BinaryOp op, llvm::Value *l, llvm::Value *r, ir::SourceLoc at);
   llvm::Value *lowerPow(const ir::BinOpInstr &i, const ir::ScalarType *result);
   llvm::Value *lowerUnaryOp(const ir::UnaryOpInstr &i);
   llvm::Value *lowerCompare(const ir::CompareInstr &i);
@@ -168,7 +163,7 @@ private:
   void storeElement(llvm::Value *addr, llvm::Value *v, const ir::ScalarType *dtype);
   /// A sub-array view `arr[idx...]` for fewer indices than dimensions.
   llvm::Value *subarray(llvm::Value *arr, const ir::ArrayType *aty,
-                        const std::vector<llvm::Value *> &idx, const ir::ArrayType *result);
+                        const std::vector<llvm::Value *> &idx);
   /// The number of elements of a range {start, stop, step} as i64 (0 for step 0).
   llvm::Value *rangeLength(llvm::Value *range);
   llvm::Value *arraySize(llvm::Value *arr, int ndim);
@@ -188,8 +183,8 @@ private:
   llvm::BasicBlock *allocaBlock = nullptr;
   llvm::Value *ctxArg = nullptr; ///< host: the HostThreadCtx pointer
   std::vector<llvm::Value *> args;
-  std::vector<llvm::AllocaInst *> slots;          ///< per variable; null if no run-time value
-  std::vector<const ir::Type *> slotTypes;        ///< concretized variable types
+  std::vector<llvm::AllocaInst *> slots;   ///< per variable; null if no run-time value
+  std::vector<const ir::Type *> slotTypes; ///< concretized variable types
   std::unordered_map<const ir::Instr *, llvm::Value *> values;
   std::unordered_map<const ir::Block *, llvm::BasicBlock *> blocks;
 };

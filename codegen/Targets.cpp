@@ -84,8 +84,8 @@ const std::string &nvptxDataLayout() {
 
 std::string nvptxCpuName(int ccMajor, int ccMinor) {
   // The SM versions LLVM 19's NVPTX backend accepts, newest first.
-  static const int known[] = {90, 89, 87, 86, 80, 75, 72, 70, 62, 61, 60, 53, 52, 50,
-                              37, 35, 32, 30, 21, 20};
+  static const int known[] = {90, 89, 87, 86, 80, 75, 72, 70, 62, 61,
+                              60, 53, 52, 50, 37, 35, 32, 30, 21, 20};
   int cc = ccMajor * 10 + ccMinor;
   for (int k : known)
     if (k <= cc)

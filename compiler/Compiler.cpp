@@ -70,6 +70,47 @@ struct InProgressGuard {
 
 constexpr int kMaxCallDepth = 64;
 
+/// Specializes `fn` for its first `given` parameters: each later parameter (which has a
+/// default) becomes a local variable that the entry block initializes with the default.
+void bindDefaults(ir::Function &fn, const frontend::CodeSnapshot &snap, size_t given) {
+  size_t params = fn.argNames.size();
+  size_t firstDefault = params - std::min(snap.defaults.size(), params);
+  for (size_t k = given; k < params; ++k) {
+    const ir::ConstValue &value = snap.defaults[k - firstDefault];
+    // The frontend stores each argument into its variable in the entry block:
+    // %a = Arg k; StoreLocal k, %a. The Arg becomes the default constant.
+    bool replaced = false;
+    for (auto &block : fn.blocks) {
+      for (auto &instr : block->instrs) {
+        auto *arg = ir::dyn_cast<ir::ArgInstr>(instr.get());
+        if (!arg || arg->index != static_cast<int>(k))
+          continue;
+        if (value.kind == ir::ConstValue::Kind::Unsupported)
+          ir::raiseDiag(ir::DiagCode::UnsupportedConstant, fn.filename, arg->loc, {value.s});
+        auto c = std::make_unique<ir::ConstInstr>(value);
+        c->loc = arg->loc;
+        c->parent = block.get();
+        c->id = fn.nextValueId();
+        for (auto &b : fn.blocks)
+          for (auto &user : b->instrs)
+            for (size_t o = 0; o < user->numOperands(); ++o)
+              if (user->operand(o) == arg)
+                user->setOperand(o, c.get());
+        instr = std::move(c);
+        replaced = true;
+        break;
+      }
+      if (replaced)
+        break;
+    }
+    if (!replaced)
+      ir::raiseDiag(ir::DiagCode::Internal, fn.filename, {},
+                    {"no entry store of parameter '" + fn.argNames[k] + "'"});
+    fn.vars[k].isArgument = false;
+  }
+  fn.argNames.resize(given);
+}
+
 } // namespace
 
 /// Resolves calls from the function being typed to user device functions.
@@ -81,9 +122,9 @@ public:
                                  const std::string &file, const ir::SourceLoc &loc) override {
     auto it = compiler_.entries_.find(functionId);
     if (it == compiler_.entries_.end() || !it->second->registered)
-      ir::raiseDiag(ir::DiagCode::Internal, file, loc,
-                    {"the called function (id " + std::to_string(functionId) +
-                     ") no longer exists"});
+      ir::raiseDiag(
+          ir::DiagCode::Internal, file, loc,
+          {"the called function (id " + std::to_string(functionId) + ") no longer exists"});
     Entry &callee = *it->second;
     if (callee.kind == ir::FunctionKind::Kernel)
       ir::raiseDiag(ir::DiagCode::KernelCallFromDevice, file, loc, {callee.name});
@@ -199,8 +240,8 @@ std::string Compiler::makeSymbol(const Entry &e) {
 }
 
 ir::Function *Compiler::typedLocked(int id, const std::vector<const ir::Type *> &argTypes,
-                                    const std::string &callerFile,
-                                    const ir::SourceLoc &callerLoc, int depth) {
+                                    const std::string &callerFile, const ir::SourceLoc &callerLoc,
+                                    int depth) {
   Entry &e = entry(id);
   auto found = e.typed.find(argTypes);
   if (found != e.typed.end())
@@ -211,11 +252,15 @@ ir::Function *Compiler::typedLocked(int id, const std::vector<const ir::Type *> 
   if (!snap)
     throw std::logic_error("the snapshot provider of '" + e.name + "' returned nothing");
   std::unique_ptr<ir::Function> fn = frontend::buildFunction(*snap, e.kind);
-  if (fn->argNames.size() != argTypes.size()) {
+  size_t params = fn->argNames.size();
+  size_t optional = std::min(snap->defaults.size(), params);
+  if (argTypes.size() > params || argTypes.size() < params - optional) {
     ir::raiseDiag(ir::DiagCode::ArgumentCount, callerFile.empty() ? snap->filename : callerFile,
                   callerFile.empty() ? ir::SourceLoc{snap->firstLine, 0, 0, 0} : callerLoc,
-                  {e.name, std::to_string(fn->argNames.size()), std::to_string(argTypes.size())});
+                  {e.name, std::to_string(params), std::to_string(argTypes.size())});
   }
+  if (argTypes.size() < params)
+    bindDefaults(*fn, *snap, argTypes.size());
   inProgress_.emplace_back(id, argTypes);
   {
     InProgressGuard guard{inProgress_};

@@ -156,12 +156,13 @@ std::string PackingPlan::str() const {
   for (const ParamSlot &s : slots) {
     if (!out.empty())
       out += "; ";
-    std::string ty = s.type ? s.type->str() : (s.source == ParamSlot::Source::Data ? "ptr" : "int64");
-    out += ty + "@" + std::to_string(s.offset) + " <- leaf" + std::to_string(s.leaf);
+    out.append(s.type ? s.type->str() : (s.source == ParamSlot::Source::Data ? "ptr" : "int64"));
+    out.append("@").append(std::to_string(s.offset));
+    out.append(" <- leaf").append(std::to_string(s.leaf));
     if (s.source != ParamSlot::Source::Value)
-      out += std::string(".") + sourceName(s.source);
+      out.append(".").append(sourceName(s.source));
     if (s.source == ParamSlot::Source::Shape || s.source == ParamSlot::Source::Stride)
-      out += "[" + std::to_string(s.dim) + "]";
+      out.append("[").append(std::to_string(s.dim)).append("]");
   }
   return out;
 }

@@ -19,7 +19,7 @@ namespace ptxjit::compiler {
 
 /// One leaf of the arguments: a scalar or an array, with the parameter type it is passed as.
 struct ArgLeaf {
-  int arg = 0;                  ///< the top-level argument it belongs to
+  int arg = 0;                    ///< the top-level argument it belongs to
   const ir::Type *type = nullptr; ///< a ScalarType or ArrayType
 };
 

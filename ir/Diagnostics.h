@@ -3,6 +3,7 @@
 // ptxjit.errors.UnsupportedError / TypingError / CompileError and add the source line.
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>

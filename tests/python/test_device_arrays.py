@@ -214,3 +214,36 @@ def test_impossible_sizes_raise_instead_of_crashing(backend):
         cuda.device_array((2**62, 2**10))
     with pytest.raises((MemoryError, errors.CudaDriverError)):
         cuda.device_array(2**50, dtype=np.uint8)
+
+
+@pytest.mark.gpu
+def test_interoperates_with_cupy():
+    cupy = pytest.importorskip("cupy")
+    from ptxjit import _core
+
+    _core.select_target("cuda")
+    try:
+        c = cupy.arange(10, dtype=cupy.float64)
+        add_one[1, 32](c)  # a foreign GPU array, through __cuda_array_interface__
+        assert cupy.asnumpy(c).tolist() == [float(v + 1) for v in range(10)]
+        d = cuda.to_device(np.arange(6, dtype=np.int32))
+        add_one[1, 32](d)
+        view = cupy.asarray(d)  # our array, read by CuPy without a copy
+        assert cupy.asnumpy(view).tolist() == [1, 2, 3, 4, 5, 6]
+    finally:
+        _core.select_target("cpu")
+
+
+class FakeGpuArray:
+    """Something that claims to live in GPU memory."""
+
+    def __init__(self, typestr="<f8", shape=(4,)):
+        self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr,
+                                         "data": (0x1000, False), "strides": None, "version": 3}
+
+
+def test_foreign_gpu_arrays_are_refused_on_cpu(cpu):
+    with pytest.raises(TypeError, match="CPU backend"):
+        add_one[1, 4](FakeGpuArray())
+    with pytest.raises(TypeError, match="typestr"):
+        add_one[1, 4](FakeGpuArray(typestr="<f2"))

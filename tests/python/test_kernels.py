@@ -598,3 +598,88 @@ def test_launch_with_stream_and_sharedmem(backend):
     s.synchronize()
     np.testing.assert_allclose(d_out.copy_to_host(stream=s), 4 * x)
 
+
+
+# --------------------------------------------------------------------------------------------
+# Typing rules, read from compile_ptx's return type (no GPU needed)
+# --------------------------------------------------------------------------------------------
+
+def _add(a, b):
+    return a + b
+
+
+def _mul_half(a):
+    return a * 0.5
+
+
+def _plus_one(a):
+    return a + 1
+
+
+def _times_two(a):
+    return a * 2.0
+
+
+def _and(a, b):
+    return a & b
+
+
+def _div(a, b):
+    return a / b
+
+
+@pytest.mark.parametrize("func, args, expected", [
+    (_add, "int32, int64", "int64"),
+    (_add, "int64, uint64", "float64"),
+    (_add, "float32, int32", "float64"),
+    (_add, "float32, float32", "float32"),
+    (_add, "bool, bool", "int64"),
+    (_add, "complex64, float32", "complex64"),
+    (_plus_one, "int32", "int32"),
+    (_plus_one, "uint8", "uint8"),
+    (_plus_one, "float32", "float32"),
+    (_mul_half, "int32", "float64"),
+    (_mul_half, "float32", "float32"),
+    (_times_two, "float32", "float32"),
+    (_and, "bool, bool", "bool"),
+    (_div, "int32, int32", "float64"),
+    (_div, "float32, float32", "float32"),
+])
+def test_result_types(func, args, expected):
+    _, resty = cuda.compile_ptx(func, f"({args})", device=True)
+    assert str(resty) == expected
+
+
+@cuda.jit
+def div_by_zero(a, out):
+    out[0] = a[0] // a[1]
+    out[1] = a[0] % a[1]
+
+
+def test_integer_division_by_zero_gives_zero(backend):
+    out = np.full(2, 99, dtype=np.int64)
+    div_by_zero[1, 1](np.array([7, 0], dtype=np.int64), out)
+    assert out.tolist() == [0, 0]
+
+
+@cuda.jit(device=True)
+def clamp_default(v, lo=0.0, hi=1.0):
+    return min(max(v, lo), hi)
+
+
+@cuda.jit
+def uses_defaults(x, scale=2.0):
+    x[0] = clamp_default(x[0])
+    x[1] = clamp_default(x[1], -1.0)
+    x[2] = clamp_default(x[2], 0.25, 0.5)
+    x[3] = x[3] * scale
+
+
+def test_default_arguments(backend):
+    x = np.array([2.0, -5.0, 0.1, 1.5])
+    uses_defaults[1, 1](x)
+    assert x.tolist() == [1.0, -1.0, 0.25, 3.0]
+    uses_defaults[1, 1](x, 10.0)
+    assert x[3] == 30.0
+    with pytest.raises(TypeError, match="from 1 to 2 positional arguments but 3 were given"):
+        uses_defaults[1, 1](x, 1.0, 2.0)

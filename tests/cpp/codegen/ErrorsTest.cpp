@@ -35,8 +35,7 @@ TEST(LoweringErrors, SliceIsUnsupported) {
   auto i64 = types::int64();
   TypedBuilder b("k", {"a"}, {arr(i64)});
   b.line = 7;
-  Instr *s = b.add<BuildSliceInstr>(types::slice(),
-                                    std::vector<Instr *>{b.cint(0), b.cint(2)});
+  Instr *s = b.add<BuildSliceInstr>(types::slice(), std::vector<Instr *>{b.cint(0), b.cint(2)});
   b.line = 8;
   b.item(b.load("a"), s, arr(i64));
   b.ret();

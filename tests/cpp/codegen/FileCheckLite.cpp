@@ -26,9 +26,10 @@ std::string trim(const std::string &s) {
 }
 
 std::vector<Directive> parse(const std::string &checks) {
-  static const std::pair<const char *, Kind> prefixes[] = {
-      {"CHECK-NEXT:", Kind::Next}, {"CHECK-SAME:", Kind::Same},
-      {"CHECK-NOT:", Kind::Not},   {"CHECK:", Kind::Check}};
+  static const std::pair<const char *, Kind> prefixes[] = {{"CHECK-NEXT:", Kind::Next},
+                                                           {"CHECK-SAME:", Kind::Same},
+                                                           {"CHECK-NOT:", Kind::Not},
+                                                           {"CHECK:", Kind::Check}};
   std::vector<Directive> out;
   std::istringstream in(checks);
   std::string line;
@@ -112,9 +113,9 @@ CheckResult fileCheck(const std::string &input, const std::string &checks) {
   if (ds.empty())
     return {false, "no CHECK directives"};
 
-  size_t curLine = 0;   // next line to search for CHECK
-  long lastLine = -1;   // line of the previous positive match
-  size_t lastCol = 0;   // column right after it
+  size_t curLine = 0; // next line to search for CHECK
+  long lastLine = -1; // line of the previous positive match
+  size_t lastCol = 0; // column right after it
   std::vector<const Directive *> pendingNot;
   auto where = [&](const Directive &d) {
     return "check line " + std::to_string(d.line) + " '" + d.pattern + "'";
@@ -146,8 +147,8 @@ CheckResult fileCheck(const std::string &input, const std::string &checks) {
       for (size_t l = curLine; l < lines.size(); ++l) {
         size_t from = static_cast<long>(l) == lastLine ? lastCol : 0;
         if (auto end = find(lines[l], from, re)) {
-          if (auto r = checkNots(lastLine < 0 ? 0 : size_t(lastLine), l + 1,
-                                 lastLine < 0 ? 0 : lastCol);
+          if (auto r =
+                  checkNots(lastLine < 0 ? 0 : size_t(lastLine), l + 1, lastLine < 0 ? 0 : lastCol);
               !r.ok)
             return r;
           lastLine = static_cast<long>(l);
@@ -182,8 +183,7 @@ CheckResult fileCheck(const std::string &input, const std::string &checks) {
     }
     }
   }
-  return checkNots(lastLine < 0 ? 0 : size_t(lastLine), lines.size(),
-                   lastLine < 0 ? 0 : lastCol);
+  return checkNots(lastLine < 0 ? 0 : size_t(lastLine), lines.size(), lastLine < 0 ? 0 : lastCol);
 }
 
 } // namespace ptxjit::codegen::test

@@ -69,8 +69,8 @@ TEST(Golden, DeviceFunctionPTX) {
   // def axpb(a, x, n): return a * x + n     (float64, float64, int32) -> float64
   auto f64 = types::float64();
   TypedBuilder b("axpb", {"a", "x", "n"}, {f64, f64, types::int32()}, FunctionKind::Device, f64);
-  b.ret(b.bin(BinaryOp::Add, b.bin(BinaryOp::Mul, b.load("a"), b.load("x"), f64), b.load("n"),
-              f64));
+  b.ret(
+      b.bin(BinaryOp::Add, b.bin(BinaryOp::Mul, b.load("a"), b.load("x"), f64), b.load("n"), f64));
   CompileOptions o = cudaOpts();
   LoweredModule m = lowerDeviceFunction(*b.fn, o, "axpb");
   EXPECT_EQ(m.entrySymbol(), "axpb");
@@ -85,11 +85,10 @@ TEST(Golden, DeviceFunctionPTX) {
 /// A kernel exercising most constructs, for ptxas: 2-d indexing, loops, tuples, device
 /// calls, conversions, thread indices, min/max/abs, pow, floor division of floats.
 std::unique_ptr<Function> makeKitchenSink(std::unique_ptr<Function> &helper) {
-  auto i64 = types::int64(), f32 = types::float32(), f64 = types::float64(),
-       i32 = types::int32();
+  auto i64 = types::int64(), f32 = types::float32(), f64 = types::float64(), i32 = types::int32();
   TypedBuilder h("clampf", {"v", "lo", "hi"}, {f32, f32, f32}, FunctionKind::Device, f32);
-  h.ret(h.builtin("builtins.min", {h.builtin("builtins.max", {h.load("v"), h.load("lo")}, f32),
-                                   h.load("hi")},
+  h.ret(h.builtin("builtins.min",
+                  {h.builtin("builtins.max", {h.load("v"), h.load("lo")}, f32), h.load("hi")},
                   f32));
   TypedBuilder b("sink", {"a", "out", "n"}, {arr(f32, 2, Layout::A), arr(f64, 2), i32});
   const Type *pair = types::tuple({i64, i64});
@@ -125,8 +124,9 @@ TEST(Golden, KitchenSinkPTXAssembles) {
       std::string ptx = emitPTX(m, o);
       EXPECT_NE(ptx.find(".visible .entry sink("), std::string::npos);
       EXPECT_TRUE(m.linkedLibdevice()); // float floor division calls __nv_fmodf
-      if (havePtxas())
+      if (havePtxas()) {
         EXPECT_TRUE(ptxasAccepts(ptx)) << "O" << opt << (fast ? " fastmath" : "");
+      }
     }
   }
 }
@@ -141,8 +141,9 @@ TEST(Golden, PtxVersionAndArchitectureFollowOptions) {
   std::string ptx = emitPTX(m, o);
   EXPECT_NE(ptx.find(".version 7.8"), std::string::npos);
   EXPECT_NE(ptx.find(".target sm_75"), std::string::npos);
-  if (havePtxas())
+  if (havePtxas()) {
     EXPECT_TRUE(ptxasAccepts(ptx, "sm_75"));
+  }
   // A compute capability newer than LLVM 19 knows is compiled for sm_90 (the driver JITs it).
   CompileOptions n = cudaOpts();
   n.ccMajor = 12;
@@ -152,6 +153,53 @@ TEST(Golden, PtxVersionAndArchitectureFollowOptions) {
   std::string ptx2 = emitPTX(m2, n);
   EXPECT_NE(ptx2.find(".version 8.5"), std::string::npos);
   EXPECT_NE(ptx2.find(".target sm_90"), std::string::npos);
+}
+
+TEST(Golden, ParameterKindsAndAggregateReturnsAssemble) {
+  // Kernel parameters of every kind: bool (i8), complex (two floats), a tuple (flattened),
+  // a 3-d F array (data + 3 shapes + 3 strides), uint8; and device functions returning a
+  // tuple and a bool, called without inlining at O0.
+  auto i64 = types::int64(), f64 = types::float64(), i32 = types::int32();
+  const Type *pair = types::tuple({i64, f64});
+  TypedBuilder mk("mkpair", {"a", "b"}, {i64, f64}, FunctionKind::Device, pair);
+  mk.ret(mk.tuple({mk.load("a"), mk.load("b")}));
+  TypedBuilder pos("positive", {"x"}, {f64}, FunctionKind::Device, types::boolean());
+  pos.ret(pos.cmp(CmpOp::Gt, pos.load("x"), pos.cfloat(0.0)));
+  TypedBuilder b("kinds", {"flag", "z", "t", "a", "u"},
+                 {types::boolean(), types::complex64(), types::tuple({i32, f64}),
+                  arr(f64, 3, Layout::F), types::uint8()});
+  Instr *p = b.callDevice(mk.fn.get(), {b.load("u"), b.tupleGet(b.load("t"), 1)});
+  Instr *v =
+      b.bin(BinaryOp::Add, b.tupleGet(p, 1), b.attr(b.load("z"), "real", types::float32()), f64);
+  b.ifThen(b.load("flag"), [&] {
+    b.ifThen(b.callDevice(pos.fn.get(), {v}), [&] {
+      Instr *idx = b.tuple({b.tupleGet(b.load("t"), 0), b.cint(0), b.cint(-1)});
+      b.setItem(b.load("a"), idx, v);
+    });
+  });
+  b.ret();
+  for (int opt : {0, 3}) {
+    CompileOptions o = cudaOpts();
+    o.optLevel = opt;
+    LoweredModule m = lowerKernel(*b.fn, o, "kinds");
+    std::string ptx = emitPTX(m, o);
+    // 1 (flag) + 2 (z) + 2 (t) + 7 (a) + 1 (u) flattened parameters.
+    EXPECT_NE(ptx.find("kinds_param_12"), std::string::npos) << ptx;
+    EXPECT_EQ(ptx.find("kinds_param_13"), std::string::npos) << ptx;
+    EXPECT_NE(ptx.find(".param .u8 kinds_param_0"), std::string::npos) << ptx;
+    if (havePtxas()) {
+      EXPECT_TRUE(ptxasAccepts(ptx)) << "O" << opt;
+    }
+  }
+  for (Function *dev : {mk.fn.get(), pos.fn.get()}) {
+    CompileOptions o = cudaOpts();
+    LoweredModule m = lowerDeviceFunction(*dev, o, dev->name);
+    std::string ptx = emitPTX(m, o);
+    EXPECT_NE(ptx.find(".visible .func"), std::string::npos);
+    if (havePtxas()) {
+      EXPECT_TRUE(ptxasAccepts(ptx)) << dev->name;
+    }
+  }
 }
 
 } // namespace

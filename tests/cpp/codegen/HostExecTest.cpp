@@ -127,7 +127,8 @@ TEST(HostExec, IntFloorDivModWithNegativesAndZero) {
 TEST(HostExec, UnsignedDivModAndNarrowSigned) {
   auto u32 = types::uint32();
   std::vector<uint32_t> a = {7, 4000000000u, 5, 0}, b = {2, 3, 0, 0};
-  auto q = runElementwise<uint32_t, uint32_t, uint32_t>(BinaryOp::FloorDiv, u32, u32, u32, u32, a, b);
+  auto q =
+      runElementwise<uint32_t, uint32_t, uint32_t>(BinaryOp::FloorDiv, u32, u32, u32, u32, a, b);
   auto r = runElementwise<uint32_t, uint32_t, uint32_t>(BinaryOp::Mod, u32, u32, u32, u32, a, b);
   EXPECT_EQ(q, (std::vector<uint32_t>{3, 1333333333u, 0, 0}));
   EXPECT_EQ(r, (std::vector<uint32_t>{1, 1, 0, 0}));
@@ -146,8 +147,8 @@ TEST(HostExec, IntegerArithmeticWraps) {
                                                      {kMax, int64_t(1) << 62}, {2, 4});
   EXPECT_EQ(m, (std::vector<int64_t>{-2, 0}));
   auto i8 = types::int8();
-  auto s8 = runElementwise<int8_t, int8_t, int8_t>(BinaryOp::Add, i8, i8, i8, i8, {127, -128},
-                                                   {1, -1});
+  auto s8 =
+      runElementwise<int8_t, int8_t, int8_t>(BinaryOp::Add, i8, i8, i8, i8, {127, -128}, {1, -1});
   EXPECT_EQ(s8, (std::vector<int8_t>{-128, 127}));
 }
 
@@ -159,15 +160,15 @@ TEST(HostExec, Shifts) {
   auto r = runElementwise<int64_t, int64_t, int64_t>(BinaryOp::RShift, i64, i64, i64, i64,
                                                      {-8, -8, 8, 1024}, {1, 100, 64, 3});
   EXPECT_EQ(r, (std::vector<int64_t>{-4, -1, 0, 128}));
-  auto ur = runElementwise<uint64_t, uint64_t, uint64_t>(
-      BinaryOp::RShift, u64, u64, u64, u64, {~0ull, ~0ull, 16}, {63, 64, 2});
+  auto ur = runElementwise<uint64_t, uint64_t, uint64_t>(BinaryOp::RShift, u64, u64, u64, u64,
+                                                         {~0ull, ~0ull, 16}, {63, 64, 2});
   EXPECT_EQ(ur, (std::vector<uint64_t>{1, 0, 4}));
 }
 
 TEST(HostExec, BitwiseOps) {
   auto i32 = types::int32();
-  auto a = runElementwise<int32_t, int32_t, int32_t>(BinaryOp::And, i32, i32, i32, i32,
-                                                     {12, -1}, {10, 77});
+  auto a = runElementwise<int32_t, int32_t, int32_t>(BinaryOp::And, i32, i32, i32, i32, {12, -1},
+                                                     {10, 77});
   auto o = runElementwise<int32_t, int32_t, int32_t>(BinaryOp::Or, i32, i32, i32, i32, {12, 0},
                                                      {10, -5});
   auto x = runElementwise<int32_t, int32_t, int32_t>(BinaryOp::Xor, i32, i32, i32, i32, {12, -1},
@@ -206,7 +207,8 @@ TEST(HostExec, PowerWithConstantExponents) {
         args.vec(x).vec(out);
         launchHost(e, args, {1}, {4});
         for (int j = 0; j < 4; ++j)
-          EXPECT_NEAR(out[j], std::pow(x[j], double(k)), 1e-12 * std::fabs(std::pow(x[j], double(k))))
+          EXPECT_NEAR(out[j], std::pow(x[j], double(k)),
+                      1e-12 * std::fabs(std::pow(x[j], double(k))))
               << x[j] << " ** " << k;
       } else {
         std::vector<int64_t> x = {2, -3, 1, 7}, out(4);
@@ -230,8 +232,7 @@ TEST(HostExec, FloatPowers) {
   EXPECT_DOUBLE_EQ(pi[2], -8.0);
   EXPECT_NEAR(pi[3], 1e300, 1e286);
   EXPECT_EQ(pi[4], 0.0); // the wide-exponent path: pow(0.5, 2**40)
-  auto p32 = runElementwise<double, int32_t, double>(BinaryOp::Pow, f64, i32, f64, f64, {3.0},
-                                                     {4});
+  auto p32 = runElementwise<double, int32_t, double>(BinaryOp::Pow, f64, i32, f64, f64, {3.0}, {4});
   EXPECT_DOUBLE_EQ(p32[0], 81.0);
   auto pf = runElementwise<double, double, double>(BinaryOp::Pow, f64, f64, f64, f64,
                                                    {2.0, 9.0, -8.0}, {0.5, 0.5, 1.0 / 3});
@@ -239,8 +240,7 @@ TEST(HostExec, FloatPowers) {
   EXPECT_DOUBLE_EQ(pf[1], 3.0);
   EXPECT_TRUE(std::isnan(pf[2])); // NumPy: nan for a negative base with a fractional exponent
   auto f32 = types::float32();
-  auto pff = runElementwise<float, float, float>(BinaryOp::Pow, f32, f32, f32, f32, {4.0f},
-                                                 {1.5f});
+  auto pff = runElementwise<float, float, float>(BinaryOp::Pow, f32, f32, f32, f32, {4.0f}, {1.5f});
   EXPECT_FLOAT_EQ(pff[0], 8.0f);
 }
 
@@ -271,8 +271,7 @@ TEST(HostExec, FloatFloorDivAndModAsPython) {
   // Division by zero follows NumPy: inf/-inf for //, nan for %.
   auto qz = runElementwise<double, double, double>(BinaryOp::FloorDiv, f64, f64, f64, f64,
                                                    {1.0, -1.0}, {0.0, 0.0});
-  auto rz = runElementwise<double, double, double>(BinaryOp::Mod, f64, f64, f64, f64, {1.0},
-                                                   {0.0});
+  auto rz = runElementwise<double, double, double>(BinaryOp::Mod, f64, f64, f64, f64, {1.0}, {0.0});
   EXPECT_EQ(qz[0], std::numeric_limits<double>::infinity());
   EXPECT_EQ(qz[1], -std::numeric_limits<double>::infinity());
   EXPECT_TRUE(std::isnan(rz[0]));
@@ -292,13 +291,12 @@ TEST(HostExec, MixedTypePromotionAndStoreConversion) {
   // int32 + float32 computes in float64; the result is stored into an int16 array
   // (truncation toward zero) and into a float32 array.
   auto i32 = types::int32(), f32 = types::float32(), f64 = types::float64();
-  auto asInt = runElementwise<int32_t, float, int16_t>(BinaryOp::Add, i32, f32, f64,
-                                                       types::int16(), {1, -1, 300},
-                                                       {1.75f, -1.75f, 0.5f});
+  auto asInt = runElementwise<int32_t, float, int16_t>(BinaryOp::Add, i32, f32, f64, types::int16(),
+                                                       {1, -1, 300}, {1.75f, -1.75f, 0.5f});
   EXPECT_EQ(asInt, (std::vector<int16_t>{2, -2, 300}));
   // 16777217 is not a float32; computing in float64 keeps it exact before the store.
-  auto asF64 = runElementwise<int32_t, float, double>(BinaryOp::Add, i32, f32, f64, f64,
-                                                      {16777217}, {0.0f});
+  auto asF64 =
+      runElementwise<int32_t, float, double>(BinaryOp::Add, i32, f32, f64, f64, {16777217}, {0.0f});
   EXPECT_EQ(asF64[0], 16777217.0);
   // uint8 + int8 → int16 (NumPy): 200 + (-1) = 199.
   auto u = runElementwise<uint8_t, int8_t, int64_t>(BinaryOp::Add, types::uint8(), types::int8(),
@@ -412,8 +410,8 @@ TEST(HostExec, WeakLiteralsAdoptTheOtherType) {
   TypedBuilder b("weak", {"x", "out"}, {arr(types::float32()), arr(types::float32())});
   b.declare("i", types::int64());
   b.store("i", b.grid(1));
-  Instr *v = b.bin(BinaryOp::Mul, b.item(b.load("x"), b.load("i"), types::float32()),
-                   b.cfloat(0.1), types::float32());
+  Instr *v = b.bin(BinaryOp::Mul, b.item(b.load("x"), b.load("i"), types::float32()), b.cfloat(0.1),
+                   types::float32());
   // + (3 // 2): a BinOp of two weak literals, computed in the default int64 type.
   Instr *w = b.bin(BinaryOp::FloorDiv, b.cint(3), b.cint(2), types::weakInt());
   b.setItem(b.load("out"), b.load("i"), b.bin(BinaryOp::Add, v, w, types::float32()));
@@ -428,9 +426,9 @@ TEST(HostExec, WeakLiteralsAdoptTheOtherType) {
 }
 
 TEST(HostExec, UnaryOperators) {
-  TypedBuilder b("unary", {"a", "f", "out", "fout"},
-                 {arr(types::int32()), arr(types::float64()), arr(types::int32()),
-                  arr(types::float64())});
+  TypedBuilder b(
+      "unary", {"a", "f", "out", "fout"},
+      {arr(types::int32()), arr(types::float64()), arr(types::int32()), arr(types::float64())});
   b.declare("i", types::int64());
   b.store("i", b.grid(1));
   Instr *ai = b.item(b.load("a"), b.load("i"), types::int32());
@@ -452,10 +450,9 @@ TEST(HostExec, UnaryOperators) {
   KernelArgs args;
   args.vec(a).vec(f).vec(out).vec(fout);
   launchHost(e, args, {1}, {3});
-  EXPECT_EQ(out, (std::vector<int32_t>{-5, -6, 0, 5, 0, -1, 1, 0,
-                                       std::numeric_limits<int32_t>::min(),
-                                       std::numeric_limits<int32_t>::max(), 0,
-                                       std::numeric_limits<int32_t>::min()}));
+  EXPECT_EQ(out, (std::vector<int32_t>{
+                     -5, -6, 0, 5, 0, -1, 1, 0, std::numeric_limits<int32_t>::min(),
+                     std::numeric_limits<int32_t>::max(), 0, std::numeric_limits<int32_t>::min()}));
   EXPECT_EQ(fout[0], -1.5);
   EXPECT_TRUE(std::signbit(fout[1])); // -0.0
   EXPECT_EQ(fout[2], 2.0);
@@ -585,10 +582,9 @@ TEST(HostExec, TwoDimensionalLayoutsAndNegativeIndices) {
     b.declare("ij", pair);
     b.store("ij", b.grid(2));
     Instr *shape = b.attr(b.load("a"), "shape", pair, BuiltinId::ArrayShape);
-    Instr *inside = b.bin(BinaryOp::And,
-                          b.cmp(CmpOp::Lt, b.tupleGet(b.load("ij"), 0), b.tupleGet(shape, 0)),
-                          b.cmp(CmpOp::Lt, b.tupleGet(b.load("ij"), 1), b.tupleGet(shape, 1)),
-                          types::boolean());
+    Instr *inside = b.bin(
+        BinaryOp::And, b.cmp(CmpOp::Lt, b.tupleGet(b.load("ij"), 0), b.tupleGet(shape, 0)),
+        b.cmp(CmpOp::Lt, b.tupleGet(b.load("ij"), 1), b.tupleGet(shape, 1)), types::boolean());
     b.ifThen(inside, [&] {
       Instr *last = b.item(b.load("a"), b.tuple({b.cint(-1), b.cint(-1)}), f64);
       Instr *v = b.bin(BinaryOp::Add, b.item(b.load("a"), b.load("ij"), f64), last, f64);
@@ -606,14 +602,16 @@ TEST(HostExec, TwoDimensionalLayoutsAndNegativeIndices) {
     for (int i = 0; i < R; ++i)
       for (int j = 0; j < C; ++j)
         a[at(i, j)] = 10 * i + j;
-    std::vector<int64_t> strides = layout == Layout::F ? std::vector<int64_t>{8, R * 8}
-                                                       : std::vector<int64_t>{C * step * 8, step * 8};
+    std::vector<int64_t> strides = layout == Layout::F
+                                       ? std::vector<int64_t>{8, R * 8}
+                                       : std::vector<int64_t>{C * step * 8, step * 8};
     KernelArgs args;
     args.array(a.data(), {R, C}, strides).array(out.data(), {R, C}, strides);
     launchHost(e, args, {2, 2}, {4, 4});
     for (int i = 0; i < R; ++i)
       for (int j = 0; j < C; ++j)
-        EXPECT_EQ(out[at(i, j)], 10 * i + j + 24) << "layout " << int(layout) << " " << i << "," << j;
+        EXPECT_EQ(out[at(i, j)], 10 * i + j + 24)
+            << "layout " << int(layout) << " " << i << "," << j;
   }
 }
 
@@ -647,15 +645,15 @@ TEST(HostExec, BuiltinsIntFloatBoolAbsMinMax) {
   TypedBuilder b("builtins", {"f", "n", "out", "fout"}, {f64, i32, arr(i64), arr(f64)});
   auto put = [&](int k, Instr *v) { b.setItem(b.load("out"), b.cint(k), v); };
   auto putf = [&](int k, Instr *v) { b.setItem(b.load("fout"), b.cint(k), v); };
-  put(0, b.builtin("builtins.int", {b.load("f")}, i64));                  // int(-2.75) = -2
-  put(1, b.builtin("builtins.bool", {b.load("f")}, types::boolean()));    // True
-  put(2, b.builtin("builtins.abs", {b.load("n")}, i32));                  // abs(-7) = 7
+  put(0, b.builtin("builtins.int", {b.load("f")}, i64));                        // int(-2.75) = -2
+  put(1, b.builtin("builtins.bool", {b.load("f")}, types::boolean()));          // True
+  put(2, b.builtin("builtins.abs", {b.load("n")}, i32));                        // abs(-7) = 7
   put(3, b.builtin("builtins.min", {b.cint(3), b.load("n"), b.cint(-2)}, i64)); // -7
   put(4, b.builtin("builtins.max", {b.cint(3), b.load("n"), b.cint(-2)}, i64)); // 3
-  put(5, b.builtin("builtins.int", {}, i64));                             // 0
-  putf(0, b.builtin("builtins.float", {b.load("n")}, f64));               // -7.0
-  putf(1, b.builtin("builtins.abs", {b.load("f")}, f64));                 // 2.75
-  putf(2, b.builtin("builtins.max", {b.load("f"), b.load("n")}, f64));    // -2.75
+  put(5, b.builtin("builtins.int", {}, i64));                                   // 0
+  putf(0, b.builtin("builtins.float", {b.load("n")}, f64));                     // -7.0
+  putf(1, b.builtin("builtins.abs", {b.load("f")}, f64));                       // 2.75
+  putf(2, b.builtin("builtins.max", {b.load("f"), b.load("n")}, f64));          // -2.75
   putf(3, b.builtin("builtins.min", {b.tuple({b.cfloat(1.5), b.load("f")})}, f64)); // -2.75
   b.ret();
   HostEntry e = compileHost(*b.fn);
@@ -697,8 +695,7 @@ TEST(HostExec, TuplesConstantIndexInAndEquality) {
             b.item(b.load("t"), b.cint(1), types::float64())); // int(2.5) on store = 2
   Instr *in = b.cmp(CmpOp::In, b.load("x"), b.tuple({b.cint(1), b.cint(5), b.cint(9)}));
   b.setItem(b.load("out"), b.cint(2), in);
-  Instr *eq = b.cmp(CmpOp::Eq, b.tuple({b.load("x"), b.cint(7)}),
-                    b.tuple({b.cint(5), b.cint(7)}));
+  Instr *eq = b.cmp(CmpOp::Eq, b.tuple({b.load("x"), b.cint(7)}), b.tuple({b.cint(5), b.cint(7)}));
   b.setItem(b.load("out"), b.cint(3), eq);
   // A homogeneous tuple indexed at run time: (10, 20, 30)[x - 4] (x = 5 → 20).
   Instr *u = b.tuple({b.cint(10, i64), b.cint(20, i64), b.cint(30, i64)});

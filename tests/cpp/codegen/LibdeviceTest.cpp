@@ -41,9 +41,9 @@ TEST(Libdevice, LinkedForPowAndResolved) {
     LoweredModule m = lowerKernel(*fn, o, "powk");
     std::string ir = m.llvmIR();
     const char *name = dt == types::float32() ? "@__nv_powf(" : "@__nv_pow(";
-    EXPECT_NE(ir.find(std::string("declare ") + (dt == types::float32() ? "float " : "double ") +
-                      name),
-              std::string::npos)
+    EXPECT_NE(
+        ir.find(std::string("declare ") + (dt == types::float32() ? "float " : "double ") + name),
+        std::string::npos)
         << ir;
     std::string ptx = emitPTX(m, o);
     EXPECT_TRUE(m.linkedLibdevice());
@@ -53,8 +53,9 @@ TEST(Libdevice, LinkedForPowAndResolved) {
     EXPECT_NE(ptx.find(".visible .entry powk("), std::string::npos);
     // Only the kernel stays visible.
     EXPECT_EQ(ptx.find(".visible .func"), std::string::npos) << ptx;
-    if (havePtxas())
+    if (havePtxas()) {
       EXPECT_TRUE(ptxasAccepts(ptx));
+    }
   }
 }
 
@@ -66,8 +67,9 @@ TEST(Libdevice, ReflectResolvedAtO0) {
   std::string ptx = emitPTX(m, o);
   EXPECT_TRUE(m.linkedLibdevice());
   EXPECT_EQ(ptx.find("__nvvm_reflect"), std::string::npos);
-  if (havePtxas())
+  if (havePtxas()) {
     EXPECT_TRUE(ptxasAccepts(ptx));
+  }
 }
 
 TEST(Libdevice, FastmathSelectsFlushToZero) {
@@ -91,8 +93,9 @@ TEST(Libdevice, FastmathSelectsFlushToZero) {
   EXPECT_GT(count(ptxFast, "abs.ftz.f32"), 0u);
   EXPECT_EQ(count(ptxPrecise, "abs.ftz.f32"), 0u);
   EXPECT_GT(count(ptxFast, ".ftz."), 4 * count(ptxPrecise, ".ftz.") + 4);
-  if (havePtxas())
+  if (havePtxas()) {
     EXPECT_TRUE(ptxasAccepts(ptxFast));
+  }
 }
 
 TEST(Libdevice, FloatIntPowerUsesPowiOnCuda) {
@@ -106,8 +109,9 @@ TEST(Libdevice, FloatIntPowerUsesPowiOnCuda) {
   EXPECT_NE(ir.find("@__nv_powi("), std::string::npos);
   EXPECT_EQ(ir.find("llvm.powi"), std::string::npos);
   std::string ptx = emitPTX(m, o);
-  if (havePtxas())
+  if (havePtxas()) {
     EXPECT_TRUE(ptxasAccepts(ptx));
+  }
 }
 
 TEST(Libdevice, MissingLibdeviceIsACompileError) {

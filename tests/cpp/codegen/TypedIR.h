@@ -75,9 +75,7 @@ public:
     return add<BinOpInstr>(t, op, a, b, false);
   }
   Instr *unary(UnaryOpKind op, Instr *a, const Type *t) { return add<UnaryOpInstr>(t, op, a); }
-  Instr *cmp(CmpOp op, Instr *a, Instr *b) {
-    return add<CompareInstr>(types::boolean(), op, a, b);
-  }
+  Instr *cmp(CmpOp op, Instr *a, Instr *b) { return add<CompareInstr>(types::boolean(), op, a, b); }
   Instr *truth(Instr *a) { return add<TruthInstr>(types::boolean(), a); }
   Instr *attr(Instr *v, const std::string &a, const Type *t, BuiltinId b = BuiltinId::None) {
     Instr *i = add<GetAttrInstr>(t, v, a);
@@ -143,8 +141,8 @@ public:
     Instr *it = add<GetIterInstr>(itType, r);
     std::string itVar = "$iter" + std::to_string(loops++);
     declare(itVar, itType);
-    declare(var, fn->vars[fn->varIndex(var)].type ? fn->vars[fn->varIndex(var)].type
-                                                   : types::int64());
+    declare(var,
+            fn->vars[fn->varIndex(var)].type ? fn->vars[fn->varIndex(var)].type : types::int64());
     store(itVar, it);
     Block *header = newBlock(), *bodyB = newBlock(), *exit = newBlock();
     jump(header);

@@ -5,6 +5,7 @@
 
 #include "codegen/Codegen.h"
 #include "runtime/HostGrid.h"
+#include "tests/cpp/common/Ptxas.h"
 #include "tests/cpp/frontend/FixtureLoader.h"
 
 #include <gtest/gtest.h>
@@ -32,7 +33,8 @@ struct FixtureProvider {
   std::shared_ptr<std::atomic<int>> calls = std::make_shared<std::atomic<int>>(0);
 
   FixtureProvider(frontend::PyVersion v, const std::string &name, bool compilerFixture = true) {
-    std::string path = compilerFixture ? compilerFixturePath(v, name) : fixtures::fixturePath(v, name);
+    std::string path =
+        compilerFixture ? compilerFixturePath(v, name) : fixtures::fixturePath(v, name);
     snap = std::make_shared<frontend::CodeSnapshot>(fixtures::loadFixtureFile(path).snapshot);
   }
   void redirect(const std::string &global, ir::GlobalValue g) { snap->globals[global] = g; }
@@ -120,18 +122,6 @@ TestLeaf scalarLeaf(double v) {
   return l;
 }
 
-bool ptxasAccepts(const std::string &ptx, const std::string &tag) {
-  std::string ptxas = PTXJIT_PTXAS;
-  if (ptxas.empty() || ptxas.find("NOTFOUND") != std::string::npos)
-    return true; // no toolkit: nothing to check with
-  std::string path = ::testing::TempDir() + "ptxjit_compiler_" + tag + ".ptx";
-  std::ofstream(path) << ptx;
-  std::string cmd = ptxas + " -arch=sm_90 -o /dev/null " + path + " 2>&1";
-  int rc = std::system(cmd.c_str());
-  std::remove(path.c_str());
-  return rc == 0;
-}
-
 class CompilerTest : public ::testing::TestWithParam<frontend::PyVersion> {
 protected:
   compiler::Compiler &c = compiler::Compiler::instance();
@@ -148,7 +138,8 @@ TEST_P(CompilerTest, SaxpyCompilesForHostAndRuns) {
   FixtureProvider fx(v(), "saxpy", /*compilerFixture=*/false);
   int id = c.registerFunction("saxpy", ir::FunctionKind::Kernel, fx.provider());
   auto arr = t::array(t::float32(), 1, ir::Layout::C);
-  const compiler::Specialization &spec = c.specialize(id, {t::float32(), arr, arr, arr}, hostOpts());
+  const compiler::Specialization &spec =
+      c.specialize(id, {t::float32(), arr, arr, arr}, hostOpts());
   ASSERT_NE(spec.hostEntry, nullptr);
   EXPECT_EQ(spec.returnType, t::void_());
   EXPECT_NE(spec.llvmIR.find(spec.symbol), std::string::npos);
@@ -202,13 +193,14 @@ TEST_P(CompilerTest, PtxWithoutAGpu) {
   FixtureProvider fx(v(), "saxpy", false);
   int id = c.registerFunction("saxpy", ir::FunctionKind::Kernel, fx.provider());
   auto arr = t::array(t::float32(), 1, ir::Layout::C);
-  const compiler::Specialization &spec = c.specialize(id, {t::float32(), arr, arr, arr}, cudaOpts());
+  const compiler::Specialization &spec =
+      c.specialize(id, {t::float32(), arr, arr, arr}, cudaOpts());
   EXPECT_EQ(spec.hostEntry, nullptr);
   EXPECT_FALSE(spec.loaded());
   EXPECT_NE(spec.ptx.find(".entry " + spec.symbol), std::string::npos) << spec.ptx;
   EXPECT_NE(spec.ptx.find(".target sm_90"), std::string::npos);
   EXPECT_NE(spec.llvmIR.find("nvptx64-nvidia-cuda"), std::string::npos);
-  EXPECT_TRUE(ptxasAccepts(spec.ptx, "saxpy"));
+  EXPECT_TRUE(testutil::ptxasAccepts(spec.ptx));
   c.unregisterFunction(id);
 }
 
@@ -232,7 +224,7 @@ TEST_P(CompilerTest, DeviceFunctionsAreSpecializedPerArgumentTypes) {
   // The same callee types from another backend: the typed device function is reused.
   const auto &ptxSpec = c.specialize(id, {f32, f32}, cudaOpts());
   EXPECT_EQ(dev.calls->load(), 1);
-  EXPECT_TRUE(ptxasAccepts(ptxSpec.ptx, "calls_add_one"));
+  EXPECT_TRUE(testutil::ptxasAccepts(ptxSpec.ptx));
   // Other element types: the device function is specialized again.
   auto f64 = t::array(t::float64(), 1, ir::Layout::C);
   c.specialize(id, {f64, f64}, hostOpts());
@@ -314,8 +306,7 @@ TEST_P(CompilerTest, TuplesAnd2dArraysAsArguments) {
   FixtureProvider fx(v(), "tuple_and_2d");
   int id = c.registerFunction("tuple_and_2d", ir::FunctionKind::Kernel, fx.provider());
   auto a2 = t::array(t::float64(), 2, ir::Layout::C);
-  const auto &spec =
-      c.specialize(id, {t::tuple({t::float64(), t::float64()}), a2, a2}, hostOpts());
+  const auto &spec = c.specialize(id, {t::tuple({t::float64(), t::float64()}), a2, a2}, hostOpts());
   ASSERT_EQ(spec.plan.leaves.size(), 4u);
   const int rows = 5, cols = 7;
   std::vector<double> a(rows * cols), out(rows * cols, 0);
@@ -343,6 +334,34 @@ TEST_P(CompilerTest, RejectedConstructsSurfaceAsCompileErrors) {
   // A failed compile caches nothing: the next request snapshots again.
   EXPECT_THROW(c.specialize(id, {arr, arr}, hostOpts()), ir::CompileError);
   EXPECT_EQ(fx.calls->load(), 2);
+  c.unregisterFunction(id);
+}
+
+TEST_P(CompilerTest, OmittedParametersTakeTheirDefaults) {
+  // with_default(x, out, scale=2.0): with two arguments `scale` is the constant 2.0.
+  FixtureProvider fx(v(), "with_default");
+  int id = c.registerFunction("with_default", ir::FunctionKind::Kernel, fx.provider());
+  auto arr = t::array(t::float64(), 1, ir::Layout::C);
+  const auto &spec = c.specialize(id, {arr, arr}, hostOpts());
+  EXPECT_EQ(spec.plan.leaves.size(), 2u);
+  std::vector<double> x{1.5, 2.5}, out(2, 0.0);
+  Packed p(spec.plan, {arrayLeaf(x.data(), {2}, 8), arrayLeaf(out.data(), {2}, 8)});
+  runtime::launchHost(spec.hostEntry, {1, 1, 1}, {2, 1, 1}, p.params.data());
+  EXPECT_EQ(out, (std::vector<double>{3.0, 5.0}));
+  // All three given: another specialization.
+  const auto &full = c.specialize(id, {arr, arr, t::float64()}, hostOpts());
+  EXPECT_NE(&full, &spec);
+  Packed p2(full.plan,
+            {arrayLeaf(x.data(), {2}, 8), arrayLeaf(out.data(), {2}, 8), scalarLeaf(10.0)});
+  runtime::launchHost(full.hostEntry, {1, 1, 1}, {2, 1, 1}, p2.params.data());
+  EXPECT_EQ(out, (std::vector<double>{15.0, 25.0}));
+  // Too few: a parameter without a default is missing.
+  try {
+    c.specialize(id, {arr}, hostOpts());
+    FAIL() << "a missing argument compiled";
+  } catch (const ir::CompileError &e) {
+    EXPECT_EQ(e.code(), ir::DiagCode::ArgumentCount) << e.what();
+  }
   c.unregisterFunction(id);
 }
 
@@ -387,5 +406,5 @@ TEST(CompilerRegistry, SanitizedSymbols) {
   EXPECT_EQ(compiler::sanitizeSymbol(""), "_");
 }
 
-INSTANTIATE_TEST_SUITE_P(AllPythons, CompilerTest,
-                         ::testing::ValuesIn(fixtures::allPyVersions()), versionName);
+INSTANTIATE_TEST_SUITE_P(AllPythons, CompilerTest, ::testing::ValuesIn(fixtures::allPyVersions()),
+                         versionName);

@@ -6,6 +6,7 @@
 #include "runtime/Memory.h"
 #include "runtime/Module.h"
 #include "runtime/Stream.h"
+#include "tests/cpp/common/Ptxas.h"
 
 #include <gtest/gtest.h>
 
@@ -81,21 +82,8 @@ const char *kBadPtx = R"(.version 7.0
 }
 )";
 
-// Runs ptxas (the toolkit's, found at configure time) on `ptx`; returns its exit status and
-// stores its diagnostics into *log. Returns -1 when no ptxas is known.
-int runPtxas(const std::string &ptx, const std::string &stem, std::string *log) {
-  std::string ptxas = PTXJIT_PTXAS;
-  if (ptxas.empty() || !std::filesystem::exists(ptxas))
-    return -1;
-  std::filesystem::path dir = ::testing::TempDir();
-  std::filesystem::path in = dir / (stem + ".ptx"), err = dir / (stem + ".log");
-  std::ofstream(in) << ptx;
-  std::string cmd =
-      "'" + ptxas + "' -arch=sm_90 '" + in.string() + "' -o /dev/null 2> '" + err.string() + "'";
-  int status = std::system(cmd.c_str());
-  std::ifstream f(err);
-  log->assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-  return status;
+int runPtxas(const std::string &ptx, const std::string &, std::string *log) {
+  return ptxjit::testutil::runPtxas(ptx, "sm_90", log);
 }
 
 class Gpu : public ::testing::Test {
