@@ -102,6 +102,19 @@ std::string emitPTX(LoweredModule &lm, const CompileOptions &opts) {
     linkLibdevice(m);
     impl->libdeviceLinked = true;
   }
+  if (opts.fastmath) {
+    // libdevice's functions must carry the same fast-math attributes as ours: inlining a
+    // function without "unsafe-fp-math" clears it on the caller (div.rn instead of
+    // div.approx), and differing attributes can block inlining.
+    for (llvm::Function &f : m) {
+      if (f.isDeclaration())
+        continue;
+      for (const char *a : {"unsafe-fp-math", "no-infs-fp-math", "no-nans-fp-math",
+                            "no-signed-zeros-fp-math", "approx-func-fp-math"})
+        f.addFnAttr(a, "true");
+      f.addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign");
+    }
+  }
   const std::string entry = impl->entry;
   llvm::internalizeModule(m, [&](const llvm::GlobalValue &gv) { return gv.getName() == entry; });
   m.setModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", opts.fastmath ? 1u : 0u);

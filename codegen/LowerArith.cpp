@@ -370,7 +370,7 @@ llvm::Value *FunctionLowerer::lowerPow(const BinOpInstr &i, const ScalarType *re
         {base, exp});
   }
   if (result->kind() == TypeKind::Complex)
-    fail(at, DiagCode::UnsupportedConstruct, {"** on complex numbers"});
+    return complexPow(convert(l, lt, result, at), convert(r, rt, result, at));
   if (result->kind() != TypeKind::Float)
     internal(at, "** with result type " + result->str());
 

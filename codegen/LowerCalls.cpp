@@ -1,6 +1,7 @@
 // Lowering of calls (builtins, user device functions), attributes and the CUDA thread-index
 // builtins: llvm.nvvm.read.ptx.sreg.* on CUDA, loads from the HostThreadCtx on the host.
 #include "codegen/Lowering.h"
+#include "ir/MathBuiltins.h"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
@@ -99,6 +100,8 @@ llvm::Value *FunctionLowerer::lowerGetAttr(const GetAttrInstr &i) {
   default:
     break;
   }
+  if (const MathKind *mk = mathKindOf(i.builtin); mk && *mk == MathKind::Constant)
+    return mathConstant(i.builtin, res, at);
   if (ModuleLowerer::isCompileTimeOnly(concretize(res)))
     return placeholder(); // a module attribute such as cuda.threadIdx
   const Type *ot = concretize(typeOf(obj, at));
@@ -223,6 +226,8 @@ llvm::Value *FunctionLowerer::lowerBuiltinCall(const CallInstr &i) {
   auto badArgs = [&]() { fail(at, DiagCode::CallArgs, {path, argTypesStr()}); };
   auto arg = [&](size_t k) { return valueOf(i.arg(k), at); };
   auto argType = [&](size_t k) { return typeOf(i.arg(k), at); };
+  if (const MathKind *mk = mathKindOf(i.builtin))
+    return lowerMathCall(i, *mk);
 
   switch (i.builtin) {
   case BuiltinId::Range: {

@@ -83,7 +83,7 @@ void applyFunctionAttributes(llvm::Function *f, const CompileOptions &opts) {
 // ---- ModuleLowerer ----
 
 ModuleLowerer::ModuleLowerer(llvm::Module &m, const CompileOptions &o)
-    : ctx(m.getContext()), mod(m), opts(o), math(m, o.backend) {}
+    : ctx(m.getContext()), mod(m), opts(o), math(m, o.backend, o.fastmath) {}
 
 bool ModuleLowerer::isCompileTimeOnly(const Type *t) {
   switch (t->kind()) {

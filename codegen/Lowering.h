@@ -17,6 +17,7 @@
 
 #include "codegen/MathLib.h"
 #include "codegen/ModuleImpl.h"
+#include "ir/MathBuiltins.h"
 
 #include <llvm/IR/IRBuilder.h>
 
@@ -138,6 +139,14 @@ private:
   llvm::Value *specialRegister(Sreg r, int dim);
   /// cuda.grid / cuda.gridsize component `dim` as i64.
   llvm::Value *gridComponent(bool gridsize, int dim);
+  // ---- LowerMath.cpp: math.*, numpy.* scalar functions and constants, NumPy casts ----
+  llvm::Value *lowerMathCall(const ir::CallInstr &i, ir::MathKind kind);
+  // ---- LowerComplex.cpp: cmath, complex(), z.conjugate(), complex ** ----
+  llvm::Value *lowerComplexCall(const ir::CallInstr &i, ir::MathKind kind);
+  /// l ** r for two complex values of one LLVM type (CPython's algorithm).
+  llvm::Value *complexPow(llvm::Value *l, llvm::Value *r);
+  /// The value of math constant builtin `id` (math.pi, ...) as IR type `res`.
+  llvm::Value *mathConstant(ir::BuiltinId id, const ir::Type *res, ir::SourceLoc at);
   /// math function call for a float or double value.
   llvm::Value *mathCall(MathFn fn, std::initializer_list<llvm::Value *> args) {
     return M.math.call(B, fn, args);

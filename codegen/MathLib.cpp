@@ -31,6 +31,30 @@ const MathInfo &info(MathFn fn) {
   return table[static_cast<size_t>(fn)];
 }
 
+/// libdevice's approximate float32 variant of `fn`, or null.
+const char *fastVariant(MathFn fn) {
+  switch (fn) {
+  case MathFn::Sin:
+    return "__nv_fast_sinf";
+  case MathFn::Cos:
+    return "__nv_fast_cosf";
+  case MathFn::Tan:
+    return "__nv_fast_tanf";
+  case MathFn::Exp:
+    return "__nv_fast_expf";
+  case MathFn::Log:
+    return "__nv_fast_logf";
+  case MathFn::Log2:
+    return "__nv_fast_log2f";
+  case MathFn::Log10:
+    return "__nv_fast_log10f";
+  case MathFn::Pow:
+    return "__nv_fast_powf";
+  default:
+    return nullptr;
+  }
+}
+
 } // namespace
 
 int mathArity(MathFn fn) { return info(fn).arity; }
@@ -56,12 +80,19 @@ llvm::Value *MathLib::call(llvm::IRBuilderBase &b, MathFn fn, llvm::ArrayRef<llv
   bool isDouble = ty->isDoubleTy();
   bool useIntrinsic = mi.intrinsic != llvm::Intrinsic::not_intrinsic &&
                       (mi.use == IntrBoth || (mi.use == IntrHost && backend_ == Backend::Host));
+  // With fastmath the NVPTX backend turns an `afn` llvm.sqrt.f64 into rsqrt.approx/rcp.approx;
+  // float64 keeps libdevice's correctly rounded routines (as with Numba's fastmath).
+  if (fastmath_ && backend_ == Backend::CUDA && isDouble)
+    useIntrinsic = false;
   if (useIntrinsic) {
     llvm::Function *decl = llvm::Intrinsic::getDeclaration(&m_, mi.intrinsic, {ty});
     return b.CreateCall(decl, args);
   }
   const char *name = backend_ == Backend::CUDA ? (isDouble ? mi.nvDouble : mi.nvFloat)
                                                : (isDouble ? mi.libmDouble : mi.libmFloat);
+  if (fastmath_ && backend_ == Backend::CUDA && !isDouble)
+    if (const char *fast = fastVariant(fn))
+      name = fast;
   return b.CreateCall(declare(name, ty, mi.arity), args);
 }
 
@@ -81,6 +112,40 @@ llvm::Value *MathLib::powi(llvm::IRBuilderBase &b, llvm::Value *x, llvm::Value *
     f->setDoesNotAccessMemory();
   }
   return b.CreateCall(callee, {x, n});
+}
+
+llvm::Value *MathLib::ldexp(llvm::IRBuilderBase &b, llvm::Value *x, llvm::Value *n) {
+  llvm::Type *ty = x->getType();
+  bool cuda = backend_ == Backend::CUDA;
+  const char *name = ty->isDoubleTy() ? (cuda ? "__nv_ldexp" : "ldexp")
+                                      : (cuda ? "__nv_ldexpf" : "ldexpf");
+  auto *fty = llvm::FunctionType::get(ty, {ty, n->getType()}, false);
+  llvm::FunctionCallee callee = m_.getOrInsertFunction(name, fty);
+  if (auto *f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+    f->setDoesNotThrow();
+    f->setWillReturn();
+    f->setDoesNotAccessMemory();
+  }
+  return b.CreateCall(callee, {x, n});
+}
+
+std::pair<llvm::Value *, llvm::Value *> MathLib::frexp(llvm::IRBuilderBase &b, llvm::Value *x,
+                                                       llvm::Value *slot) {
+  llvm::Type *ty = x->getType();
+  bool cuda = backend_ == Backend::CUDA;
+  const char *name = ty->isDoubleTy() ? (cuda ? "__nv_frexp" : "frexp")
+                                      : (cuda ? "__nv_frexpf" : "frexpf");
+  auto *fty = llvm::FunctionType::get(ty, {ty, slot->getType()}, false);
+  llvm::FunctionCallee callee = m_.getOrInsertFunction(name, fty);
+  if (auto *f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+    f->setDoesNotThrow();
+    f->setWillReturn();
+    f->setOnlyWritesMemory();
+    f->setOnlyAccessesArgMemory();
+  }
+  llvm::Value *mant = b.CreateCall(callee, {x, slot});
+  llvm::Value *exp = b.CreateAlignedLoad(b.getInt32Ty(), slot, llvm::Align(4));
+  return {mant, exp};
 }
 
 } // namespace ptxjit::codegen::detail

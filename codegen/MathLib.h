@@ -54,7 +54,11 @@ namespace ptxjit::codegen::detail {
   X(Erf, 1, "__nv_erf", "__nv_erff", "erf", "erff", not_intrinsic, IntrNone)                       \
   X(Erfc, 1, "__nv_erfc", "__nv_erfcf", "erfc", "erfcf", not_intrinsic, IntrNone)                  \
   X(Tgamma, 1, "__nv_tgamma", "__nv_tgammaf", "tgamma", "tgammaf", not_intrinsic, IntrNone)        \
-  X(Lgamma, 1, "__nv_lgamma", "__nv_lgammaf", "lgamma", "lgammaf", not_intrinsic, IntrNone)
+  X(Lgamma, 1, "__nv_lgamma", "__nv_lgammaf", "lgamma", "lgammaf", not_intrinsic, IntrNone)       \
+  X(Nextafter, 2, "__nv_nextafter", "__nv_nextafterf", "nextafter", "nextafterf", not_intrinsic,   \
+    IntrNone)                                                                                      \
+  X(Remainder, 2, "__nv_remainder", "__nv_remainderf", "remainder", "remainderf", not_intrinsic,   \
+    IntrNone)
 
 enum class MathFn : uint8_t {
 #define PTXJIT_MATH_ENUM(name, ...) name,
@@ -69,7 +73,10 @@ const char *mathName(MathFn fn);
 
 class MathLib {
 public:
-  MathLib(llvm::Module &m, Backend backend) : m_(m), backend_(backend) {}
+  /// With `fastmath` on CUDA, float32 sin, cos, tan, exp, exp10, log, log2, log10 and pow use
+  /// libdevice's approximate __nv_fast_* variants (sin.approx, ex2.approx, lg2.approx).
+  MathLib(llvm::Module &m, Backend backend, bool fastmath = false)
+      : m_(m), backend_(backend), fastmath_(fastmath) {}
 
   /// fn(args...) for args all of one floating type (float or double); returns that type.
   /// The builder's fast-math flags apply to intrinsic calls.
@@ -78,11 +85,19 @@ public:
   /// the NVPTX backend cannot select llvm.powi).
   llvm::Value *powi(llvm::IRBuilderBase &b, llvm::Value *x, llvm::Value *n);
 
+  /// ldexp(x, n) for a float x and an i32 n (__nv_ldexp[f] / ldexp[f]).
+  llvm::Value *ldexp(llvm::IRBuilderBase &b, llvm::Value *x, llvm::Value *n);
+  /// frexp(x) for a float x: {mantissa, exponent as i32} (__nv_frexp[f] / frexp[f]);
+  /// `slot` is an i32 alloca the exponent is written to.
+  std::pair<llvm::Value *, llvm::Value *> frexp(llvm::IRBuilderBase &b, llvm::Value *x,
+                                                llvm::Value *slot);
+
 private:
   llvm::FunctionCallee declare(const char *name, llvm::Type *ty, int arity);
 
   llvm::Module &m_;
   Backend backend_;
+  bool fastmath_;
 };
 
 } // namespace ptxjit::codegen::detail

@@ -57,6 +57,21 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
     bad();
   i->builtin = id;
   const size_t n = args.size();
+  if (const MathKind *mk = mathKindOf(id)) {
+    if (*mk == MathKind::Constant)
+      fail(DiagCode::UnsupportedCall, i, {displayName(path)});
+    if (*mk == MathKind::Conjugate) {
+      // z.conjugate(): the callee is the GetAttr on z.
+      const Instr *obj = i->callee()->numOperands() ? i->callee()->operand(0) : nullptr;
+      if (n != 0 || !obj || !obj->type || !obj->type->isScalarNumber())
+        bad();
+      return obj->type->kind() == TypeKind::Bool ? types::int64() : concretize(obj->type);
+    }
+    const Type *r = mathCallType(id, *mk, args);
+    if (!r)
+      bad();
+    return r;
+  }
   switch (id) {
   case BuiltinId::Range:
     if (n < 1 || n > 3)
@@ -82,8 +97,10 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
       bad();
     return types::boolean();
   case BuiltinId::Abs:
-    if (n != 1 || !isRealNumber(args[0]))
+    if (n != 1 || !args[0]->isScalarNumber())
       bad();
+    if (isComplexLike(args[0]))
+      return concretize(args[0]) == types::complex64() ? types::float32() : types::float64();
     return args[0]->kind() == TypeKind::Bool ? types::int64() : concretize(args[0]);
   case BuiltinId::Min:
   case BuiltinId::Max: {

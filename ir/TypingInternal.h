@@ -2,6 +2,7 @@
 // per-function inference state and the rules for each instruction. Not for other layers.
 #pragma once
 
+#include "ir/MathBuiltins.h"
 #include "ir/Typing.h"
 
 #include <initializer_list>
@@ -28,6 +29,13 @@ bool isIntOrBool(const Type *t);
 /// True for numbers that are not complex (bool, ints, floats and their weak forms).
 bool isRealNumber(const Type *t);
 bool isComplexLike(const Type *t);
+
+/// The result type of a call of math-like builtin `id` of kind `kind` (TypingMath.cpp); null
+/// when the arguments do not fit.
+const Type *mathCallType(BuiltinId id, MathKind kind, const std::vector<const Type *> &args);
+/// The type of attribute `attr` (real, imag, conjugate) of a value of number type `t`, or null;
+/// sets `builtin` for conjugate (TypingMath.cpp).
+const Type *numberAttrType(const Type *t, const std::string &attr, BuiltinId &builtin);
 
 /// The inference state of one function specialization.
 class Typer {

@@ -226,6 +226,10 @@ const Type *Typer::typeGetAttr(GetAttrInstr *i) {
       i->builtin = id;
       return types::int32();
     }
+    if (const MathKind *mk = mathKindOf(id); mk && *mk == MathKind::Constant) {
+      i->builtin = id; // math.pi, numpy.inf, ...: a weak float constant
+      return types::weakFloat();
+    }
     if (id != BuiltinId::None || isBuiltinPrefix(full) || isModule(path))
       return types::symbol(full);
     fail(DiagCode::UnsupportedAttribute, i, {path, attr});
@@ -243,6 +247,11 @@ const Type *Typer::typeGetAttr(GetAttrInstr *i) {
       i->builtin = BuiltinId::ArrayNdim;
       return types::int64();
     }
+  }
+  BuiltinId numberBuiltin = BuiltinId::None;
+  if (const Type *r = numberAttrType(t, attr, numberBuiltin)) {
+    i->builtin = numberBuiltin; // z.real, z.imag, z.conjugate (see TypingMath.cpp)
+    return r;
   }
   fail(DiagCode::UnsupportedAttribute, i, {t->str(), attr});
 }

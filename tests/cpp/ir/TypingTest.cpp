@@ -664,9 +664,9 @@ TEST(TypingErrors, Attributes) {
   expectError(*t.fn, {}, DiagCode::UnsupportedAttribute, {"'w'", "cuda.threadIdx"});
 
   FnBuilder s("k", {"x"});
-  s.attr(s.load("x"), "real");
+  s.attr(s.load("x"), "hex"); // .real/.imag/.conjugate exist on numbers; .hex does not
   s.ret();
-  expectError(*s.fn, {types::float32()}, DiagCode::UnsupportedAttribute, {"real", "float32"});
+  expectError(*s.fn, {types::float32()}, DiagCode::UnsupportedAttribute, {"hex", "float32"});
 }
 
 TEST(TypingErrors, Indexing) {

@@ -1,0 +1,73 @@
+// Tables for the math-like builtins (see MathBuiltins.h).
+#include "ir/MathBuiltins.h"
+
+#include "ir/Types.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <unordered_map>
+
+namespace ptxjit::ir {
+
+const MathKind *mathKindOf(BuiltinId id) {
+  static const std::unordered_map<BuiltinId, MathKind> table = {
+#define PTXJIT_MATH_BUILTIN(id, path, kind, fn) {BuiltinId::id, MathKind::kind},
+#include "ir/MathBuiltins.def"
+#undef PTXJIT_MATH_BUILTIN
+  };
+  auto it = table.find(id);
+  return it == table.end() ? nullptr : &it->second;
+}
+
+const ScalarType *mathCastType(BuiltinId id) {
+  const MathKind *k = mathKindOf(id);
+  if (!k || *k != MathKind::Cast)
+    return nullptr;
+  std::string path = builtinPath(id);
+  return types::scalarByName(path.substr(path.find('.') + 1));
+}
+
+double mathConstantValue(BuiltinId id) {
+  std::string path = builtinPath(id);
+  std::string name = path.substr(path.find('.') + 1);
+  const double pi = 3.141592653589793238462643383279502884;
+  if (name == "pi")
+    return pi;
+  if (name == "tau")
+    return 2 * pi;
+  if (name == "e")
+    return 2.718281828459045235360287471352662498;
+  if (name == "inf")
+    return std::numeric_limits<double>::infinity();
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+// float32 when every argument is float32 or weak and at least one is float32
+// (NumPy's float32 loops), else float64 (ints and bools convert to float64 as
+// in Numba).
+const Type *mathFloatResult(const std::vector<const Type *> &args) {
+  bool any32 = false;
+  for (const Type *t : args) {
+    if (t == types::float32())
+      any32 = true;
+    else if (t->kind() != TypeKind::WeakInt && t->kind() != TypeKind::WeakFloat)
+      return types::float64();
+  }
+  return any32 ? types::float32() : types::float64();
+}
+
+const Type *mathComplexResult(const std::vector<const Type *> &args) {
+  bool any64 = false;
+  for (const Type *t : args) {
+    if (t == types::complex64() || t == types::float32())
+      any64 = true;
+    else if (t->kind() != TypeKind::WeakInt &&
+             t->kind() != TypeKind::WeakFloat &&
+             t->kind() != TypeKind::WeakComplex)
+      return types::complex128();
+  }
+  return any64 ? types::complex64() : types::complex128();
+}
+
+} // namespace ptxjit::ir
