@@ -16,4 +16,6 @@ PTXJIT_TARGET=cuda .venv/bin/python -m pytest -q -p no:cacheprovider tests/pytho
 g++ -O2 -std=c++17 -I/usr/local/cuda/include bench/bare_launch.cpp -ldl -o "$BUILD_DIR/bare_launch" || status=1
 PTXJIT_TARGET=cuda .venv/bin/python bench/foundation.py --bare "$BUILD_DIR/bare_launch" \
   --json "$out/foundation.json" 2>&1 | tee "$out/bench.log" || status=1
+PTXJIT_TARGET=cuda .venv/bin/python bench/mandelbrot.py --json "$out/mandelbrot.json" \
+  2>&1 | tee -a "$out/bench.log" || status=1
 exit $status
