@@ -39,7 +39,7 @@ def main():
     result = d_out.copy_to_host()
     assert np.allclose(result, expected), "device-array launch gave wrong results"
 
-    target = "GPU" if cuda.is_available() else "CPU backend"
+    target = "GPU" if cuda.current_target() == "cuda" else "CPU backend"
     print(f"saxpy on {target}: first call (compile + launch) {1e3 * (t1 - t0):.1f} ms")
     print("out[:4] =", result[:4])
     print("signatures:", saxpy.signatures)

@@ -254,6 +254,11 @@ def is_available():
     return _lib().is_available()
 
 
+def current_target():
+    """The backend kernels run on: 'cuda' or 'cpu' (a ptxjit addition; see PTXJIT_TARGET)."""
+    return _lib().current_target()
+
+
 def get_current_device():
     """The current GPU (name, compute_capability, ...)."""
     return _lib().get_current_device()
@@ -356,7 +361,7 @@ atomic = _Namespace("atomic", ["add", "sub", "max", "min", "nanmax", "nanmin", "
 __all__ = [
     "jit", "compile_ptx", "compile_ptx_for_current_device", "to_device", "device_array",
     "device_array_like", "pinned_array", "stream", "default_stream", "synchronize",
-    "is_available", "is_cuda_array", "get_current_device", "detect", "grid", "gridsize",
+    "is_available", "current_target", "is_cuda_array", "get_current_device", "detect", "grid", "gridsize",
     "threadIdx", "blockIdx", "blockDim", "gridDim", "syncthreads", "shared", "local", "const",
     "atomic",
 ]

@@ -133,10 +133,13 @@ def test_phase_polar_rect_log_base(backend):
     rect = np.zeros(len(zs), np.complex128)
     lg = np.zeros(len(zs), np.complex128)
     k[1, 64](a, ph, pol, rect, lg)
+    # Exact on the host (the same libm as Python); libdevice may differ by an ULP or two.
+    ulp = 0 if backend == "cpu" else 2
     for j, z in enumerate(zs):
-        assert ph[j] == cmath.phase(z)
-        assert tuple(pol[j]) == cmath.polar(z)
-        assert rect[j] == cmath.rect(*cmath.polar(z))
+        r, p = cmath.polar(z)
+        assert _ulps(ph[j], cmath.phase(z), False) <= ulp
+        assert _ulps(pol[j, 0], r, False) <= ulp and _ulps(pol[j, 1], p, False) <= ulp
+        _compare([rect[j]], [cmath.rect(r, p)], False, ulp, [z])
         _compare([lg[j]], [cmath.log(z, 2 + 1j)], False, 4, [z])
 
 
@@ -193,7 +196,9 @@ def test_complex_power(backend):
     out = np.zeros_like(a)
     _kernel("z ** w", 2)[1, 16](a, b, out)
     want = [complex(p[0]) ** complex(p[1]) for p in pairs]
-    _compare(out, want, False, 4, pairs)
+    # z ** 100 is computed by repeated squaring, as CPython does; on the GPU each product is
+    # contracted into fma, so the error grows with the exponent (about 130 ULP at 101).
+    _compare(out, want, False, 4 if backend == "cpu" else 256, pairs)
 
     @cuda.jit
     def k(a, out):
