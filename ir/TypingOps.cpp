@@ -257,15 +257,23 @@ const Type *Typer::typeGetAttr(GetAttrInstr *i) {
 }
 
 const Type *Typer::arrayIndex(Instr *at, const ArrayType *arr, const Type *index) {
-  if (isIntLike(index) && arr->ndim() == 1)
-    return arr->dtype();
-  if (auto *tup = dyn_cast<TupleType>(index)) {
-    bool ints = static_cast<int>(tup->size()) == arr->ndim();
+  // k integer indices into an N-d array: the element when k == N, else a view of the last
+  // N - k dimensions (`out[y][x]`). Fixing leading indices of a C array leaves a C array;
+  // any other view may be strided (layout A).
+  int k = -1;
+  if (isIntLike(index))
+    k = 1;
+  else if (auto *tup = dyn_cast<TupleType>(index)) {
+    k = static_cast<int>(tup->size());
     for (const Type *e : tup->elements())
-      ints = ints && isIntLike(e);
-    if (ints)
-      return arr->dtype();
+      if (!isIntLike(e))
+        k = -1;
   }
+  if (k == arr->ndim())
+    return arr->dtype();
+  if (k >= 1 && k < arr->ndim())
+    return types::array(arr->dtype(), arr->ndim() - k,
+                        arr->layout() == Layout::C ? Layout::C : Layout::A, arr->readonly());
   fail(DiagCode::IndexTypes, at, {arr->str(), index->str()});
 }
 
@@ -311,7 +319,8 @@ const Type *Typer::typeSetItem(SetItemInstr *i) {
     fail(DiagCode::SetItemTypes, i, {c->str(), x->str(), v->str()});
   if (arr->readonly())
     fail(DiagCode::ReadonlyArray, i, {c->str()});
-  arrayIndex(i, arr, x);
+  if (isa<ArrayType>(arrayIndex(i, arr, x)))
+    fail(DiagCode::UnsupportedConstruct, i, {"assigning to a sub-array"});
   bool ok = v->isScalarNumber();
   if (ok && isComplexLike(v) && arr->dtype()->kind() != TypeKind::Complex)
     ok = false;

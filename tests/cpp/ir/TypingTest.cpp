@@ -671,11 +671,17 @@ TEST(TypingErrors, Attributes) {
 
 TEST(TypingErrors, Indexing) {
   auto *a2 = types::array(types::float32(), 2, Layout::C);
-  FnBuilder few("k", {"a", "i"});
-  few.item(few.load("a"), few.load("i"));
-  few.ret();
-  expectError(*few.fn, {a2, types::int64()}, DiagCode::IndexTypes,
-              {"array(float32, 2d, C)", "int64"});
+  FnBuilder many("k", {"a", "i"});
+  many.item(many.load("a"), many.tuple({many.load("i"), many.load("i"), many.load("i")}));
+  many.ret();
+  expectError(*many.fn, {a2, types::int64()}, DiagCode::IndexTypes,
+              {"array(float32, 2d, C)", "UniTuple(int64 x 3)"});
+
+  FnBuilder row("k", {"a", "i"});
+  row.setItem(row.load("a"), row.load("i"), row.cfloat(1.0));
+  row.ret();
+  expectError(*row.fn, {a2, types::int64()}, DiagCode::UnsupportedConstruct,
+              {"assigning to a sub-array"});
 
   FnBuilder bidx("k", {"a", "p"});
   bidx.item(bidx.load("a"), bidx.load("p"));
@@ -768,4 +774,30 @@ TEST(TypingErrors, IterationTruthAndCompare) {
   is.cmp(CmpOp::Is, is.load("x"), is.cint(1));
   is.ret();
   expectError(*is.fn, {types::float32()}, DiagCode::UnsupportedConstruct, {"is", "float32"});
+}
+
+TEST(Typing, FewerIndicesGiveAView) {
+  // out[y][x] = v: out[y] is a 1-d view; C stays C, F and A become A; readonly is kept.
+  FnBuilder b("k", {"a", "i", "j"});
+  Instr *row = b.item(b.load("a"), b.load("i"));
+  b.setItem(row, b.load("j"), b.cfloat(2.0));
+  b.ret();
+  auto *c3 = types::array(types::float64(), 3, Layout::C);
+  inferTypes(*b.fn, {types::array(types::float64(), 2, Layout::C), types::int64(), types::int32()},
+             nullptr);
+  EXPECT_EQ(row->type, types::array(types::float64(), 1, Layout::C));
+
+  FnBuilder f("k", {"a", "i"});
+  Instr *plane = f.item(f.load("a"), f.load("i"));
+  Instr *line = f.item(f.load("a"), f.tuple({f.load("i"), f.load("i")}));
+  f.ret();
+  inferTypes(*f.fn, {c3, types::int64()}, nullptr);
+  EXPECT_EQ(plane->type, types::array(types::float64(), 2, Layout::C));
+  EXPECT_EQ(line->type, types::array(types::float64(), 1, Layout::C));
+
+  FnBuilder g("k", {"a", "i"});
+  Instr *col = g.item(g.load("a"), g.load("i"));
+  g.ret();
+  inferTypes(*g.fn, {types::array(types::float32(), 2, Layout::F, true), types::int64()}, nullptr);
+  EXPECT_EQ(col->type, types::array(types::float32(), 1, Layout::A, true));
 }
