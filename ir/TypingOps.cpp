@@ -343,6 +343,11 @@ const Type *Typer::typeGetIter(GetIterInstr *i) {
   const Type *t = i->operand(0)->type;
   if (t->kind() == TypeKind::Range)
     return types::iterator(IterKind::Range, types::int64(), {t});
+  if (auto *arr = dyn_cast<ArrayType>(t)) {
+    // Iterating an array yields its elements (1-d) or views of its rows, as a[k] does.
+    if (arr->ndim() >= 1)
+      return types::iterator(IterKind::Array, arrayIndex(i, arr, types::int64()), {t});
+  }
   fail(DiagCode::NotIterable, i, {t->str()});
 }
 
