@@ -13,6 +13,9 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$out/gpu.txt
 PTXJIT_TARGET=cuda ./setup.sh 2>&1 | tee "$out/setup.log" | tail -n 15 || status=1
 PTXJIT_TARGET=cuda .venv/bin/python -m pytest -q -p no:cacheprovider tests/python -rs \
   2>&1 | tee "$out/pytest-gpu.log" | tail -n 25 || status=1
+for ex in mandelbrot haversine; do
+  PTXJIT_TARGET=cuda .venv/bin/python examples/$ex.py 2>&1 | tee -a "$out/examples.log" || status=1
+done
 g++ -O2 -std=c++17 -I/usr/local/cuda/include bench/bare_launch.cpp -ldl -o "$BUILD_DIR/bare_launch" || status=1
 PTXJIT_TARGET=cuda .venv/bin/python bench/foundation.py --bare "$BUILD_DIR/bare_launch" \
   --json "$out/foundation.json" 2>&1 | tee "$out/bench.log" || status=1
