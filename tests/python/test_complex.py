@@ -139,7 +139,9 @@ def test_phase_polar_rect_log_base(backend):
         r, p = cmath.polar(z)
         assert _ulps(ph[j], cmath.phase(z), False) <= ulp
         assert _ulps(pol[j, 0], r, False) <= ulp and _ulps(pol[j, 1], p, False) <= ulp
-        _compare([rect[j]], [cmath.rect(r, p)], False, ulp, [z])
+        # rect is checked on the kernel's own (r, p): near p = ±pi an ULP of p changes
+        # r * sin(p) by tens of ULP, which says nothing about rect.
+        _compare([rect[j]], [cmath.rect(pol[j, 0], pol[j, 1])], False, 2 * ulp, [z])
         # log(z, b) = log(z) / log(b): a complex division, whose small real part can lose
         # tens of ULP to fma contraction on the GPU (38 seen for -2-3j on an H100).
         _compare([lg[j]], [cmath.log(z, 2 + 1j)], False, 4 if backend == "cpu" else 128, [z])
