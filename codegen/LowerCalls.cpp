@@ -286,21 +286,7 @@ llvm::Value *FunctionLowerer::lowerBuiltinCall(const CallInstr &i) {
     auto *rs = dyn_cast<ScalarType>(concretize(res));
     if (!st || !rs)
       badArgs();
-    if (st->kind() == TypeKind::Complex) {
-      const ScalarType *part = types::floating(st->bits() / 2);
-      llvm::Value *v = arg(0);
-      llvm::Value *h =
-          mathCall(MathFn::Hypot, {B.CreateExtractValue(v, 0), B.CreateExtractValue(v, 1)});
-      return convert(h, part, rs, at);
-    }
-    llvm::Value *x = convert(arg(0), argType(0), rs, at);
-    if (rs->kind() == TypeKind::Float)
-      return mathCall(MathFn::Fabs, {x});
-    if (rs->kind() == TypeKind::Int && rs->isSigned()) {
-      auto *zero = llvm::ConstantInt::get(x->getType(), 0);
-      return B.CreateSelect(B.CreateICmpSLT(x, zero), B.CreateSub(zero, x), x);
-    }
-    return x;
+    return absValue(arg(0), st, rs, at);
   }
   case BuiltinId::Min:
   case BuiltinId::Max:

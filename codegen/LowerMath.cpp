@@ -184,21 +184,7 @@ llvm::Value *FunctionLowerer::lowerMathCall(const CallInstr &i, MathKind kind) {
     auto *rs = dyn_cast<ScalarType>(concretize(res));
     if (!st || !rs)
       badArgs();
-    llvm::Value *v = valueOf(i.arg(0), at);
-    if (st->kind() == TypeKind::Complex) {
-      const ScalarType *part = types::floating(st->bits() / 2);
-      llvm::Value *h = mathCall(MathFn::Hypot, {B.CreateExtractValue(v, 0),
-                                                B.CreateExtractValue(v, 1)});
-      return convert(h, part, rs, at);
-    }
-    llvm::Value *x = convert(v, argType(0), rs, at);
-    if (rs->kind() == TypeKind::Float)
-      return mathCall(MathFn::Fabs, {x});
-    if (rs->kind() == TypeKind::Int && rs->isSigned()) {
-      auto *zero = llvm::ConstantInt::get(x->getType(), 0);
-      return B.CreateSelect(B.CreateICmpSLT(x, zero), B.CreateSub(zero, x), x);
-    }
-    return x;
+    return absValue(valueOf(i.arg(0), at), st, rs, at);
   }
   case MathKind::Cast: {
     if (n > 1)
@@ -212,6 +198,24 @@ llvm::Value *FunctionLowerer::lowerMathCall(const CallInstr &i, MathKind kind) {
   }
   badArgs();
   return nullptr;
+}
+
+llvm::Value *FunctionLowerer::absValue(llvm::Value *v, const ScalarType *st, const ScalarType *rs,
+                                       SourceLoc at) {
+  if (st->kind() == TypeKind::Complex) {
+    const ScalarType *part = types::floating(st->bits() / 2);
+    llvm::Value *h =
+        mathCall(MathFn::Hypot, {B.CreateExtractValue(v, 0), B.CreateExtractValue(v, 1)});
+    return convert(h, part, rs, at);
+  }
+  llvm::Value *x = convert(v, st, rs, at);
+  if (rs->kind() == TypeKind::Float)
+    return mathCall(MathFn::Fabs, {x});
+  if (rs->kind() == TypeKind::Int && rs->isSigned()) {
+    auto *zero = llvm::ConstantInt::get(x->getType(), 0);
+    return B.CreateSelect(B.CreateICmpSLT(x, zero), B.CreateSub(zero, x), x);
+  }
+  return x;
 }
 
 } // namespace ptxjit::codegen::detail

@@ -131,6 +131,9 @@ private:
 
   // ---- LowerCalls.cpp: calls, builtins, attributes, thread indices ----
   llvm::Value *lowerCall(const ir::CallInstr &i);
+  /// abs() of a value of scalar type `st` (complex: its magnitude), in result type `rs`.
+  llvm::Value *absValue(llvm::Value *v, const ir::ScalarType *st, const ir::ScalarType *rs,
+                        ir::SourceLoc at);
   llvm::Value *lowerBuiltinCall(const ir::CallInstr &i);
   llvm::Value *lowerDeviceCall(const ir::CallInstr &i);
   llvm::Value *lowerGetAttr(const ir::GetAttrInstr &i);
