@@ -1,0 +1,48 @@
+"""Device functions returning tuples and complex numbers, inline=True, truthy flags, several
+assignment targets and min/max of several values, on both backends."""
+import numpy as np
+
+from ptxjit import cuda
+
+
+@cuda.jit(device="true")  # a truthy flag value, as Numba accepts
+def polar_pair(x, y):
+    return x * x + y * y, complex(x, -y)
+
+
+@cuda.jit(device=True, inline=True)
+def add_one(v):
+    return v + 1
+
+
+def test_device_functions_return_tuples_and_complex(backend):
+    @cuda.jit
+    def k(xs, out):
+        i = cuda.grid(1)
+        if i < xs.size:
+            r2, z = polar_pair(xs[i], 2.0)
+            out[i, 0] = r2
+            out[i, 1] = z.imag
+            out[i, 2] = add_one(z.real)
+
+    xs = np.array([1.0, -3.0, 0.5])
+    out = np.zeros((3, 3))
+    k[1, 32](xs, out)
+    np.testing.assert_array_equal(out[:, 0], xs * xs + 4.0)
+    np.testing.assert_array_equal(out[:, 1], -2.0)
+    np.testing.assert_array_equal(out[:, 2], xs + 1)
+
+
+def test_several_targets_and_min_max_of_several(backend):
+    @cuda.jit
+    def k(out):
+        a = b = 2
+        x, y = 1, 3
+        x, y = y, x
+        out[0] = a + b + x * 10 + y
+        out[1] = min(3, 1.5, 2)
+        out[2] = max(1, 2, 7, -4)
+
+    out = np.zeros(3)
+    k[1, 1](out)
+    assert list(out) == [35.0, 1.5, 7.0]
