@@ -62,7 +62,10 @@ const char *mathName(MathFn fn) { return info(fn).libmDouble; }
 
 llvm::FunctionCallee MathLib::declare(const char *name, llvm::Type *ty, int arity) {
   std::vector<llvm::Type *> params(arity, ty);
-  auto *fty = llvm::FunctionType::get(ty, params, false);
+  return declare(name, llvm::FunctionType::get(ty, params, false));
+}
+
+llvm::FunctionCallee MathLib::declare(const char *name, llvm::FunctionType *fty) {
   llvm::FunctionCallee callee = m_.getOrInsertFunction(name, fty);
   if (auto *f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
     // Math functions here neither touch memory nor errno (as with -fno-math-errno), so calls
@@ -104,14 +107,8 @@ llvm::Value *MathLib::powi(llvm::IRBuilderBase &b, llvm::Value *x, llvm::Value *
     return b.CreateCall(decl, {x, n});
   }
   const char *name = ty->isDoubleTy() ? "__nv_powi" : "__nv_powif";
-  auto *fty = llvm::FunctionType::get(ty, {ty, n->getType()}, false);
-  llvm::FunctionCallee callee = m_.getOrInsertFunction(name, fty);
-  if (auto *f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
-    f->setDoesNotThrow();
-    f->setWillReturn();
-    f->setDoesNotAccessMemory();
-  }
-  return b.CreateCall(callee, {x, n});
+  return b.CreateCall(declare(name, llvm::FunctionType::get(ty, {ty, n->getType()}, false)),
+                      {x, n});
 }
 
 llvm::Value *MathLib::ldexp(llvm::IRBuilderBase &b, llvm::Value *x, llvm::Value *n) {
@@ -119,14 +116,8 @@ llvm::Value *MathLib::ldexp(llvm::IRBuilderBase &b, llvm::Value *x, llvm::Value 
   bool cuda = backend_ == Backend::CUDA;
   const char *name = ty->isDoubleTy() ? (cuda ? "__nv_ldexp" : "ldexp")
                                       : (cuda ? "__nv_ldexpf" : "ldexpf");
-  auto *fty = llvm::FunctionType::get(ty, {ty, n->getType()}, false);
-  llvm::FunctionCallee callee = m_.getOrInsertFunction(name, fty);
-  if (auto *f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
-    f->setDoesNotThrow();
-    f->setWillReturn();
-    f->setDoesNotAccessMemory();
-  }
-  return b.CreateCall(callee, {x, n});
+  return b.CreateCall(declare(name, llvm::FunctionType::get(ty, {ty, n->getType()}, false)),
+                      {x, n});
 }
 
 std::pair<llvm::Value *, llvm::Value *> MathLib::frexp(llvm::IRBuilderBase &b, llvm::Value *x,

@@ -93,6 +93,8 @@ public:
                                                 llvm::Value *slot);
 
 private:
+  /// Declares `name` with type `fty` as a pure function (no memory, no errno, no throw).
+  llvm::FunctionCallee declare(const char *name, llvm::FunctionType *fty);
   llvm::FunctionCallee declare(const char *name, llvm::Type *ty, int arity);
 
   llvm::Module &m_;
