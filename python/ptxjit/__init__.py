@@ -5,6 +5,13 @@
 Importing ptxjit is cheap: the compiler (LLVM) and the CUDA driver are loaded on first use.
 """
 
+import os as _os
+
+# Development builds kept beside each other write the _core extension into their own
+# directory (cmake -DPTXJIT_CORE_DIR=...); PTXJIT_CORE_DIR points the package at one of them.
+if _os.environ.get("PTXJIT_CORE_DIR"):
+    __path__.insert(0, _os.environ["PTXJIT_CORE_DIR"])
+
 from . import errors
 from . import types
 from . import cuda
