@@ -1,8 +1,12 @@
 // The baseline for ptxjit's launch overhead: a bare cuLaunchKernel loop from C++.
 // Build (on the GPU machine): g++ -O2 -std=c++17 -I/usr/local/cuda/include bare_launch.cpp -ldl
-// Usage: ./bare_launch <kernel.ptx> <kernel-name> [nargs]
-//   Loads the PTX, launches kernel<<<1,1>>> with nargs 8-byte zero arguments `iters` times per
+// Usage: ./bare_launch <kernel.ptx> <kernel-name> [nargs | layout] [block]
+//   Loads the PTX, launches kernel<<<1, block>>> (block = 1 by default) `iters` times per
 //   repetition, synchronizes, and prints the median microseconds per launch as JSON.
+//   The arguments are either `nargs` 8-byte zeros, or a layout: a comma-separated list of
+//   f32, f64, i64 (scalars, passed as 1.5 / 1.5 / 256) and aN (a float32 array of N
+//   dimensions, 256 elements per dimension, allocated on the device and passed as ptxjit's
+//   kernel ABI flattens it: data pointer, N shapes, N byte strides), e.g. "f32,a1,a1,a1".
 #include <cuda.h>
 #include <dlfcn.h>
 
@@ -10,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -30,7 +35,8 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "usage: %s kernel.ptx name [nargs]\n", argv[0]);
     return 2;
   }
-  int nargs = argc > 3 ? std::atoi(argv[3]) : 0;
+  std::string layout = argc > 3 ? argv[3] : "0";
+  unsigned block = argc > 4 ? static_cast<unsigned>(std::atoi(argv[4])) : 1u;
   void *lib = dlopen("libcuda.so.1", RTLD_NOW);
   if (!lib) {
     std::fprintf(stderr, "no libcuda: %s\n", dlerror());
@@ -49,6 +55,8 @@ int main(int argc, char **argv) {
                                                 unsigned, unsigned, unsigned, CUstream, void **,
                                                 void **)>(dlsym(lib, "cuLaunchKernel"));
   auto p_sync = reinterpret_cast<CUresult (*)()>(dlsym(lib, "cuCtxSynchronize"));
+  auto p_alloc = reinterpret_cast<CUresult (*)(CUdeviceptr *, size_t)>(
+      dlsym(lib, "cuMemAlloc_v2"));
 
   std::ifstream in(argv[1]);
   std::stringstream ss;
@@ -66,7 +74,49 @@ int main(int argc, char **argv) {
   CHECK(p_load(&mod, ptx.c_str()));
   CHECK(p_getFn(&fn, mod, argv[2]));
 
-  std::vector<unsigned long long> values(nargs, 0);
+  // Every parameter in an 8-byte slot of its own (4-byte values use the low half).
+  std::vector<unsigned long long> values;
+  bool numeric = !layout.empty() && layout.find_first_not_of("0123456789") == std::string::npos;
+  if (numeric) {
+    values.assign(std::atoi(layout.c_str()), 0);
+  } else {
+    std::stringstream tokens(layout);
+    std::string tok;
+    while (std::getline(tokens, tok, ',')) {
+      unsigned long long v = 0;
+      if (tok == "f32") {
+        float f = 1.5f;
+        std::memcpy(&v, &f, 4);
+        values.push_back(v);
+      } else if (tok == "f64") {
+        double d = 1.5;
+        std::memcpy(&v, &d, 8);
+        values.push_back(v);
+      } else if (tok == "i64") {
+        values.push_back(256);
+      } else if (tok.size() == 2 && tok[0] == 'a' && tok[1] >= '1' && tok[1] <= '3') {
+        int ndim = tok[1] - '0';
+        size_t elems = 1;
+        for (int d = 0; d < ndim; ++d)
+          elems *= 256;
+        CUdeviceptr p = 0;
+        CHECK(p_alloc(&p, elems * 4));
+        values.push_back(p);
+        for (int d = 0; d < ndim; ++d)
+          values.push_back(256);
+        unsigned long long stride = 4;
+        std::vector<unsigned long long> strides(ndim);
+        for (int d = ndim - 1; d >= 0; --d, stride *= 256)
+          strides[d] = stride;
+        for (unsigned long long st : strides)
+          values.push_back(st);
+      } else {
+        std::fprintf(stderr, "unknown layout token '%s'\n", tok.c_str());
+        return 2;
+      }
+    }
+  }
+  int nargs = static_cast<int>(values.size());
   std::vector<void *> params(nargs);
   for (int i = 0; i < nargs; ++i)
     params[i] = &values[i];
@@ -76,7 +126,7 @@ int main(int argc, char **argv) {
   for (int r = 0; r < reps + 1; ++r) {
     auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < iters; ++i)
-      CHECK(p_launch(fn, 1, 1, 1, 1, 1, 1, 0, nullptr, params.data(), nullptr));
+      CHECK(p_launch(fn, 1, 1, 1, block, 1, 1, 0, nullptr, params.data(), nullptr));
     CHECK(p_sync());
     auto t1 = std::chrono::steady_clock::now();
     if (r > 0) // the first repetition warms up

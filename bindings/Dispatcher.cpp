@@ -20,6 +20,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -217,6 +218,7 @@ Dispatcher::Dispatcher(py::object func, py::dict options, std::vector<std::strin
   fopts.debug = flag("debug", false);
   fopts.lineinfo = flag("lineinfo", false);
   fopts.inlineHint = flag("inline", false);
+  fopts.cache = flag("cache", false);
   py::object code = pyFunc.attr("__code__");
   name = py::cast<std::string>(code.attr("co_name"));
   int argc = py::cast<int>(code.attr("co_argcount"));
@@ -284,7 +286,32 @@ const compiler::Specialization &Dispatcher::compileFor(const std::vector<const i
     spec = &compiler::Compiler::instance().specialize(id, params, opts);
   }
   recordCompiled(params);
+  if (fopts.cache && cacheCounted.insert(spec).second) {
+    ++(spec->fromDiskCache ? cacheHits : cacheMisses)[params];
+    if (!spec->cachePath.empty())
+      cachePath = std::filesystem::path(spec->cachePath).parent_path().string();
+  }
   return *spec;
+}
+
+py::object Dispatcher::stats() const {
+  py::object fromDesc = py::module_::import("ptxjit.types").attr("from_description");
+  py::object counter = py::module_::import("collections").attr("Counter");
+  auto counts = [&](const std::map<std::vector<const ir::Type *>, int> &m) {
+    py::dict d;
+    for (const auto &[params, n] : m) {
+      py::tuple t(params.size());
+      for (size_t i = 0; i < params.size(); ++i)
+        t[i] = fromDesc(typeDescription(params[i]));
+      d[t] = n;
+    }
+    return counter(d);
+  };
+  py::dict d;
+  d["cache_path"] = cachePath.empty() ? py::object(py::none()) : py::object(py::str(cachePath));
+  d["cache_hits"] = counts(cacheHits);
+  d["cache_misses"] = counts(cacheMisses);
+  return py::module_::import("types").attr("SimpleNamespace")(**d);
 }
 
 const compiler::Specialization &Dispatcher::lookup(const std::vector<uint32_t> &codes,
@@ -401,7 +428,9 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
   if (backend == codegen::Backend::Host) {
     pack(plan, r.leaves, buf, params);
     py::gil_scoped_release release;
-    runtime::launchHost(spec.hostEntry, grid, block, params);
+    runtime::HostLaunchOptions hostOpts = spec.hostLaunch;
+    hostOpts.dynamicSharedBytes = sharedMem;
+    runtime::launchHost(spec.hostEntry, grid, block, params, hostOpts);
     return;
   }
 
@@ -547,6 +576,7 @@ void defineDispatcher(py::module_ &m) {
           py::arg("ntasks"), py::arg("tpb") = 0, py::arg("stream") = 0, py::arg("sharedmem") = 0)
       .def_property_readonly("py_func", [](const Dispatcher &d) { return d.pyFunc; })
       .def_property_readonly("signatures", &Dispatcher::signatures)
+      .def_property_readonly("stats", &Dispatcher::stats)
       .def_property_readonly("device", [](const Dispatcher &d) { return d.device; })
       .def_property_readonly("function_id", [](const Dispatcher &d) { return d.id; })
       .def_property_readonly("targetoptions",

@@ -8,6 +8,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -34,6 +36,11 @@ public:
   std::vector<std::vector<const ir::Type *>> eager;
   /// The argument-type lists compiled so far (or given eagerly), in order.
   std::vector<std::vector<const ir::Type *>> compiled;
+  /// cache=True: per argument-type list, the specializations loaded from the disk cache (hits)
+  /// and compiled because it had none (misses), and the directory of the last entry.
+  std::map<std::vector<const ir::Type *>, int> cacheHits, cacheMisses;
+  std::string cachePath;
+  std::set<const compiler::Specialization *> cacheCounted; ///< counted once each
 
   struct Cache {
     std::vector<uint32_t> lastCodes;
@@ -52,6 +59,9 @@ public:
               int64_t forallTasks, PyObject *const *args, size_t nargs);
   std::vector<const ir::Type *> paramsFromPython(py::handle signature);
   py::object signatures() const;
+  /// Numba's `dispatcher.stats`: cache_path, cache_hits and cache_misses (Counters keyed by
+  /// signature tuples).
+  py::object stats() const;
   py::object inspect(bool ptx, py::handle signature);
   [[noreturn]] void notALaunch() const;
 

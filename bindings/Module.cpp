@@ -5,7 +5,9 @@
 #include "bindings/Snapshot.h"
 #include "bindings/Streams.h"
 #include "bindings/Target.h"
+#include "bindings/Ufunc.h"
 #include "compiler/Compiler.h"
+#include "compiler/DiskCache.h"
 #include "runtime/Device.h"
 
 #include <pybind11/pybind11.h>
@@ -21,6 +23,7 @@ PYBIND11_MODULE(_core, m) {
   defineStreams(m);
   defineDeviceArrays(m);
   defineDispatcher(m);
+  defineUfunc(m);
 
   m.def(
       "is_available", [] { return cudaAvailable(); },
@@ -41,6 +44,19 @@ PYBIND11_MODULE(_core, m) {
   m.def(
       "compiled_count", [] { return compiler::Compiler::instance().compiledCount(); },
       "How many specializations were compiled in this process (for tests).");
+  m.def(
+      "cache_counters",
+      [] {
+        const compiler::CacheCounters &c = compiler::cacheCounters();
+        py::dict d;
+        d["hits"] = c.hits.load();
+        d["misses"] = c.misses.load();
+        d["stores"] = c.stores.load();
+        d["rejected"] = c.rejected.load();
+        return d;
+      },
+      "The disk cache's process-wide counters (cache=True): hits, misses, stores and rejected "
+      "(corrupt or unreadable) entries.");
   m.def("get_current_device", [] {
     const runtime::Device &dev = runtime::Device::current();
     py::dict d;

@@ -5,6 +5,8 @@
 
 #include <pybind11/stl.h>
 
+#include "ir/CudaBuiltins.h"
+
 #include <climits>
 
 namespace ptxjit::bindings {
@@ -60,6 +62,34 @@ bool hasAttrNoThrow(py::handle v, const char *attr, py::object *out) {
   }
   *out = py::reinterpret_steal<py::object>(r);
   return true;
+}
+
+/// A NumPy array global, frozen by value (Numba's rule: global arrays are constants, and
+/// cuda.const.array_like takes one); nullopt when `v` is not an ndarray. Arrays beyond
+/// constant memory's 64 KiB are not copied (typing reports them).
+std::optional<ir::GlobalValue> numpyArrayGlobal(py::handle v) {
+  py::object np = numpyModule();
+  if (np.is_none() || PyObject_IsInstance(v.ptr(), np.attr("ndarray").ptr()) != 1)
+    return std::nullopt;
+  py::object dtype = v.attr("dtype");
+  int64_t nbytes = py::cast<int64_t>(v.attr("nbytes"));
+  int ndim = py::cast<int>(v.attr("ndim"));
+  std::string name = py::cast<std::string>(dtype.attr("name"));
+  if (ndim < 1 || py::cast<bool>(dtype.attr("hasobject")) ||
+      !ir::types::scalarByName(name))
+    return ir::GlobalValue::unsupported("ndarray of dtype " + name + " and " +
+                                        std::to_string(ndim) + " dimensions");
+  if (nbytes > ir::kMaxConstArrayBytes)
+    return ir::GlobalValue::unsupported(
+        "ndarray of " + std::to_string(nbytes) + " bytes (global arrays are frozen into "
+        "constant memory, which holds " + std::to_string(ir::kMaxConstArrayBytes) + " bytes)");
+  std::vector<int64_t> shape;
+  for (py::handle d : v.attr("shape"))
+    shape.push_back(py::cast<int64_t>(d));
+  // C order and native byte order, as kernels read them.
+  py::object native = dtype.attr("newbyteorder")("=");
+  py::object c = np.attr("ascontiguousarray")(v, native);
+  return ir::GlobalValue::array(name, std::move(shape), py::cast<std::string>(c.attr("tobytes")()));
 }
 
 /// NumPy-related globals; nullopt when `v` is none of them (or NumPy is not loaded).
@@ -188,6 +218,8 @@ ir::GlobalValue globalFromPython(py::handle v) {
   py::object sym;
   if (!PyType_Check(o) && hasAttrNoThrow(v, "_ptxjit_symbol", &sym) && PyUnicode_Check(sym.ptr()))
     return ir::GlobalValue::symbol(py::cast<std::string>(sym));
+  if (auto g = numpyArrayGlobal(v))
+    return *g;
   if (auto g = numpyGlobal(v))
     return *g;
   if (PyCFunction_Check(o) || PyType_Check(o)) {
@@ -348,6 +380,9 @@ py::object globalToPython(const ir::GlobalValue &g) {
     return py::make_tuple("unsupported", g.path);
   case K::Missing:
     return py::make_tuple("missing");
+  case K::Array:
+    return py::make_tuple("array", g.dtype, py::tuple(py::cast(g.shape)),
+                          py::bytes(g.bytes ? *g.bytes : std::string()));
   }
   return py::none();
 }

@@ -4,6 +4,7 @@
 #include "codegen/Codegen.h"
 #include "runtime/Device.h"
 #include "runtime/Driver.h"
+#include "runtime/Memory.h"
 
 #include <pybind11/stl.h>
 
@@ -53,6 +54,23 @@ codegen::Backend decide(const std::string &name, bool fromEnv) {
   throw std::invalid_argument("PTXJIT_TARGET must be 'cpu' or 'cuda', not '" + name + "'");
 }
 
+/// Once the GPU is in use, device memory comes from the driver's stream-ordered pool (a caching
+/// allocator: freed blocks are reused without cuMemFree/cuMemAlloc), unless
+/// PTXJIT_ALLOCATOR=plain or the device lacks memory pools.
+void useCachingAllocator() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const char *v = std::getenv("PTXJIT_ALLOCATOR");
+    if (v && std::string(v) == "plain")
+      return;
+    try {
+      runtime::setDeviceAllocator(runtime::poolDeviceAllocator());
+    } catch (const std::exception &) {
+      // No pools (or no device yet): keep cuMemAlloc.
+    }
+  });
+}
+
 } // namespace
 
 codegen::Backend currentBackend() {
@@ -60,6 +78,8 @@ codegen::Backend currentBackend() {
   if (b != kUndecided) [[likely]]
     return static_cast<codegen::Backend>(b);
   codegen::Backend chosen = decide(envTarget(), true);
+  if (chosen == codegen::Backend::CUDA)
+    useCachingAllocator();
   gBackend.store(static_cast<int>(chosen), std::memory_order_release);
   return chosen;
 }
@@ -70,6 +90,8 @@ void selectTarget(const std::string &name) {
     return;
   }
   codegen::Backend chosen = decide(name, false);
+  if (chosen == codegen::Backend::CUDA)
+    useCachingAllocator();
   gBackend.store(static_cast<int>(chosen), std::memory_order_release);
 }
 

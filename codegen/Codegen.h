@@ -9,8 +9,9 @@
 // array of ndim N → `ptr data, i64 shape[N], i64 strides[N]` (strides in bytes), tuple → its
 // elements flattened. CUDA: an nvptx64-nvidia-cuda kernel with exactly those parameters,
 // marked in !nvvm.annotations. Host: `void <symbol>(void **args, const HostThreadCtx *ctx)`
-// where args[i] points at flattened value i and ctx is 12 x uint32 (tid[3], ntid[3], ctaid[3],
-// nctaid[3]).
+// where args[i] points at flattened value i and ctx is runtime::HostThreadCtx: 12 x uint32
+// (tid[3], ntid[3], ctaid[3], nctaid[3]), then the block's shared memory and scheduler (read by
+// cooperating-threads code only; see runtime/HostGrid.h).
 //
 // All functions are thread-safe: every LoweredModule has its own LLVM context, and the
 // process-wide state (target initialization, libdevice, the host JIT) is created once under
@@ -20,8 +21,11 @@
 #include "codegen/CompileOptions.h"
 #include "ir/IR.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ptxjit::codegen {
 
@@ -82,6 +86,43 @@ std::string emitPTX(LoweredModule &m, const CompileOptions &opts);
 /// of its own, and returns the address of the entry, valid for the life of the process.
 /// Throws CompileError(Internal) on failure.
 void *addToHostJIT(LoweredModule &&m, const CompileOptions &opts);
+
+/// Host only, for the disk cache: optimizes `m` as addToHostJIT does and compiles it to a
+/// relocatable object file for this host (position-independent, small code model), returned
+/// as bytes. Throws CompileError(Internal) on failure.
+std::string compileHostObject(LoweredModule &&m, const CompileOptions &opts);
+
+/// Host only: adds the object file `object` (from compileHostObject, possibly of another
+/// process on the same host) to the process-wide JIT in a JITDylib of its own and returns the
+/// address of `entry`, valid for the life of the process. Throws CompileError(Internal) when
+/// the object cannot be linked or lacks `entry`.
+void *loadHostObject(const std::string &object, const std::string &entry);
+
+/// The LLVM version codegen was built with ("19.1.7"). Cheap: initializes nothing.
+std::string llvmVersion();
+
+/// What host code depends on: the process triple, the host CPU's name and its features, as
+/// the host JIT detects them. Initializes no LLVM target.
+std::string hostTargetId();
+
+/// What the host grid runner needs to know about a host kernel besides its arguments
+/// (cooperating threads: see docs/cooperation.md). Lowering stores it in the host module as the
+/// constant `<entry>__launch` (three uint64: shared bytes, cooperative, local bytes), so it
+/// survives compiling to an object file.
+struct HostLaunchInfo {
+  uint64_t staticSharedBytes = 0; ///< bytes of cuda.shared.array with constant shapes per block
+  bool cooperative = false;       ///< uses barriers or warp collectives: threads run as fibers
+  uint64_t localBytes = 0;        ///< bytes of cuda.local.array per thread (all functions)
+};
+
+/// The launch facts of an entry returned by addToHostJIT or loadHostObject (all zero when its
+/// module has no `<entry>__launch` constant). Thread-safe.
+HostLaunchInfo hostLaunchInfo(const void *entry);
+
+/// Makes `symbols` (name, address) resolvable from every module the host JIT links: the runtime
+/// helpers host kernels call (the extension is loaded RTLD_LOCAL, so process lookup cannot find
+/// them). Names already defined are skipped. Thread-safe; throws CompileError(Internal).
+void defineHostSymbols(const std::vector<std::pair<std::string, void *>> &symbols);
 
 /// The libdevice path used by emitPTX: env PTXJIT_LIBDEVICE, else the build's default,
 /// else $CUDA_HOME, $CUDA_PATH or /usr/local/cuda + /nvvm/libdevice/libdevice.10.bc (the

@@ -1,15 +1,20 @@
 // The host backend's process-wide ORC LLJIT.
 #include "codegen/ModuleImpl.h"
 
+#include <llvm/ExecutionEngine/Orc/Core.h>
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include <atomic>
 #include <mutex>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace ptxjit::codegen {
 namespace detail {
@@ -63,6 +68,63 @@ const std::string &hostDataLayout() { return hostTarget().layout; }
 
 } // namespace detail
 
+namespace detail {
+namespace {
+
+std::mutex gLaunchInfoMutex;
+std::unordered_map<const void *, HostLaunchInfo> gLaunchInfo;
+
+/// Reads `<entry>__launch` (written by LowerCuda.cpp) from `jd`, if the module has one, and
+/// remembers it for hostLaunchInfo(entryAddr).
+void recordLaunchInfo(llvm::orc::JITDylib &jd, const std::string &entry, const void *entryAddr) {
+  llvm::orc::LLJIT &jit = hostJIT();
+  auto info = jit.lookup(jd, entry + "__launch");
+  if (!info) {
+    llvm::consumeError(info.takeError()); // a kernel without cooperating-threads features
+    return;
+  }
+  const auto *words = info->toPtr<const uint64_t *>();
+  HostLaunchInfo h;
+  h.staticSharedBytes = words[0];
+  h.cooperative = words[1] != 0;
+  h.localBytes = words[2];
+  std::lock_guard<std::mutex> lock(gLaunchInfoMutex);
+  gLaunchInfo[entryAddr] = h;
+}
+
+} // namespace
+} // namespace detail
+
+HostLaunchInfo hostLaunchInfo(const void *entry) {
+  std::lock_guard<std::mutex> lock(detail::gLaunchInfoMutex);
+  auto it = detail::gLaunchInfo.find(entry);
+  return it == detail::gLaunchInfo.end() ? HostLaunchInfo{} : it->second;
+}
+
+void defineHostSymbols(const std::vector<std::pair<std::string, void *>> &symbols) {
+  using namespace detail;
+  static std::mutex mutex;
+  static std::unordered_set<std::string> defined;
+  std::lock_guard<std::mutex> lock(mutex);
+  llvm::orc::LLJIT &jit = hostJIT();
+  // Every JITDylib the JIT creates links against the process-symbols dylib: definitions there
+  // are visible to all modules, including object files loaded from the disk cache.
+  llvm::orc::JITDylibSP target = jit.getProcessSymbolsJITDylib();
+  llvm::orc::JITDylib &jd = target ? *target : jit.getMainJITDylib();
+  llvm::orc::SymbolMap map;
+  for (const auto &[name, addr] : symbols) {
+    if (!defined.insert(name).second)
+      continue;
+    map[jit.mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(addr),
+                                      llvm::JITSymbolFlags::Exported |
+                                          llvm::JITSymbolFlags::Callable};
+  }
+  if (map.empty())
+    return;
+  if (llvm::Error e = jd.define(llvm::orc::absoluteSymbols(std::move(map))))
+    internalError("cannot define the host runtime helpers: " + llvm::toString(std::move(e)));
+}
+
 void *addToHostJIT(LoweredModule &&lm, const CompileOptions &opts) {
   using namespace detail;
   LoweredModule::Impl *impl = lm.impl();
@@ -97,6 +159,65 @@ void *addToHostJIT(LoweredModule &&lm, const CompileOptions &opts) {
   if (!addr)
     internalError("cannot compile '" + entry +
                   "' for the host: " + llvm::toString(addr.takeError()));
+  recordLaunchInfo(*jd, entry, addr->toPtr<void *>());
+  return addr->toPtr<void *>();
+}
+
+namespace {
+
+/// A fresh JITDylib of its own for one entry (symbols of different modules never clash).
+llvm::orc::JITDylib &freshDylib(const std::string &entry) {
+  static std::atomic<uint64_t> counter{0};
+  auto jd =
+      detail::hostJIT().createJITDylib("ptxjit_obj_" + std::to_string(counter++) + "_" + entry);
+  if (!jd)
+    detail::internalError("cannot create a JITDylib: " + llvm::toString(jd.takeError()));
+  return *jd;
+}
+
+} // namespace
+
+std::string compileHostObject(LoweredModule &&lm, const CompileOptions &opts) {
+  using namespace detail;
+  LoweredModule::Impl *impl = lm.impl();
+  if (!impl || !impl->module)
+    internalError("compileHostObject on an empty module");
+  if (impl->backend != Backend::Host)
+    internalError("compileHostObject needs a module lowered for the host backend");
+  llvm::orc::JITTargetMachineBuilder jtmb = *hostTarget().jtmb;
+  // Position-independent and the small code model: what the JIT's linker expects of objects
+  // (it sets the same for the modules it compiles itself).
+  jtmb.setRelocationModel(llvm::Reloc::PIC_);
+  jtmb.setCodeModel(llvm::CodeModel::Small);
+  auto tm = jtmb.createTargetMachine();
+  if (!tm)
+    internalError("cannot create the host target machine: " + llvm::toString(tm.takeError()));
+  runOptimizationPipeline(*impl->module, **tm, opts.optLevel < 3 ? opts.optLevel : 3);
+  std::string err;
+  llvm::raw_string_ostream es(err);
+  if (llvm::verifyModule(*impl->module, &es)) {
+    es.flush();
+    internalError("the optimized host module is invalid: " + err);
+  }
+  llvm::orc::SimpleCompiler compile(**tm);
+  auto obj = compile(*impl->module);
+  if (!obj)
+    internalError("cannot compile the host module: " + llvm::toString(obj.takeError()));
+  return std::string((*obj)->getBuffer());
+}
+
+void *loadHostObject(const std::string &object, const std::string &entry) {
+  using namespace detail;
+  llvm::orc::LLJIT &jit = hostJIT();
+  llvm::orc::JITDylib &jd = freshDylib(entry);
+  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object, entry + ".o");
+  if (llvm::Error e = jit.addObjectFile(jd, std::move(buffer)))
+    internalError("cannot add the object file of '" + entry +
+                  "' to the host JIT: " + llvm::toString(std::move(e)));
+  auto addr = jit.lookup(jd, entry);
+  if (!addr)
+    internalError("cannot link '" + entry + "' for the host: " + llvm::toString(addr.takeError()));
+  detail::recordLaunchInfo(jd, entry, addr->toPtr<void *>());
   return addr->toPtr<void *>();
 }
 

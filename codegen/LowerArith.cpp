@@ -351,12 +351,9 @@ llvm::Value *unrolledPower(llvm::Value *x, int64_t n, llvm::Value *one, Mul mul)
 
 } // namespace
 
-llvm::Value *FunctionLowerer::lowerPow(const BinOpInstr &i, const ScalarType *result) {
-  SourceLoc at = i.loc;
-  const Instr *lhs = i.operand(0), *rhs = i.operand(1);
-  const Type *lt = typeOf(lhs, at), *rt = typeOf(rhs, at);
-  llvm::Value *l = valueOf(lhs, at), *r = valueOf(rhs, at);
-  std::optional<int64_t> k = constantIntOf(rhs);
+llvm::Value *FunctionLowerer::lowerPow(llvm::Value *l, const Type *lt, llvm::Value *r,
+                                       const Type *rt, const ScalarType *result, SourceLoc at,
+                                       std::optional<int64_t> k) {
   constexpr int64_t kMaxUnrolled = 16;
 
   if (result->kind() == TypeKind::Int) {
@@ -422,20 +419,25 @@ llvm::Value *FunctionLowerer::lowerPow(const BinOpInstr &i, const ScalarType *re
 llvm::Value *FunctionLowerer::lowerBinOp(const BinOpInstr &i) {
   SourceLoc at = i.loc;
   const Instr *lhs = i.operand(0), *rhs = i.operand(1);
-  const Type *lt = typeOf(lhs, at), *rt = typeOf(rhs, at);
-  const Type *res = concretize(typeOf(&i, at));
+  return binaryValues(i.binop, valueOf(lhs, at), typeOf(lhs, at), valueOf(rhs, at),
+                      typeOf(rhs, at), typeOf(&i, at), at, constantIntOf(rhs));
+}
+
+llvm::Value *FunctionLowerer::binaryValues(BinaryOp op, llvm::Value *lv, const Type *lt,
+                                           llvm::Value *rv, const Type *rt, const Type *resType,
+                                           SourceLoc at, std::optional<int64_t> constRhs) {
+  const Type *res = concretize(resType);
 
   // Tuple concatenation.
   if (auto *tres = dyn_cast<TupleType>(res)) {
     auto *tl = dyn_cast<TupleType>(concretize(lt));
     auto *tr = dyn_cast<TupleType>(concretize(rt));
-    if (i.binop != BinaryOp::Add || !tl || !tr || tl->size() + tr->size() != tres->size())
-      fail(at, DiagCode::OperatorTypes, {binaryOpName(i.binop), lt->str(), rt->str()});
-    llvm::Value *l = valueOf(lhs, at), *r = valueOf(rhs, at);
+    if (op != BinaryOp::Add || !tl || !tr || tl->size() + tr->size() != tres->size())
+      fail(at, DiagCode::OperatorTypes, {binaryOpName(op), lt->str(), rt->str()});
     llvm::Value *out = llvm::PoisonValue::get(repr(tres, at));
     for (size_t k = 0; k < tres->size(); ++k) {
       bool left = k < tl->size();
-      llvm::Value *e = B.CreateExtractValue(left ? l : r, unsigned(left ? k : k - tl->size()));
+      llvm::Value *e = B.CreateExtractValue(left ? lv : rv, unsigned(left ? k : k - tl->size()));
       const Type *et = left ? tl->elements()[k] : tr->elements()[k - tl->size()];
       out = B.CreateInsertValue(out, convert(e, et, tres->elements()[k], at), unsigned(k));
     }
@@ -444,19 +446,19 @@ llvm::Value *FunctionLowerer::lowerBinOp(const BinOpInstr &i) {
 
   auto *rs = dyn_cast<ScalarType>(res);
   if (!rs || !scalarOf(lt) || !scalarOf(rt))
-    fail(at, DiagCode::OperatorTypes, {binaryOpName(i.binop), lt->str(), rt->str()});
-  if (i.binop == BinaryOp::MatMul)
-    fail(at, DiagCode::OperatorTypes, {binaryOpName(i.binop), lt->str(), rt->str()});
-  if (i.binop == BinaryOp::Pow)
-    return lowerPow(i, rs);
+    fail(at, DiagCode::OperatorTypes, {binaryOpName(op), lt->str(), rt->str()});
+  if (op == BinaryOp::MatMul)
+    fail(at, DiagCode::OperatorTypes, {binaryOpName(op), lt->str(), rt->str()});
+  if (op == BinaryOp::Pow)
+    return lowerPow(lv, lt, rv, rt, rs, at, constRhs);
 
   // Both operands in the result (computation) type: the promoted operand type; float64 for
   // int / int; int64 for bool + - *.
-  llvm::Value *l = convert(valueOf(lhs, at), lt, rs, at);
-  llvm::Value *r = convert(valueOf(rhs, at), rt, rs, at);
+  llvm::Value *l = convert(lv, lt, rs, at);
+  llvm::Value *r = convert(rv, rt, rs, at);
   switch (rs->kind()) {
   case TypeKind::Bool:
-    switch (i.binop) {
+    switch (op) {
     case BinaryOp::And:
       return B.CreateAnd(l, r);
     case BinaryOp::Or:
@@ -464,14 +466,14 @@ llvm::Value *FunctionLowerer::lowerBinOp(const BinOpInstr &i) {
     case BinaryOp::Xor:
       return B.CreateXor(l, r);
     default:
-      internal(at, std::string("operator ") + binaryOpName(i.binop) + " typed bool");
+      internal(at, std::string("operator ") + binaryOpName(op) + " typed bool");
     }
   case TypeKind::Int:
-    return intBinary(i.binop, l, r, rs->isSigned(), at);
+    return intBinary(op, l, r, rs->isSigned(), at);
   case TypeKind::Float:
-    return floatBinary(i.binop, l, r, at);
+    return floatBinary(op, l, r, at);
   default:
-    return complexBinary(i.binop, l, r, at);
+    return complexBinary(op, l, r, at);
   }
 }
 

@@ -1,5 +1,5 @@
 // Lowering of arrays (indexing, element access, views, attributes), tuples, ranges and
-// iterators.
+// iterators (range, arrays, enumerate, zip). Slices and view assignment: LowerSlices.cpp.
 #include "codegen/Lowering.h"
 
 #include <llvm/IR/Constants.h>
@@ -34,8 +34,6 @@ std::vector<llvm::Value *> FunctionLowerer::arrayIndices(llvm::Value *arr, const
   std::vector<llvm::Value *> out;
   for (size_t k = 0; k < comps.size(); ++k) {
     const Type *ct = concretize(comps[k].second);
-    if (ct->kind() == TypeKind::Slice)
-      fail(at, DiagCode::UnsupportedConstruct, {"slicing"});
     auto *s = dyn_cast<ScalarType>(ct);
     if (!s || (s->kind() != TypeKind::Int && s->kind() != TypeKind::Bool))
       fail(at, DiagCode::IndexTypes, {aty->str(), idxType->str()});
@@ -130,14 +128,18 @@ llvm::Value *FunctionLowerer::lowerGetItem(const GetItemInstr &i) {
   const Type *res = typeOf(&i, at);
   llvm::Value *v = valueOf(obj, at);
   if (auto *aty = dyn_cast<ArrayType>(ot)) {
-    std::vector<llvm::Value *> idx = arrayIndices(v, aty, valueOf(index, at), it, at);
-    if (idx.size() == static_cast<size_t>(aty->ndim()))
-      return convert(loadElement(elementAddress(v, aty, idx), aty->dtype()), aty->dtype(), res, at);
-    auto *rty = dyn_cast<ArrayType>(concretize(res));
-    if (!rty || rty->ndim() != aty->ndim() - static_cast<int>(idx.size()) ||
-        rty->dtype() != aty->dtype())
-      internal(at, "partial index of " + aty->str() + " typed " + res->str());
-    return subarray(v, aty, idx);
+    llvm::Value *iv = valueOf(index, at);
+    std::vector<IndexComponent> comps = indexComponents(iv, it);
+    if (selectsView(aty, comps)) {
+      llvm::Value *view = indexView(v, aty, comps, at);
+      auto *rty = dyn_cast<ArrayType>(concretize(res));
+      if (!rty || rty->dtype() != aty->dtype() ||
+          M.arrayType(rty->ndim()) != view->getType())
+        internal(at, "view of " + aty->str() + " typed " + res->str());
+      return view;
+    }
+    std::vector<llvm::Value *> idx = arrayIndices(v, aty, iv, it, at);
+    return convert(loadElement(elementAddress(v, aty, idx), aty->dtype()), aty->dtype(), res, at);
   }
   if (auto *tt = dyn_cast<TupleType>(ot)) {
     auto *its = dyn_cast<ScalarType>(concretize(it));
@@ -172,8 +174,6 @@ llvm::Value *FunctionLowerer::lowerGetItem(const GetItemInstr &i) {
     llvm::Value *p = B.CreateInBoundsGEP(slot->getAllocatedType(), slot, {B.getInt64(0), j});
     return convert(B.CreateLoad(ety, p), et, res, at);
   }
-  if (ot->kind() == TypeKind::Slice || concretize(it)->kind() == TypeKind::Slice)
-    fail(at, DiagCode::UnsupportedConstruct, {"slicing"});
   fail(at, DiagCode::IndexTypes, {ot->str(), it->str()});
 }
 
@@ -187,10 +187,18 @@ void FunctionLowerer::lowerSetItem(const SetItemInstr &i) {
   if (aty->readonly())
     fail(at, DiagCode::ReadonlyArray, {ot->str()});
   llvm::Value *arr = valueOf(obj, at);
-  std::vector<llvm::Value *> idx = arrayIndices(arr, aty, valueOf(index, at), it, at);
-  if (idx.size() != static_cast<size_t>(aty->ndim()))
-    fail(at, DiagCode::UnsupportedConstruct, {"assigning to a sub-array"});
+  llvm::Value *iv = valueOf(index, at);
   const Type *vt = typeOf(value, at);
+  std::vector<IndexComponent> comps = indexComponents(iv, it);
+  if (selectsView(aty, comps)) {
+    // a[i:j] = x, img[y] = 0, a[:, k] = v: every element of the view.
+    llvm::Value *view = indexView(arr, aty, comps, at);
+    int vnd = static_cast<int>(
+        llvm::cast<llvm::ArrayType>(view->getType()->getStructElementType(1))->getNumElements());
+    assignToView(view, types::array(aty->dtype(), vnd, Layout::A), valueOf(value, at), vt, at);
+    return;
+  }
+  std::vector<llvm::Value *> idx = arrayIndices(arr, aty, iv, it, at);
   if (!dyn_cast<ScalarType>(concretize(vt)))
     fail(at, DiagCode::SetItemTypes, {ot->str(), it->str(), vt->str()});
   llvm::Value *v = convert(valueOf(value, at), vt, aty->dtype(), at);
@@ -248,6 +256,7 @@ llvm::Value *FunctionLowerer::rangeLength(llvm::Value *range) {
 
 llvm::Type *FunctionLowerer::iterStateType(const IteratorType *it, SourceLoc at) {
   auto *i64 = B.getInt64Ty();
+  auto *ptr = llvm::PointerType::getUnqual(M.ctx);
   switch (it->iterKind()) {
   case IterKind::Range:
     return llvm::StructType::get(M.ctx, {i64, i64, i64});
@@ -257,9 +266,11 @@ llvm::Type *FunctionLowerer::iterStateType(const IteratorType *it, SourceLoc at)
     return llvm::StructType::get(M.ctx, {i64, repr(it->sources()[0], at)});
   }
   case IterKind::Enumerate:
-    fail(at, DiagCode::UnsupportedConstruct, {"enumerate()"});
+    if (it->sources().size() != 1)
+      internal(at, "enumerate without its inner iterator");
+    return llvm::StructType::get(M.ctx, {i64, ptr});
   case IterKind::Zip:
-    fail(at, DiagCode::UnsupportedConstruct, {"zip()"});
+    return llvm::StructType::get(M.ctx, std::vector<llvm::Type *>(it->sources().size(), ptr));
   }
   internal(at, "iterator kind");
 }
@@ -285,7 +296,7 @@ void FunctionLowerer::initIterState(llvm::Value *state, const IteratorType *it, 
     return;
   }
   default:
-    internal(at, "iterator kind");
+    internal(at, "initializing an " + it->str() + " state from " + sourceType->str());
   }
 }
 
@@ -295,39 +306,120 @@ llvm::Value *FunctionLowerer::iterValid(llvm::Value *state, const IteratorType *
     return B.CreateLoad(ty, B.CreateStructGEP(sty, state, k));
   };
   auto *i64 = B.getInt64Ty();
-  if (it->iterKind() == IterKind::Range) {
+  auto *ptr = llvm::PointerType::getUnqual(M.ctx);
+  auto inner = [&](size_t k) { return cast<IteratorType>(it->sources()[k]); };
+  switch (it->iterKind()) {
+  case IterKind::Range: {
     llvm::Value *cur = field(0, i64), *stop = field(1, i64), *step = field(2, i64);
     llvm::Value *zero = B.getInt64(0);
     // step > 0 ? cur < stop : (step < 0 && cur > stop); a zero step yields nothing.
     return B.CreateSelect(B.CreateICmpSGT(step, zero), B.CreateICmpSLT(cur, stop),
                           B.CreateAnd(B.CreateICmpSLT(step, zero), B.CreateICmpSGT(cur, stop)));
   }
-  llvm::Value *idx = field(0, i64);
-  llvm::Value *len = B.CreateLoad(
-      i64, B.CreateGEP(sty, state, {B.getInt32(0), B.getInt32(1), B.getInt32(1), B.getInt32(0)}));
-  return B.CreateICmpSLT(idx, len);
+  case IterKind::Array: {
+    llvm::Value *idx = field(0, i64);
+    llvm::Value *len = B.CreateLoad(
+        i64,
+        B.CreateGEP(sty, state, {B.getInt32(0), B.getInt32(1), B.getInt32(1), B.getInt32(0)}));
+    return B.CreateICmpSLT(idx, len);
+  }
+  case IterKind::Enumerate:
+    return iterValid(field(1, ptr), inner(0), at);
+  case IterKind::Zip: {
+    // zip stops at the shortest iterable; zip() of nothing yields nothing.
+    llvm::Value *all = B.getInt1(!it->sources().empty());
+    for (size_t k = 0; k < it->sources().size(); ++k)
+      all = B.CreateAnd(all, iterValid(field(unsigned(k), ptr), inner(k), at));
+    return all;
+  }
+  }
+  internal(at, "iterator kind");
 }
 
 llvm::Value *FunctionLowerer::iterNext(llvm::Value *state, const IteratorType *it, SourceLoc at) {
   llvm::Type *sty = iterStateType(it, at);
   auto *i64 = B.getInt64Ty();
-  if (it->iterKind() == IterKind::Range) {
+  auto *ptr = llvm::PointerType::getUnqual(M.ctx);
+  auto inner = [&](size_t k) { return cast<IteratorType>(it->sources()[k]); };
+  switch (it->iterKind()) {
+  case IterKind::Range: {
     llvm::Value *curP = B.CreateStructGEP(sty, state, 0);
     llvm::Value *cur = B.CreateLoad(i64, curP);
     llvm::Value *step = B.CreateLoad(i64, B.CreateStructGEP(sty, state, 2));
     B.CreateStore(B.CreateAdd(cur, step), curP);
     return cur;
   }
-  auto *aty = dyn_cast<ArrayType>(concretize(it->sources()[0]));
-  if (!aty || aty->ndim() < 1)
-    internal(at, "array iterator over " + it->sources()[0]->str());
-  llvm::Value *idxP = B.CreateStructGEP(sty, state, 0);
-  llvm::Value *idx = B.CreateLoad(i64, idxP);
-  B.CreateStore(B.CreateAdd(idx, B.getInt64(1)), idxP);
-  llvm::Value *arr = B.CreateLoad(sty->getStructElementType(1), B.CreateStructGEP(sty, state, 1));
-  if (aty->ndim() == 1)
-    return loadElement(elementAddress(arr, aty, {idx}), aty->dtype());
-  return subarray(arr, aty, {idx});
+  case IterKind::Array: {
+    auto *aty = dyn_cast<ArrayType>(concretize(it->sources()[0]));
+    if (!aty || aty->ndim() < 1)
+      internal(at, "array iterator over " + it->sources()[0]->str());
+    llvm::Value *idxP = B.CreateStructGEP(sty, state, 0);
+    llvm::Value *idx = B.CreateLoad(i64, idxP);
+    B.CreateStore(B.CreateAdd(idx, B.getInt64(1)), idxP);
+    llvm::Value *arr =
+        B.CreateLoad(sty->getStructElementType(1), B.CreateStructGEP(sty, state, 1));
+    if (aty->ndim() == 1)
+      return loadElement(elementAddress(arr, aty, {idx}), aty->dtype());
+    return subarray(arr, aty, {idx});
+  }
+  case IterKind::Enumerate: {
+    llvm::Value *countP = B.CreateStructGEP(sty, state, 0);
+    llvm::Value *count = B.CreateLoad(i64, countP);
+    B.CreateStore(B.CreateAdd(count, B.getInt64(1)), countP);
+    llvm::Value *v = iterNext(B.CreateLoad(ptr, B.CreateStructGEP(sty, state, 1)), inner(0), at);
+    llvm::Value *out = llvm::PoisonValue::get(repr(it->yieldType(), at));
+    out = B.CreateInsertValue(out, count, 0);
+    return B.CreateInsertValue(out, v, 1);
+  }
+  case IterKind::Zip: {
+    llvm::Value *out = llvm::PoisonValue::get(repr(it->yieldType(), at));
+    for (size_t k = 0; k < it->sources().size(); ++k) {
+      llvm::Value *p = B.CreateLoad(ptr, B.CreateStructGEP(sty, state, unsigned(k)));
+      out = B.CreateInsertValue(out, iterNext(p, inner(k), at), unsigned(k));
+    }
+    return out;
+  }
+  }
+  internal(at, "iterator kind");
+}
+
+llvm::Value *FunctionLowerer::lowerIterBuiltin(const CallInstr &i) {
+  SourceLoc at = i.loc;
+  auto *it = dyn_cast<IteratorType>(concretize(typeOf(&i, at)));
+  bool isEnum = i.builtin == BuiltinId::Enumerate;
+  if (!it || it->iterKind() != (isEnum ? IterKind::Enumerate : IterKind::Zip))
+    internal(at, std::string(builtinPath(i.builtin)) + " typed " + typeOf(&i, at)->str());
+  size_t nIter = isEnum ? 1 : i.numArgs();
+  if (it->sources().size() != nIter || (isEnum && (i.numArgs() < 1 || i.numArgs() > 2)))
+    internal(at, "arguments of " + it->str());
+  llvm::Type *sty = iterStateType(it, at);
+  llvm::AllocaInst *state = entryAlloca(sty, isEnum ? "enumerate" : "zip");
+  // The inner iterators: an argument that is an iterator already (a zip, an enumerate) is
+  // shared, as in Python; anything else gets its own state, as iter() would make.
+  std::vector<llvm::Value *> inner;
+  for (size_t k = 0; k < nIter; ++k) {
+    const Instr *a = i.arg(k);
+    const Type *argT = typeOf(a, at);
+    if (concretize(argT)->kind() == TypeKind::Iterator) {
+      inner.push_back(valueOf(a, at));
+      continue;
+    }
+    auto *innerIt = cast<IteratorType>(it->sources()[k]);
+    llvm::AllocaInst *s = entryAlloca(iterStateType(innerIt, at), "iter");
+    initIterState(s, innerIt, valueOf(a, at), argT, at);
+    inner.push_back(s);
+  }
+  if (isEnum) {
+    llvm::Value *start = B.getInt64(0);
+    if (i.numArgs() == 2)
+      start = convert(valueOf(i.arg(1), at), typeOf(i.arg(1), at), types::int64(), at);
+    B.CreateStore(start, B.CreateStructGEP(sty, state, 0));
+    B.CreateStore(inner[0], B.CreateStructGEP(sty, state, 1));
+  } else {
+    for (size_t k = 0; k < nIter; ++k)
+      B.CreateStore(inner[k], B.CreateStructGEP(sty, state, unsigned(k)));
+  }
+  return state;
 }
 
 llvm::Value *FunctionLowerer::lowerGetIter(const GetIterInstr &i) {
@@ -335,6 +427,8 @@ llvm::Value *FunctionLowerer::lowerGetIter(const GetIterInstr &i) {
   auto *it = dyn_cast<IteratorType>(concretize(typeOf(&i, at)));
   if (!it)
     fail(at, DiagCode::NotIterable, {typeOf(i.operand(0), at)->str()});
+  if (concretize(typeOf(i.operand(0), at))->kind() == TypeKind::Iterator)
+    return valueOf(i.operand(0), at); // iter() of an iterator is the iterator itself
   llvm::AllocaInst *state = entryAlloca(iterStateType(it, at), "iter");
   initIterState(state, it, valueOf(i.operand(0), at), typeOf(i.operand(0), at), at);
   return state;

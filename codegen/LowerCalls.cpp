@@ -54,6 +54,8 @@ llvm::Value *FunctionLowerer::lowerGetAttr(const GetAttrInstr &i) {
   auto sreg = [&](Sreg r, int dim) {
     return convert(specialRegister(r, dim), types::int32(), res, at);
   };
+  if (const CudaBuiltinInfo *ci = cudaBuiltinInfo(i.builtin)) // cuda.laneid, cuda.warpsize
+    return lowerCudaValue(i, *ci);
   switch (i.builtin) {
   case BuiltinId::ThreadIdxX:
     return sreg(Sreg::Tid, 0);
@@ -214,6 +216,12 @@ llvm::Value *FunctionLowerer::lowerBuiltinCall(const CallInstr &i) {
   SourceLoc at = i.loc;
   const Type *res = typeOf(&i, at);
   const char *path = builtinPath(i.builtin);
+  if (i.builtin == BuiltinId::Print) // takes sep= and end=
+    return lowerPrint(i);
+  if (const CudaBuiltinInfo *ci = cudaBuiltinInfo(i.builtin)) // LowerCuda.cpp (keywords too)
+    return lowerCudaCall(i, *ci);
+  if (i.builtin == BuiltinId::Enumerate || i.builtin == BuiltinId::Zip)
+    return lowerIterBuiltin(i); // LowerArrays.cpp (enumerate takes start=)
   if (!i.kwNames.empty())
     fail(at, DiagCode::CallArgs, {path, "keyword arguments"});
   size_t n = i.numArgs();
@@ -291,6 +299,12 @@ llvm::Value *FunctionLowerer::lowerBuiltinCall(const CallInstr &i) {
   case BuiltinId::Min:
   case BuiltinId::Max:
     return lowerMinMax(i, i.builtin == BuiltinId::Max);
+  case BuiltinId::Divmod:
+    return lowerDivmod(i);
+  case BuiltinId::Round:
+    return lowerRound(i);
+  case BuiltinId::Pow:
+    return lowerPowCall(i);
   case BuiltinId::CudaGrid:
   case BuiltinId::CudaGridsize: {
     bool gs = i.builtin == BuiltinId::CudaGridsize;

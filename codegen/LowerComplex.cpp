@@ -2,7 +2,10 @@
 // IR built from real math calls. The formulas follow CPython's cmathmodule.c
 // for finite inputs (including its branches for very large and very small
 // magnitudes), so ordinary results agree with Python's cmath within a few ULP;
-// where CPython raises, the kernel returns inf/nan.
+// infinite and nan parts give CPython's special values (CmathSpecial.h), taken
+// on a separate branch; where CPython raises, the kernel returns the value
+// CPython computes before raising (C99 Annex G's), or inf/nan.
+#include "codegen/CmathSpecial.h"
 #include "codegen/Lowering.h"
 
 #include <llvm/IR/Constants.h>
@@ -76,6 +79,106 @@ public:
   }
   llvm::Value *hypot(llvm::Value *a, llvm::Value *b) {
     return f(MathFn::Hypot, {a, b});
+  }
+  llvm::Value *inf() { return llvm::ConstantFP::getInfinity(ty); }
+  /// False for ±inf and nan.
+  llvm::Value *isFinite(llvm::Value *a) { return lt(fabs(a), inf()); }
+  llvm::Value *isInf(llvm::Value *a) { return eq(fabs(a), inf()); }
+
+  /// The CmathClass of `v` as an i32.
+  llvm::Value *classOf(llvm::Value *v) {
+    auto c = [&](CmathClass k) { return B.getInt32(static_cast<uint32_t>(k)); };
+    llvm::Type *ity = B.getIntNTy(ty->getPrimitiveSizeInBits());
+    llvm::Value *neg = B.CreateICmpSLT(B.CreateBitCast(v, ity),
+                                       llvm::ConstantInt::get(ity, 0));
+    llvm::Value *r = sel(neg, c(CmathClass::Neg), c(CmathClass::Pos));
+    r = sel(eq(v, k(0.0)),
+            sel(neg, c(CmathClass::NegZero), c(CmathClass::PosZero)), r);
+    r = sel(isInf(v), sel(neg, c(CmathClass::NegInf), c(CmathClass::PosInf)),
+            r);
+    return sel(B.CreateFCmpUNO(v, v), c(CmathClass::Nan), r);
+  }
+
+  /// How an infinite real part with a finite nonzero imaginary part y is
+  /// treated (CPython computes the signs from cos(y) and sin(y)).
+  enum class InfFix { None, Exp, Cosh, Sinh, Tanh, Rect };
+
+  /// `normal` (the formula's result) when both parts of z are finite, else
+  /// CPython's special value of table `t` (a branch taken only then).
+  Cx withSpecials(CmathTable t, Cx z, Cx normal, InfFix fix = InfFix::None) {
+    llvm::BasicBlock *from = B.GetInsertBlock();
+    llvm::Function *fn = from->getParent();
+    llvm::Module &mod = *fn->getParent();
+    llvm::LLVMContext &ctx = B.getContext();
+    auto *special = llvm::BasicBlock::Create(ctx, "cmath.special", fn);
+    auto *join = llvm::BasicBlock::Create(ctx, "cmath.join", fn);
+    B.CreateCondBr(land(isFinite(z.re), isFinite(z.im)), join, special);
+
+    B.SetInsertPoint(special);
+    auto *f64 = B.getDoubleTy();
+    auto *tableTy = llvm::ArrayType::get(f64, 98);
+    std::string name = std::string("__ptxjit_cmath_") + cmathTableName(t);
+    llvm::GlobalVariable *g = mod.getNamedGlobal(name);
+    if (!g) {
+      std::vector<llvm::Constant *> vals;
+      for (const auto &e : cmathSpecialTable(t)) {
+        vals.push_back(llvm::ConstantFP::get(f64, e.first));
+        vals.push_back(llvm::ConstantFP::get(f64, e.second));
+      }
+      g = new llvm::GlobalVariable(
+          mod, tableTy, true, llvm::GlobalValue::PrivateLinkage,
+          llvm::ConstantArray::get(tableTy, vals), name);
+      g->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    }
+    llvm::Value *idx = B.CreateMul(
+        B.CreateAdd(B.CreateMul(classOf(z.re), B.getInt32(7)), classOf(z.im)),
+        B.getInt32(2));
+    auto load = [&](llvm::Value *i) {
+      llvm::Value *p = B.CreateInBoundsGEP(tableTy, g, {B.getInt32(0), i});
+      llvm::Value *v = B.CreateLoad(f64, p);
+      return isDouble ? v : B.CreateFPTrunc(v, ty);
+    };
+    Cx r{load(idx), load(B.CreateAdd(idx, B.getInt32(1)))};
+    if (fix != InfFix::None) {
+      llvm::Value *x = z.re, *y = z.im;
+      llvm::Value *c = f(MathFn::Cos, {y}), *s = f(MathFn::Sin, {y});
+      llvm::Value *pos = gt(x, k(0.0));
+      llvm::Value *infC = copysign(inf(), c), *infS = copysign(inf(), s);
+      Cx fixed;
+      switch (fix) {
+      case InfFix::Exp:
+        fixed = sel(pos, Cx{infC, infS},
+                    Cx{copysign(k(0.0), c), copysign(k(0.0), s)});
+        break;
+      case InfFix::Cosh:
+        fixed = Cx{infC, sel(pos, infS, neg(infS))};
+        break;
+      case InfFix::Sinh:
+        fixed = Cx{sel(pos, infC, neg(infC)), infS};
+        break;
+      case InfFix::Tanh:
+        fixed =
+            Cx{copysign(k(1.0), x), copysign(k(0.0), mul(mul(k(2.0), s), c))};
+        break;
+      default: // Rect: rect(±inf, phi) = ±inf * (cos phi, sin phi)
+        fixed = sel(pos, Cx{infC, infS}, Cx{neg(infC), neg(infS)});
+        break;
+      }
+      llvm::Value *use =
+          land(land(isInf(x), isFinite(y)), B.CreateFCmpUNE(y, k(0.0)));
+      r = sel(use, fixed, r);
+    }
+    llvm::BasicBlock *specialEnd = B.GetInsertBlock();
+    B.CreateBr(join);
+
+    B.SetInsertPoint(join);
+    auto phi = [&](llvm::Value *a, llvm::Value *b) {
+      llvm::PHINode *p = B.CreatePHI(ty, 2);
+      p->addIncoming(a, from);
+      p->addIncoming(b, specialEnd);
+      return p;
+    };
+    return {phi(normal.re, r.re), phi(normal.im, r.im)};
   }
 
   Cx cmul(Cx a, Cx b) {
@@ -381,6 +484,7 @@ llvm::Value *FunctionLowerer::lowerComplexCall(const CallInstr &i,
     Cx c{m.mul(r, m.f(MathFn::Cos, {phi})), m.mul(r, m.f(MathFn::Sin, {phi}))};
     // CPython: rect(r, 0) is (r, r * 0) so that infinite r gives a real result.
     c = m.sel(m.eq(phi, m.k(0.0)), Cx{r, m.mul(r, phi)}, c);
+    c = m.withSpecials(CmathTable::Rect, Cx{r, phi}, c, CMath::InfFix::Rect);
     return convert(pack(c, types::complex128()), types::complex128(), res, at);
   }
   default:
@@ -420,53 +524,73 @@ llvm::Value *FunctionLowerer::lowerComplexCall(const CallInstr &i,
       return convert(ph, ft, res, at);
     const TupleType *tt = types::tuple({ft, ft});
     llvm::Value *out = llvm::PoisonValue::get(repr(tt, at));
-    out = B.CreateInsertValue(out, m.hypot(z.re, z.im), 0);
+    // CPython's abs: an infinite part gives inf even when the other is nan.
+    llvm::Value *r = m.sel(m.lor(m.isInf(z.re), m.isInf(z.im)), m.inf(),
+                           m.hypot(z.re, z.im));
+    out = B.CreateInsertValue(out, r, 0);
     out = B.CreateInsertValue(out, ph, 1);
     return convert(out, tt, res, at);
   }
   case MathKind::CLog: {
-    Cx r = m.log(z);
-    if (n == 2)
-      r = m.cdiv(r, m.log(cxArg(1, ct)));
-    else if (n != 1)
+    Cx r = m.withSpecials(CmathTable::Log, z, m.log(z));
+    if (n == 2) {
+      Cx base = cxArg(1, ct);
+      r = m.cdiv(r, m.withSpecials(CmathTable::Log, base, m.log(base)));
+    } else if (n != 1)
       badArgs();
     return convert(pack(r, ct), ct, res, at);
   }
   case MathKind::CUnary: {
     if (n != 1)
       badArgs();
+    using T = CmathTable;
+    using Fix = CMath::InfFix;
+    // The hyperbolic functions with CPython's special values; the trigonometric
+    // ones are derived from them as CPython does (sin(z) = -i sinh(iz), ...),
+    // special values included.
+    auto sinh = [&](Cx w) {
+      return m.withSpecials(T::Sinh, w, m.coshSinh(w, true), Fix::Sinh);
+    };
+    auto cosh = [&](Cx w) {
+      return m.withSpecials(T::Cosh, w, m.coshSinh(w, false), Fix::Cosh);
+    };
+    auto tanh = [&](Cx w) {
+      return m.withSpecials(T::Tanh, w, m.tanh(w), Fix::Tanh);
+    };
+    auto asinh = [&](Cx w) { return m.withSpecials(T::Asinh, w, m.asinh(w)); };
+    auto atanh = [&](Cx w) { return m.withSpecials(T::Atanh, w, m.atanh(w)); };
     Cx r;
     if (name == "exp")
-      r = m.exp(z);
+      r = m.withSpecials(T::Exp, z, m.exp(z), Fix::Exp);
     else if (name == "log10") {
-      r = m.log(z);
+      r = m.withSpecials(T::Log, z, m.log(z));
       r = {m.div(r.re, m.k(M_LN10)), m.div(r.im, m.k(M_LN10))};
     } else if (name == "sqrt")
-      r = m.sqrt(z);
+      r = m.withSpecials(T::Sqrt, z, m.sqrt(z));
     else if (name == "sinh")
-      r = m.coshSinh(z, true);
+      r = sinh(z);
     else if (name == "cosh")
-      r = m.coshSinh(z, false);
+      r = cosh(z);
     else if (name == "tanh")
-      r = m.tanh(z);
+      r = tanh(z);
     else if (name == "asinh")
-      r = m.asinh(z);
+      r = asinh(z);
     else if (name == "acosh")
-      r = m.acosh(z);
+      r = m.withSpecials(T::Acosh, z, m.acosh(z));
     else if (name == "atanh")
-      r = m.atanh(z);
+      r = atanh(z);
     else if (name == "acos")
-      r = m.acos(z);
+      r = m.withSpecials(T::Acos, z, m.acos(z));
     else if (name == "sin")
-      r = m.rotBack(m.coshSinh(CMath::timesI(z, m), true));
+      r = m.rotBack(sinh(CMath::timesI(z, m)));
     else if (name == "cos")
-      r = m.coshSinh(CMath::timesI(z, m), false);
+      r = cosh(CMath::timesI(z, m));
     else if (name == "tan")
-      r = m.rotBack(m.tanh(CMath::timesI(z, m)));
+      r = m.rotBack(tanh(CMath::timesI(z, m)));
     else if (name == "asin")
-      r = m.rotBack(m.asinh(CMath::timesI(z, m)));
+      r = m.rotBack(asinh(CMath::timesI(z, m)));
     else if (name == "atan")
-      r = m.rotBack(m.atanh(CMath::timesI(z, m)));
+      r = m.rotBack(atanh(CMath::timesI(z, m)));
     else
       internal(at, "cmath function " + name);
     return convert(pack(r, ct), ct, res, at);

@@ -157,8 +157,10 @@ llvm::Type *ModuleLowerer::reprType(const Type *t, const Function &fn, SourceLoc
   }
   case TypeKind::Iterator:
     return llvm::PointerType::getUnqual(ctx);
-  case TypeKind::Slice:
-    break;
+  case TypeKind::Slice: { // {start, stop, step}: see the file comment of Lowering.h
+    auto *i64 = llvm::Type::getInt64Ty(ctx);
+    return llvm::StructType::get(ctx, {i64, i64, i64});
+  }
   }
   raiseDiag(DiagCode::UnsupportedConstruct, fn.filename, loc, {"a value of type " + t->str()});
 }
@@ -439,6 +441,9 @@ void FunctionLowerer::lowerInstr(const Instr &i) {
       fail(at, DiagCode::KernelCallFromDevice, {g.name});
     case GlobalValue::Kind::Unsupported:
       fail(at, DiagCode::UnsupportedGlobal, {g.name, g.value.path});
+    case GlobalValue::Kind::Array: // frozen into constant memory (LowerCuda.cpp)
+      result = lowerGlobalArray(g);
+      break;
     default:
       internal(at, "global '" + g.name + "' typed " + t->str() + " has no run-time value");
     }
@@ -514,7 +519,8 @@ void FunctionLowerer::lowerInstr(const Instr &i) {
     result = lowerTupleGet(*cast<TupleGetInstr>(&i));
     break;
   case Opcode::BuildSlice:
-    fail(at, DiagCode::UnsupportedConstruct, {"slicing"});
+    result = lowerBuildSlice(*cast<BuildSliceInstr>(&i));
+    break;
   case Opcode::GetIter:
     result = lowerGetIter(*cast<GetIterInstr>(&i));
     break;
@@ -757,6 +763,7 @@ LoweredModule lowerKernel(const Function &kernel, const CompileOptions &opts,
   }
   entry->setDoesNotThrow();
   M.lowerQueued();
+  M.finishCuda(symbol, kernel); // shared-memory limit; host launch facts (LowerCuda.cpp)
   verify(mod, kernel);
   return LoweredModule(std::move(impl));
 }

@@ -1,7 +1,8 @@
 // Codegen-internal: the translator from typed IR to LLVM IR, split by construct over
 // Lowering.cpp (module, entries, locals, control flow), LowerArith.cpp (constants, numeric
-// operations and conversions), LowerCalls.cpp (builtins, thread indices, device calls) and
-// LowerArrays.cpp (arrays, tuples, iterators).
+// operations and conversions), LowerCalls.cpp (builtins, thread indices, device calls),
+// LowerArrays.cpp (arrays, tuples, iterators) and LowerSlices.cpp (slices, views, assignment
+// to views).
 //
 // Representation of values in registers (reprType):
 //   bool → i1 (i8 in array memory and in kernel parameters); intN/uintN → iN; float32/64 →
@@ -10,6 +11,23 @@
 //   elements; range → {i64 start, i64 stop, i64 step}; iterator → ptr to an entry-block alloca
 //   holding its state; compile-time-only values (symbols, functions, None, strings) → {}.
 //
+// Slices (LowerSlices.cpp): a slice value is {i64 start, i64 stop, i64 step}, the form
+// CPython's PySlice_Unpack gives. BuildSlice fills None parts with sentinels that the clamping
+// below turns into Python's defaults, so no "is None" flags are needed: step None → 1; start
+// None → 0 (step > 0) or INT64_MAX (step < 0); stop None → INT64_MAX (step > 0) or INT64_MIN
+// (step < 0). Unsigned parts above INT64_MAX saturate to INT64_MAX and a step below -INT64_MAX
+// becomes -INT64_MAX, so -step never overflows. Applying a slice to a dimension of length n
+// (sliceDimension) is PySlice_AdjustIndices: negative bounds add n, then clamp to [0, n] (to
+// [-1, n-1] for a negative step); the count is 0 when the range is empty or step is 0 (a
+// run-time step of 0 gives an empty view rather than Python's ValueError). A view is a new
+// array value: data advanced by start*stride, that dimension's shape = count and stride =
+// stride*step; integer components remove their dimension.
+//
+// Iterator states (LowerArrays.cpp): range → {i64 cur, i64 stop, i64 step}; array → {i64
+// index, array}; enumerate → {i64 count, ptr inner state}; zip → {ptr state, ...}, one per
+// iterable. enumerate()/zip() calls allocate their state (and, for arguments that are not
+// iterators yet, the inner states) in the entry block; iter() of an iterator is the iterator.
+//
 // Every ir::Function becomes one internal LLVM function taking its arguments in that
 // representation (plus, on the host, a trailing `ptr ctx` to the HostThreadCtx) and
 // returning its value (void for None). The kernel/device entry wrappers flatten parameters.
@@ -17,11 +35,13 @@
 
 #include "codegen/MathLib.h"
 #include "codegen/ModuleImpl.h"
+#include "ir/CudaBuiltins.h"
 #include "ir/MathBuiltins.h"
 
 #include <llvm/IR/IRBuilder.h>
 
 #include <deque>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <unordered_map>
@@ -76,6 +96,19 @@ public:
   /// (repeated squaring; a negative signed exponent gives 0 unless base is ±1).
   llvm::Function *intPowHelper(llvm::IntegerType *ty, bool isSigned);
 
+  /// Module-wide state of the cooperating-threads features (LowerCuda.cpp).
+  struct CudaState {
+    uint64_t sharedBytes = 0; ///< static shared memory laid out so far (host offsets)
+    bool cooperative = false; ///< a barrier or warp collective was lowered
+    uint64_t localBytes = 0;  ///< cuda.local.array bytes (all functions; host stack sizing)
+    uint32_t activeSites = 0; ///< cuda.activemask() calls numbered so far (host call sites)
+    std::unordered_map<const ir::Instr *, llvm::Constant *> sharedArrays; ///< per call site
+    std::unordered_map<const void *, llvm::Constant *> constArrays;       ///< per frozen array
+  } cuda;
+  /// Host: records the cuda state in the module as the constant `<entry>$launch` (see
+  /// codegen::HostLaunchInfo); CUDA: checks the static shared size (LowerCuda.cpp).
+  void finishCuda(const std::string &entry, const ir::Function &kernel);
+
 private:
   std::unordered_map<const ir::Function *, llvm::Function *> bodies_;
   std::deque<const ir::Function *> queue_;
@@ -113,12 +146,26 @@ private:
   llvm::Value *convert(llvm::Value *v, const ir::Type *from, const ir::Type *to, ir::SourceLoc at);
   llvm::Value *convertScalar(llvm::Value *v, const ir::ScalarType *from, const ir::ScalarType *to);
   llvm::Value *constant(const ir::ConstValue &c, const ir::Type *t, ir::SourceLoc at);
+  /// A BinOp instruction: binaryValues on its operands.
   llvm::Value *lowerBinOp(const ir::BinOpInstr &i);
+
+public:
+  /// `l <op> r` for operand values of IR types `lt` and `rt` giving IR type `res` (the type
+  /// typing gave the operator): the code of every binary operator (Python/NumPy semantics,
+  /// tuple `+`), shared by BinOp, divmod() and pow(). `constRhs` is r's value when it is a
+  /// compile-time integer constant (small `**` exponents are unrolled).
+  llvm::Value *binaryValues(ir::BinaryOp op, llvm::Value *l, const ir::Type *lt, llvm::Value *r,
+                            const ir::Type *rt, const ir::Type *res, ir::SourceLoc at,
+                            std::optional<int64_t> constRhs = std::nullopt);
+
+private:
   llvm::Value *intBinary(ir::BinaryOp op, llvm::Value *l, llvm::Value *r, bool isSigned,
                          ir::SourceLoc at);
   llvm::Value *floatBinary(ir::BinaryOp op, llvm::Value *l, llvm::Value *r, ir::SourceLoc at);
   llvm::Value *complexBinary(ir::BinaryOp op, llvm::Value *l, llvm::Value *r, ir::SourceLoc at);
-  llvm::Value *lowerPow(const ir::BinOpInstr &i, const ir::ScalarType *result);
+  /// l ** r in scalar result type `result` (`k`: r's value when constant).
+  llvm::Value *lowerPow(llvm::Value *l, const ir::Type *lt, llvm::Value *r, const ir::Type *rt,
+                        const ir::ScalarType *result, ir::SourceLoc at, std::optional<int64_t> k);
   llvm::Value *lowerUnaryOp(const ir::UnaryOpInstr &i);
   llvm::Value *lowerCompare(const ir::CompareInstr &i);
   /// l <cmp> r for two values of scalar type `t` (Lt..Ne only).
@@ -144,6 +191,17 @@ private:
   llvm::Value *gridComponent(bool gridsize, int dim);
   // ---- LowerMath.cpp: math.*, numpy.* scalar functions and constants, NumPy casts ----
   llvm::Value *lowerMathCall(const ir::CallInstr &i, ir::MathKind kind);
+  // ---- LowerNumeric.cpp: divmod(), round(), pow() ----
+  /// divmod(a, b): the tuple (a // b, a % b) through binaryValues.
+  llvm::Value *lowerDivmod(const ir::CallInstr &i);
+  /// round(x) and round(x, ndigits) (Python's results; see docs/language.md).
+  llvm::Value *lowerRound(const ir::CallInstr &i);
+  /// pow(a, b) as a ** b; pow(a, b, m) for integers (modular, Python's signs).
+  llvm::Value *lowerPowCall(const ir::CallInstr &i);
+  // ---- LowerPrint.cpp: print() ----
+  /// print(...): one vprintf (CUDA) or printf + fflush (host) call per statement.
+  llvm::Value *lowerPrint(const ir::CallInstr &i);
+
   // ---- LowerComplex.cpp: cmath, complex(), z.conjugate(), complex ** ----
   llvm::Value *lowerComplexCall(const ir::CallInstr &i, ir::MathKind kind);
   /// l ** r for two complex values of one LLVM type (CPython's algorithm).
@@ -154,6 +212,21 @@ private:
   llvm::Value *mathCall(MathFn fn, std::initializer_list<llvm::Value *> args) {
     return M.math.call(B, fn, args);
   }
+
+  // ---- LowerCuda.cpp: shared/local/constant arrays, barriers, warp functions, atomics,
+  // intrinsics ----
+  llvm::Value *lowerCudaCall(const ir::CallInstr &i, const ir::CudaBuiltinInfo &info);
+  /// cuda.laneid, cuda.warpsize.
+  llvm::Value *lowerCudaValue(const ir::GetAttrInstr &i, const ir::CudaBuiltinInfo &info);
+  /// A global NumPy array frozen into constant memory (a read-only array value).
+  llvm::Value *lowerGlobalArray(const ir::GlobalInstr &g);
+  llvm::Value *cudaArrayValue(llvm::Value *data, const std::vector<llvm::Value *> &dims,
+                              const ir::ScalarType *dtype);
+  llvm::Value *lowerAtomic(const ir::CallInstr &i, const ir::CudaBuiltinInfo &info);
+  llvm::Value *lowerWarpCall(const ir::CallInstr &i, const ir::CudaBuiltinInfo &info);
+  llvm::Value *hostCtxField(unsigned offset, llvm::Type *ty);
+  llvm::FunctionCallee hostHelper(const char *name, llvm::Type *ret,
+                                  std::initializer_list<llvm::Type *> params);
 
   // ---- LowerArrays.cpp: arrays, tuples, ranges, iterators ----
   llvm::Value *lowerGetItem(const ir::GetItemInstr &i);
@@ -187,6 +260,41 @@ private:
   llvm::Value *iterNext(llvm::Value *state, const ir::IteratorType *it, ir::SourceLoc at);
   /// Integer value `v` of IR type `t` as an i64 index (sign- or zero-extended).
   llvm::Value *toIndex(llvm::Value *v, const ir::Type *t, ir::SourceLoc at);
+  /// The state of an enumerate()/zip() call (builtin Enumerate or Zip): a pointer to a new
+  /// iterator state.
+  llvm::Value *lowerIterBuiltin(const ir::CallInstr &i);
+
+  // ---- LowerSlices.cpp: slices, views, assignment to views ----
+  /// One component of an index: an integer or a slice value with its IR type.
+  struct IndexComponent {
+    llvm::Value *value;
+    const ir::Type *type;
+  };
+  /// The components of index value `idx` of type `idxType` (a tuple gives one per element).
+  std::vector<IndexComponent> indexComponents(llvm::Value *idx, const ir::Type *idxType);
+  /// True when indexing `aty` with `comps` selects a view rather than one element.
+  static bool selectsView(const ir::ArrayType *aty, const std::vector<IndexComponent> &comps);
+  /// {start, stop, step} from a BuildSlice (see the file comment for None parts).
+  llvm::Value *lowerBuildSlice(const ir::BuildSliceInstr &i);
+  /// A slice {start, stop, step} applied to a dimension of length `len`: the first index, the
+  /// number of elements and the step (Python's slice semantics; count 0 for step 0).
+  struct SliceDim {
+    llvm::Value *start, *count, *step;
+  };
+  SliceDim sliceDimension(llvm::Value *slice, llvm::Value *len);
+  /// The view `arr[comps]` (integers and slices, fewer components than dimensions allowed)
+  /// as an array value of ndim = ndim(aty) - (number of integer components).
+  llvm::Value *indexView(llvm::Value *arr, const ir::ArrayType *aty,
+                         const std::vector<IndexComponent> &comps, ir::SourceLoc at);
+  /// Stores `value` (a scalar, or an array broadcast NumPy-style) into every element of the
+  /// view `dst`. Mismatched shapes copy the overlapping part; overlapping memory is copied in
+  /// the direction that keeps shifted copies (a[1:] = a[:-1]) correct.
+  void assignToView(llvm::Value *dst, const ir::ArrayType *dty, llvm::Value *value,
+                    const ir::Type *valueType, ir::SourceLoc at);
+  /// Emits nested counting loops 0 <= k[d] < extents[d] (outermost first) around `body`;
+  /// the builder continues after the loops.
+  void emitLoopNest(const std::vector<llvm::Value *> &extents,
+                    const std::function<void(const std::vector<llvm::Value *> &)> &body);
 
   ModuleLowerer &M;
   const ir::Function &fn;

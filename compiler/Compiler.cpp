@@ -1,8 +1,10 @@
 #include "compiler/Compiler.h"
 
 #include "codegen/Codegen.h"
+#include "compiler/DiskCache.h"
 #include "frontend/Frontend.h"
 #include "ir/Typing.h"
+#include "runtime/HostBlock.h"
 #include "runtime/Module.h"
 
 #include <algorithm>
@@ -57,6 +59,9 @@ struct Compiler::Entry {
   /// Typed IR per argument types (kept after unregistering: other functions' typed IR may
   /// point at it).
   std::map<std::vector<const ir::Type *>, std::unique_ptr<ir::Function>> typed;
+  /// The snapshots `typed` was built from (a disk-cache key is only trusted when the function's
+  /// current snapshot matches them).
+  std::vector<std::shared_ptr<const frontend::CodeSnapshot>> typedFrom;
   std::unordered_map<SpecKey, std::unique_ptr<Specialization>, SpecKeyHash> specs;
 };
 
@@ -69,6 +74,26 @@ struct InProgressGuard {
 };
 
 constexpr int kMaxCallDepth = 64;
+
+/// Host kernels: makes the runtime helpers they may call resolvable by the JIT (once), and
+/// records the launch facts of `spec`'s entry (shared memory, fibers, local arrays).
+void defineHostHelpers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::vector<std::pair<std::string, void *>> symbols;
+    for (const auto &[name, addr] : runtime::hostIntrinsicSymbols())
+      symbols.emplace_back(name, addr);
+    codegen::defineHostSymbols(symbols);
+  });
+}
+
+void recordHostLaunch(Specialization &spec) {
+  codegen::HostLaunchInfo info =
+      codegen::hostLaunchInfo(reinterpret_cast<const void *>(spec.hostEntry));
+  spec.hostLaunch.staticSharedBytes = info.staticSharedBytes;
+  spec.hostLaunch.cooperative = info.cooperative;
+  spec.hostLaunch.extraStackBytes = info.localBytes;
+}
 
 /// Specializes `fn` for its first `given` parameters: each later parameter (which has a
 /// default) becomes a local variable that the entry block initializes with the default.
@@ -248,7 +273,9 @@ ir::Function *Compiler::typedLocked(int id, const std::vector<const ir::Type *> 
     return found->second.get();
   if (!e.provider)
     throw std::logic_error("function '" + e.name + "' has no snapshot provider");
-  std::shared_ptr<const frontend::CodeSnapshot> snap = e.provider();
+  auto pre = prefetched_.find(id);
+  std::shared_ptr<const frontend::CodeSnapshot> snap =
+      pre != prefetched_.end() ? pre->second : e.provider();
   if (!snap)
     throw std::logic_error("the snapshot provider of '" + e.name + "' returned nothing");
   std::unique_ptr<ir::Function> fn = frontend::buildFunction(*snap, e.kind);
@@ -269,12 +296,153 @@ ir::Function *Compiler::typedLocked(int id, const std::vector<const ir::Type *> 
   }
   ir::Function *raw = fn.get();
   e.typed.emplace(argTypes, std::move(fn));
+  e.typedFrom.push_back(std::move(snap));
   return raw;
 }
 
 const ir::Type *Compiler::typeCheck(int id, const std::vector<const ir::Type *> &argTypes) {
   std::lock_guard<std::mutex> lock(mutex_);
   return typedLocked(id, argTypes, {}, {}, 0)->returnType;
+}
+
+void Compiler::withTypedFunction(int id, const std::vector<const ir::Type *> &argTypes,
+                                 const std::function<void(const ir::Function &)> &use) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  use(*typedLocked(id, argTypes, {}, {}, 0));
+  ++compiled_;
+}
+
+// ---- Disk cache (cache=True) ----------------------------------------------------------------
+
+struct Compiler::DiskKey {
+  Digest key;
+  std::string path;   ///< the entry's file
+  std::string prefix; ///< entries of older versions of this specialization start with it
+};
+
+namespace {
+
+/// A digest of `s` alone (device functions by their in-process id): equal digests mean the
+/// function was snapshotted with the same code and globals.
+Digest shallowDigest(const frontend::CodeSnapshot &s) {
+  CacheKey k;
+  addSnapshot(k, s, [](CacheKey &kk, const ir::GlobalValue &g) { kk.addInt("id", g.functionId); });
+  return k.digest();
+}
+
+void addFunctionOptions(CacheKey &k, const FunctionOptions &o) {
+  k.addInt("fastmath", o.fastmath).addInt("opt", o.opt).addInt("debug", o.debug);
+  k.addInt("lineinfo", o.lineinfo).addInt("inline", o.inlineHint);
+}
+
+} // namespace
+
+std::optional<Compiler::DiskKey>
+Compiler::diskKeyLocked(int id, const std::vector<const ir::Type *> &argTypes,
+                        const codegen::CompileOptions &opts) {
+  CacheKey k;
+  k.add("entry", "kernel");
+  bool ok = true;
+  std::vector<int> stack;
+  // Appends function `fid`'s options and snapshot, and its callees' transitively.
+  std::function<void(CacheKey &, int)> addFunction = [&](CacheKey &key, int fid) {
+    auto it = entries_.find(fid);
+    if (!ok || it == entries_.end() || !it->second->registered || !it->second->provider) {
+      ok = false;
+      return;
+    }
+    Entry &fe = *it->second;
+    if (std::find(stack.begin(), stack.end(), fid) != stack.end()) {
+      key.add("recursive", fe.name); // rejected by typing: nothing will be stored
+      return;
+    }
+    std::shared_ptr<const frontend::CodeSnapshot> snap;
+    if (auto pre = prefetched_.find(fid); pre != prefetched_.end()) {
+      snap = pre->second;
+    } else {
+      try {
+        snap = fe.provider();
+      } catch (...) {
+        ok = false; // the compile that follows reports the error
+        return;
+      }
+      if (!snap) {
+        ok = false;
+        return;
+      }
+      // Typed IR built earlier in this process from other globals would be reused by the
+      // compile: then the key would not describe the code.
+      if (!fe.typedFrom.empty()) {
+        Digest now = shallowDigest(*snap);
+        for (const auto &old : fe.typedFrom)
+          if (old != snap && shallowDigest(*old) != now)
+            ok = false;
+      }
+      prefetched_[fid] = snap;
+    }
+    key.addInt("kind", static_cast<int>(fe.kind));
+    addFunctionOptions(key, fe.options);
+    stack.push_back(fid);
+    addSnapshot(key, *snap,
+                [&](CacheKey &kk, const ir::GlobalValue &g) { addFunction(kk, g.functionId); });
+    stack.pop_back();
+  };
+  addFunction(k, id);
+  if (!ok)
+    return std::nullopt;
+  CacheKey slot;
+  addArgTypes(slot, argTypes);
+  addCompileOptions(slot, opts);
+  addArgTypes(k, argTypes);
+  addCompileOptions(k, opts);
+  addToolchain(k, opts.backend);
+  const frontend::CodeSnapshot &snap = *prefetched_.at(id);
+  std::string dir = diskcache::directoryFor(snap.filename);
+  if (dir.empty())
+    return std::nullopt;
+  DiskKey dk;
+  dk.key = k.digest();
+  dk.prefix = diskcache::entryPrefix(snap.filename, snap.qualname, toHex(slot.digest()));
+  dk.path = diskcache::entryPath(dir, dk.prefix, dk.key);
+  return dk;
+}
+
+bool Compiler::loadFromDiskLocked(const DiskKey &k, Specialization &spec) {
+  std::optional<CacheEntry> entry = diskcache::load(k.path, k.key);
+  if (!entry)
+    return false;
+  bool cuda = spec.options.backend == codegen::Backend::CUDA;
+  auto kind = static_cast<uint32_t>(cuda ? EntryKind::Ptx : EntryKind::HostObject);
+  if (entry->kind != kind || entry->sections.size() != 3 || entry->sections[0].empty()) {
+    ++cacheCounters().rejected;
+    return false;
+  }
+  std::string &symbol = entry->sections[0];
+  std::string &code = entry->sections[1];
+  if (cuda) {
+    if (code.find(".entry " + symbol) == std::string::npos) {
+      ++cacheCounters().rejected;
+      return false;
+    }
+    spec.ptx = std::move(code);
+  } else {
+    try {
+      defineHostHelpers();
+      spec.hostEntry =
+          reinterpret_cast<runtime::HostKernelEntry>(codegen::loadHostObject(code, symbol));
+      recordHostLaunch(spec);
+    } catch (const ir::CompileError &) {
+      ++cacheCounters().rejected;
+      return false;
+    }
+  }
+  spec.symbol = std::move(symbol);
+  spec.llvmIR = std::move(entry->sections[2]);
+  spec.returnType = ir::types::void_();
+  spec.fromDiskCache = true;
+  spec.cachePath = k.path;
+  ++cacheCounters().hits;
+  return true;
 }
 
 const Specialization &Compiler::specialize(int id, const std::vector<const ir::Type *> &argTypes,
@@ -288,24 +456,60 @@ const Specialization &Compiler::specialize(int id, const std::vector<const ir::T
   if (found != e.specs.end())
     return *found->second;
 
-  ir::Function *fn = typedLocked(id, argTypes, {}, {}, 0);
   auto spec = std::make_unique<Specialization>();
   spec->functionId = id;
   spec->functionName = e.name;
   spec->kind = e.kind;
   spec->argTypes = argTypes;
-  spec->returnType = fn->returnType;
   spec->options = opts;
-  spec->symbol = makeSymbol(e);
   spec->plan = buildPackingPlan(argTypes);
+
+  // cache=True: look in the disk cache first (no typing, lowering or LLVM on a hit).
+  struct PrefetchReset {
+    std::unordered_map<int, std::shared_ptr<const frontend::CodeSnapshot>> &m;
+    ~PrefetchReset() { m.clear(); }
+  } prefetchReset{prefetched_};
+  std::optional<DiskKey> disk;
+  if (e.options.cache) {
+    disk = diskKeyLocked(id, argTypes, opts);
+    if (disk && loadFromDiskLocked(*disk, *spec)) {
+      Specialization &ref = *spec;
+      e.specs.emplace(std::move(key), std::move(spec));
+      return ref;
+    }
+    ++cacheCounters().misses;
+  }
+
+  ir::Function *fn = typedLocked(id, argTypes, {}, {}, 0);
+  spec->returnType = fn->returnType;
+  spec->symbol = makeSymbol(e);
   codegen::LoweredModule m = codegen::lowerKernel(*fn, opts, spec->symbol);
+  std::string code; // what the disk cache stores: the PTX or the host object file
   if (opts.backend == codegen::Backend::CUDA) {
     spec->ptx = codegen::emitPTX(m, opts);
     spec->llvmIR = m.llvmIR();
+    code = spec->ptx;
+  } else if (disk) {
+    spec->llvmIR = m.llvmIR();
+    code = codegen::compileHostObject(std::move(m), opts);
+    defineHostHelpers();
+    spec->hostEntry =
+        reinterpret_cast<runtime::HostKernelEntry>(codegen::loadHostObject(code, spec->symbol));
+    recordHostLaunch(*spec);
   } else {
     spec->llvmIR = m.llvmIR();
+    defineHostHelpers();
     spec->hostEntry =
         reinterpret_cast<runtime::HostKernelEntry>(codegen::addToHostJIT(std::move(m), opts));
+    recordHostLaunch(*spec);
+  }
+  if (disk) {
+    uint32_t kind = static_cast<uint32_t>(opts.backend == codegen::Backend::CUDA
+                                              ? EntryKind::Ptx
+                                              : EntryKind::HostObject);
+    diskcache::store(disk->path, disk->key, CacheEntry{kind, {spec->symbol, code, spec->llvmIR}},
+                     disk->prefix);
+    spec->cachePath = disk->path;
   }
   ++compiled_;
   Specialization &ref = *spec;

@@ -21,6 +21,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -43,6 +44,9 @@ struct FunctionOptions {
   bool debug = false;
   bool lineinfo = false;
   bool inlineHint = false;
+  /// cache=True: kernel specializations are looked up in, and written to, the disk cache
+  /// (compiler/DiskCache.h) before anything is typed or lowered.
+  bool cache = false;
 };
 
 /// One compiled specialization of a kernel (or, for compile_ptx, of a device function).
@@ -60,6 +64,13 @@ public:
   PackingPlan plan;   ///< how launch arguments are flattened into kernel parameters
   /// Host kernels only: the JIT-compiled entry.
   runtime::HostKernelEntry hostEntry = nullptr;
+  /// Host kernels only: static shared memory, cooperative scheduling and local-array stack
+  /// needs (from codegen::hostLaunchInfo); the launch adds its dynamic shared memory.
+  runtime::HostLaunchOptions hostLaunch;
+  /// cache=True only: true when the code was loaded from the disk cache (not compiled), and
+  /// the entry's file (read or written; empty when no cache directory could be used).
+  bool fromDiskCache = false;
+  std::string cachePath;
 
   /// CUDA kernels only: the kernel function, loading the PTX into the device's context on the
   /// first call (thread-safe). Throws runtime::DriverUnavailable / runtime::CudaError.
@@ -121,6 +132,13 @@ public:
   /// eager signatures of device functions report errors at decoration time. Cached.
   const ir::Type *typeCheck(int id, const std::vector<const ir::Type *> &argTypes);
 
+  /// Types function `id` (kernel or device) for `argTypes` like typeCheck and calls `use` with
+  /// the typed IR while holding the compiler's lock, so code generators outside the compiler
+  /// (ufunc/ loop kernels) can lower it and its callees safely. Throws as typeCheck, and what
+  /// `use` throws.
+  void withTypedFunction(int id, const std::vector<const ir::Type *> &argTypes,
+                         const std::function<void(const ir::Function &)> &use);
+
   /// The number of specializations compiled so far (all functions, all backends); for tests.
   size_t compiledCount() const;
 
@@ -130,6 +148,7 @@ private:
   struct TypedKeyHash;
   struct SpecKey;
   struct SpecKeyHash;
+  struct DiskKey;
   class Resolver;
 
   Entry &entry(int id);
@@ -139,12 +158,23 @@ private:
                             const std::string &callerFile, const ir::SourceLoc &callerLoc,
                             int depth);
   std::string makeSymbol(const Entry &e);
+  /// cache=True: the disk-cache key of kernel `id` for `argTypes` and `opts` (lock held), with
+  /// the snapshots it read kept in prefetched_ for the compile that may follow. nullopt when
+  /// the specialization cannot be cached (a callee is gone, a snapshot differs from the one
+  /// typed earlier in this process, no usable directory).
+  std::optional<DiskKey> diskKeyLocked(int id, const std::vector<const ir::Type *> &argTypes,
+                                       const codegen::CompileOptions &opts);
+  /// cache=True: fills `spec` from the disk cache entry at `k` when there is a usable one.
+  bool loadFromDiskLocked(const DiskKey &k, Specialization &spec);
 
   mutable std::mutex mutex_;
   int nextId_ = 1;
   int nextSymbol_ = 0;
   size_t compiled_ = 0;
   std::unordered_map<int, std::unique_ptr<Entry>> entries_;
+  /// Snapshots read for a disk-cache key, used by the compile that follows (so typing sees
+  /// what the key describes); cleared when specialize() returns.
+  std::unordered_map<int, std::shared_ptr<const frontend::CodeSnapshot>> prefetched_;
   /// Typed functions in progress (recursion detection), innermost last.
   std::vector<std::pair<int, std::vector<const ir::Type *>>> inProgress_;
 };

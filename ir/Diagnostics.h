@@ -49,10 +49,14 @@ enum class DiagKind : uint8_t {
   X(SetItemTypes, Typing, "cannot store {2} into {0}[{1}]")                                        \
   X(ReadonlyArray, Typing, "cannot write to read-only array {0}")                                  \
   X(NotIterable, Typing, "{0} is not iterable in kernels")                                         \
+  X(SliceBound, Typing, "slice indices must be integers or None, not {0}")                         \
+  X(SliceStepZero, Typing, "slice step cannot be zero")                                            \
   X(NoTruthValue, Typing, "{0} has no truth value")                                                \
   X(KernelReturnsValue, Typing, "a kernel must not return a value (got {0})")                      \
   X(ArgumentCount, Typing, "{0}() takes {1} arguments but {2} were given")                         \
   X(BadSignature, Typing, "invalid signature '{0}': {1}")                                          \
+  X(ConstantRequired, Typing, "{0}: {1} must be a compile-time constant ({2})")                 \
+  X(UnsupportedDtype, Typing, "{0} does not support {1}; it supports {2}")                         \
   X(Internal, Internal, "internal compiler error: {0}")
 
 enum class DiagCode : uint16_t {

@@ -78,7 +78,11 @@ const Type *void_() { return simple(TypeKind::Void, "void"); }
 const Type *none() { return simple(TypeKind::None, "none"); }
 const Type *range() { return simple(TypeKind::Range, "range_state64"); }
 const Type *string() { return simple(TypeKind::String, "unicode_type"); }
-const Type *slice() { return simple(TypeKind::Slice, "slice<a:b:c>"); }
+const SliceType *slice(bool hasStep) {
+  const char *s = hasStep ? "slice<a:b:c>" : "slice<a:b>";
+  return table().get<SliceType>(std::string("slice:") + s,
+                                [&] { return std::make_unique<SliceType>(hasStep, s); });
+}
 
 const ScalarType *boolean() {
   static const ScalarType *t = scalar(TypeKind::Bool, 1, false, "bool");

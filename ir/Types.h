@@ -170,15 +170,27 @@ private:
   int id_;
 };
 
-/// Types without parameters: Void, None, Range, String, Slice.
+/// Types without parameters: Void, None, Range, String.
 class SimpleType final : public Type {
 public:
   static bool classof(const Type *t) {
     return t->kind() == TypeKind::Void || t->kind() == TypeKind::None ||
-           t->kind() == TypeKind::Range || t->kind() == TypeKind::String ||
-           t->kind() == TypeKind::Slice;
+           t->kind() == TypeKind::Range || t->kind() == TypeKind::String;
   }
   SimpleType(TypeKind k, std::string s) : Type(k, std::move(s)) {}
+};
+
+/// A `start:stop[:step]` slice value (Numba's slice2_type "slice<a:b>" and slice3_type
+/// "slice<a:b:c>"). `hasStep` is false when the step is absent, None or the constant 1, which
+/// lets a slice keep an array contiguous (see typing of array indices).
+class SliceType final : public Type {
+public:
+  bool hasStep() const { return hasStep_; }
+  static bool classof(const Type *t) { return t->kind() == TypeKind::Slice; }
+  SliceType(bool hasStep, std::string s) : Type(TypeKind::Slice, std::move(s)), hasStep_(hasStep) {}
+
+private:
+  bool hasStep_;
 };
 
 // ---- Factories (interned, thread-safe) ----
@@ -212,7 +224,8 @@ const ArrayType *array(const ScalarType *dtype, int ndim, Layout layout, bool re
 const TupleType *tuple(const std::vector<const Type *> &elems);
 const Type *range();
 const Type *string();
-const Type *slice();
+/// A slice type: "slice<a:b:c>" when `hasStep`, else "slice<a:b>".
+const SliceType *slice(bool hasStep = true);
 const IteratorType *iterator(IterKind k, const Type *yield, const std::vector<const Type *> &sources);
 const SymbolType *symbol(const std::string &path);
 const FunctionRefType *functionRef(int functionId, const std::string &name);

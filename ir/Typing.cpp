@@ -284,7 +284,7 @@ const Type *Typer::typeInstr(Instr *i) {
   case Opcode::TupleGet:
     return typeTupleGet(cast<TupleGetInstr>(i));
   case Opcode::BuildSlice:
-    fail(DiagCode::UnsupportedConstruct, i, {"slicing"});
+    return typeBuildSlice(cast<BuildSliceInstr>(i));
   case Opcode::GetIter:
     return typeGetIter(cast<GetIterInstr>(i));
   case Opcode::IterValid:

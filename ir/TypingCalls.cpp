@@ -1,5 +1,6 @@
 // Typing rules for calls: builtins (range, len, int, float, bool, abs, min, max, cuda.grid,
 // cuda.gridsize) and user device functions through the CallResolver.
+#include "ir/CudaBuiltins.h"
 #include "ir/TypingInternal.h"
 
 namespace ptxjit::ir::typing_detail {
@@ -53,6 +54,14 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
   if (id == BuiltinId::None)
     fail(DiagCode::UnsupportedCall, i, {displayName(path)});
   auto bad = [&]() { fail(DiagCode::CallArgs, i, {displayName(path), argListStr(i)}); };
+  if (const Type *r = typeArithPrintBuiltin(i, id, args)) // divmod, round, pow, print
+    return r;
+  if (const Type *r = typeIterBuiltin(i, id, args)) // enumerate, zip
+    return r;
+  if (const CudaBuiltinInfo *ci = cudaBuiltinInfo(id)) { // TypingCuda.cpp (keywords allowed)
+    i->builtin = id;
+    return cudaCallType(fn_, i, *ci);
+  }
   if (!i->kwNames.empty())
     bad();
   i->builtin = id;

@@ -2,6 +2,7 @@
 // per-function inference state and the rules for each instruction. Not for other layers.
 #pragma once
 
+#include "ir/CudaBuiltins.h"
 #include "ir/MathBuiltins.h"
 #include "ir/Typing.h"
 
@@ -37,6 +38,16 @@ const Type *mathCallType(BuiltinId id, MathKind kind, const std::vector<const Ty
 /// sets `builtin` for conjugate (TypingMath.cpp).
 const Type *numberAttrType(const Type *t, const std::string &attr, BuiltinId &builtin);
 
+/// The result type of a call of cooperating-threads builtin `i` (i->builtin set; `info` its
+/// kind) in `fn`; raises the diagnostics itself (TypingCuda.cpp).
+const Type *cudaCallType(const Function &fn, CallInstr *i, const CudaBuiltinInfo &info);
+/// The type of value attribute `id` (cuda.laneid, cuda.warpsize: int32), or null
+/// (TypingCuda.cpp).
+const Type *cudaAttrType(BuiltinId id);
+/// The type of global `i` holding a NumPy array (frozen into constant memory: a read-only C
+/// array); raises UnsupportedGlobal for unsupported dtypes or arrays over 64 KiB (TypingCuda.cpp).
+const Type *globalArrayType(const GlobalInstr *i, const std::string &file);
+
 /// The inference state of one function specialization.
 class Typer {
 public:
@@ -64,8 +75,12 @@ private:
   const Type *typeGetAttr(GetAttrInstr *i);
   const Type *typeGetItem(GetItemInstr *i);
   const Type *typeSetItem(SetItemInstr *i);
-  /// The element type of `arr` indexed by `index` (IndexTypes when the index does not fit).
+  /// The element type of `arr` indexed by `index` (an integer, a slice or a tuple of them),
+  /// or the array view type it selects (IndexTypes when the index does not fit).
   const Type *arrayIndex(Instr *at, const ArrayType *arr, const Type *index);
+  const Type *typeBuildSlice(BuildSliceInstr *i);
+  /// The iterator type of `iter(value of type t)` (NotIterable when `t` is not iterable).
+  const IteratorType *iteratorOf(Instr *at, const Type *t);
   const Type *typeTupleGet(TupleGetInstr *i);
   const Type *typeGetIter(GetIterInstr *i);
   const Type *typeIterOp(Instr *i);
@@ -80,6 +95,20 @@ private:
                            const std::vector<const Type *> &args);
   /// The constant int an instruction denotes (a Const or a constant Global), if any.
   static bool constantInt(const Instr *i, int64_t &out);
+
+  // ---- divmod, round, pow, print (TypingBuiltins.cpp) ----
+  /// The result type of a call of builtins.divmod/round/pow/print (`id`), or null when `id`
+  /// is none of them. Only print takes keywords (constant `sep` and `end`).
+  const Type *typeArithPrintBuiltin(CallInstr *i, BuiltinId id,
+                                    const std::vector<const Type *> &args);
+  /// Fails unless `src`, a print() argument of type `t`, can be printed (numbers, None,
+  /// string constants, tuples of those).
+  void checkPrintable(CallInstr *call, const Instr *src, const Type *t);
+
+  // ---- enumerate, zip (TypingIter.cpp) ----
+  /// The iterator type of a call of builtins.enumerate/zip (`id`), or null when `id` is
+  /// neither. enumerate takes the keyword `start`.
+  const Type *typeIterBuiltin(CallInstr *i, BuiltinId id, const std::vector<const Type *> &args);
 
   [[noreturn]] void fail(DiagCode code, const Instr *at, std::initializer_list<std::string> args);
 

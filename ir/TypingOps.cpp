@@ -1,5 +1,5 @@
-// Typing rules for constants, globals, variables, operators, attributes, indexing, tuples,
-// iteration and control flow.
+// Typing rules for constants, globals, variables, operators, attributes, indexing and slices,
+// tuples, iteration and control flow.
 #include "ir/TypingInternal.h"
 
 namespace ptxjit::ir::typing_detail {
@@ -84,6 +84,8 @@ const Type *Typer::typeGlobal(GlobalInstr *i) {
     fail(DiagCode::UnsupportedGlobal, i, {i->name, g.path});
   case GlobalValue::Kind::Missing:
     fail(DiagCode::UndefinedName, i, {i->name});
+  case GlobalValue::Kind::Array: // a frozen NumPy array (TypingCuda.cpp)
+    return globalArrayType(i, fn_.filename);
   }
   fail(DiagCode::Internal, i, {"unknown global kind"});
 }
@@ -226,6 +228,10 @@ const Type *Typer::typeGetAttr(GetAttrInstr *i) {
       i->builtin = id;
       return types::int32();
     }
+    if (const Type *v = cudaAttrType(id)) { // cuda.laneid, cuda.warpsize (TypingCuda.cpp)
+      i->builtin = id;
+      return v;
+    }
     if (const MathKind *mk = mathKindOf(id); mk && *mk == MathKind::Constant) {
       i->builtin = id; // math.pi, numpy.inf, ...: a weak float constant
       return types::weakFloat();
@@ -256,25 +262,88 @@ const Type *Typer::typeGetAttr(GetAttrInstr *i) {
   fail(DiagCode::UnsupportedAttribute, i, {t->str(), attr});
 }
 
+namespace {
+
+/// Numba's rule for whether index component `t` keeps a contiguous array contiguous: an
+/// integer always does; a slice only as the innermost component, and only without a step.
+bool keepsContiguity(const Type *t, bool innermost) {
+  if (isIntLike(t))
+    return true;
+  auto *s = dyn_cast<SliceType>(t);
+  return innermost && s && !s->hasStep();
+}
+
+/// True when indexing with `comps` (outermost physical dimension first) keeps contiguity.
+bool keepsContiguity(const std::vector<const Type *> &comps) {
+  for (size_t k = 0; k < comps.size(); ++k)
+    if (!keepsContiguity(comps[k], k + 1 == comps.size()))
+      return false;
+  return true;
+}
+
+} // namespace
+
 const Type *Typer::arrayIndex(Instr *at, const ArrayType *arr, const Type *index) {
-  // k integer indices into an N-d array: the element when k == N, else a view of the last
-  // N - k dimensions (`out[y][x]`). Fixing leading indices of a C array leaves a C array;
-  // any other view may be strided (layout A).
-  int k = -1;
-  if (isIntLike(index))
-    k = 1;
-  else if (auto *tup = dyn_cast<TupleType>(index)) {
-    k = static_cast<int>(tup->size());
-    for (const Type *e : tup->elements())
-      if (!isIntLike(e))
-        k = -1;
+  // An index is one component or a tuple of them; each component is an integer (removes its
+  // dimension) or a slice (keeps it). Fewer components than dimensions keep the trailing
+  // dimensions whole (`out[y][x]`). All integers for all dimensions give the element.
+  std::vector<const Type *> comps;
+  if (auto *tup = dyn_cast<TupleType>(index))
+    comps = tup->elements();
+  else
+    comps.push_back(index);
+  int ints = 0;
+  bool ok = !comps.empty();
+  for (const Type *c : comps) {
+    if (isIntLike(c))
+      ++ints;
+    else if (!isa<SliceType>(c))
+      ok = false;
   }
-  if (k == arr->ndim())
+  const int nd = arr->ndim();
+  if (ok && static_cast<int>(comps.size()) > nd)
+    fail(DiagCode::IndexTypes, at,
+         {arr->str(), index->str() + " (too many indices for a " + std::to_string(nd) +
+                          "-d array)"});
+  if (!ok)
+    fail(DiagCode::IndexTypes, at, {arr->str(), index->str()});
+  if (ints == nd)
     return arr->dtype();
-  if (k >= 1 && k < arr->ndim())
-    return types::array(arr->dtype(), arr->ndim() - k,
-                        arr->layout() == Layout::C ? Layout::C : Layout::A, arr->readonly());
-  fail(DiagCode::IndexTypes, at, {arr->str(), index->str()});
+  // The view's layout, by Numba's rules: a C array stays C when the components keep it
+  // contiguous; an F array only when every dimension is indexed and the components, read
+  // from the innermost (last) dimension, keep it contiguous. Anything else may be strided.
+  Layout layout = Layout::A;
+  if (arr->layout() == Layout::C && keepsContiguity(comps))
+    layout = Layout::C;
+  else if (arr->layout() == Layout::F && static_cast<int>(comps.size()) == nd &&
+           keepsContiguity(std::vector<const Type *>(comps.rbegin(), comps.rend())))
+    layout = Layout::F;
+  if (nd - ints == 1 && layout == Layout::F)
+    layout = Layout::C; // a contiguous 1-d view: C and F are the same, and kernels take C
+  return types::array(arr->dtype(), nd - ints, layout, arr->readonly());
+}
+
+const Type *Typer::typeBuildSlice(BuildSliceInstr *i) {
+  // start:stop[:step], each part an integer or None. A step that is absent, None or the
+  // constant 1 makes a "slice<a:b>" (it may keep contiguity); a constant 0 step is an error
+  // here (a run-time 0 gives an empty view, see codegen/LowerSlices.cpp).
+  if (i->numOperands() < 2 || i->numOperands() > 3)
+    fail(DiagCode::Internal, i, {"slice with " + std::to_string(i->numOperands()) + " parts"});
+  for (Instr *o : i->operands())
+    if (o->type->kind() != TypeKind::None && !isIntLike(o->type))
+      fail(DiagCode::SliceBound, i, {o->type->str()});
+  bool hasStep = false;
+  if (i->numOperands() == 3 && i->operand(2)->type->kind() != TypeKind::None) {
+    int64_t step = 0;
+    if (constantInt(i->operand(2), step)) {
+      if (step == 0)
+        fail(DiagCode::SliceStepZero, i, {});
+      hasStep = step != 1;
+    } else {
+      hasStep = true;
+    }
+  }
+  return types::slice(hasStep);
 }
 
 bool Typer::constantInt(const Instr *i, int64_t &out) {
@@ -319,13 +388,19 @@ const Type *Typer::typeSetItem(SetItemInstr *i) {
     fail(DiagCode::SetItemTypes, i, {c->str(), x->str(), v->str()});
   if (arr->readonly())
     fail(DiagCode::ReadonlyArray, i, {c->str()});
-  if (isa<ArrayType>(arrayIndex(i, arr, x)))
-    fail(DiagCode::UnsupportedConstruct, i, {"assigning to a sub-array"});
   bool ok = v->isScalarNumber();
+  if (auto *view = dyn_cast<ArrayType>(arrayIndex(i, arr, x))) {
+    // Assigning to a whole view: a scalar is broadcast into it; an array of no more
+    // dimensions is copied with NumPy's broadcasting of its leading and size-1 dimensions.
+    if (auto *src = dyn_cast<ArrayType>(v)) {
+      ok = src->ndim() <= view->ndim();
+      v = src->dtype();
+    }
+  }
   if (ok && isComplexLike(v) && arr->dtype()->kind() != TypeKind::Complex)
     ok = false;
   if (!ok)
-    fail(DiagCode::SetItemTypes, i, {c->str(), x->str(), v->str()});
+    fail(DiagCode::SetItemTypes, i, {c->str(), x->str(), i->operand(2)->type->str()});
   return types::void_();
 }
 
@@ -339,17 +414,20 @@ const Type *Typer::typeTupleGet(TupleGetInstr *i) {
   return tup->elements()[i->index];
 }
 
-const Type *Typer::typeGetIter(GetIterInstr *i) {
-  const Type *t = i->operand(0)->type;
+const IteratorType *Typer::iteratorOf(Instr *at, const Type *t) {
   if (t->kind() == TypeKind::Range)
     return types::iterator(IterKind::Range, types::int64(), {t});
   if (auto *arr = dyn_cast<ArrayType>(t)) {
     // Iterating an array yields its elements (1-d) or views of its rows, as a[k] does.
     if (arr->ndim() >= 1)
-      return types::iterator(IterKind::Array, arrayIndex(i, arr, types::int64()), {t});
+      return types::iterator(IterKind::Array, arrayIndex(at, arr, types::int64()), {t});
   }
-  fail(DiagCode::NotIterable, i, {t->str()});
+  if (auto *it = dyn_cast<IteratorType>(t))
+    return it; // iter() of an iterator (enumerate, zip) is the iterator itself
+  fail(DiagCode::NotIterable, at, {t->str()});
 }
+
+const Type *Typer::typeGetIter(GetIterInstr *i) { return iteratorOf(i, i->operand(0)->type); }
 
 const Type *Typer::typeIterOp(Instr *i) {
   auto *it = dyn_cast<IteratorType>(i->operand(0)->type);

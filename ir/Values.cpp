@@ -173,6 +173,12 @@ std::string GlobalValue::str() const {
     return "unsupported " + path;
   case Kind::Missing:
     return "missing";
+  case Kind::Array: {
+    std::string s = "array " + dtype + "(";
+    for (size_t k = 0; k < shape.size(); ++k)
+      s += (k ? ", " : "") + std::to_string(shape[k]);
+    return s + (shape.size() == 1 ? ",)" : ")");
+  }
   }
   return "?";
 }

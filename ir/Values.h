@@ -5,6 +5,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,8 @@ struct ConstValue {
 };
 
 /// What a global name or closure cell referred to when the function was snapshotted.
+/// Every field is part of the disk cache's key (compiler/DiskCache.cpp, addGlobals): a new
+/// field must be added there too, or cache=True could load code built for another value.
 struct GlobalValue {
   enum class Kind : uint8_t {
     Constant,       ///< a number, bool, complex, tuple of those, or NumPy scalar (`constant`)
@@ -51,6 +54,7 @@ struct GlobalValue {
     PyFunction,     ///< a plain Python function (error: decorate it)
     Unsupported,    ///< anything else: `path` holds its Python type name
     Missing,        ///< the name is not defined (NameError at compile time)
+    Array,          ///< a NumPy array, frozen: `dtype`, `shape`, `bytes` (C order)
   };
   Kind kind = Kind::Missing;
   ConstValue constant;
@@ -58,6 +62,9 @@ struct GlobalValue {
   std::string dtype;
   std::string path;
   int functionId = -1;
+  /// Kind::Array: the shape and the elements in C order (shared: snapshots are copied).
+  std::vector<int64_t> shape;
+  std::shared_ptr<const std::string> bytes;
 
   static GlobalValue makeConstant(ConstValue v, std::string dtype = {}) {
     GlobalValue g; g.kind = Kind::Constant; g.constant = std::move(v); g.dtype = std::move(dtype); return g;
@@ -72,6 +79,10 @@ struct GlobalValue {
   static GlobalValue pyFunction(std::string name) { GlobalValue g; g.kind = Kind::PyFunction; g.path = std::move(name); return g; }
   static GlobalValue unsupported(std::string typeName) { GlobalValue g; g.kind = Kind::Unsupported; g.path = std::move(typeName); return g; }
   static GlobalValue missing() { return {}; }
+  static GlobalValue array(std::string dtype, std::vector<int64_t> shape, std::string bytes) {
+    GlobalValue g; g.kind = Kind::Array; g.dtype = std::move(dtype); g.shape = std::move(shape);
+    g.bytes = std::make_shared<const std::string>(std::move(bytes)); return g;
+  }
 
   std::string str() const;
 };

@@ -54,6 +54,7 @@ namespace ptxjit::runtime {
   X(cuModuleUnload)                                                                                \
   X(cuModuleGetFunction)                                                                           \
   X(cuFuncGetAttribute)                                                                            \
+  X(cuFuncSetAttribute)                                                                            \
   X(cuOccupancyMaxPotentialBlockSize)                                                              \
   X(cuLaunchKernel)                                                                                \
   X(cuStreamCreate)                                                                                \

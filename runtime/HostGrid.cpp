@@ -1,11 +1,17 @@
 #include "runtime/HostGrid.h"
 
+#include "runtime/HostBlock.h"
+
 #include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
 #include <exception>
 #include <mutex>
 #include <stdexcept>
@@ -21,6 +27,7 @@ struct Job {
   HostKernelEntry entry;
   Dim3 grid, block;
   void **args;
+  HostLaunchOptions opts;
   uint64_t totalBlocks;
   uint64_t chunk;
   std::atomic<uint64_t> next{0};
@@ -32,13 +39,52 @@ struct Job {
 // True while this thread runs blocks of a launch (nested launches then run inline).
 thread_local bool tlsRunningBlocks = false;
 
+// Per OS thread: the block's shared memory and the fiber scheduler, reused across blocks and
+// launches.
+struct WorkerState {
+  char *shared = nullptr;
+  size_t sharedCapacity = 0;
+  std::unique_ptr<HostBlockRunner> runner;
+
+  ~WorkerState() { ::operator delete(shared, std::align_val_t(64)); }
+
+  char *sharedMemory(size_t bytes) {
+    if (bytes > sharedCapacity) {
+      ::operator delete(shared, std::align_val_t(64));
+      shared = nullptr;
+      sharedCapacity = 0;
+      shared = static_cast<char *>(::operator new(bytes, std::align_val_t(64)));
+      sharedCapacity = bytes;
+    }
+    return shared;
+  }
+};
+
+thread_local WorkerState tlsWorker;
+
+size_t alignUp(size_t n, size_t a) { return (n + a - 1) / a * a; }
+
 void runBlocks(Job &job) noexcept {
   bool wasRunning = tlsRunningBlocks;
   tlsRunningBlocks = true;
+  // A nested launch (from inside a kernel) must not reuse this thread's shared memory or
+  // scheduler, which the outer block still uses.
+  WorkerState nestedState;
+  WorkerState &ws = wasRunning ? nestedState : tlsWorker;
   try {
-    HostThreadCtx ctx;
+    HostThreadCtx ctx{};
     ctx.ntid[0] = job.block.x, ctx.ntid[1] = job.block.y, ctx.ntid[2] = job.block.z;
     ctx.nctaid[0] = job.grid.x, ctx.nctaid[1] = job.grid.y, ctx.nctaid[2] = job.grid.z;
+    const size_t staticBytes = alignUp(job.opts.staticSharedBytes, 16);
+    const size_t sharedBytes = staticBytes + alignUp(job.opts.dynamicSharedBytes, 16);
+    if (sharedBytes) {
+      char *mem = ws.sharedMemory(sharedBytes);
+      ctx.shared = job.opts.staticSharedBytes ? mem : nullptr;
+      ctx.dynShared = mem + staticBytes;
+    }
+    ctx.dynSharedBytes = static_cast<uint32_t>(job.opts.dynamicSharedBytes);
+    if (job.opts.cooperative && !ws.runner)
+      ws.runner = std::make_unique<HostBlockRunner>();
     const uint64_t gx = job.grid.x, gy = job.grid.y;
     const unsigned bx = job.block.x, by = job.block.y, bz = job.block.z;
     while (!job.failed.load(std::memory_order_relaxed)) {
@@ -51,12 +97,20 @@ void runBlocks(Job &job) noexcept {
         ctx.ctaid[0] = static_cast<uint32_t>(b % gx);
         ctx.ctaid[1] = static_cast<uint32_t>(rest % gy);
         ctx.ctaid[2] = static_cast<uint32_t>(rest / gy);
+        if (sharedBytes)
+          std::memset(ws.shared, 0xff, sharedBytes);
+        if (job.opts.cooperative) {
+          ws.runner->run(job.entry, job.args, ctx, job.opts.extraStackBytes);
+          continue;
+        }
+        uint32_t rank = 0;
         for (unsigned z = 0; z < bz; ++z) {
           ctx.tid[2] = z;
           for (unsigned y = 0; y < by; ++y) {
             ctx.tid[1] = y;
             for (unsigned x = 0; x < bx; ++x) {
               ctx.tid[0] = x;
+              ctx.linearTid = rank++;
               job.entry(job.args, &ctx);
             }
           }
@@ -174,17 +228,26 @@ HostPool &pool() {
 
 } // namespace
 
-void launchHost(HostKernelEntry entry, Dim3 grid, Dim3 block, void **args) {
+void launchHost(HostKernelEntry entry, Dim3 grid, Dim3 block, void **args,
+                const HostLaunchOptions &opts) {
   if (!entry)
     throw std::invalid_argument("launchHost: the kernel entry point is null");
   static const LaunchLimits kLimits{};
   validateLaunch(grid, block, kLimits);
+  if (opts.staticSharedBytes > kHostMaxSharedBytes ||
+      opts.dynamicSharedBytes > kHostMaxSharedBytes - opts.staticSharedBytes)
+    throw std::invalid_argument(
+        "invalid launch configuration: " + std::to_string(opts.staticSharedBytes) +
+        " bytes of static and " + std::to_string(opts.dynamicSharedBytes) +
+        " bytes of dynamic shared memory per block; the CPU backend allows at most " +
+        std::to_string(kHostMaxSharedBytes) + " in all");
 
   Job job;
   job.entry = entry;
   job.grid = grid;
   job.block = block;
   job.args = args;
+  job.opts = opts;
   job.totalBlocks = uint64_t(grid.x) * grid.y * grid.z;
   job.chunk = 1;
 

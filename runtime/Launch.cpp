@@ -104,6 +104,14 @@ void launchKernel(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem, CUstr
   if (sharedMem > dev.sharedMemoryPerBlockOptin()) [[unlikely]]
     invalid(std::to_string(sharedMem) + " bytes of dynamic shared memory requested; the device " +
             "allows at most " + std::to_string(dev.sharedMemoryPerBlockOptin()) + " per block");
+  if (sharedMem > dev.sharedMemoryPerBlock()) [[unlikely]] {
+    // Beyond the default 48 KiB of dynamic shared memory a kernel must opt in (cuda.shared.array
+    // of size 0 with a large sharedmem, see docs/cooperation.md).
+    CUresult a = driver().cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                             static_cast<int>(sharedMem));
+    if (a != CUDA_SUCCESS)
+      throwLaunchError(a, f, grid, block, sharedMem);
+  }
   CUresult r = driver().cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z,
                                        sharedMem, stream, params, nullptr);
   if (r != CUDA_SUCCESS) [[unlikely]]

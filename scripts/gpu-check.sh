@@ -3,7 +3,7 @@
 #   bash .gpu/device-run bash scripts/gpu-check.sh
 # Builds with ./setup.sh (the example runs on the GPU), runs every pytest test (the GPU-marked
 # ones included, with PTXJIT_TARGET=cuda so that a missing GPU fails loudly), then the
-# foundation benchmark beside a bare cuLaunchKernel. Logs and results go to $OUT (or ./gpu-out).
+# benchmark suite (bench/run.py). Logs and results go to $OUT (or ./gpu-out).
 set -uo pipefail
 out=${OUT:-gpu-out}
 mkdir -p "$out"
@@ -16,9 +16,8 @@ PTXJIT_TARGET=cuda .venv/bin/python -m pytest -q -p no:cacheprovider tests/pytho
 for ex in mandelbrot haversine; do
   PTXJIT_TARGET=cuda .venv/bin/python examples/$ex.py 2>&1 | tee -a "$out/examples.log" || status=1
 done
-g++ -O2 -std=c++17 -I/usr/local/cuda/include bench/bare_launch.cpp -ldl -o "$BUILD_DIR/bare_launch" || status=1
-PTXJIT_TARGET=cuda .venv/bin/python bench/foundation.py --bare "$BUILD_DIR/bare_launch" \
-  --json "$out/foundation.json" 2>&1 | tee "$out/bench.log" || status=1
-PTXJIT_TARGET=cuda .venv/bin/python bench/mandelbrot.py --json "$out/mandelbrot.json" \
-  2>&1 | tee -a "$out/bench.log" || status=1
+# The benchmark suite (bench/run.py): ptxjit beside numba-cuda, CuPy, PyTorch, CUDA C++ and a
+# bare cuLaunchKernel, built into $BUILD_DIR/bench; a Markdown table in bench.log, JSON beside.
+.venv/bin/python bench/run.py --build-dir "$BUILD_DIR" --json "$out/bench.json" \
+  2>&1 | tee "$out/bench.log" || status=1
 exit $status

@@ -15,6 +15,7 @@ if _os.environ.get("PTXJIT_CORE_DIR"):
 from . import errors
 from . import types
 from . import cuda
+from .ufunc import vectorize, guvectorize  # noqa: F401
 from .types import (  # noqa: F401  (Numba's type names, importable from the package)
     void, none, boolean, bool_, b1,
     int8, int16, int32, int64, uint8, uint16, uint32, uint64,
@@ -26,7 +27,7 @@ from .types import (  # noqa: F401  (Numba's type names, importable from the pac
 __version__ = "0.1.0"
 
 __all__ = [
-    "cuda", "errors", "types",
+    "cuda", "errors", "types", "vectorize", "guvectorize",
     "void", "none", "boolean", "bool_", "b1",
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "intp", "uintp", "intc", "uintc", "byte",

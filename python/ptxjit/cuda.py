@@ -352,6 +352,26 @@ threadfence_block = _Intrinsic("threadfence_block")
 threadfence_system = _Intrinsic("threadfence_system")
 laneid = _Intrinsic("laneid")
 warpsize = _Intrinsic("warpsize")
+# Warp functions and integer/float intrinsics (docs/cooperation.md).
+shfl_sync = _Intrinsic("shfl_sync")
+shfl_up_sync = _Intrinsic("shfl_up_sync")
+shfl_down_sync = _Intrinsic("shfl_down_sync")
+shfl_xor_sync = _Intrinsic("shfl_xor_sync")
+all_sync = _Intrinsic("all_sync")
+any_sync = _Intrinsic("any_sync")
+eq_sync = _Intrinsic("eq_sync")
+ballot_sync = _Intrinsic("ballot_sync")
+match_any_sync = _Intrinsic("match_any_sync")
+match_all_sync = _Intrinsic("match_all_sync")
+activemask = _Intrinsic("activemask")
+lanemask_lt = _Intrinsic("lanemask_lt")
+popc = _Intrinsic("popc")
+brev = _Intrinsic("brev")
+clz = _Intrinsic("clz")
+ffs = _Intrinsic("ffs")
+fma = _Intrinsic("fma")
+cbrt = _Intrinsic("cbrt")
+selp = _Intrinsic("selp")
 shared = _Namespace("shared", ["array"])
 local = _Namespace("local", ["array"])
 const = _Namespace("const", ["array_like"])
@@ -364,4 +384,39 @@ __all__ = [
     "is_available", "current_target", "is_cuda_array", "get_current_device", "detect", "grid", "gridsize",
     "threadIdx", "blockIdx", "blockDim", "gridDim", "syncthreads", "shared", "local", "const",
     "atomic",
+    # cooperating threads (docs/cooperation.md)
+    "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp", "threadfence",
+    "threadfence_block", "threadfence_system", "laneid", "warpsize", "shfl_sync",
+    "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "all_sync", "any_sync", "eq_sync",
+    "ballot_sync", "match_any_sync", "match_all_sync", "activemask", "lanemask_lt", "popc",
+    "brev", "clz", "ffs", "fma", "cbrt", "selp",
 ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Ufuncs (docs/ufuncs.md): cuda.vectorize / cuda.guvectorize default to target='cuda'
+# ---------------------------------------------------------------------------------------------
+
+def vectorize(ftylist_or_function=(), target="cuda", **kws):
+    """``ptxjit.vectorize`` with target 'cuda' by default."""
+    from . import ufunc
+
+    return ufunc.vectorize(ftylist_or_function, target=target, **kws)
+
+
+def guvectorize(ftylist, signature=None, target="cuda", **kws):
+    """``ptxjit.guvectorize`` with target 'cuda' by default."""
+    from . import ufunc
+
+    return ufunc.guvectorize(ftylist, signature, target=target, **kws)
+
+
+def reduce(functor):
+    """Numba's ``cuda.reduce``: ``sum_reduce = cuda.reduce(lambda a, b: a + b)``, then
+    ``sum_reduce(ary, size=None, res=None, init=0, stream=0)``."""
+    from . import ufunc
+
+    return ufunc.Reduce(functor)
+
+
+__all__ += ["vectorize", "guvectorize", "reduce"]

@@ -292,3 +292,83 @@ def test_unary_ops_inplace_truth_loops_and_device_functions(backend):
     k[1, 1](a, out, b)
     assert list(out) == [-1 - 2j, 1 + 2j, 1 + 3j, 4 + 4j, 4 + 6j]
     assert list(b) == [False, True, True, False]
+
+
+# --------------------------------------------------------------------------------------------
+# Special values: CPython's results for every mix of ±inf, nan, ±0 and finite parts
+# --------------------------------------------------------------------------------------------
+
+SPECIAL = [-math.inf, -2.5, -0.0, 0.0, 2.5, math.inf, math.nan]
+SPECIAL_ZS = [complex(x, y) for x in SPECIAL for y in SPECIAL]
+
+
+def _python_results(fn, args, dtype):
+    """fn(*a) for each a, rounded to dtype; None where Python raises (ValueError for the
+    cases C99 Annex G flags as invalid or divide-by-zero, such as exp(1 + inf j), log(0),
+    sin(inf + 0j)): a kernel cannot raise and returns the Annex G value, checked below."""
+    want = []
+    for a in args:
+        try:
+            e = fn(*a)
+        except (ValueError, OverflowError):
+            want.append(None)
+            continue
+        want.append(complex(dtype(e)) if dtype is np.complex64 else e)
+    return want
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+@pytest.mark.parametrize("name", CMATH)
+def test_cmath_special_values(backend, name, dtype):
+    a = np.array(SPECIAL_ZS, dtype=dtype)
+    out = np.zeros_like(a)
+    _kernel(f"cmath.{name}(z)")[1, 64](a, out)
+    want = _python_results(getattr(cmath, name), [(z,) for z in SPECIAL_ZS], dtype)
+    # Infinite, nan and zero parts must match exactly (signs of zeros and infinities included);
+    # finite parts (from the finite inputs ±2.5) within a few ULP as in the tests above.
+    is32 = dtype is np.complex64
+    _compare(out, want, is32, 16 if is32 or backend != "cpu" else 4, SPECIAL_ZS)
+
+
+def test_rect_polar_phase_special_values(backend):
+    @cuda.jit
+    def k(r, p, rect, pol, ph):
+        i = cuda.grid(1)
+        if i < r.size:
+            rect[i] = cmath.rect(r[i], p[i])
+            z = complex(r[i], p[i])
+            m, a = cmath.polar(z)
+            pol[i, 0] = m
+            pol[i, 1] = a
+            ph[i] = cmath.phase(z)
+
+    pairs = [(x, y) for x in SPECIAL for y in SPECIAL]
+    r = np.array([x for x, _ in pairs])
+    p = np.array([y for _, y in pairs])
+    rect = np.zeros(len(pairs), np.complex128)
+    pol = np.zeros((len(pairs), 2))
+    ph = np.zeros(len(pairs))
+    k[1, 64](r, p, rect, pol, ph)
+    ulp = 1 if backend == "cpu" else 2
+    _compare(rect, _python_results(cmath.rect, pairs, np.complex128), False, ulp, pairs)
+    for j, (x, y) in enumerate(pairs):
+        m, a = cmath.polar(complex(x, y))
+        assert _ulps(pol[j, 0], m, False) <= ulp and _ulps(pol[j, 1], a, False) <= ulp, (x, y)
+        assert _ulps(ph[j], cmath.phase(complex(x, y)), False) <= ulp, (x, y)
+
+
+def test_results_where_python_raises(backend):
+    # C99 Annex G's values, which CPython computes and then turns into ValueError.
+    cases = [("exp", complex(1.0, math.inf), (math.nan, math.nan)),
+             ("exp", complex(math.inf, math.inf), (math.inf, math.nan)),
+             ("log", complex(0.0, 0.0), (-math.inf, 0.0)),
+             ("log", complex(-0.0, 0.0), (-math.inf, math.pi)),
+             ("sqrt", complex(math.inf, math.nan), (math.inf, math.nan)),  # no raise: a check
+             ("sin", complex(math.inf, 0.0), (math.nan, -0.0)),
+             ("cosh", complex(0.0, math.inf), (math.nan, 0.0)),
+             ("tan", complex(math.inf, 2.5), (math.nan, math.nan))]
+    for name, z, (re, im) in cases:
+        out = np.zeros(1, np.complex128)
+        _kernel(f"cmath.{name}(z)")[1, 1](np.array([z]), out)
+        assert _ulps(out[0].real, re, False) == 0 and _ulps(out[0].imag, im, False) == 0, \
+            (name, z, out[0])

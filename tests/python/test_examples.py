@@ -80,3 +80,46 @@ def test_haversine_mesh_matches_numpy(backend):
     ref = h.reference(-60.0, 60.0, -120.0, 120.0, 30.0, 101.0, 2.0, 40, 50)
     np.testing.assert_allclose(Z.copy_to_host(), ref, rtol=1e-12, atol=1e-15)
 
+
+def test_haversine_vectorize_versions_match_numpy(backend):
+    h = load_example("haversine")
+    X, Y = h.mesh_points(-60.0, 60.0, -120.0, 120.0, 20, 30)
+    ref = h.reference(-60.0, 60.0, -120.0, 120.0, 30.0, 101.0, 2.0, 20, 30).ravel()
+    for version in (h.vectorize_arrays, h.vectorize_scalars):
+        z, _ = version(X, Y, 30.0, 101.0, 2.0)
+        np.testing.assert_allclose(z, ref, rtol=1e-12, atol=1e-15)
+
+
+def test_black_scholes_example(backend):
+    b = load_example("black_scholes")
+    call, put = b.main(5000)
+    assert call.dtype == np.float32 and put.shape == (5000,)
+
+
+
+# ---- cooperating threads: shared memory, barriers, warp shuffles, atomics ----
+
+def test_matmul_example_matches_numpy(backend):
+    m = load_example("matmul")
+    rng = np.random.default_rng(3)
+    # Sizes that are not multiples of the tile: edge threads load zeros but reach the barriers.
+    a = rng.random((37, 50), dtype=np.float32)
+    b = rng.random((50, 21), dtype=np.float32)
+    d_c = cuda.device_array((37, 21), dtype=np.float32)
+    m.launch(cuda.to_device(a), cuda.to_device(b), d_c)
+    np.testing.assert_allclose(d_c.copy_to_host(), a @ b, rtol=1e-5, atol=1e-5)
+
+
+def test_reduction_example_matches_numpy(backend):
+    m = load_example("reduction")
+    x = np.random.default_rng(4).random(100_003, dtype=np.float32)
+    total = m.total(cuda.to_device(x), blocks=16)
+    assert abs(total - np.sum(x, dtype=np.float64)) <= 1e-5 * np.sum(x, dtype=np.float64)
+
+
+def test_histogram_example_matches_numpy(backend):
+    m = load_example("histogram")
+    x = np.random.default_rng(5).normal(size=50_000)
+    hist = m.compute(x, -3.0, 3.0, blocks=8)
+    expected, _ = np.histogram(x, bins=m.BINS, range=(-3.0, 3.0))
+    np.testing.assert_array_equal(hist, expected)

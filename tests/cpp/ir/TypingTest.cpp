@@ -677,11 +677,12 @@ TEST(TypingErrors, Indexing) {
   expectError(*many.fn, {a2, types::int64()}, DiagCode::IndexTypes,
               {"array(float32, 2d, C)", "UniTuple(int64 x 3)"});
 
-  FnBuilder row("k", {"a", "i"});
-  row.setItem(row.load("a"), row.load("i"), row.cfloat(1.0));
+  // A row view takes a scalar or an array of no more dimensions (TypingSlicesTest.cpp).
+  FnBuilder row("k", {"a", "i", "b"});
+  row.setItem(row.load("a"), row.load("i"), row.load("b"));
   row.ret();
-  expectError(*row.fn, {a2, types::int64()}, DiagCode::UnsupportedConstruct,
-              {"assigning to a sub-array"});
+  expectError(*row.fn, {a2, types::int64(), a2}, DiagCode::SetItemTypes,
+              {"array(float32, 2d, C)", "int64"});
 
   FnBuilder bidx("k", {"a", "p"});
   bidx.item(bidx.load("a"), bidx.load("p"));
@@ -708,10 +709,11 @@ TEST(TypingErrors, Indexing) {
   unpack.ret();
   expectError(*unpack.fn, {a2}, DiagCode::IndexTypes, {"UniTuple(int64 x 2)"});
 
-  FnBuilder sl("k", {"a"});
-  sl.item(sl.load("a"), sl.add<BuildSliceInstr>(std::vector<Instr *>{sl.cint(0), sl.cint(2)}));
+  // Slicing a scalar (TypingSlicesTest.cpp has the slice rules).
+  FnBuilder sl("k", {"x"});
+  sl.item(sl.load("x"), sl.add<BuildSliceInstr>(std::vector<Instr *>{sl.cint(0), sl.cint(2)}));
   sl.ret();
-  expectError(*sl.fn, {f32a()}, DiagCode::UnsupportedConstruct, {"slic"});
+  expectError(*sl.fn, {types::float32()}, DiagCode::IndexTypes, {"float32", "slice<a:b>"});
 }
 
 TEST(TypingErrors, SetItem) {

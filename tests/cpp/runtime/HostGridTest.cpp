@@ -90,7 +90,7 @@ TEST(HostThreadCtxLayout, MatchesTheKernelAbi) {
   EXPECT_EQ(offsetof(HostThreadCtx, ntid), 12u);
   EXPECT_EQ(offsetof(HostThreadCtx, ctaid), 24u);
   EXPECT_EQ(offsetof(HostThreadCtx, nctaid), 36u);
-  EXPECT_EQ(sizeof(HostThreadCtx), 48u);
+  EXPECT_EQ(sizeof(HostThreadCtx), 80u);
 }
 
 TEST(LaunchHost, SingleThread) { runAndCheck({1}, {1}); }

@@ -1,0 +1,754 @@
+"""The benchmark suite of the performance issue: ptxjit beside numba-cuda, CuPy, PyTorch, CUDA
+C++ (nvcc) and a bare C++ cuLaunchKernel, each measured in the same run.
+
+    python bench/run.py [--json out.json] [--build-dir build-gpu]   # on the GPU machine
+    python bench/run.py --dry-run                                    # anywhere: CPU backend
+
+Prints a Markdown table (metric, ptxjit's figure, each peer's figure, the ratios, the target)
+and writes the same as JSON. Peers that cannot run (not installed, no GPU, no nvcc) are listed
+as missing with the reason, never silently skipped.
+
+Method: every implementation runs in a process of its own (bench/run.py --worker NAME), so
+CUDA contexts and imports do not interfere. Timed regions start after a warm-up and end with a
+device synchronization (CUDA events in the C++ references); figures are medians of 7
+repetitions (launch loops: 10,000 launches each, kernels: 10-50 back-to-back launches each).
+Fresh-process figures (import, first compile, cache=True) are medians of separate
+interpreters. Inputs are non-trivial (random or index-based, never all zeros) and results are
+checked against NumPy references.
+
+--dry-run exercises every code path quickly on ptxjit's CPU backend with tiny sizes and few
+repetitions (its figures mean nothing); peers needing a GPU are reported missing.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+# ---------------------------------------------------------------------------------------------
+# Sizes and repetitions
+# ---------------------------------------------------------------------------------------------
+
+FULL = dict(launch_iters=10000, launch_reps=7, saxpy_n=1 << 26, saxpy_reps=50, mandel_size=4096,
+            mandel_iters=256, mandel_reps=10, bs_n=1 << 24, bs_reps=20, compile_reps=10,
+            vec_n=1000, vec_iters=2000, fresh_reps=3, import_reps=5)
+DRY = dict(launch_iters=50, launch_reps=3, saxpy_n=1 << 12, saxpy_reps=2, mandel_size=64,
+           mandel_iters=16, mandel_reps=2, bs_n=1 << 10, bs_reps=2, compile_reps=2,
+           vec_n=1000, vec_iters=5, fresh_reps=1, import_reps=1)
+
+# name, unit, target text, reference peer for the ratio and its bound (None: absolute target)
+METRICS = [
+    ("launch_empty", "µs", "≤ 1.2× bare cuLaunchKernel", "bare", 1.2),
+    ("launch_saxpy_args", "µs", "≤ 1.2× bare, same arguments", "bare", 1.2),
+    ("launch_16_arrays", "µs", "≤ 1.3× bare", "bare", 1.3),
+    ("launch_16_scalars", "µs", "≤ 1.3× bare", "bare", 1.3),
+    ("first_compile_fresh_process", "ms", "≤ 150 ms", None, 150.0),
+    ("compile_warm_saxpy", "ms", "≤ 15 ms", None, 15.0),
+    ("compile_warm_mandelbrot", "ms", "≤ 30 ms", None, 30.0),
+    ("import", "ms", "≤ 80 ms", None, 80.0),
+    ("cache_warm_first_call", "ms", "≤ 10 ms", None, 10.0),
+    ("saxpy_2^26_f32_kernel", "ms", "≤ 1.03× CUDA C++, ≥ 90% of D2D copy bandwidth", "cuda_cpp",
+     1.03),
+    ("mandelbrot_4096^2_f64_256it_kernel", "ms", "≤ 1.03× CUDA C++", "cuda_cpp", 1.03),
+    ("black_scholes_2^24_f32_kernel", "ms", "≤ 1.05× CUDA C++", "cuda_cpp", 1.05),
+    ("vectorize_add_f32_1000", "µs", "≤ 8 µs, below CuPy and PyTorch", None, 8.0),
+    ("vectorize_add_f32_1000_scalar", "µs", "≤ 8 µs, below CuPy and PyTorch", None, 8.0),
+]
+
+PEERS = ["bare", "cuda_cpp", "numba", "cupy", "torch"]
+
+
+def median_of(fn, reps):
+    return statistics.median(fn() for _ in range(reps))
+
+
+# ---------------------------------------------------------------------------------------------
+# Workers: one implementation per process
+# ---------------------------------------------------------------------------------------------
+
+def import_impl(name):
+    """The `cuda` module of implementation `name` ('ptxjit' or 'numba')."""
+    if name == "numba":
+        import numpy as np
+
+        np.row_stack = np.vstack  # numba-cuda 0.30 still calls it; NumPy 2.5 removed it
+        from numba import cuda
+        return cuda
+    from ptxjit import cuda
+    return cuda
+
+
+def launch_loop(cfg, args, iters, reps, sync):
+    """Median microseconds per launch of cfg(*args) over `reps` loops of `iters` launches."""
+    for _ in range(3):
+        cfg(*args)
+    sync()
+    per = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            cfg(*args)
+        sync()
+        per.append((time.perf_counter() - t0) / iters * 1e6)
+    return statistics.median(per)
+
+
+def kernel_time(cfg, args, reps, sync):
+    """Median milliseconds per launch of `reps` back-to-back launches (7 repetitions)."""
+    for _ in range(3):
+        cfg(*args)
+    sync()
+    per = []
+    for _ in range(7):
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            cfg(*args)
+        sync()
+        per.append((time.perf_counter() - t0) / reps * 1e3)
+    return statistics.median(per)
+
+
+def ptx_of(kernel):
+    """(ptx, entry name) of a ptxjit kernel's first specialization."""
+    ptx = kernel.inspect_ptx(kernel.signatures[0])
+    return ptx, re.search(r"\.entry\s+([\w$]+)", ptx).group(1)
+
+
+def worker_kernels(impl, cfg, out_dir):
+    """Launch overhead, warm compiles and kernel times of `impl`; a dict of figures."""
+    import numpy as np
+
+    import workloads as w
+
+    cuda = import_impl(impl)
+    sync = cuda.synchronize
+    res, ptx_files = {}, {}
+
+    def note_ptx(metric, kernel, layout, block):
+        if impl == "ptxjit" and out_dir:
+            ptx, entry = ptx_of(kernel)
+            path = os.path.join(out_dir, f"{metric}.ptx")
+            with open(path, "w") as f:
+                f.write(ptx)
+            ptx_files[metric] = {"ptx": path, "entry": entry, "layout": layout, "block": block}
+
+    it, lr = cfg["launch_iters"], cfg["launch_reps"]
+    # -- launch overhead
+    empty = w.build(w.EMPTY, cuda, "empty")
+    res["launch_empty"] = launch_loop(empty[1, 1], (), it, lr, sync)
+    res["launch_empty_indexed"] = launch_loop(lambda: empty[1, 1](), (), it, lr, sync)
+    note_ptx("launch_empty", empty, "0", 1)
+
+    saxpy = w.build(w.SAXPY, cuda, "saxpy")
+    rng = np.random.default_rng(1)
+    small = [cuda.to_device(rng.random(256).astype(np.float32)) for _ in range(3)]
+    res["launch_saxpy_args"] = launch_loop(saxpy[1, 256], (2.0, *small), it, lr, sync)
+    note_ptx("launch_saxpy_args", saxpy, "f64,a1,a1,a1", 256)
+
+    arrays = w.build(w.many_args_source("arrays"), cuda, "many")
+    arrs = [cuda.to_device(np.full(256, i + 1, np.float32)) for i in range(16)]
+    res["launch_16_arrays"] = launch_loop(arrays[1, 1], arrs, it, lr, sync)
+    assert arrs[0].copy_to_host()[0] == 16.0
+    note_ptx("launch_16_arrays", arrays, ",".join(["a1"] * 16), 1)
+
+    scalars = w.build(w.many_args_source("scalars"), cuda, "many")
+    vals = [float(i) + 0.5 for i in range(16)]
+    res["launch_16_scalars"] = launch_loop(scalars[1, 1], vals, it, lr, sync)
+    note_ptx("launch_16_scalars", scalars, ",".join(["f64"] * 16), 1)
+
+    # -- warm compiles: a fresh function object each time (no in-memory hit)
+    cuda.jit(w.SAXPY_SIG)(w.build(w.SAXPY, cuda, "saxpy").py_func)  # warm-up
+
+    def compile_once(source, name, sig):
+        fn = w.build(source, cuda, name).py_func
+        t0 = time.perf_counter()
+        cuda.jit(sig)(fn)
+        return (time.perf_counter() - t0) * 1e3
+
+    res["compile_warm_saxpy"] = median_of(lambda: compile_once(w.SAXPY, "saxpy", w.SAXPY_SIG),
+                                          cfg["compile_reps"])
+    res["compile_warm_mandelbrot"] = median_of(
+        lambda: compile_once(w.MANDELBROT, "mandel_kernel", w.MANDELBROT_SIG),
+        cfg["compile_reps"])
+
+    # -- kernel times
+    n = cfg["saxpy_n"]
+    x = (np.arange(n, dtype=np.float32) % 1000) * np.float32(0.001) + np.float32(0.5)
+    y = (np.arange(n, dtype=np.float32) % 1000) * np.float32(0.002) + np.float32(0.5)
+    dx, dy, dout = cuda.to_device(x), cuda.to_device(y), cuda.device_array(n, np.float32)
+    blocks = (n + 255) // 256
+    res["saxpy_2^26_f32_kernel"] = kernel_time(saxpy[blocks, 256],
+                                               (np.float32(2.0), dx, dy, dout),
+                                               cfg["saxpy_reps"], sync)
+    np.testing.assert_allclose(dout.copy_to_host(), 2 * x + y, rtol=1e-6)
+
+    mandel = w.build(w.MANDELBROT, cuda, "mandel_kernel")
+    size = cfg["mandel_size"]
+    image = cuda.device_array((size, size), np.uint8)
+    grid = ((size + 31) // 32, (size + 7) // 8)
+    res["mandelbrot_4096^2_f64_256it_kernel"] = kernel_time(
+        mandel[grid, (32, 8)], (-2.0, 1.0, -1.5, 1.5, image, cfg["mandel_iters"]),
+        cfg["mandel_reps"], sync)
+    img = image.copy_to_host()
+    res["mandelbrot_checksum"] = int(img.astype(np.int64).sum())
+    assert img.max() > 0
+
+    bs = w.build(w.BLACK_SCHOLES, cuda, "black_scholes")
+    m = cfg["bs_n"]
+    S, X, T = w.black_scholes_inputs(m)
+    dS, dX, dT = (cuda.to_device(a) for a in (S, X, T))
+    dcall, dput = cuda.device_array(m, np.float32), cuda.device_array(m, np.float32)
+    res["black_scholes_2^24_f32_kernel"] = kernel_time(
+        bs[(m + 255) // 256, 256], (dcall, dput, dS, dX, dT, 0.02, 0.30), cfg["bs_reps"], sync)
+    call_ref, put_ref = w.black_scholes_reference(S, X, T, 0.02, 0.30)
+    np.testing.assert_allclose(dcall.copy_to_host(), call_ref, rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(dput.copy_to_host(), put_ref, rtol=1e-3, atol=1e-3)
+    res["ptx_files"] = ptx_files
+    return res
+
+
+def worker_vectorize(impl, cfg):
+    """Per-call microseconds of a float32 add of two 1000-element device arrays, and of one
+    array and a Python scalar (output allocated by the call, as users write it)."""
+    import numpy as np
+
+    n, iters = cfg["vec_n"], cfg["vec_iters"]
+    a_host = np.linspace(1.0, 2.0, n, dtype=np.float32)
+    b_host = np.linspace(-1.0, 3.0, n, dtype=np.float32)
+    if impl in ("ptxjit", "numba"):
+        if impl == "ptxjit":
+            import ptxjit
+
+            vectorize = getattr(ptxjit, "vectorize", None) or ptxjit.cuda.vectorize
+            cuda = ptxjit.cuda
+        else:
+            cuda = import_impl("numba")
+            from numba import vectorize
+
+        @vectorize(["float32(float32, float32)"], target="cuda")
+        def add(a, b):
+            return a + b
+
+        a, b = cuda.to_device(a_host), cuda.to_device(b_host)
+        sync = cuda.synchronize
+        call = lambda: add(a, b)  # noqa: E731
+        call_scalar = lambda: add(a, 2.0)  # noqa: E731
+        to_host = lambda d: d.copy_to_host()  # noqa: E731
+    elif impl == "cupy":
+        import cupy as cp
+
+        a, b = cp.asarray(a_host), cp.asarray(b_host)
+        sync = cp.cuda.Device().synchronize
+        call = lambda: a + b  # noqa: E731
+        call_scalar = lambda: a + 2.0  # noqa: E731
+        to_host = cp.asnumpy
+    else:
+        import torch
+
+        a, b = torch.from_numpy(a_host).cuda(), torch.from_numpy(b_host).cuda()
+        sync = torch.cuda.synchronize
+        call = lambda: a + b  # noqa: E731
+        call_scalar = lambda: a + 2.0  # noqa: E731
+        to_host = lambda t: t.cpu().numpy()  # noqa: E731
+    np.testing.assert_allclose(to_host(call()), a_host + b_host, rtol=1e-6)
+    np.testing.assert_allclose(to_host(call_scalar()), a_host + np.float32(2.0), rtol=1e-6)
+    return {
+        "vectorize_add_f32_1000": launch_loop(call, (), iters, cfg["launch_reps"], sync),
+        "vectorize_add_f32_1000_scalar": launch_loop(call_scalar, (), iters, cfg["launch_reps"],
+                                                     sync),
+    }
+
+
+def worker_copy(impl, cfg):
+    """Device-to-device copy bandwidth (GB/s) of 2^26 float32, when nvcc is missing."""
+    n = cfg["saxpy_n"]
+    if impl == "cupy":
+        import cupy as cp
+
+        src, dst = cp.ones(n, cp.float32), cp.empty(n, cp.float32)
+        copy = lambda: dst.__setitem__(slice(None), src)  # noqa: E731
+        sync = cp.cuda.Device().synchronize
+    else:
+        import torch
+
+        src = torch.ones(n, dtype=torch.float32, device="cuda")
+        dst = torch.empty_like(src)
+        copy = lambda: dst.copy_(src)  # noqa: E731
+        sync = torch.cuda.synchronize
+    ms = kernel_time(lambda: copy(), (), 20, sync)
+    return {"copy_gbs": 2 * 4 * n / (ms * 1e6)}
+
+
+def run_worker(args):
+    cfg = DRY if args.dry_run else FULL
+    sys.path.insert(0, HERE)
+    res, errors = {}, {}
+    parts = [("kernels", lambda: worker_kernels(args.worker, cfg, args.out_dir))] \
+        if args.worker in ("ptxjit", "numba") else []
+    parts.append(("vectorize", lambda: worker_vectorize(args.worker, cfg)))
+    if args.worker in ("cupy", "torch"):
+        parts.append(("copy", lambda: worker_copy(args.worker, cfg)))
+    for name, fn in parts:
+        try:
+            res.update(fn())
+        except Exception as e:  # reported, not hidden: the table shows the error
+            errors[name] = f"{type(e).__name__}: {e}"[:300]
+    print(json.dumps({"results": res, "errors": errors}))
+
+
+# ---------------------------------------------------------------------------------------------
+# Fresh processes
+# ---------------------------------------------------------------------------------------------
+
+PRELUDE = {
+    "ptxjit": "from ptxjit import cuda",
+    "numba": "import numpy as np\nnp.row_stack = np.vstack\nfrom numba import cuda",
+}
+
+IMPORT_SCRIPT = '''
+import time
+t0 = time.perf_counter()
+{prelude}
+t1 = time.perf_counter()
+import numpy
+t2 = time.perf_counter()
+print({{"import_ms": (t1 - t0) * 1e3, "with_numpy_ms": (t2 - t0) * 1e3}})
+'''
+
+FIRST_COMPILE_SCRIPT = '''
+import time
+{prelude}
+import numpy as np
+def saxpy(a, x, y, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = a * x[i] + y[i]
+t0 = time.perf_counter()
+k = cuda.jit("{sig}")(saxpy)
+t1 = time.perf_counter()
+x = cuda.to_device(np.arange(1024, dtype=np.float32)); o = cuda.device_array_like(x)
+k[4, 256](np.float32(2), x, x, o); cuda.synchronize()
+t2 = time.perf_counter()
+assert (o.copy_to_host() == 3 * np.arange(1024, dtype=np.float32)).all()
+print({{"compile_ms": (t1 - t0) * 1e3, "first_launch_ms": (t2 - t1) * 1e3}})
+'''
+
+CACHE_SCRIPT = '''
+import time
+{prelude}
+import numpy as np
+x = cuda.to_device(np.arange(1024, dtype=np.float32)); o = cuda.device_array_like(x)
+cuda.synchronize()  # CUDA is started before the timed region
+t0 = time.perf_counter()
+
+@cuda.jit(cache=True)
+def saxpy_cached(a, x, y, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = a * x[i] + y[i]
+
+saxpy_cached[4, 256](np.float32(2), x, x, o)
+cuda.synchronize()
+t1 = time.perf_counter()
+assert (o.copy_to_host() == 3 * np.arange(1024, dtype=np.float32)).all()
+try:
+    hits = sum(saxpy_cached.stats.cache_hits.values())
+except Exception:  # a peer without Numba's `stats`: not observable
+    hits = -1
+print({{"first_call_ms": (t1 - t0) * 1e3, "hits": hits}})
+'''
+
+
+def run_python(code, env, cwd=None, path=None, python=None):
+    """Runs `code` (or the file `path`) in a fresh interpreter; the dict its last line prints."""
+    python = python or sys.executable
+    cmd = [python, path] if path else [python, "-c", code]
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd, timeout=600)
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr.strip().splitlines()[-1] if out.stderr.strip()
+                           else f"exit {out.returncode}")
+    return eval(out.stdout.strip().splitlines()[-1])
+
+
+def fresh_process_metrics(impl, cfg, env, python=None):
+    res, errors = {}, {}
+    prelude = PRELUDE[impl]
+    try:
+        runs = [run_python(IMPORT_SCRIPT.format(prelude=prelude), env, python=python)
+                for _ in range(cfg["import_reps"])]
+        res["import"] = statistics.median(r["import_ms"] for r in runs)
+        res["import_with_numpy"] = statistics.median(r["with_numpy_ms"] for r in runs)
+    except Exception as e:
+        errors["import"] = str(e)[:300]
+    try:
+        sig = "void(float32, float32[::1], float32[::1], float32[::1])"
+        runs = [run_python(FIRST_COMPILE_SCRIPT.format(prelude=prelude, sig=sig), env,
+                           python=python)
+                for _ in range(cfg["fresh_reps"])]
+        res["first_compile_fresh_process"] = statistics.median(r["compile_ms"] for r in runs)
+        res["first_launch_after_compile"] = statistics.median(r["first_launch_ms"] for r in runs)
+    except Exception as e:
+        errors["first_compile_fresh_process"] = str(e)[:300]
+    try:
+        with tempfile.TemporaryDirectory(prefix=f"bench-cache-{impl}-") as d:
+            path = os.path.join(d, "cached_saxpy.py")
+            with open(path, "w") as f:
+                f.write(CACHE_SCRIPT.format(prelude=prelude))
+            cenv = dict(env, PTXJIT_CACHE_DIR=os.path.join(d, "cache"))
+            run_python(None, cenv, cwd=d, path=path, python=python)  # fills the cache
+            runs = [run_python(None, cenv, cwd=d, path=path, python=python)
+                    for _ in range(cfg["fresh_reps"])]
+            if any(r["hits"] == 0 for r in runs):
+                raise RuntimeError("the warm cache was not hit")
+            res["cache_warm_first_call"] = statistics.median(r["first_call_ms"] for r in runs)
+    except Exception as e:
+        errors["cache_warm_first_call"] = str(e)[:300]
+    return res, errors
+
+
+# ---------------------------------------------------------------------------------------------
+# Native peers: the bare launcher and the CUDA C++ kernels
+# ---------------------------------------------------------------------------------------------
+
+def build_native(build_dir, cc):
+    """Builds bench/bare_launch.cpp (g++) and bench/cuda/*.cu (nvcc for sm_<cc>) into
+    build_dir/bench; returns ({name: path}, {name: why missing})."""
+    out, missing = {}, {}
+    os.makedirs(build_dir, exist_ok=True)
+    cuda_home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+    cxx = shutil.which("g++") or shutil.which("c++")
+    exe = os.path.join(build_dir, "bare_launch")
+    if cxx:
+        r = subprocess.run([cxx, "-O2", "-std=c++17", f"-I{cuda_home}/include",
+                            os.path.join(HERE, "bare_launch.cpp"), "-ldl", "-o", exe],
+                           capture_output=True, text=True)
+        if r.returncode == 0:
+            out["bare"] = exe
+        else:
+            missing["bare"] = "g++ failed: " + r.stderr.strip()[-200:]
+    else:
+        missing["bare"] = "no C++ compiler"
+    nvcc = shutil.which("nvcc") or os.path.join(cuda_home, "bin", "nvcc")
+    if not os.path.exists(nvcc):
+        for k in ("saxpy", "mandelbrot", "blackscholes"):
+            missing[k] = "no nvcc"
+        return out, missing
+    for k in ("saxpy", "mandelbrot", "blackscholes"):
+        exe = os.path.join(build_dir, f"cuda_{k}")
+        src = os.path.join(HERE, "cuda", f"{k}.cu")
+        if os.path.exists(exe) and os.path.getmtime(exe) > max(
+                os.path.getmtime(src), os.path.getmtime(os.path.join(HERE, "cuda", "common.h"))):
+            out[k] = exe
+            continue
+        r = subprocess.run([nvcc, "-O3", f"-arch=sm_{cc}", "-std=c++17", src, "-o", exe],
+                           capture_output=True, text=True)
+        if r.returncode == 0:
+            out[k] = exe
+        else:
+            missing[k] = "nvcc failed: " + r.stderr.strip()[-200:]
+    return out, missing
+
+
+def run_json(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        raise RuntimeError(r.stderr.strip()[-300:] or f"exit {r.returncode}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+# ---------------------------------------------------------------------------------------------
+# The orchestrator
+# ---------------------------------------------------------------------------------------------
+
+def spawn_worker(impl, args, env, out_dir=None, python=None):
+    cmd = [python or sys.executable, os.path.abspath(__file__), "--worker", impl]
+    if args.dry_run:
+        cmd.append("--dry-run")
+    if out_dir:
+        cmd += ["--out-dir", out_dir]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800)
+    if r.returncode != 0:
+        raise RuntimeError((r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1])
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def importable(module, env, python):
+    code = ("import numpy as np; np.row_stack = np.vstack; " if module == "numba" else "") + \
+        f"import {module}"
+    r = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env)
+    return None if r.returncode == 0 else (r.stderr.strip().splitlines() or ["?"])[-1][:160]
+
+
+def machine_info(dry):
+    info = {"python": platform.python_version(), "platform": platform.platform()}
+    try:
+        import numpy
+        info["numpy"] = numpy.__version__
+    except ImportError:
+        pass
+    if not dry and shutil.which("nvidia-smi"):
+        r = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,compute_cap",
+                            "--format=csv,noheader"], capture_output=True, text=True)
+        info["gpu"] = r.stdout.strip()
+    info["cpu"] = platform.processor() or platform.machine()
+    return info
+
+
+def compute_cc(env):
+    try:
+        out = run_python("from ptxjit import cuda\n"
+                         "print(tuple(cuda.get_current_device().compute_capability))", env)
+        return f"{out[0]}{out[1]}"
+    except Exception:
+        return "90"
+
+
+def orchestrate(args):
+    cfg = DRY if args.dry_run else FULL
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [os.path.join(ROOT, "python"), HERE] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH")
+                                                else []))
+    env["PTXJIT_TARGET"] = "cpu" if args.dry_run else "cuda"
+    build_dir = os.path.join(args.build_dir, "bench")
+    os.makedirs(build_dir, exist_ok=True)
+
+    figures = {m[0]: {} for m in METRICS}  # metric -> {impl: value}
+    missing = {m[0]: {} for m in METRICS}  # metric -> {impl: reason}
+    extra = {}
+
+    def fail_all(impl, why, metrics):
+        for name in metrics:
+            missing[name][impl] = why
+
+    t_start = time.perf_counter()
+    kernel_metrics = [m[0] for m in METRICS if m[0].startswith(("launch", "compile_warm",
+                                                                 "saxpy", "mandel", "black"))]
+    vec_metrics = [m[0] for m in METRICS if m[0].startswith("vectorize")]
+    fresh_metrics = ["import", "first_compile_fresh_process", "cache_warm_first_call"]
+
+    # ptxjit
+    ptx_dir = tempfile.mkdtemp(prefix="ptxjit-bench-ptx-", dir=build_dir)
+    ptx_files = {}
+    try:
+        out = spawn_worker("ptxjit", args, env, ptx_dir)
+        ptx_files = out["results"].get("ptx_files", {})
+        record_worker("ptxjit", out, figures, missing, extra)
+    except Exception as e:
+        fail_all("ptxjit", str(e)[:300], kernel_metrics + vec_metrics)
+    res, errs = fresh_process_metrics("ptxjit", cfg, env)
+    record_plain("ptxjit", res, errs, figures, missing, extra, fresh_metrics)
+
+    # Python peers
+    gpu_reason = "dry run: no GPU used" if args.dry_run else None
+    for impl in ("numba", "cupy", "torch"):
+        metrics = (kernel_metrics + vec_metrics + fresh_metrics) if impl == "numba" \
+            else vec_metrics
+        why = gpu_reason or importable(impl, env, args.peer_python)
+        if why:
+            fail_all(impl, f"missing ({why})", metrics)
+            continue
+        try:
+            out = spawn_worker(impl, args, env, python=args.peer_python)
+            record_worker(impl, out, figures, missing, extra)
+        except Exception as e:
+            fail_all(impl, str(e)[:300], metrics)
+        if impl == "numba":
+            res, errs = fresh_process_metrics("numba", cfg, env, python=args.peer_python)
+            record_plain("numba", res, errs, figures, missing, extra, fresh_metrics)
+
+    # native peers
+    launch_metrics = [m for m in kernel_metrics if m.startswith("launch")]
+    native_metrics = {"saxpy": "saxpy_2^26_f32_kernel",
+                      "mandelbrot": "mandelbrot_4096^2_f64_256it_kernel",
+                      "blackscholes": "black_scholes_2^24_f32_kernel"}
+    if args.dry_run:
+        fail_all("bare", "dry run: no GPU used", launch_metrics)
+        fail_all("cuda_cpp", "dry run: no GPU used", list(native_metrics.values()))
+        if args.build_native:
+            built, why = build_native(build_dir, "90")
+            extra["native_build"] = {"built": sorted(built), "missing": why}
+    else:
+        built, why = build_native(build_dir, compute_cc(env))
+        for metric in launch_metrics:
+            if "bare" not in built:
+                missing[metric]["bare"] = why.get("bare", "not built")
+            elif metric not in ptx_files:
+                missing[metric]["bare"] = "no PTX from ptxjit"
+            else:
+                p = ptx_files[metric]
+                try:
+                    r = run_json([built["bare"], p["ptx"], p["entry"], p["layout"],
+                                  str(p["block"])])
+                    figures[metric]["bare"] = r["bare_launch_us"]
+                except Exception as e:
+                    missing[metric]["bare"] = str(e)[:300]
+        sizes = {"saxpy": [str(cfg["saxpy_n"]), str(cfg["saxpy_reps"])],
+                 "mandelbrot": [str(cfg["mandel_size"]), str(cfg["mandel_iters"]),
+                                str(cfg["mandel_reps"])],
+                 "blackscholes": [str(cfg["bs_n"]), str(cfg["bs_reps"])]}
+        for k, metric in native_metrics.items():
+            if k not in built:
+                missing[metric]["cuda_cpp"] = why.get(k, "not built")
+                continue
+            try:
+                r = run_json([built[k]] + sizes[k])
+                figures[metric]["cuda_cpp"] = r["kernel_ms"]
+                for key, v in r.items():
+                    if key != "kernel_ms":
+                        extra[f"cuda_cpp.{k}.{key}"] = v
+            except Exception as e:
+                missing[metric]["cuda_cpp"] = str(e)[:300]
+    shutil.rmtree(ptx_dir, ignore_errors=True)
+
+    # saxpy against the copy bandwidth measured in the same run
+    copy_gbs = extra.get("cuda_cpp.saxpy.copy_gbs") or extra.get("cupy.copy_gbs") or \
+        extra.get("torch.copy_gbs")
+    t = figures["saxpy_2^26_f32_kernel"].get("ptxjit")
+    if t and copy_gbs:
+        extra["ptxjit.saxpy_gbs"] = 3 * 4 * cfg["saxpy_n"] / (t * 1e6)
+        extra["ptxjit.saxpy_fraction_of_copy_bandwidth"] = extra["ptxjit.saxpy_gbs"] / copy_gbs
+
+    report = {
+        "date": datetime.datetime.now().isoformat(timespec="seconds"),
+        "command": " ".join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:]),
+        "dry_run": args.dry_run,
+        "machine": machine_info(args.dry_run),
+        "sizes": cfg,
+        "metrics": [],
+        "extra": extra,
+        "seconds": None,
+    }
+    for name, unit, target, ref, bound in METRICS:
+        mine = figures[name].get("ptxjit")
+        ratios = {p: mine / v for p, v in figures[name].items() if p != "ptxjit" and mine and v}
+        if args.dry_run:
+            ok = None  # CPU backend and tiny sizes: nothing to judge
+        elif ref is None:
+            ok = None if mine is None else mine <= bound
+            if ok and name.startswith("vectorize"):
+                ok = all(mine < figures[name][p] for p in ("cupy", "torch")
+                         if p in figures[name])
+        else:
+            ok = None if ref not in ratios else ratios[ref] <= bound
+            if ok and name.startswith("saxpy"):
+                frac = extra.get("ptxjit.saxpy_fraction_of_copy_bandwidth")
+                ok = frac is not None and frac >= 0.9
+        report["metrics"].append({
+            "name": name, "unit": unit, "target": target, "ptxjit": mine,
+            "peers": {p: v for p, v in figures[name].items() if p != "ptxjit"},
+            "ratios": ratios, "missing": missing[name], "meets_target": ok})
+    report["seconds"] = time.perf_counter() - t_start
+    return report
+
+
+def record_worker(impl, out, figures, missing, extra):
+    results, errors = out["results"], out["errors"]
+    for name in figures:
+        if name in results:
+            figures[name][impl] = results[name]
+        elif name.startswith("vectorize") and "vectorize" in errors:
+            missing[name][impl] = errors["vectorize"]
+        elif not name.startswith("vectorize") and "kernels" in errors and impl in ("ptxjit",
+                                                                                    "numba"):
+            if name.startswith(("launch", "compile_warm", "saxpy", "mandel", "black")):
+                missing[name][impl] = errors["kernels"]
+    for k, v in results.items():
+        if k not in figures and k != "ptx_files":
+            extra[f"{impl}.{k}"] = v
+
+
+def record_plain(impl, results, errors, figures, missing, extra, metrics):
+    for name in metrics:
+        if name in results:
+            figures[name][impl] = results[name]
+        else:
+            missing[name][impl] = errors.get(name, "not measured")
+    for k, v in results.items():
+        if k not in figures:
+            extra[f"{impl}.{k}"] = v
+
+
+def fmt(v):
+    if v is None:
+        return "—"
+    return f"{v:.3g}" if abs(v) < 100 else f"{v:.0f}"
+
+
+def markdown(report):
+    lines = [f"Run {report['date']}, `{report['command']}`"
+             + (" (DRY RUN: CPU backend, tiny sizes; figures are meaningless)"
+                if report["dry_run"] else ""),
+             f"Machine: {json.dumps(report['machine'])}", "",
+             "| metric | unit | ptxjit | " + " | ".join(PEERS) + " | ratio ptxjit/peer | target "
+             "| met |", "| --- " * (len(PEERS) + 6) + "|"]
+    for m in report["metrics"]:
+        cells = []
+        for p in PEERS:
+            if p in m["peers"]:
+                cells.append(fmt(m["peers"][p]))
+            elif p in m["missing"]:
+                cells.append("missing")
+            else:
+                cells.append("")
+        ratios = ", ".join(f"{p} {r:.2f}" for p, r in m["ratios"].items()) or "—"
+        met = {True: "yes", False: "NO", None: "?"}[m["meets_target"]]
+        mine = fmt(m["ptxjit"]) if m["ptxjit"] is not None else "missing"
+        lines.append(f"| {m['name']} | {m['unit']} | {mine} | " + " | ".join(cells) +
+                     f" | {ratios} | {m['target']} | {met} |")
+    frac = report["extra"].get("ptxjit.saxpy_fraction_of_copy_bandwidth")
+    if frac is not None:
+        lines.append(f"\nsaxpy reaches {frac * 100:.1f}% of the device-to-device copy bandwidth "
+                     f"measured in the same run.")
+    notes = sorted({f"{p}: {why}" for m in report["metrics"] for p, why in m["missing"].items()})
+    if notes:
+        lines.append("\nMissing figures:")
+        lines += [f"- {n}" for n in notes]
+    lines.append(f"\n({report['seconds']:.1f} s)")
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--json", help="write the report as JSON here (default: "
+                                   "<build-dir>/bench/bench.json)")
+    ap.add_argument("--build-dir", default=os.environ.get("BUILD_DIR", "build-gpu"),
+                    help="where the native peers are built (bench/ inside it)")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="CPU backend, tiny sizes: checks the code paths, measures nothing")
+    ap.add_argument("--build-native", action="store_true",
+                    help="with --dry-run: also build the bare launcher and the CUDA C++ peers")
+    ap.add_argument("--peer-python", default=os.environ.get("PYTHON") or sys.executable,
+                    help="the interpreter that runs numba-cuda, CuPy and PyTorch (default: "
+                         "$PYTHON, else this one); they need not see ptxjit")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--out-dir", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        run_worker(args)
+        return
+    if shutil.which(args.peer_python):
+        args.peer_python = shutil.which(args.peer_python)
+    if not os.path.isabs(args.build_dir):
+        args.build_dir = os.path.join(ROOT, args.build_dir)
+    report = orchestrate(args)
+    print(markdown(report))
+    path = args.json or os.path.join(args.build_dir, "bench", "bench.json")
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(report, f, indent=1)
+    print(f"JSON: {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,582 @@
+// Lowering of the cooperating-threads builtins (ir/CudaBuiltins.def).
+//
+// CUDA: shared arrays are addrspace(3) globals (dynamic ones alias one external [0 x i8]
+// array), local arrays entry-block allocas, constant arrays addrspace(4) globals; their data
+// pointers are cast to generic so that ordinary array indexing applies (NVPTX's address-space
+// inference turns the accesses back into ld/st.shared and ld.const). Barriers, warp functions
+// and fences are llvm.nvvm.* intrinsics; atomics are atomicrmw / cmpxchg (CAS loops where PTX
+// lacks the operation, as Numba).
+//
+// Host: shared arrays live in the block's shared memory (HostThreadCtx::shared at offsets laid
+// out here; dynamic arrays at HostThreadCtx::dynShared); barriers and warp functions call the
+// runtime helpers of runtime/HostBlock.h, which switch between the block's fibers; atomics are
+// the same atomicrmw / cmpxchg, i.e. real host atomics.
+#include "codegen/Lowering.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
+namespace ptxjit::codegen::detail {
+
+using namespace ir;
+
+namespace {
+
+// HostThreadCtx byte offsets (runtime/HostGrid.h).
+constexpr unsigned kCtxShared = 48, kCtxDynShared = 56, kCtxDynBytes = 72, kCtxLinearTid = 76;
+
+/// The most static shared memory a CUDA block may declare without opting in.
+constexpr uint64_t kMaxStaticShared = 48 * 1024;
+
+uint64_t alignUp(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
+
+} // namespace
+
+// ---- Module-wide ----
+
+void ModuleLowerer::finishCuda(const std::string &entry, const Function &kernel) {
+  if (cuda.sharedBytes > kMaxStaticShared)
+    raiseDiag(DiagCode::UnsupportedConstruct, kernel.filename, SourceLoc{kernel.firstLine, 0, 0, 0},
+              {"declaring " + std::to_string(cuda.sharedBytes) +
+               " bytes of static shared memory (cuda.shared.array) in kernel '" + kernel.name +
+               "' (at most " + std::to_string(kMaxStaticShared) +
+               " bytes per block; beyond that use dynamic shared memory: cuda.shared.array(0, "
+               "dtype) and the launch's sharedmem argument)"});
+  if (!isHost())
+    return;
+  // The grid runner's facts (codegen::HostLaunchInfo), kept in the module itself so that object
+  // files from the disk cache carry them too.
+  auto *i64 = llvm::Type::getInt64Ty(ctx);
+  auto *ty = llvm::ArrayType::get(i64, 3);
+  llvm::Constant *init =
+      llvm::ConstantArray::get(ty, {llvm::ConstantInt::get(i64, cuda.sharedBytes),
+                                    llvm::ConstantInt::get(i64, cuda.cooperative ? 1 : 0),
+                                    llvm::ConstantInt::get(i64, cuda.localBytes)});
+  auto *g = new llvm::GlobalVariable(mod, ty, true, llvm::GlobalValue::ExternalLinkage, init,
+                                     entry + "__launch");
+  g->setAlignment(llvm::Align(8));
+}
+
+// ---- Helpers ----
+
+llvm::Value *FunctionLowerer::hostCtxField(unsigned offset, llvm::Type *ty) {
+  llvm::Value *p = B.CreateConstInBoundsGEP1_32(B.getInt8Ty(), ctxArg, offset);
+  llvm::LoadInst *load = B.CreateAlignedLoad(ty, p, llvm::Align(4));
+  load->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(M.ctx, {}));
+  return load;
+}
+
+llvm::FunctionCallee FunctionLowerer::hostHelper(const char *name, llvm::Type *ret,
+                                                 std::initializer_list<llvm::Type *> params) {
+  auto *fty = llvm::FunctionType::get(
+      ret, llvm::ArrayRef<llvm::Type *>(params.begin(), params.size()), false);
+  llvm::FunctionCallee f = M.mod.getOrInsertFunction(name, fty);
+  if (auto *fn = llvm::dyn_cast<llvm::Function>(f.getCallee()))
+    fn->setDoesNotThrow();
+  return f;
+}
+
+llvm::Value *FunctionLowerer::cudaArrayValue(llvm::Value *data,
+                                             const std::vector<llvm::Value *> &dims,
+                                             const ScalarType *dtype) {
+  int nd = static_cast<int>(dims.size());
+  llvm::Value *arr = llvm::PoisonValue::get(M.arrayType(nd));
+  arr = B.CreateInsertValue(arr, data, 0);
+  llvm::Value *stride = B.getInt64(dtype->byteSize());
+  for (int d = nd - 1; d >= 0; --d) {
+    arr = B.CreateInsertValue(arr, dims[d], {1u, unsigned(d)});
+    arr = B.CreateInsertValue(arr, stride, {2u, unsigned(d)});
+    stride = B.CreateMul(stride, dims[d]);
+  }
+  return arr;
+}
+
+// ---- Arrays in the memory spaces ----
+
+llvm::Value *FunctionLowerer::lowerGlobalArray(const GlobalInstr &g) {
+  SourceLoc at = g.loc;
+  auto *aty = dyn_cast<ArrayType>(concretize(typeOf(&g, at)));
+  if (!aty || !g.value.bytes)
+    internal(at, "global array '" + g.name + "' typed " + typeOf(&g, at)->str());
+  const std::string &bytes = *g.value.bytes;
+  llvm::Constant *&slot = M.cuda.constArrays[g.value.bytes.get()];
+  if (!slot) {
+    unsigned as = M.isHost() ? 0 : 4; // CUDA: the constant bank
+    auto *init = llvm::ConstantDataArray::getRaw(bytes, bytes.size(), B.getInt8Ty());
+    auto *gv = new llvm::GlobalVariable(
+        M.mod, init->getType(), true, llvm::GlobalValue::InternalLinkage, init,
+        M.uniqueName("ptxjit_const_" + g.name), nullptr, llvm::GlobalValue::NotThreadLocal, as);
+    gv->setAlignment(llvm::Align(16));
+    slot = as ? llvm::ConstantExpr::getAddrSpaceCast(gv, llvm::PointerType::getUnqual(M.ctx))
+              : static_cast<llvm::Constant *>(gv);
+  }
+  std::vector<llvm::Value *> dims;
+  for (int64_t d : g.value.shape)
+    dims.push_back(B.getInt64(d));
+  return cudaArrayValue(slot, dims, aty->dtype());
+}
+
+// ---- Calls ----
+
+llvm::Value *FunctionLowerer::lowerCudaCall(const CallInstr &i, const CudaBuiltinInfo &info) {
+  SourceLoc at = i.loc;
+  const Type *res = typeOf(&i, at);
+  const std::string name = builtinPath(i.builtin);
+  auto arg = [&](size_t k) { return valueOf(i.arg(k), at); };
+  auto argType = [&](size_t k) { return typeOf(i.arg(k), at); };
+  auto i32Arg = [&](size_t k) { return convert(arg(k), argType(k), types::uint32(), at); };
+  auto *i32 = B.getInt32Ty();
+  auto *ptr = llvm::PointerType::getUnqual(M.ctx);
+  auto nvvm = [&](llvm::Intrinsic::ID id, llvm::ArrayRef<llvm::Value *> a = {}) {
+    return B.CreateCall(llvm::Intrinsic::getDeclaration(&M.mod, id), a);
+  };
+
+  switch (info.kind) {
+  case CudaKind::SharedArray:
+  case CudaKind::LocalArray: {
+    std::vector<const Instr *> bound;
+    std::string why;
+    if (!bindCallArgs(&i, {"shape", "dtype"}, bound, why))
+      fail(at, DiagCode::CallArgs, {name, why});
+    std::optional<std::vector<int64_t>> shape = constantShape(bound[0], fn);
+    auto *aty = dyn_cast<ArrayType>(concretize(res));
+    if (!shape || !aty)
+      internal(at, name + " without a constant shape");
+    const ScalarType *dt = aty->dtype();
+    uint64_t count = 1;
+    std::vector<llvm::Value *> dims;
+    for (int64_t d : *shape) {
+      count *= static_cast<uint64_t>(d);
+      dims.push_back(B.getInt64(d));
+    }
+    const uint64_t bytes = count * dt->byteSize();
+    const uint64_t align = std::max<uint64_t>(16, dt->byteSize());
+    llvm::Type *elem = M.memType(dt);
+    if (info.kind == CudaKind::LocalArray) {
+      M.cuda.localBytes += alignUp(bytes, 16);
+      llvm::IRBuilder<> eb(allocaBlock, allocaBlock->getFirstInsertionPt());
+      llvm::AllocaInst *a =
+          eb.CreateAlloca(llvm::ArrayType::get(elem, count), nullptr, "local.array");
+      a->setAlignment(llvm::Align(align));
+      return cudaArrayValue(a, dims, dt);
+    }
+    const bool dynamic = shape->size() == 1 && (*shape)[0] == 0;
+    if (dynamic) {
+      // Every dynamic shared array aliases the launch's dynamic shared memory (as in Numba);
+      // its length is sharedmem // itemsize.
+      llvm::Value *data, *size;
+      if (M.isHost()) {
+        data = hostCtxField(kCtxDynShared, ptr);
+        size = hostCtxField(kCtxDynBytes, i32);
+      } else {
+        llvm::GlobalVariable *gv = M.mod.getGlobalVariable("ptxjit_dynshared");
+        if (!gv) {
+          gv = new llvm::GlobalVariable(M.mod, llvm::ArrayType::get(B.getInt8Ty(), 0), false,
+                                        llvm::GlobalValue::ExternalLinkage, nullptr,
+                                        "ptxjit_dynshared", nullptr,
+                                        llvm::GlobalValue::NotThreadLocal, 3);
+          gv->setAlignment(llvm::Align(16));
+        }
+        data = B.CreateAddrSpaceCast(gv, ptr);
+        auto *asmTy = llvm::FunctionType::get(i32, false);
+        size = B.CreateCall(
+            llvm::InlineAsm::get(asmTy, "mov.u32 $0, %dynamic_smem_size;", "=r", false), {});
+      }
+      llvm::Value *len =
+          B.CreateUDiv(B.CreateZExt(size, B.getInt64Ty()), B.getInt64(dt->byteSize()));
+      return cudaArrayValue(data, {len}, dt);
+    }
+    llvm::Constant *&slot = M.cuda.sharedArrays[&i];
+    if (M.isHost()) {
+      if (!slot) {
+        uint64_t offset = alignUp(M.cuda.sharedBytes, align);
+        M.cuda.sharedBytes = offset + bytes;
+        slot = B.getInt64(offset);
+      }
+      llvm::Value *base = hostCtxField(kCtxShared, ptr);
+      return cudaArrayValue(B.CreateInBoundsGEP(B.getInt8Ty(), base, slot), dims, dt);
+    }
+    if (!slot) {
+      M.cuda.sharedBytes = alignUp(M.cuda.sharedBytes, align) + bytes;
+      auto *ty = llvm::ArrayType::get(elem, count);
+      auto *gv = new llvm::GlobalVariable(
+          M.mod, ty, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(ty),
+          M.uniqueName("ptxjit_shared_" + fn.name), nullptr, llvm::GlobalValue::NotThreadLocal, 3);
+      gv->setAlignment(llvm::Align(align));
+      slot = llvm::ConstantExpr::getAddrSpaceCast(gv, ptr);
+    }
+    return cudaArrayValue(slot, dims, dt);
+  }
+  case CudaKind::ConstArray: {
+    auto *g = dyn_cast<GlobalInstr>(i.arg(0));
+    if (!g)
+      internal(at, name + " of a non-global array");
+    return arg(0); // the Global instruction already is the frozen constant array
+  }
+  case CudaKind::Barrier: {
+    M.cuda.cooperative = true;
+    if (info.variant == 0) {
+      if (M.isHost())
+        B.CreateCall(hostHelper("ptxjit_host_syncthreads", B.getVoidTy(), {ptr}), {ctxArg});
+      else
+        nvvm(llvm::Intrinsic::nvvm_barrier0);
+      return placeholder();
+    }
+    llvm::Value *pred =
+        B.CreateZExt(truth(arg(0), argType(0), at), i32); // 0 or 1, as PTX's bar.red wants
+    llvm::Value *r;
+    if (M.isHost()) {
+      r = B.CreateCall(hostHelper("ptxjit_host_syncthreads_reduce", i32, {ptr, i32, i32}),
+                       {ctxArg, B.getInt32(info.variant), pred});
+    } else {
+      static const llvm::Intrinsic::ID ids[] = {llvm::Intrinsic::nvvm_barrier0_popc,
+                                                llvm::Intrinsic::nvvm_barrier0_and,
+                                                llvm::Intrinsic::nvvm_barrier0_or};
+      r = nvvm(ids[info.variant - 1], {pred});
+      if (info.variant != 1) // and/or: nonzero → 1, as Numba's result
+        r = B.CreateZExt(B.CreateICmpNE(r, B.getInt32(0)), i32);
+    }
+    return convert(r, types::int32(), res, at);
+  }
+  case CudaKind::Fence: {
+    if (M.isHost()) {
+      B.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
+      return placeholder();
+    }
+    static const llvm::Intrinsic::ID ids[] = {llvm::Intrinsic::nvvm_membar_gl,
+                                              llvm::Intrinsic::nvvm_membar_cta,
+                                              llvm::Intrinsic::nvvm_membar_sys};
+    nvvm(ids[info.variant]);
+    return placeholder();
+  }
+  case CudaKind::Syncwarp:
+  case CudaKind::Shfl:
+  case CudaKind::Vote:
+  case CudaKind::Match:
+  case CudaKind::LaneMask:
+    return lowerWarpCall(i, info);
+  case CudaKind::Value:
+    fail(at, DiagCode::UnsupportedCall, {name});
+  case CudaKind::Atomic:
+  case CudaKind::AtomicCas:
+    return lowerAtomic(i, info);
+  case CudaKind::BitOp: {
+    auto *st = cast<ScalarType>(concretize(argType(0)));
+    llvm::Value *x = convert(arg(0), argType(0), st, at);
+    llvm::Type *ty = x->getType();
+    llvm::Value *r = nullptr;
+    switch (info.variant) {
+    case 0:
+      r = B.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, x);
+      return convert(r, st, res, at);
+    case 1: { // brev on uint32 / uint64
+      auto *rt = cast<ScalarType>(concretize(res));
+      x = convert(arg(0), argType(0), rt, at);
+      return B.CreateUnaryIntrinsic(llvm::Intrinsic::bitreverse, x);
+    }
+    case 2: // clz: the operand's width for 0, as CUDA
+      r = B.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, x, B.getFalse());
+      return convert(r, st, res, at);
+    default: { // ffs: 1 + the index of the lowest set bit, 0 for 0
+      llvm::Value *tz = B.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, x, B.getFalse());
+      llvm::Value *pos = B.CreateAdd(tz, llvm::ConstantInt::get(ty, 1));
+      r = B.CreateSelect(B.CreateICmpEQ(x, llvm::ConstantInt::get(ty, 0)),
+                         llvm::ConstantInt::get(ty, 0), pos);
+      return B.CreateZExtOrTrunc(r, i32);
+    }
+    }
+  }
+  case CudaKind::Fma: {
+    std::vector<llvm::Value *> ops;
+    for (size_t k = 0; k < 3; ++k)
+      ops.push_back(convert(arg(k), argType(k), res, at));
+    return B.CreateIntrinsic(llvm::Intrinsic::fma, {ops[0]->getType()}, ops);
+  }
+  case CudaKind::Cbrt:
+    return mathCall(MathFn::Cbrt, {convert(arg(0), argType(0), res, at)});
+  case CudaKind::Selp: {
+    llvm::Value *c = truth(arg(0), argType(0), at);
+    return B.CreateSelect(c, convert(arg(1), argType(1), res, at),
+                          convert(arg(2), argType(2), res, at));
+  }
+  }
+  internal(at, "unknown kind of " + name);
+}
+
+llvm::Value *FunctionLowerer::lowerCudaValue(const GetAttrInstr &i, const CudaBuiltinInfo &info) {
+  SourceLoc at = i.loc;
+  const Type *res = typeOf(&i, at);
+  if (info.variant == 1) // warpsize
+    return convert(B.getInt32(32), types::int32(), res, at);
+  llvm::Value *lane;
+  if (M.isHost())
+    lane = B.CreateAnd(hostCtxField(kCtxLinearTid, B.getInt32Ty()), B.getInt32(31));
+  else
+    lane = B.CreateCall(
+        llvm::Intrinsic::getDeclaration(&M.mod, llvm::Intrinsic::nvvm_read_ptx_sreg_laneid));
+  return convert(lane, types::int32(), res, at);
+}
+
+// ---- Warp functions ----
+
+llvm::Value *FunctionLowerer::lowerWarpCall(const CallInstr &i, const CudaBuiltinInfo &info) {
+  SourceLoc at = i.loc;
+  const Type *res = typeOf(&i, at);
+  auto arg = [&](size_t k) { return valueOf(i.arg(k), at); };
+  auto argType = [&](size_t k) { return typeOf(i.arg(k), at); };
+  auto *i32 = B.getInt32Ty();
+  auto *i64 = B.getInt64Ty();
+  auto *ptr = llvm::PointerType::getUnqual(M.ctx);
+  auto mask = [&]() { return convert(arg(0), argType(0), types::uint32(), at); };
+  auto nvvm = [&](llvm::Intrinsic::ID id, llvm::ArrayRef<llvm::Value *> a = {}) {
+    return B.CreateCall(llvm::Intrinsic::getDeclaration(&M.mod, id), a);
+  };
+  /// A warp value as its bits, zero-extended to i64 (host helpers) — and back.
+  auto toBits = [&](llvm::Value *v) -> llvm::Value * {
+    unsigned bits = v->getType()->getPrimitiveSizeInBits();
+    llvm::Value *asInt = B.CreateBitCast(v, B.getIntNTy(bits));
+    return bits == 64 ? asInt : B.CreateZExt(asInt, i64);
+  };
+  auto fromBits = [&](llvm::Value *bits, llvm::Type *ty) -> llvm::Value * {
+    unsigned n = ty->getPrimitiveSizeInBits();
+    llvm::Value *v = n == 64 ? bits : B.CreateTrunc(bits, B.getIntNTy(n));
+    return B.CreateBitCast(v, ty);
+  };
+
+  switch (info.kind) {
+  case CudaKind::LaneMask:
+    if (info.variant == 1) { // lanemask_lt
+      if (!M.isHost())
+        return nvvm(llvm::Intrinsic::nvvm_read_ptx_sreg_lanemask_lt);
+      llvm::Value *lane = B.CreateAnd(hostCtxField(kCtxLinearTid, i32), B.getInt32(31));
+      return B.CreateSub(B.CreateShl(B.getInt32(1), lane), B.getInt32(1));
+    }
+    if (!M.isHost())
+      return nvvm(llvm::Intrinsic::nvvm_activemask);
+    // The host groups the lanes that reach the same call site (runtime/HostBlock.h).
+    M.cuda.cooperative = true;
+    return B.CreateCall(hostHelper("ptxjit_host_activemask", i32, {ptr, i32}),
+                        {ctxArg, B.getInt32(M.cuda.activeSites++)});
+  case CudaKind::Syncwarp: {
+    M.cuda.cooperative = true;
+    llvm::Value *m = i.numArgs() ? mask() : B.getInt32(0xffffffffu);
+    if (M.isHost())
+      B.CreateCall(hostHelper("ptxjit_host_syncwarp", B.getVoidTy(), {ptr, i32}), {ctxArg, m});
+    else
+      nvvm(llvm::Intrinsic::nvvm_bar_warp_sync, {m});
+    return placeholder();
+  }
+  case CudaKind::Shfl: {
+    M.cuda.cooperative = true;
+    const Type *vt = concretize(res);
+    llvm::Value *v = convert(arg(1), argType(1), vt, at);
+    llvm::Value *operand = convert(arg(2), argType(2), types::uint32(), at);
+    llvm::Value *m = mask();
+    llvm::Type *ty = v->getType();
+    if (M.isHost()) {
+      llvm::Value *r = B.CreateCall(hostHelper("ptxjit_host_shfl", i64, {ptr, i32, i32, i64, i32}),
+                                    {ctxArg, m, B.getInt32(info.variant), toBits(v), operand});
+      return fromBits(r, ty);
+    }
+    // shfl.sync's c operand: 0x1f (a 32-lane segment, clamp at lane 31) for idx/down/bfly,
+    // 0 for up (clamp at lane 0).
+    static const llvm::Intrinsic::ID i32Ids[] = {
+        llvm::Intrinsic::nvvm_shfl_sync_idx_i32, llvm::Intrinsic::nvvm_shfl_sync_up_i32,
+        llvm::Intrinsic::nvvm_shfl_sync_down_i32, llvm::Intrinsic::nvvm_shfl_sync_bfly_i32};
+    static const llvm::Intrinsic::ID f32Ids[] = {
+        llvm::Intrinsic::nvvm_shfl_sync_idx_f32, llvm::Intrinsic::nvvm_shfl_sync_up_f32,
+        llvm::Intrinsic::nvvm_shfl_sync_down_f32, llvm::Intrinsic::nvvm_shfl_sync_bfly_f32};
+    llvm::Value *c = B.getInt32(info.variant == 1 ? 0 : 0x1f);
+    if (ty->isFloatTy())
+      return nvvm(f32Ids[info.variant], {m, v, operand, c});
+    if (ty->isIntegerTy(32))
+      return nvvm(i32Ids[info.variant], {m, v, operand, c});
+    // 64-bit values: two 32-bit shuffles of the halves.
+    llvm::Value *bits = B.CreateBitCast(v, i64);
+    llvm::Value *lo = B.CreateTrunc(bits, i32);
+    llvm::Value *hi = B.CreateTrunc(B.CreateLShr(bits, 32), i32);
+    lo = nvvm(i32Ids[info.variant], {m, lo, operand, c});
+    hi = nvvm(i32Ids[info.variant], {m, hi, operand, c});
+    llvm::Value *joined = B.CreateOr(B.CreateZExt(lo, i64), B.CreateShl(B.CreateZExt(hi, i64), 32));
+    return B.CreateBitCast(joined, ty);
+  }
+  case CudaKind::Vote: {
+    M.cuda.cooperative = true;
+    llvm::Value *m = mask();
+    llvm::Value *p = truth(arg(1), argType(1), at);
+    llvm::Value *r;
+    if (M.isHost()) {
+      r = B.CreateCall(hostHelper("ptxjit_host_vote", i32, {ptr, i32, i32, i32}),
+                       {ctxArg, m, B.getInt32(info.variant), B.CreateZExt(p, i32)});
+      if (info.variant != 3)
+        r = B.CreateICmpNE(r, B.getInt32(0));
+    } else {
+      static const llvm::Intrinsic::ID ids[] = {
+          llvm::Intrinsic::nvvm_vote_all_sync, llvm::Intrinsic::nvvm_vote_any_sync,
+          llvm::Intrinsic::nvvm_vote_uni_sync, llvm::Intrinsic::nvvm_vote_ballot_sync};
+      r = nvvm(ids[info.variant], {m, p});
+    }
+    return convert(r,
+                   info.variant == 3 ? static_cast<const Type *>(types::int32()) : types::boolean(),
+                   res, at);
+  }
+  case CudaKind::Match: {
+    M.cuda.cooperative = true;
+    llvm::Value *m = mask();
+    const Type *vt = concretize(argType(1));
+    llvm::Value *v = convert(arg(1), argType(1), vt, at);
+    unsigned bits = v->getType()->getPrimitiveSizeInBits();
+    llvm::Value *iv = B.CreateBitCast(v, B.getIntNTy(bits));
+    llvm::Value *maskOut, *pred = nullptr;
+    if (M.isHost()) {
+      llvm::AllocaInst *predSlot = entryAlloca(i32, "match.pred");
+      maskOut = B.CreateCall(hostHelper("ptxjit_host_match", i32, {ptr, i32, i32, i64, ptr}),
+                             {ctxArg, m, B.getInt32(info.variant), toBits(v), predSlot});
+      pred = B.CreateICmpNE(B.CreateLoad(i32, predSlot), B.getInt32(0));
+    } else if (info.variant == 0) {
+      maskOut = nvvm(bits == 64 ? llvm::Intrinsic::nvvm_match_any_sync_i64
+                                : llvm::Intrinsic::nvvm_match_any_sync_i32,
+                     {m, iv});
+    } else {
+      llvm::Value *pair = nvvm(bits == 64 ? llvm::Intrinsic::nvvm_match_all_sync_i64p
+                                          : llvm::Intrinsic::nvvm_match_all_sync_i32p,
+                               {m, iv});
+      maskOut = B.CreateExtractValue(pair, 0);
+      pred = B.CreateExtractValue(pair, 1);
+    }
+    if (info.variant == 0)
+      return convert(maskOut, types::int32(), res, at);
+    const TupleType *tt = types::tuple({types::int32(), types::boolean()});
+    llvm::Value *out = llvm::PoisonValue::get(repr(tt, at));
+    out = B.CreateInsertValue(out, maskOut, 0);
+    out = B.CreateInsertValue(out, pred, 1);
+    return convert(out, tt, res, at);
+  }
+  default:
+    break;
+  }
+  internal(at, "unknown warp function");
+}
+
+// ---- Atomics ----
+
+llvm::Value *FunctionLowerer::lowerAtomic(const CallInstr &i, const CudaBuiltinInfo &info) {
+  SourceLoc at = i.loc;
+  auto arg = [&](size_t k) { return valueOf(i.arg(k), at); };
+  auto argType = [&](size_t k) { return typeOf(i.arg(k), at); };
+  auto *aty = dyn_cast<ArrayType>(concretize(argType(0)));
+  if (!aty)
+    internal(at, "atomic on " + argType(0)->str());
+  if (aty->readonly())
+    fail(at, DiagCode::ReadonlyArray, {aty->str()});
+  const ScalarType *dt = aty->dtype();
+  llvm::Value *arr = arg(0);
+  const bool isCas = info.kind == CudaKind::AtomicCas;
+  const bool hasIndex = !(isCas && info.variant == 0);
+  llvm::Value *addr;
+  if (hasIndex) {
+    std::vector<llvm::Value *> idx = arrayIndices(arr, aty, arg(1), argType(1), at);
+    if (idx.size() != static_cast<size_t>(aty->ndim()))
+      fail(at, DiagCode::IndexTypes, {aty->str(), argType(1)->str()});
+    addr = elementAddress(arr, aty, idx);
+  } else {
+    addr = elementAddress(arr, aty, {B.getInt64(0)});
+  }
+  const size_t v0 = hasIndex ? 2 : 1;
+  llvm::Value *val = convert(arg(v0), argType(v0), dt, at);
+  llvm::Type *ty = val->getType();
+  const llvm::Align align(dt->byteSize());
+  const auto order = llvm::AtomicOrdering::Monotonic; // CUDA's atomics are relaxed
+  const bool isFloat = dt->kind() == TypeKind::Float;
+  const Type *res = typeOf(&i, at);
+
+  if (isCas) {
+    llvm::Value *nv = convert(arg(v0 + 1), argType(v0 + 1), dt, at);
+    auto *cx = B.CreateAtomicCmpXchg(addr, val, nv, align, order, order);
+    return convert(B.CreateExtractValue(cx, 0), dt, res, at);
+  }
+
+  using BinOp = llvm::AtomicRMWInst::BinOp;
+  auto rmw = [&](BinOp op, llvm::Value *v) {
+    return convert(B.CreateAtomicRMW(op, addr, v, align, order), dt, res, at);
+  };
+  const bool isSigned = dt->kind() == TypeKind::Int && dt->isSigned();
+  switch (static_cast<AtomicOp>(info.variant)) {
+  case AtomicOp::Add:
+    return rmw(isFloat ? BinOp::FAdd : BinOp::Add, val);
+  case AtomicOp::Sub: // floats: the addition of -val (PTX has no atom.sub)
+    return isFloat ? rmw(BinOp::FAdd, B.CreateFNeg(val)) : rmw(BinOp::Sub, val);
+  case AtomicOp::And:
+    return rmw(BinOp::And, val);
+  case AtomicOp::Or:
+    return rmw(BinOp::Or, val);
+  case AtomicOp::Xor:
+    return rmw(BinOp::Xor, val);
+  case AtomicOp::Inc: // old >= val ? 0 : old + 1 (atom.inc)
+  case AtomicOp::Dec: // (old == 0 || old > val) ? val : old - 1 (atom.dec)
+  {
+    const bool inc = info.variant == int(AtomicOp::Inc);
+    if (!M.isHost() && dt->bits() == 32) {
+      // LLVM 19's NVPTX expands uinc_wrap/udec_wrap into CAS loops; PTX has them natively
+      // for 32 bits (a generic address: global and shared alike).
+      auto *fty = llvm::FunctionType::get(B.getInt32Ty(), {addr->getType(), B.getInt32Ty()}, false);
+      auto *asmOp = llvm::InlineAsm::get(
+          fty, inc ? "atom.inc.u32 $0, [$1], $2;" : "atom.dec.u32 $0, [$1], $2;",
+          "=r,l,r,~{memory}", /*hasSideEffects=*/true);
+      return convert(B.CreateCall(asmOp, {addr, val}), dt, res, at);
+    }
+    return rmw(inc ? BinOp::UIncWrap : BinOp::UDecWrap, val);
+  }
+  case AtomicOp::Exch:
+    return rmw(BinOp::Xchg, val);
+  case AtomicOp::Max:
+  case AtomicOp::Min:
+  case AtomicOp::NanMax:
+  case AtomicOp::NanMin:
+    if (!isFloat) {
+      bool isMax = info.variant == int(AtomicOp::Max) || info.variant == int(AtomicOp::NanMax);
+      return rmw(isMax ? (isSigned ? BinOp::Max : BinOp::UMax)
+                       : (isSigned ? BinOp::Min : BinOp::UMin),
+                 val);
+    }
+    break;
+  }
+  // Float min/max: a compare-and-swap loop with Numba's NaN rules. max/min leave memory
+  // unchanged when `val` or the value found first is NaN and replace it while it is (ordered)
+  // smaller/larger than `val`; nanmax/nanmin ignore a NaN `val` and also replace a NaN in
+  // memory. The result is the value the location held before this update.
+  const auto op = static_cast<AtomicOp>(info.variant);
+  const bool isMax = op == AtomicOp::Max || op == AtomicOp::NanMax;
+  const bool nanVariant = op == AtomicOp::NanMax || op == AtomicOp::NanMin;
+  llvm::Type *ity = B.getIntNTy(dt->bits());
+  llvm::BasicBlock *entry = B.GetInsertBlock();
+  llvm::BasicBlock *check = llvm::BasicBlock::Create(M.ctx, "atomic.check", F);
+  llvm::BasicBlock *attempt = llvm::BasicBlock::Create(M.ctx, "atomic.cas", F);
+  llvm::BasicBlock *done = llvm::BasicBlock::Create(M.ctx, "atomic.done", F);
+  llvm::LoadInst *first = B.CreateAlignedLoad(ty, addr, align);
+  first->setAtomic(order);
+  llvm::Value *early = nanVariant ? B.CreateFCmpUNO(val, val) : B.CreateFCmpUNO(val, first);
+  B.CreateCondBr(early, done, check);
+  B.SetInsertPoint(check);
+  llvm::PHINode *cur = B.CreatePHI(ty, 2, "atomic.cur");
+  cur->addIncoming(first, entry);
+  llvm::Value *better = nanVariant
+                            ? (isMax ? B.CreateFCmpULT(cur, val) : B.CreateFCmpUGT(cur, val))
+                            : (isMax ? B.CreateFCmpOLT(cur, val) : B.CreateFCmpOGT(cur, val));
+  B.CreateCondBr(better, attempt, done);
+  B.SetInsertPoint(attempt);
+  auto *cx = B.CreateAtomicCmpXchg(addr, B.CreateBitCast(cur, ity), B.CreateBitCast(val, ity),
+                                   align, order, order);
+  llvm::Value *seen = B.CreateBitCast(B.CreateExtractValue(cx, 0), ty);
+  cur->addIncoming(seen, attempt);
+  B.CreateCondBr(B.CreateExtractValue(cx, 1), done, check);
+  B.SetInsertPoint(done);
+  llvm::PHINode *old = B.CreatePHI(ty, 3, "atomic.old");
+  old->addIncoming(first, entry);
+  old->addIncoming(cur, check);
+  old->addIncoming(seen, attempt);
+  return convert(old, dt, res, at);
+}
+
+} // namespace ptxjit::codegen::detail

@@ -1,0 +1,492 @@
+#include "compiler/DiskCache.h"
+
+#include "codegen/Codegen.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <random>
+
+namespace ptxjit::compiler {
+
+namespace fs = std::filesystem;
+
+// ---- Keys -----------------------------------------------------------------------------------
+
+namespace {
+
+void putU64(std::string &out, uint64_t v) {
+  for (int i = 0; i < 8; ++i)
+    out += static_cast<char>(v >> (8 * i));
+}
+
+void putU32(std::string &out, uint32_t v) {
+  for (int i = 0; i < 4; ++i)
+    out += static_cast<char>(v >> (8 * i));
+}
+
+uint64_t getU64(const char *p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i)
+    v |= uint64_t(static_cast<uint8_t>(p[i])) << (8 * i);
+  return v;
+}
+
+uint32_t getU32(const char *p) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i)
+    v |= uint32_t(static_cast<uint8_t>(p[i])) << (8 * i);
+  return v;
+}
+
+uint64_t bitsOf(double d) {
+  uint64_t u;
+  std::memcpy(&u, &d, 8);
+  return u;
+}
+
+void addConst(CacheKey &k, const ir::ConstValue &c) {
+  k.addInt("const.kind", static_cast<int>(c.kind));
+  switch (c.kind) {
+  case ir::ConstValue::Kind::None:
+    break;
+  case ir::ConstValue::Kind::Bool:
+    k.addInt("b", c.b);
+    break;
+  case ir::ConstValue::Kind::Int:
+    k.addInt("i", c.i).addInt("u", c.isUnsigned);
+    break;
+  case ir::ConstValue::Kind::Float:
+    k.addInt("f", static_cast<int64_t>(bitsOf(c.f)));
+    break;
+  case ir::ConstValue::Kind::Complex:
+    k.addInt("re", static_cast<int64_t>(bitsOf(c.c.real())))
+        .addInt("im", static_cast<int64_t>(bitsOf(c.c.imag())));
+    break;
+  case ir::ConstValue::Kind::String:
+  case ir::ConstValue::Kind::Unsupported:
+    k.add("s", c.s);
+    break;
+  case ir::ConstValue::Kind::Tuple:
+    k.addInt("n", static_cast<int64_t>(c.elems.size()));
+    for (const ir::ConstValue &e : c.elems)
+      addConst(k, e);
+    break;
+  }
+}
+
+void addStrings(CacheKey &k, std::string_view tag, const std::vector<std::string> &v) {
+  k.addInt(tag, static_cast<int64_t>(v.size()));
+  for (const std::string &s : v)
+    k.add("str", s);
+}
+
+void addGlobals(CacheKey &k, std::string_view tag, const std::map<std::string, ir::GlobalValue> &m,
+                const std::function<void(CacheKey &, const ir::GlobalValue &)> &deviceFunction) {
+  k.addInt(tag, static_cast<int64_t>(m.size()));
+  for (const auto &[name, g] : m) {
+    k.add("name", name).addInt("kind", static_cast<int>(g.kind));
+    switch (g.kind) {
+    case ir::GlobalValue::Kind::DeviceFunction:
+      // Function ids are per process: the callee's own snapshot stands for it.
+      k.add("path", g.path);
+      deviceFunction(k, g);
+      break;
+    case ir::GlobalValue::Kind::Kernel:
+      k.add("path", g.path);
+      break;
+    case ir::GlobalValue::Kind::Array: // a frozen NumPy array: its contents are code
+      k.add("dtype", g.dtype).addInt("ndim", static_cast<int64_t>(g.shape.size()));
+      for (int64_t d : g.shape)
+        k.addInt("dim", d);
+      k.add("bytes", g.bytes ? std::string_view(*g.bytes) : std::string_view());
+      break;
+    default: {
+      // Every field (new GlobalValue fields must be added here: they change the code).
+      addConst(k, g.constant);
+      k.add("dtype", g.dtype).add("path", g.path);
+      std::string shape;
+      for (int64_t d : g.shape)
+        putU64(shape, static_cast<uint64_t>(d));
+      k.add("shape", shape).add("bytes", g.bytes ? std::string_view(*g.bytes) : "<none>");
+      break;
+    }
+    }
+  }
+}
+
+} // namespace
+
+CacheKey &CacheKey::add(std::string_view tag, std::string_view bytes) {
+  std::string head;
+  putU32(head, static_cast<uint32_t>(tag.size()));
+  head += tag;
+  putU64(head, bytes.size());
+  sha_.update(head);
+  sha_.update(bytes);
+  return *this;
+}
+
+CacheKey &CacheKey::addInt(std::string_view tag, int64_t v) {
+  std::string b;
+  putU64(b, static_cast<uint64_t>(v));
+  return add(tag, b);
+}
+
+Digest CacheKey::digest() const {
+  Sha256 copy = sha_;
+  return copy.digest();
+}
+
+void addSnapshot(CacheKey &k, const frontend::CodeSnapshot &s,
+                 const std::function<void(CacheKey &, const ir::GlobalValue &)> &deviceFunction) {
+  k.add("snapshot", frontend::pyVersionName(s.version));
+  k.add("name", s.name).add("qualname", s.qualname).add("filename", s.filename);
+  k.addInt("firstLine", s.firstLine).addInt("flags", s.flags).addInt("argCount", s.argCount);
+  k.addInt("posOnly", s.posOnlyArgCount).addInt("kwOnly", s.kwOnlyArgCount);
+  k.add("code", std::string_view(reinterpret_cast<const char *>(s.code.data()), s.code.size()));
+  k.addInt("consts", static_cast<int64_t>(s.consts.size()));
+  for (const ir::ConstValue &c : s.consts)
+    addConst(k, c);
+  addStrings(k, "names", s.names);
+  addStrings(k, "varnames", s.varnames);
+  addStrings(k, "cellvars", s.cellvars);
+  addStrings(k, "freevars", s.freevars);
+  addStrings(k, "localsPlus", s.localsPlusNames);
+  k.add("exceptionTable", std::string_view(reinterpret_cast<const char *>(s.exceptionTable.data()),
+                                           s.exceptionTable.size()));
+  std::string pos;
+  for (const frontend::Position &p : s.positions)
+    for (int v : {p.line, p.endLine, p.col, p.endCol})
+      putU32(pos, static_cast<uint32_t>(v));
+  k.add("positions", pos);
+  addGlobals(k, "globals", s.globals, deviceFunction);
+  addGlobals(k, "closure", s.closure, deviceFunction);
+  k.addInt("defaults", static_cast<int64_t>(s.defaults.size()));
+  for (const ir::ConstValue &c : s.defaults)
+    addConst(k, c);
+}
+
+void addCompileOptions(CacheKey &k, const codegen::CompileOptions &o) {
+  k.addInt("backend", static_cast<int>(o.backend)).addInt("ccMajor", o.ccMajor);
+  k.addInt("ccMinor", o.ccMinor).addInt("ptxVersion", o.ptxVersion);
+  k.addInt("fastmath", o.fastmath).addInt("optLevel", o.optLevel);
+}
+
+void addArgTypes(CacheKey &k, const std::vector<const ir::Type *> &argTypes) {
+  k.addInt("args", static_cast<int64_t>(argTypes.size()));
+  for (const ir::Type *t : argTypes)
+    k.add("type", t ? t->str() : std::string("<null>"));
+}
+
+namespace {
+
+/// Path, size and modification time of the binary holding this function: changes with every
+/// build of the compiler.
+std::string buildFingerprint() {
+  static const std::string fp = [] {
+    Dl_info info{};
+    std::string s = "unknown";
+    if (dladdr(reinterpret_cast<void *>(&buildFingerprint), &info) && info.dli_fname) {
+      struct stat st {};
+      s = info.dli_fname;
+      if (::stat(info.dli_fname, &st) == 0)
+        s += ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+             std::to_string(st.st_mtim.tv_nsec);
+    }
+    return s;
+  }();
+  return fp;
+}
+
+/// A 128-bit fingerprint of the file at `path`'s content (two XXH64 with different seeds:
+/// SHA-256 of libdevice's 460 KB would take milliseconds of every warm start), or
+/// "missing:<path>"; memoized per path.
+std::string fileHash(const std::string &path) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> memo;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = memo.find(path);
+  if (it != memo.end())
+    return it->second;
+  std::string result = "missing:" + path;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    std::string bytes;
+    char buf[1 << 16];
+    ssize_t n;
+    bool ok = true;
+    while ((n = ::read(fd, buf, sizeof buf)) != 0) {
+      if (n < 0) {
+        if (errno == EINTR)
+          continue;
+        ok = false;
+        break;
+      }
+      bytes.append(buf, static_cast<size_t>(n));
+    }
+    ::close(fd);
+    if (ok)
+      result = std::to_string(bytes.size()) + ":" +
+               std::to_string(xxh64(bytes.data(), bytes.size(), 0)) + ":" +
+               std::to_string(xxh64(bytes.data(), bytes.size(), 0x9e3779b97f4a7c15ull));
+  }
+  memo.emplace(path, result);
+  return result;
+}
+
+} // namespace
+
+void addToolchain(CacheKey &k, codegen::Backend backend) {
+  k.add("ptxjit", PTXJIT_VERSION_STRING).add("build", buildFingerprint());
+  k.add("llvm", codegen::llvmVersion());
+  if (backend == codegen::Backend::CUDA)
+    k.add("libdevice", fileHash(codegen::libdevicePath()));
+  else
+    k.add("host", codegen::hostTargetId());
+}
+
+CacheCounters &cacheCounters() {
+  static CacheCounters *c = new CacheCounters(); // never destroyed: used until process exit
+  return *c;
+}
+
+// ---- Files ----------------------------------------------------------------------------------
+
+namespace diskcache {
+namespace {
+
+constexpr char kMagic[8] = {'P', 'T', 'X', 'J', 'I', 'T', 'C', '\0'};
+constexpr uint32_t kFormatVersion = 1;
+/// magic, version, kind, key, payload length, checksum.
+constexpr size_t kHeaderSize = 8 + 4 + 4 + 32 + 8 + 32;
+/// Entries larger than this are not read (a corrupt length would otherwise allocate wildly).
+constexpr uint64_t kMaxEntry = uint64_t(1) << 30;
+
+bool usableDirectory(const fs::path &dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    fs::create_directories(dir, ec);
+    if (ec || !fs::is_directory(dir, ec))
+      return false;
+  }
+  return ::access(dir.c_str(), W_OK | X_OK) == 0;
+}
+
+fs::path userCacheDirectory() {
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return fs::path(xdg) / "ptxjit";
+  if (const char *home = std::getenv("HOME"); home && *home)
+    return fs::path(home) / ".cache" / "ptxjit";
+  return {};
+}
+
+std::string safeName(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-') ? c : '_';
+  if (out.size() > 80)
+    out.resize(80);
+  return out;
+}
+
+/// The checksum covers the header's first fields and the payload.
+Digest checksum(std::string_view headerStart, std::string_view payload) {
+  Sha256 sha;
+  sha.update(headerStart);
+  sha.update(payload);
+  return sha.digest();
+}
+
+} // namespace
+
+std::string directoryFor(const std::string &sourceFile) {
+  if (const char *env = std::getenv("PTXJIT_CACHE_DIR"); env && *env)
+    return usableDirectory(env) ? std::string(env) : std::string();
+  std::error_code ec;
+  if (!sourceFile.empty() && sourceFile[0] != '<' && fs::is_regular_file(sourceFile, ec)) {
+    fs::path dir = fs::absolute(fs::path(sourceFile), ec).parent_path() / "__pycache__";
+    if (!ec && usableDirectory(dir))
+      return dir.string();
+  }
+  fs::path user = userCacheDirectory();
+  if (!user.empty() && usableDirectory(user))
+    return user.string();
+  return {};
+}
+
+std::string entryPrefix(const std::string &sourceFile, const std::string &qualname,
+                        std::string_view slot) {
+  std::string stem = fs::path(sourceFile).stem().string();
+  return safeName(stem) + "." + safeName(qualname) + "-" + toHex(sha256(slot), 6);
+}
+
+std::string entryPath(const std::string &dir, const std::string &prefix, const Digest &key) {
+  return (fs::path(dir) / (prefix + "." + toHex(key, 16) + ".ptxjitc")).string();
+}
+
+std::string encode(const Digest &key, const CacheEntry &e) {
+  std::string payload;
+  putU32(payload, static_cast<uint32_t>(e.sections.size()));
+  for (const std::string &s : e.sections) {
+    putU64(payload, s.size());
+    payload += s;
+  }
+  std::string out(kMagic, sizeof kMagic);
+  putU32(out, kFormatVersion);
+  putU32(out, e.kind);
+  out.append(reinterpret_cast<const char *>(key.data()), key.size());
+  putU64(out, payload.size());
+  Digest sum = checksum(out, payload);
+  out.append(reinterpret_cast<const char *>(sum.data()), sum.size());
+  out += payload;
+  return out;
+}
+
+std::optional<CacheEntry> decode(std::string_view bytes, const Digest &key) {
+  if (bytes.size() < kHeaderSize || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
+    return std::nullopt;
+  const char *p = bytes.data();
+  if (getU32(p + 8) != kFormatVersion)
+    return std::nullopt;
+  if (std::memcmp(p + 16, key.data(), key.size()) != 0)
+    return std::nullopt;
+  uint64_t payloadSize = getU64(p + 48);
+  if (payloadSize != bytes.size() - kHeaderSize)
+    return std::nullopt;
+  std::string_view payload = bytes.substr(kHeaderSize);
+  Digest sum = checksum(bytes.substr(0, 56), payload);
+  if (std::memcmp(p + 56, sum.data(), sum.size()) != 0)
+    return std::nullopt;
+  CacheEntry e;
+  e.kind = getU32(p + 12);
+  if (payload.size() < 4)
+    return std::nullopt;
+  uint32_t count = getU32(payload.data());
+  size_t at = 4;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (payload.size() - at < 8)
+      return std::nullopt;
+    uint64_t len = getU64(payload.data() + at);
+    at += 8;
+    if (len > payload.size() - at)
+      return std::nullopt;
+    e.sections.emplace_back(payload.substr(at, len));
+    at += len;
+  }
+  if (at != payload.size())
+    return std::nullopt;
+  return e;
+}
+
+std::optional<CacheEntry> load(const std::string &path, const Digest &key) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return std::nullopt;
+  std::string bytes;
+  bool ok = true;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || st.st_size < 0 || static_cast<uint64_t>(st.st_size) > kMaxEntry) {
+    ok = false;
+  } else {
+    bytes.resize(static_cast<size_t>(st.st_size));
+    size_t got = 0;
+    while (got < bytes.size()) {
+      ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      got += static_cast<size_t>(n);
+    }
+    bytes.resize(got);
+  }
+  ::close(fd);
+  std::optional<CacheEntry> e;
+  if (ok)
+    e = decode(bytes, key);
+  if (!e)
+    ++cacheCounters().rejected;
+  return e;
+}
+
+bool store(const std::string &path, const Digest &key, const CacheEntry &e,
+           const std::string &stalePrefix) {
+  try {
+    std::string bytes = encode(key, e);
+    static std::atomic<uint64_t> counter{0};
+    std::random_device rd;
+    std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
+                      std::to_string(counter++) + "." + std::to_string(rd());
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
+      return false;
+    size_t put = 0;
+    while (put < bytes.size()) {
+      ssize_t n = ::write(fd, bytes.data() + put, bytes.size() - put);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      put += static_cast<size_t>(n);
+    }
+    bool ok = put == bytes.size();
+    ok = ::close(fd) == 0 && ok;
+    if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
+      ::unlink(tmp.c_str());
+      return false;
+    }
+    ++cacheCounters().stores;
+    if (!stalePrefix.empty()) {
+      fs::path target(path);
+      std::string start = stalePrefix + ".";
+      std::error_code ec;
+      for (const auto &de : fs::directory_iterator(target.parent_path(), ec)) {
+        std::string name = de.path().filename().string();
+        if (name != target.filename().string() && name.rfind(start, 0) == 0 && name.size() > 8 &&
+            name.compare(name.size() - 8, 8, ".ptxjitc") == 0)
+          fs::remove(de.path(), ec);
+      }
+    }
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+} // namespace diskcache
+
+std::string cachedBlob(const std::string &sourceFile, const std::string &qualname,
+                       std::string_view slot, const Digest &key,
+                       const std::function<std::string()> &produce, bool *hit) {
+  std::string dir = diskcache::directoryFor(sourceFile);
+  std::string prefix = diskcache::entryPrefix(sourceFile, qualname, slot);
+  std::string path = dir.empty() ? std::string() : diskcache::entryPath(dir, prefix, key);
+  if (!path.empty()) {
+    if (auto e = diskcache::load(path, key);
+        e && e->kind == static_cast<uint32_t>(EntryKind::Blob) && e->sections.size() == 1) {
+      ++cacheCounters().hits;
+      if (hit)
+        *hit = true;
+      return std::move(e->sections[0]);
+    }
+  }
+  ++cacheCounters().misses;
+  if (hit)
+    *hit = false;
+  std::string bytes = produce();
+  if (!path.empty())
+    diskcache::store(path, key, CacheEntry{static_cast<uint32_t>(EntryKind::Blob), {bytes}},
+                     prefix);
+  return bytes;
+}
+
+} // namespace ptxjit::compiler

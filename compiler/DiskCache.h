@@ -1,0 +1,139 @@
+// The on-disk cache behind `@cuda.jit(cache=True)`: compiled code (PTX for CUDA, a relocatable
+// object file for the host backend) stored in files keyed by a SHA-256 of everything that
+// determines it.
+//
+// Keys (CacheKey) are built from tagged, length-prefixed fields, so two different sequences of
+// inputs never encode to the same bytes: the function's snapshot (bytecode, constants, names,
+// positions, frozen globals and closure values, defaults; device functions it refers to by
+// their own snapshots, transitively), the argument types, every compile option, the ptxjit
+// version and build, the LLVM version, and libdevice's content (CUDA) or the host CPU (host).
+//
+// Entries are files `<dir>/<prefix>.<key hex>.ptxjitc` holding a header (magic, format
+// version, the full key, the payload's length and SHA-256) and the payload (sections of
+// bytes). They are written to a temporary file in the same directory and renamed into place,
+// so a reader sees either nothing or a complete entry, also with several processes at once.
+// An entry that cannot be read, is truncated, has another key or a bad checksum is ignored
+// (and replaced by the next store), never trusted.
+//
+// No LLVM and no Python here: the compiler uses this for kernels (Compiler::specialize); other
+// code generators (ufuncs) use cachedBlob() with keys of their own.
+#pragma once
+
+#include "codegen/CompileOptions.h"
+#include "compiler/Sha256.h"
+#include "frontend/CodeSnapshot.h"
+#include "ir/Types.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ptxjit::compiler {
+
+/// Accumulates the inputs of a cache key. Every field is appended as (tag, length, bytes), so
+/// the encoding is unambiguous; the key is the SHA-256 of that encoding.
+class CacheKey {
+public:
+  /// Appends a field named `tag` holding `bytes`.
+  CacheKey &add(std::string_view tag, std::string_view bytes);
+  /// Appends a field holding `v` (as 8 little-endian bytes).
+  CacheKey &addInt(std::string_view tag, int64_t v);
+  /// The key so far (the builder may keep growing afterwards).
+  Digest digest() const;
+
+private:
+  Sha256 sha_;
+};
+
+/// Appends every field of `s` to `key`. A global or closure value that is a device function
+/// (GlobalValue::Kind::DeviceFunction) is appended by calling `deviceFunction(key, value)`: the
+/// compiler appends the callee's own snapshot there, since function ids differ between
+/// processes. Other values are appended as their full contents (kind, constant, dtype, path).
+void addSnapshot(CacheKey &key, const frontend::CodeSnapshot &s,
+                 const std::function<void(CacheKey &, const ir::GlobalValue &)> &deviceFunction);
+
+/// Appends every field of `opts` (backend, compute capability, PTX version, fastmath, opt
+/// level).
+void addCompileOptions(CacheKey &key, const codegen::CompileOptions &opts);
+
+/// Appends argument types by their full spelling (element type, ndim, layout, readonly).
+void addArgTypes(CacheKey &key, const std::vector<const ir::Type *> &argTypes);
+
+/// Appends what the code depends on outside the function: the ptxjit version and build (the
+/// path, size and modification time of the loaded binary holding this code, so a rebuilt
+/// compiler never reads entries of an older one), the LLVM version, and for CUDA the SHA-256
+/// of libdevice's content (codegen::libdevicePath(); read once per process and path), for the
+/// host the host triple, CPU and features. Touches no LLVM target or pass.
+void addToolchain(CacheKey &key, codegen::Backend backend);
+
+/// What one entry holds: a kind (EntryKind or a user value) and opaque sections.
+struct CacheEntry {
+  uint32_t kind = 0;
+  std::vector<std::string> sections;
+  bool operator==(const CacheEntry &o) const = default;
+};
+
+/// Entry kinds written by the compiler; sections are {symbol, code, llvm IR}.
+enum class EntryKind : uint32_t { Ptx = 1, HostObject = 2, Blob = 3 };
+
+/// Process-wide counters (all functions), for tests and debugging.
+struct CacheCounters {
+  std::atomic<uint64_t> hits{0};     ///< entries loaded and used
+  std::atomic<uint64_t> misses{0};   ///< lookups that found no usable entry
+  std::atomic<uint64_t> stores{0};   ///< entries written
+  std::atomic<uint64_t> rejected{0}; ///< entries present but unreadable or corrupt
+};
+CacheCounters &cacheCounters();
+
+namespace diskcache {
+
+/// The cache directory for functions defined in `sourceFile` (created when missing):
+/// $PTXJIT_CACHE_DIR when set and non-empty; else `<directory of sourceFile>/__pycache__`
+/// when sourceFile is an existing file and that directory is (or can be made) writable; else
+/// $XDG_CACHE_HOME/ptxjit, else ~/.cache/ptxjit. Empty when no directory can be used.
+std::string directoryFor(const std::string &sourceFile);
+
+/// A file-name-safe prefix naming a function ("<module stem>.<qualname>") and, after '-', a
+/// short hash of `slot` (what identifies the specialization apart from its code: types and
+/// options), so stale entries of the same specialization can be found and removed.
+std::string entryPrefix(const std::string &sourceFile, const std::string &qualname,
+                        std::string_view slot);
+
+/// `<dir>/<prefix>.<first 32 hex digits of key>.ptxjitc`.
+std::string entryPath(const std::string &dir, const std::string &prefix, const Digest &key);
+
+/// The bytes of an entry file for `key` and `e` (header + payload).
+std::string encode(const Digest &key, const CacheEntry &e);
+
+/// The entry in `bytes` when they are a complete, uncorrupted entry for `key`; else nullopt.
+std::optional<CacheEntry> decode(std::string_view bytes, const Digest &key);
+
+/// Reads the entry at `path` for `key`. nullopt when the file is missing or unusable (counted
+/// in cacheCounters().rejected when present but corrupt). Never throws.
+std::optional<CacheEntry> load(const std::string &path, const Digest &key);
+
+/// Writes the entry atomically (a temporary file in the same directory, then rename). When
+/// `stalePrefix` is not empty, other entries in the directory whose names start with
+/// `stalePrefix + "."` are removed afterwards (older versions of the same specialization).
+/// Returns false (and leaves no temporary file) when the directory is not writable. Never
+/// throws.
+bool store(const std::string &path, const Digest &key, const CacheEntry &e,
+           const std::string &stalePrefix = {});
+
+} // namespace diskcache
+
+/// The hook for code generators other than Compiler::specialize (ufuncs): the bytes stored
+/// under `key` in the cache directory for `sourceFile` with a name made of `qualname` and
+/// `slot` (see entryPrefix), or, when there is no usable entry, `produce()`'s result, which is
+/// stored for the next process. The key must cover everything the bytes depend on (use
+/// addSnapshot, addArgTypes, addCompileOptions, addToolchain and fields of your own). Sets
+/// *hit when given. What produce() throws propagates (nothing is stored).
+std::string cachedBlob(const std::string &sourceFile, const std::string &qualname,
+                       std::string_view slot, const Digest &key,
+                       const std::function<std::string()> &produce, bool *hit = nullptr);
+
+} // namespace ptxjit::compiler

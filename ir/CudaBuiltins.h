@@ -1,0 +1,67 @@
+// The cooperating-threads builtins (ir/CudaBuiltins.def): their kinds, and the compile-time
+// facts typing and lowering both need (constant shapes and dtypes of cuda.shared.array and
+// cuda.local.array, the binding of keyword arguments).
+#pragma once
+
+#include "ir/IR.h"
+#include "ir/Types.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ptxjit::ir {
+
+/// How a cooperating-threads builtin is typed and lowered.
+enum class CudaKind : uint8_t {
+  SharedArray, ///< cuda.shared.array(shape, dtype): a C array in shared memory (shape 0: dynamic)
+  LocalArray,  ///< cuda.local.array(shape, dtype): a C array private to the thread
+  ConstArray,  ///< cuda.const.array_like(global array): the array frozen into constant memory
+  Barrier,     ///< syncthreads (variant 0) / _count / _and / _or (1..3)
+  Syncwarp,    ///< syncwarp([mask])
+  Fence,       ///< threadfence (0), threadfence_block (1), threadfence_system (2)
+  Value,       ///< laneid (0), warpsize (1): attributes of `cuda`, int32
+  Shfl,        ///< shfl_sync / up / down / xor (variant 0..3)
+  Vote,        ///< all / any / eq (bool) / ballot (int32) _sync (variant 0..3)
+  Match,       ///< match_any_sync (int32), match_all_sync ((int32, bool))
+  LaneMask,    ///< activemask (0), lanemask_lt (1): uint32
+  Atomic,      ///< cuda.atomic.<op>(ary, idx, val): see AtomicOp for the variant
+  AtomicCas,   ///< compare_and_swap(ary, old, val) (0), cas(ary, idx, old, val) (1)
+  BitOp,       ///< popc (0), brev (1), clz (2), ffs (3)
+  Fma,         ///< fma(a, b, c)
+  Cbrt,        ///< cbrt(x)
+  Selp,        ///< selp(cond, a, b)
+};
+
+/// The variants of CudaKind::Atomic.
+enum class AtomicOp : uint8_t { Add, Sub, And, Or, Xor, Inc, Dec, Exch, Max, Min, NanMax, NanMin };
+
+struct CudaBuiltinInfo {
+  CudaKind kind;
+  int variant;
+};
+
+/// The kind and variant of `id`, or nullptr when `id` is not a cooperating-threads builtin.
+const CudaBuiltinInfo *cudaBuiltinInfo(BuiltinId id);
+
+/// The dimensions an instruction denotes when it is a compile-time constant shape: an int or
+/// a tuple of ints given as a literal, a frozen global or closure value, a tuple built of those,
+/// or a local variable assigned exactly once from one of those. nullopt otherwise.
+std::optional<std::vector<int64_t>> constantShape(const Instr *i, const Function &fn);
+
+/// The scalar type a dtype argument names: a NumPy or ptxjit type (numpy.float32, float32), or
+/// a string ("float32", "f4"); null otherwise.
+const ScalarType *constantDtype(const Instr *i);
+
+/// The arguments of call `i` bound to parameters `names` in order (positional first, then
+/// keywords by name); a missing one is null. Returns false (with `why` set) for too many
+/// arguments, an unknown keyword or a parameter given twice.
+bool bindCallArgs(const CallInstr *i, const std::vector<std::string> &names,
+                  std::vector<const Instr *> &out, std::string &why);
+
+/// The most bytes of constant memory (global arrays and cuda.const.array_like) one kernel may
+/// use: the GPU's 64 KiB constant bank.
+inline constexpr int64_t kMaxConstArrayBytes = 64 * 1024;
+
+} // namespace ptxjit::ir

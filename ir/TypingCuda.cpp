@@ -1,0 +1,431 @@
+// Typing of the cooperating-threads builtins (ir/CudaBuiltins.def): shared, local and constant
+// arrays, barriers and fences, warp functions, atomics and the integer/float intrinsics. The
+// argument and result types follow Numba's CUDA target (numba/cuda/cudadecl.py).
+#include "ir/CudaBuiltins.h"
+#include "ir/TypingInternal.h"
+
+namespace ptxjit::ir {
+
+// ---- The table ----
+
+const CudaBuiltinInfo *cudaBuiltinInfo(BuiltinId id) {
+  switch (id) {
+#define PTXJIT_CUDA_BUILTIN(i, path, kind, variant)                                                \
+  case BuiltinId::i: {                                                                             \
+    static const CudaBuiltinInfo info{CudaKind::kind, variant};                                    \
+    return &info;                                                                                  \
+  }
+#include "ir/CudaBuiltins.def"
+#undef PTXJIT_CUDA_BUILTIN
+  default:
+    return nullptr;
+  }
+}
+
+// ---- Compile-time arguments ----
+
+namespace {
+
+/// A constant shape: its dimensions, and whether it was written as a tuple.
+struct Shape {
+  std::vector<int64_t> dims;
+  bool tuple = false;
+};
+
+std::optional<Shape> shapeOfConst(const ConstValue &v) {
+  if (v.kind == ConstValue::Kind::Int && !v.isUnsigned)
+    return Shape{{v.i}, false};
+  if (v.kind != ConstValue::Kind::Tuple)
+    return std::nullopt;
+  Shape s{{}, true};
+  for (const ConstValue &e : v.elems) {
+    if (e.kind != ConstValue::Kind::Int || e.isUnsigned)
+      return std::nullopt;
+    s.dims.push_back(e.i);
+  }
+  return s;
+}
+
+std::optional<Shape> shapeOf(const Instr *i, const Function &fn, int depth) {
+  if (!i || depth > 16)
+    return std::nullopt;
+  if (auto *c = dyn_cast<ConstInstr>(i))
+    return shapeOfConst(c->value);
+  if (auto *g = dyn_cast<GlobalInstr>(i)) {
+    if (g->value.kind != GlobalValue::Kind::Constant)
+      return std::nullopt;
+    // A NumPy scalar global counts when it is an integer (np.int32(16)).
+    if (!g->value.dtype.empty() && g->value.dtype.find("int") == std::string::npos)
+      return std::nullopt;
+    return shapeOfConst(g->value.constant);
+  }
+  if (auto *t = dyn_cast<BuildTupleInstr>(i)) {
+    Shape s{{}, true};
+    for (const Instr *e : t->operands()) {
+      std::optional<Shape> d = shapeOf(e, fn, depth + 1);
+      if (!d || d->tuple)
+        return std::nullopt;
+      s.dims.push_back(d->dims[0]);
+    }
+    return s;
+  }
+  if (auto *ld = dyn_cast<LoadLocalInstr>(i)) {
+    // A local assigned exactly once (n = 16; ...; cuda.local.array(n, ...)).
+    const Instr *only = nullptr;
+    int stores = 0;
+    for (const auto &b : fn.blocks)
+      for (const auto &ip : b->instrs)
+        if (auto *st = dyn_cast<StoreLocalInstr>(ip.get()); st && st->var == ld->var) {
+          ++stores;
+          only = st->operand(0);
+        }
+    if (stores != 1 ||
+        (ld->var >= 0 && size_t(ld->var) < fn.vars.size() && fn.vars[ld->var].isArgument))
+      return std::nullopt;
+    return shapeOf(only, fn, depth + 1);
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<std::vector<int64_t>> constantShape(const Instr *i, const Function &fn) {
+  std::optional<Shape> s = shapeOf(i, fn, 0);
+  if (!s)
+    return std::nullopt;
+  return s->dims;
+}
+
+const ScalarType *constantDtype(const Instr *i) {
+  if (!i)
+    return nullptr;
+  const ConstValue *str = nullptr;
+  if (auto *c = dyn_cast<ConstInstr>(i))
+    str = &c->value;
+  else if (auto *g = dyn_cast<GlobalInstr>(i); g && g->value.kind == GlobalValue::Kind::Constant)
+    str = &g->value.constant;
+  if (str)
+    return str->kind == ConstValue::Kind::String ? types::scalarByName(str->s) : nullptr;
+  // numpy.float32, np.float32, a ptxjit/numba type object: the symbol "numpy.<name>".
+  if (auto *sym = i->type ? dyn_cast<SymbolType>(i->type) : nullptr) {
+    const std::string prefix = "numpy.";
+    if (sym->path().rfind(prefix, 0) == 0)
+      return types::scalarByName(sym->path().substr(prefix.size()));
+  }
+  return nullptr;
+}
+
+bool bindCallArgs(const CallInstr *i, const std::vector<std::string> &names,
+                  std::vector<const Instr *> &out, std::string &why) {
+  out.assign(names.size(), nullptr);
+  size_t n = i->numArgs(), nkw = std::min(i->kwNames.size(), n), npos = n - nkw;
+  if (npos > names.size()) {
+    why = "takes at most " + std::to_string(names.size()) + " arguments";
+    return false;
+  }
+  for (size_t k = 0; k < npos; ++k)
+    out[k] = i->arg(k);
+  for (size_t k = 0; k < nkw; ++k) {
+    const std::string &kw = i->kwNames[k];
+    size_t p = 0;
+    while (p < names.size() && names[p] != kw)
+      ++p;
+    if (p == names.size()) {
+      why = "unexpected keyword argument '" + kw + "'";
+      return false;
+    }
+    if (out[p]) {
+      why = "argument '" + kw + "' given twice";
+      return false;
+    }
+    out[p] = i->arg(npos + k);
+  }
+  return true;
+}
+
+namespace typing_detail {
+namespace {
+
+std::string callName(BuiltinId id) { return builtinPath(id); }
+
+bool isType(const Type *t, std::initializer_list<const ScalarType *> allowed) {
+  for (const ScalarType *a : allowed)
+    if (t == a)
+      return true;
+  return false;
+}
+
+/// Numba's atomic operand types per operation.
+bool atomicSupports(AtomicOp op, const ScalarType *d, std::string &supported) {
+  using namespace types;
+  switch (op) {
+  case AtomicOp::And:
+  case AtomicOp::Or:
+  case AtomicOp::Xor:
+    supported = "int32, uint32, int64 and uint64 arrays";
+    return isType(d, {int32(), uint32(), int64(), uint64()});
+  case AtomicOp::Inc:
+  case AtomicOp::Dec:
+    supported = "uint32 and uint64 arrays";
+    return isType(d, {uint32(), uint64()});
+  default:
+    supported = "int32, uint32, int64, uint64, float32 and float64 arrays";
+    return isType(d, {int32(), uint32(), int64(), uint64(), float32(), float64()});
+  }
+}
+
+} // namespace
+
+const Type *cudaAttrType(BuiltinId id) {
+  const CudaBuiltinInfo *info = cudaBuiltinInfo(id);
+  return info && info->kind == CudaKind::Value ? types::int32() : nullptr;
+}
+
+const Type *globalArrayType(const GlobalInstr *i, const std::string &file) {
+  const GlobalValue &g = i->value;
+  const ScalarType *dt = types::scalarByName(g.dtype);
+  if (!dt || g.shape.empty() || !g.bytes)
+    raiseDiag(DiagCode::UnsupportedGlobal, file, i->loc,
+              {i->name, "numpy array of dtype " + g.dtype + " and " +
+                            std::to_string(g.shape.size()) + " dimensions"});
+  int64_t bytes = static_cast<int64_t>(g.bytes->size());
+  if (bytes > kMaxConstArrayBytes)
+    raiseDiag(DiagCode::UnsupportedGlobal, file, i->loc,
+              {i->name, "numpy array of " + std::to_string(bytes) +
+                            " bytes (global arrays are frozen into constant memory, which holds " +
+                            std::to_string(kMaxConstArrayBytes) + " bytes)"});
+  return types::array(dt, static_cast<int>(g.shape.size()), Layout::C, /*readonly=*/true);
+}
+
+const Type *cudaCallType(const Function &fn, CallInstr *i, const CudaBuiltinInfo &info) {
+  const std::string name = callName(i->builtin);
+  const std::string &file = fn.filename;
+  const size_t n = i->numArgs();
+  std::vector<const Type *> args;
+  for (size_t k = 0; k < n; ++k)
+    args.push_back(i->arg(k)->type);
+  auto argList = [&] {
+    std::string s;
+    size_t nkw = std::min(i->kwNames.size(), n);
+    for (size_t k = 0; k < n; ++k) {
+      if (k)
+        s += ", ";
+      if (k >= n - nkw)
+        s += i->kwNames[k - (n - nkw)] + "=";
+      s += args[k] ? args[k]->str() : "?";
+    }
+    return s;
+  };
+  auto bad = [&](const std::string &why = {}) -> const Type * {
+    raiseDiag(DiagCode::CallArgs, file, i->loc,
+              {name, argList() + (why.empty() ? "" : "; " + why)});
+  };
+  auto noKeywords = [&] {
+    if (!i->kwNames.empty())
+      bad("keyword arguments are not supported");
+  };
+  auto intArg = [&](size_t k, const char *what) {
+    if (!isIntOrBool(args[k]))
+      bad(std::string(what) + " must be an integer");
+  };
+  auto warpValue = [&](size_t k) -> const Type * {
+    const Type *c = concretize(args[k]);
+    using namespace types;
+    if (!isType(c, {int32(), int64(), uint32(), uint64(), float32(), float64()}))
+      raiseDiag(DiagCode::UnsupportedDtype, file, i->loc,
+                {name, "a value of type " + c->str(),
+                 "int32, int64, uint32, uint64, float32 and float64 values"});
+    return c;
+  };
+
+  switch (info.kind) {
+  case CudaKind::SharedArray:
+  case CudaKind::LocalArray: {
+    std::vector<const Instr *> bound;
+    std::string why;
+    if (!bindCallArgs(i, {"shape", "dtype"}, bound, why))
+      bad(why);
+    if (!bound[0] || !bound[1])
+      bad("expected (shape, dtype)");
+    std::optional<std::vector<int64_t>> shape = constantShape(bound[0], fn);
+    if (!shape)
+      raiseDiag(DiagCode::ConstantRequired, file, i->loc,
+                {name, "the shape",
+                 "an int or a tuple of ints written as literals, module globals or closure "
+                 "constants; got a value of type " +
+                     bound[0]->type->str()});
+    const ScalarType *dt = constantDtype(bound[1]);
+    if (!dt)
+      raiseDiag(DiagCode::ConstantRequired, file, i->loc,
+                {name, "the dtype",
+                 "a NumPy or ptxjit scalar type such as numpy.float32, or a string such as "
+                 "'float32'; got " +
+                     bound[1]->type->str()});
+    if (shape->empty())
+      bad("the shape must have at least one dimension");
+    for (int64_t d : *shape)
+      if (d < 0)
+        bad("the shape has a negative dimension " + std::to_string(d));
+    bool dynamic = shape->size() == 1 && (*shape)[0] == 0;
+    if (dynamic && info.kind == CudaKind::LocalArray)
+      bad("a local array needs a positive size");
+    if (info.kind == CudaKind::SharedArray && shape->size() > 1)
+      for (int64_t d : *shape)
+        if (d == 0)
+          bad("dynamic shared arrays (size 0) are one-dimensional");
+    return types::array(dt, static_cast<int>(shape->size()), Layout::C);
+  }
+  case CudaKind::ConstArray: {
+    noKeywords();
+    if (n != 1)
+      bad();
+    auto *g = dyn_cast<GlobalInstr>(i->arg(0));
+    if (!g || g->value.kind != GlobalValue::Kind::Array)
+      raiseDiag(DiagCode::ConstantRequired, file, i->loc,
+                {name, "the array",
+                 "a NumPy array that is a module global or closure variable; "
+                 "got a value of type " +
+                     args[0]->str()});
+    return args[0];
+  }
+  case CudaKind::Barrier:
+    noKeywords();
+    if (info.variant == 0) {
+      if (n != 0)
+        bad();
+      return types::void_();
+    }
+    if (n != 1 || !isRealNumber(args[0]))
+      bad("expected one predicate");
+    return types::int32();
+  case CudaKind::Syncwarp:
+    noKeywords();
+    if (n > 1)
+      bad();
+    if (n == 1)
+      intArg(0, "the mask");
+    return types::void_();
+  case CudaKind::Fence:
+    noKeywords();
+    if (n != 0)
+      bad();
+    return types::void_();
+  case CudaKind::Value:
+    raiseDiag(DiagCode::UnsupportedCall, file, i->loc,
+              {name + " (it is a value: write " + name + " without parentheses)"});
+  case CudaKind::Shfl:
+    noKeywords();
+    if (n != 3)
+      bad("expected (mask, value, " +
+          std::string(info.variant == 0   ? "src_lane"
+                      : info.variant == 3 ? "lane_mask"
+                                          : "delta") +
+          ")");
+    intArg(0, "the mask");
+    intArg(2, info.variant == 0   ? "the source lane"
+              : info.variant == 3 ? "the lane mask"
+                                  : "delta");
+    return warpValue(1);
+  case CudaKind::Vote:
+    noKeywords();
+    if (n != 2)
+      bad("expected (mask, predicate)");
+    intArg(0, "the mask");
+    if (!isRealNumber(args[1]))
+      bad("the predicate must be a number or a bool");
+    return info.variant == 3 ? static_cast<const Type *>(types::int32()) : types::boolean();
+  case CudaKind::Match:
+    noKeywords();
+    if (n != 2)
+      bad("expected (mask, value)");
+    intArg(0, "the mask");
+    warpValue(1);
+    if (info.variant == 0)
+      return types::int32();
+    return types::tuple({types::int32(), types::boolean()});
+  case CudaKind::LaneMask:
+    noKeywords();
+    if (n != 0)
+      bad();
+    return types::uint32();
+  case CudaKind::Atomic:
+  case CudaKind::AtomicCas: {
+    noKeywords();
+    const bool isCas = info.kind == CudaKind::AtomicCas;
+    const bool hasIndex = !(isCas && info.variant == 0);
+    const size_t want = isCas ? (hasIndex ? 4 : 3) : 3;
+    if (n != want)
+      bad(isCas
+              ? (hasIndex ? "expected (array, index, old, value)" : "expected (array, old, value)")
+              : "expected (array, index, value)");
+    auto *arr = dyn_cast<ArrayType>(args[0]);
+    if (!arr)
+      bad("the first argument must be an array");
+    if (arr->readonly())
+      raiseDiag(DiagCode::ReadonlyArray, file, i->loc, {arr->str() + " (atomics write)"});
+    std::string supported;
+    bool ok = isCas ? atomicSupports(AtomicOp::And, arr->dtype(), supported)
+                    : atomicSupports(static_cast<AtomicOp>(info.variant), arr->dtype(), supported);
+    if (!ok)
+      raiseDiag(DiagCode::UnsupportedDtype, file, i->loc,
+                {name, "an array of " + arr->dtype()->str(), supported});
+    if (hasIndex) {
+      const Type *idx = args[1];
+      bool good = false;
+      if (isIntLike(idx))
+        good = arr->ndim() == 1;
+      else if (auto *tup = dyn_cast<TupleType>(idx)) {
+        good = static_cast<int>(tup->size()) == arr->ndim();
+        for (const Type *e : tup->elements())
+          good = good && isIntLike(e);
+      }
+      if (!good)
+        raiseDiag(DiagCode::IndexTypes, file, i->loc,
+                  {arr->str(), idx->str() + " (an atomic needs one integer index per dimension)"});
+    } else if (arr->ndim() != 1) {
+      bad("compare_and_swap needs a one-dimensional array (use cuda.atomic.cas with an index)");
+    }
+    for (size_t k = hasIndex ? 2 : 1; k < n; ++k)
+      if (!isRealNumber(args[k]))
+        bad("the value must be a real number");
+    return arr->dtype();
+  }
+  case CudaKind::BitOp: {
+    noKeywords();
+    if (n != 1 || !isIntLike(args[0]))
+      bad("expected one integer");
+    auto *c = cast<ScalarType>(concretize(args[0]));
+    switch (info.variant) {
+    case 1: // brev: Numba's uint32 and uint64 loops
+      return c->bits() <= 32 ? types::uint32() : types::uint64();
+    case 3: // ffs
+      return types::uint32();
+    default: // popc, clz
+      return c;
+    }
+  }
+  case CudaKind::Fma:
+    noKeywords();
+    if (n != 3 || !isRealNumber(args[0]) || !isRealNumber(args[1]) || !isRealNumber(args[2]))
+      bad("expected three real numbers");
+    return mathFloatResult(args);
+  case CudaKind::Cbrt:
+    noKeywords();
+    if (n != 1 || !isRealNumber(args[0]))
+      bad("expected one real number");
+    return mathFloatResult(args);
+  case CudaKind::Selp: {
+    noKeywords();
+    if (n != 3 || !isRealNumber(args[0]) || !isRealNumber(args[1]) || !isRealNumber(args[2]))
+      bad("expected (condition, a, b) with real numbers");
+    const Type *p = promote(args[1], args[2]);
+    if (!p)
+      bad();
+    return concretize(p);
+  }
+  }
+  raiseDiag(DiagCode::Internal, file, i->loc, {"unknown kind of builtin " + name});
+}
+
+} // namespace typing_detail
+} // namespace ptxjit::ir

@@ -1,0 +1,151 @@
+"""``@vectorize``, ``@guvectorize`` and ``cuda.reduce``: NumPy-style ufuncs compiled by ptxjit.
+
+The decorated function is compiled as a device function (``cuda.jit(device=True)``) and called
+from a generated loop kernel; calls, broadcasting, type resolution, output allocation and the
+launch happen in C++ (``ptxjit._core.Ufunc``). See docs/ufuncs.md.
+"""
+
+import types as _pytypes
+
+from . import types as _types
+
+_TARGETS = ("cuda", "cpu", "parallel")
+# Options Numba's decorators accept that change nothing here.
+_IGNORED = {"nopython", "cache", "forceobj", "nogil", "writable_args", "is_dynamic"}
+
+
+def _lib():
+    from .cuda import _lib as lib
+
+    return lib()
+
+
+def _signature_texts(sigs):
+    if sigs is None:
+        return []
+    if isinstance(sigs, (str, _types.Type, _types.Signature)):
+        sigs = [sigs]
+    elif isinstance(sigs, tuple) and sigs and all(isinstance(s, _types.Type) for s in sigs):
+        sigs = [sigs]  # one argument tuple
+    return [_types.signature_text(s) for s in sigs]
+
+
+def _check_options(kind, target, kws):
+    unknown = set(kws) - _IGNORED
+    if unknown:
+        raise TypeError(f"{kind}() got unexpected keyword argument(s): "
+                        f"{', '.join(sorted(unknown))}")
+    if target not in _TARGETS:
+        raise ValueError(f"unsupported {kind} target {target!r}; ptxjit supports "
+                         f"{', '.join(repr(t) for t in _TARGETS)}")
+
+
+def _identity_value(identity):
+    # Numba's "reorderable" means: no identity, but reductions may reorder.
+    if identity is None or identity == "reorderable":
+        return None
+    return identity
+
+
+def _make_ufunc(func, sigs, target, identity, layout, fastmath):
+    if not isinstance(func, _pytypes.FunctionType):
+        raise TypeError(f"ufuncs are made from Python functions, not {type(func).__name__}")
+    from .cuda import jit
+
+    device_fn = jit(device=True, fastmath=fastmath)(func)
+    nin = func.__code__.co_argcount
+    u = _lib().Ufunc(device_fn, func.__name__, sigs, target, layout,
+                     _identity_value(identity), nin)
+    for attr in ("__name__", "__qualname__", "__module__", "__doc__"):
+        try:
+            setattr(u, attr, getattr(func, attr))
+        except AttributeError:
+            pass
+    u.__wrapped__ = func
+    u.py_func = func
+    return u
+
+
+def vectorize(ftylist_or_function=(), target="cpu", identity=None, fastmath=False, **kws):
+    """Makes a NumPy-style ufunc from a scalar function.
+
+    ``@vectorize`` (lazy: a loop is compiled for each new combination of input types) or
+    ``@vectorize(signatures, target='cuda'|'cpu'|'parallel', identity=None)`` with signatures
+    as strings (``'float32(float32, float32)'``) or type objects. ``ptxjit.vectorize`` defaults
+    to target 'cpu' as Numba's does; ``ptxjit.cuda.vectorize`` defaults to 'cuda'.
+    """
+    _check_options("vectorize", target, kws)
+    if isinstance(ftylist_or_function, _pytypes.FunctionType):
+        return _make_ufunc(ftylist_or_function, [], target, identity, None, bool(fastmath))
+    sigs = _signature_texts(ftylist_or_function)
+
+    def decorator(func):
+        return _make_ufunc(func, sigs, target, identity, None, bool(fastmath))
+
+    return decorator
+
+
+def guvectorize(ftylist, signature=None, target="cpu", identity=None, fastmath=False, **kws):
+    """Makes a generalized ufunc: ``@guvectorize(signatures, '(n),(n)->()', target=...)``.
+
+    The function takes its inputs and outputs as arrays (or scalars, for inputs without core
+    dimensions) and writes its results into the outputs. ``@guvectorize('(n)->(n)')`` with the
+    layout alone compiles lazily for each new combination of input types.
+    """
+    _check_options("guvectorize", target, kws)
+    if signature is None:
+        if isinstance(ftylist, str) and "->" in ftylist:
+            layout, sigs = ftylist, []
+        else:
+            raise TypeError("guvectorize() needs a layout such as '(n),(n)->()'")
+    else:
+        if not isinstance(signature, str):
+            raise TypeError(f"the guvectorize layout must be a string such as '(n)->()', not "
+                            f"{type(signature).__name__}")
+        layout, sigs = signature, _signature_texts(ftylist)
+
+    def decorator(func):
+        return _make_ufunc(func, sigs, target, identity, layout, bool(fastmath))
+
+    return decorator
+
+
+class Reduce:
+    """``cuda.reduce(fn)``: a reduction kernel for an associative and commutative binary
+    function, called as ``r(ary, size=None, res=None, init=0, stream=0)`` (Numba's API)."""
+
+    def __init__(self, functor):
+        if not isinstance(functor, _pytypes.FunctionType):
+            raise TypeError(f"cuda.reduce needs a Python function, not "
+                            f"{type(functor).__name__}")
+        if functor.__code__.co_argcount != 2:
+            raise TypeError(f"cuda.reduce needs a function of two arguments, "
+                            f"'{functor.__name__}' takes {functor.__code__.co_argcount}")
+        self._functor = functor
+        self._ufunc = _make_ufunc(functor, [], "cuda", None, None, False)
+        self.__name__ = functor.__name__
+        self.__doc__ = functor.__doc__
+
+    def __call__(self, arr, size=None, res=None, init=0, stream=0):
+        import numpy as np
+
+        dtype = np.dtype(arr.dtype)
+        n = arr.size if size is None else min(int(size), arr.size)
+        if n == 0:
+            value = dtype.type(init)
+        else:
+            partial = self._ufunc.reduce(arr, axis=None, stream=stream,
+                                         _size=-1 if size is None else int(size))
+            value = dtype.type(self._functor(partial, dtype.type(init)))
+        if res is not None:
+            _lib()._store_first(res, value)
+            return None
+        return value
+
+
+def reduce(functor):
+    """``cuda.reduce``: usable as ``@cuda.reduce`` or ``cuda.reduce(lambda a, b: a + b)``."""
+    return Reduce(functor)
+
+
+__all__ = ["vectorize", "guvectorize", "Reduce", "reduce"]

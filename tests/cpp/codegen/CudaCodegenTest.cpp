@@ -1,0 +1,112 @@
+// Lowering of the cooperating-threads builtins (codegen/LowerCuda.cpp): the PTX instructions
+// for shared memory, barriers, warp functions and atomics (checked by ptxas), and the host
+// module's calls of the runtime helpers and its launch facts.
+#include "TestUtil.h"
+#include "TypedIR.h"
+
+#include "codegen/Codegen.h"
+
+#include <atomic>
+
+namespace ptxjit::codegen::test {
+namespace {
+
+/// def k(out: float32[::1], u: uint32[::1]):
+///     s = cuda.shared.array(32, numpy.float32); l = cuda.local.array(4, numpy.float32)
+///     t = cuda.threadIdx.x
+///     s[t] = out[t]; cuda.syncthreads(); out[t] = s[31 - t]
+///     cuda.atomic.add(out, 0, 1.0); cuda.atomic.add(s, 1, 1.0); cuda.atomic.inc(u, 0, 9)
+///     out[t] = cuda.shfl_down_sync(0xffffffff, out[t], 1) + cuda.ballot_sync(-1, t > 3)
+std::unique_ptr<Function> makeCooperative() {
+  const ArrayType *f32 = arr(types::float32()), *u32 = arr(types::uint32());
+  TypedBuilder b("coop", {"out", "u"}, {f32, u32});
+  auto cudaSym = [&](const std::string &path) { return b.sym("cuda." + path); };
+  Instr *s = b.call(cudaSym("shared.array"), {b.cint(32), b.sym("numpy.float32")}, f32,
+                    BuiltinId::CudaSharedArray);
+  Instr *l = b.call(cudaSym("local.array"), {b.cint(4), b.sym("numpy.float32")}, f32,
+                    BuiltinId::CudaLocalArray);
+  Instr *t = b.threadAttr("threadIdx", "x");
+  b.setItem(s, t, b.item(b.arg(0), t, types::float32()));
+  b.setItem(l, b.cint(0), b.cfloat(1.0));
+  b.call(cudaSym("syncthreads"), {}, types::void_(), BuiltinId::CudaSyncthreads);
+  Instr *rev = b.bin(BinaryOp::Sub, b.cint(31), t, types::int32());
+  b.setItem(b.arg(0), t, b.item(s, rev, types::float32()));
+  b.call(cudaSym("atomic.add"), {b.arg(0), b.cint(0), b.cfloat(1.0)}, types::float32(),
+         BuiltinId::CudaAtomicAdd);
+  b.call(cudaSym("atomic.add"), {s, b.cint(1), b.item(l, b.cint(0), types::float32())},
+         types::float32(), BuiltinId::CudaAtomicAdd);
+  b.call(cudaSym("atomic.inc"), {b.arg(1), b.cint(0), b.cint(9)}, types::uint32(),
+         BuiltinId::CudaAtomicInc);
+  Instr *mask = b.cint(0xffffffffLL);
+  Instr *sh =
+      b.call(cudaSym("shfl_down_sync"), {mask, b.item(b.arg(0), t, types::float32()), b.cint(1)},
+             types::float32(), BuiltinId::CudaShflDownSync);
+  Instr *ballot = b.call(cudaSym("ballot_sync"), {b.cint(-1), b.cmp(CmpOp::Gt, t, b.cint(3))},
+                         types::int32(), BuiltinId::CudaBallotSync);
+  b.setItem(b.arg(0), t, b.bin(BinaryOp::Add, sh, ballot, types::float64()));
+  b.ret();
+  return std::move(b.fn);
+}
+
+TEST(CudaCodegen, PtxInstructions) {
+  auto fn = makeCooperative();
+  CompileOptions o;
+  LoweredModule m = lowerKernel(*fn, o, "coop");
+  std::string ptx = emitPTX(m, o);
+  for (const char *needle : {".shared .align 16 .b8", "st.shared.f32", "ld.shared.f32", "bar.sync",
+                             "atom.global.add.f32", "atom.shared.add.f32", "atom.inc.u32",
+                             "shfl.sync.down.b32", "vote.sync.ballot.b32"})
+    EXPECT_NE(ptx.find(needle), std::string::npos) << needle << "\n" << ptx;
+  // Nothing of the host's scheduler leaks into PTX.
+  EXPECT_EQ(ptx.find("ptxjit_host_"), std::string::npos);
+  if (havePtxas())
+    EXPECT_TRUE(ptxasAccepts(ptx));
+}
+
+TEST(CudaCodegen, StaticSharedMemoryLimit) {
+  const ArrayType *f32 = arr(types::float32());
+  TypedBuilder b("big", {"out"}, {f32});
+  b.call(b.sym("cuda.shared.array"), {b.cint(20000), b.sym("numpy.float32")}, f32,
+         BuiltinId::CudaSharedArray);
+  b.ret();
+  CompileOptions o;
+  try {
+    lowerKernel(*b.fn, o, "big");
+    FAIL() << "no error";
+  } catch (const ir::CompileError &e) {
+    EXPECT_EQ(e.code(), DiagCode::UnsupportedConstruct);
+    EXPECT_NE(e.message().find("80000 bytes of static shared memory"), std::string::npos)
+        << e.message();
+  }
+}
+
+std::atomic<int> gSyncCalls{0};
+extern "C" void fakeSyncthreads(const void *) { gSyncCalls.fetch_add(1); }
+extern "C" uint64_t fakeShfl(const void *, uint32_t, int32_t, uint64_t v, uint32_t) { return v; }
+extern "C" uint32_t fakeVote(const void *, uint32_t, int32_t, int32_t p) { return p; }
+
+TEST(CudaCodegen, HostModuleCallsTheRuntimeAndRecordsLaunchFacts) {
+  auto fn = makeCooperative();
+  CompileOptions o;
+  o.backend = Backend::Host;
+  LoweredModule m = lowerKernel(*fn, o, "coop_host");
+  std::string ir = m.llvmIR();
+  for (const char *needle :
+       {"@ptxjit_host_syncthreads(", "@ptxjit_host_shfl(", "@ptxjit_host_vote(", "atomicrmw fadd",
+        "@coop_host__launch", "[i64 128, i64 1, i64 16]"})
+    EXPECT_NE(ir.find(needle), std::string::npos) << needle << "\n" << ir;
+  // The host JIT resolves the helpers by the addresses it was given.
+  defineHostSymbols({{"ptxjit_host_syncthreads", reinterpret_cast<void *>(&fakeSyncthreads)},
+                     {"ptxjit_host_shfl", reinterpret_cast<void *>(&fakeShfl)},
+                     {"ptxjit_host_vote", reinterpret_cast<void *>(&fakeVote)}});
+  void *entry = addToHostJIT(std::move(m), o);
+  HostLaunchInfo info = hostLaunchInfo(entry);
+  EXPECT_EQ(info.staticSharedBytes, 128u);
+  EXPECT_TRUE(info.cooperative);
+  EXPECT_EQ(info.localBytes, 16u);
+  // Kernels without cooperating-threads features carry no facts.
+  EXPECT_FALSE(hostLaunchInfo(nullptr).cooperative);
+}
+
+} // namespace
+} // namespace ptxjit::codegen::test

@@ -1,0 +1,214 @@
+// The ufunc loop kernels (codegen/UfuncKernels.h) around hand-built typed device functions:
+// host kernels run through the JIT, CUDA kernels are checked by ptxas.
+#include "codegen/UfuncKernels.h"
+
+#include "tests/cpp/codegen/TypedIR.h"
+#include "tests/cpp/common/Ptxas.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+using namespace ptxjit;
+using namespace ptxjit::codegen;
+using namespace ptxjit::codegen::test;
+
+namespace {
+
+/// The host entry ABI (ThreadCtx: tid, ntid, ctaid, nctaid, each x/y/z).
+struct ThreadCtx {
+  uint32_t tid[3], ntid[3], ctaid[3], nctaid[3];
+};
+using Entry = void (*)(void **, const ThreadCtx *);
+
+CompileOptions hostOpts() {
+  CompileOptions o;
+  o.backend = Backend::Host;
+  return o;
+}
+
+CompileOptions cudaOpts() {
+  CompileOptions o;
+  o.backend = Backend::CUDA;
+  o.ccMajor = 9;
+  o.ccMinor = 0;
+  o.ptxVersion = choosePtxVersion(9, 0, 0);
+  return o;
+}
+
+/// f(x, y) = x * 10 + y over `t`.
+std::unique_ptr<ir::Function> makeCombine(const ir::ScalarType *t) {
+  TypedBuilder d("combine", {"x", "y"}, {t, t}, FunctionKind::Device, t);
+  Instr *ten = t->kind() == ir::TypeKind::Int ? d.cint(10, t) : d.cfloat(10.0, t);
+  d.ret(d.bin(BinaryOp::Add, d.bin(BinaryOp::Mul, d.load("x"), ten, t), d.load("y"), t));
+  return std::move(d.fn);
+}
+
+/// f(x, y) = x + y over `t`.
+std::unique_ptr<ir::Function> makeAdd(const ir::ScalarType *t) {
+  TypedBuilder d("add", {"x", "y"}, {t, t}, FunctionKind::Device, t);
+  d.ret(d.bin(BinaryOp::Add, d.load("x"), d.load("y"), t));
+  return std::move(d.fn);
+}
+
+Entry hostEntry(LoweredModule m) {
+  return reinterpret_cast<Entry>(addToHostJIT(std::move(m), hostOpts()));
+}
+
+struct Params {
+  std::vector<uint64_t> slots;
+  void add(uint64_t v) { slots.push_back(v); }
+  void addPtr(const void *p) { slots.push_back(reinterpret_cast<uint64_t>(p)); }
+  void addDouble(double d) {
+    uint64_t v;
+    std::memcpy(&v, &d, 8);
+    slots.push_back(v);
+  }
+  std::vector<void *> ptrs() {
+    std::vector<void *> p;
+    for (auto &s : slots)
+      p.push_back(&s);
+    return p;
+  }
+};
+
+void runChunks(Entry e, std::vector<void *> &params, unsigned chunks) {
+  for (unsigned b = 0; b < chunks; ++b) {
+    ThreadCtx ctx{{0, 0, 0}, {1, 1, 1}, {b, 0, 0}, {chunks, 1, 1}};
+    e(params.data(), &ctx);
+  }
+}
+
+} // namespace
+
+TEST(UfuncKernel, FlatLoopWithScalarOperandOnHost) {
+  auto fn = makeCombine(types::float64());
+  ElementwiseKernelDesc d;
+  d.operands = {{LoopOperand::Kind::Array, types::float32(), 0},
+                {LoopOperand::Kind::Scalar, nullptr, 0},
+                {LoopOperand::Kind::Array, types::float64(), 0}};
+  auto e = hostEntry(lowerElementwiseKernel(*fn, d, hostOpts(), "flat_loop"));
+  std::vector<float> x{1, 2, 3, 4, 5};
+  std::vector<double> out(5, -1);
+  Params p;
+  p.add(5);
+  p.addPtr(x.data());
+  p.addDouble(0.5);
+  p.addPtr(out.data());
+  auto ptrs = p.ptrs();
+  runChunks(e, ptrs, 3); // chunks of 2, 2, 1
+  for (int i = 0; i < 5; ++i)
+    EXPECT_DOUBLE_EQ(out[i], x[i] * 10 + 0.5);
+}
+
+TEST(UfuncKernel, StridedLoopBroadcastsWithZeroStrides) {
+  auto fn = makeCombine(types::int64());
+  ElementwiseKernelDesc d;
+  d.flat = false;
+  d.loopDims = 2;
+  d.operands = {{LoopOperand::Kind::Array, types::int32(), 0},
+                {LoopOperand::Kind::Array, types::int64(), 0},
+                {LoopOperand::Kind::Array, types::int64(), 0}};
+  auto e = hostEntry(lowerElementwiseKernel(*fn, d, hostOpts(), "strided_loop"));
+  // x: column (3, 1) broadcast along 4 columns; y: row (4,) broadcast along 3 rows, strided by 2.
+  std::vector<int32_t> x{1, 2, 3};
+  std::vector<int64_t> y{1, 0, 2, 0, 3, 0, 4, 0};
+  std::vector<int64_t> out(12, -1);
+  Params p;
+  p.add(12);
+  p.add(3);
+  p.add(4);
+  p.addPtr(x.data());
+  p.add(4);
+  p.add(0);
+  p.addPtr(y.data());
+  p.add(0);
+  p.add(16);
+  p.addPtr(out.data());
+  p.add(32);
+  p.add(8);
+  auto ptrs = p.ptrs();
+  runChunks(e, ptrs, 1);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j)
+      EXPECT_EQ(out[i * 4 + j], x[i] * 10 + y[2 * j]) << i << "," << j;
+}
+
+TEST(UfuncKernel, ReduceFoldsLeftToRightOnHost) {
+  // combine is not commutative: the host reduction must fold in order.
+  auto fn = makeCombine(types::int64());
+  ReduceKernelDesc d;
+  d.inType = types::int32();
+  d.accType = types::int64();
+  d.outType = types::int64();
+  d.keptDims = 1;
+  d.reducedDims = 1;
+  d.blockSize = 1;
+  auto e = hostEntry(lowerReduceKernel(*fn, d, hostOpts(), "reduce_loop"));
+  // in: 2 x 3, reduce axis 1.
+  std::vector<int32_t> in{1, 2, 3, 4, 5, 6};
+  std::vector<int64_t> out(2, -1);
+  Params p;
+  p.add(2); // M
+  p.add(3); // K
+  p.add(1); // P
+  p.add(2); // kept shape
+  p.add(3); // reduced shape
+  p.addPtr(in.data());
+  p.add(12);
+  p.add(4);
+  p.addPtr(out.data());
+  p.add(8);
+  p.add(0);
+  auto ptrs = p.ptrs();
+  runChunks(e, ptrs, 2);
+  EXPECT_EQ(out[0], 123);
+  EXPECT_EQ(out[1], 456);
+}
+
+TEST(UfuncKernel, CudaLoopsPassPtxas) {
+  auto fn = makeAdd(types::float32());
+  ElementwiseKernelDesc flat;
+  flat.operands = {{LoopOperand::Kind::Array, types::float32(), 0},
+                   {LoopOperand::Kind::Scalar, nullptr, 0},
+                   {LoopOperand::Kind::Array, types::float32(), 0}};
+  LoweredModule m = lowerElementwiseKernel(*fn, flat, cudaOpts(), "ufunc_flat");
+  std::string ptx = emitPTX(m, cudaOpts());
+  EXPECT_NE(ptx.find(".entry ufunc_flat"), std::string::npos);
+  EXPECT_TRUE(testutil::ptxasAccepts(ptx));
+
+  ElementwiseKernelDesc strided = flat;
+  strided.flat = false;
+  strided.loopDims = 3;
+  LoweredModule m2 = lowerElementwiseKernel(*fn, strided, cudaOpts(), "ufunc_strided");
+  EXPECT_TRUE(testutil::ptxasAccepts(emitPTX(m2, cudaOpts())));
+
+  for (const ir::ScalarType *acc : {types::float32(), types::float64()}) {
+    auto add = makeAdd(acc);
+    ReduceKernelDesc r;
+    r.inType = types::float32();
+    r.accType = acc;
+    r.outType = acc;
+    r.keptDims = 1;
+    r.reducedDims = 2;
+    r.blockSize = 128;
+    LoweredModule m3 = lowerReduceKernel(*add, r, cudaOpts(), "ufunc_reduce");
+    std::string rptx = emitPTX(m3, cudaOpts());
+    EXPECT_NE(rptx.find("bar.sync"), std::string::npos);
+    EXPECT_NE(rptx.find(".shared"), std::string::npos);
+    EXPECT_TRUE(testutil::ptxasAccepts(rptx));
+  }
+}
+
+TEST(UfuncKernel, MismatchedOperandsAreInternalErrors) {
+  auto fn = makeAdd(types::float64());
+  ElementwiseKernelDesc d;
+  d.operands = {{LoopOperand::Kind::Array, types::float64(), 0}};
+  EXPECT_THROW(lowerElementwiseKernel(*fn, d, hostOpts(), "bad"), ir::CompileError);
+  ReduceKernelDesc r;
+  r.inType = types::float32();
+  r.accType = types::float32(); // the function takes float64
+  r.outType = types::float32();
+  EXPECT_THROW(lowerReduceKernel(*fn, r, hostOpts(), "bad_reduce"), ir::CompileError);
+}

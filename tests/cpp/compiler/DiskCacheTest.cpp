@@ -1,0 +1,583 @@
+// The disk cache (cache=True): SHA-256, key stability and sensitivity to every input, the
+// entry format (corrupt, truncated and foreign entries rejected), atomic stores, the cache
+// directory, and the compiler's use of it (a second registration of the same function loads
+// its code instead of compiling, on both backends).
+#include "compiler/DiskCache.h"
+
+#include "compiler/Compiler.h"
+#include "runtime/HostGrid.h"
+#include "tests/cpp/common/Ptxas.h"
+#include "tests/cpp/frontend/FixtureLoader.h"
+
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+using namespace ptxjit;
+using namespace ptxjit::compiler;
+namespace t = ptxjit::ir::types;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A fresh temporary directory, removed with its contents at the end of the test.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "ptxjit-cache-test-XXXXXX").string();
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    path = ::mkdtemp(buf.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::permissions(path, fs::perms::owner_all, ec);
+    fs::remove_all(path, ec);
+  }
+  std::vector<std::string> files() const {
+    std::vector<std::string> out;
+    for (const auto &e : fs::directory_iterator(path))
+      out.push_back(e.path().filename().string());
+    return out;
+  }
+};
+
+/// Sets an environment variable for the scope of the test.
+struct EnvVar {
+  std::string name;
+  std::optional<std::string> old;
+  EnvVar(std::string n, const std::string &value) : name(std::move(n)) {
+    if (const char *v = std::getenv(name.c_str()))
+      old = v;
+    ::setenv(name.c_str(), value.c_str(), 1);
+  }
+  ~EnvVar() {
+    if (old)
+      ::setenv(name.c_str(), old->c_str(), 1);
+    else
+      ::unsetenv(name.c_str());
+  }
+};
+
+std::string readFile(const fs::path &p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void writeFile(const fs::path &p, const std::string &bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+frontend::CodeSnapshot fixture(const std::string &name, bool compilerFixture) {
+  frontend::PyVersion v = frontend::PyVersion::Py312;
+  std::string path = compilerFixture
+                         ? std::string(PTXJIT_SOURCE_DIR) + "/tests/fixtures/compiler/" +
+                               fixtures::versionDir(v) + "/" + name + ".json"
+                         : fixtures::fixturePath(v, name);
+  return fixtures::loadFixtureFile(path).snapshot;
+}
+
+Digest snapshotKey(const frontend::CodeSnapshot &s) {
+  CacheKey k;
+  addSnapshot(k, s, [](CacheKey &kk, const ir::GlobalValue &g) { kk.add("callee", g.path); });
+  return k.digest();
+}
+
+/// A provider returning a fresh copy of `*base` on every call (as the bindings do), counting
+/// its calls.
+struct CopyProvider {
+  std::shared_ptr<frontend::CodeSnapshot> base;
+  std::shared_ptr<int> calls = std::make_shared<int>(0);
+  explicit CopyProvider(frontend::CodeSnapshot s)
+      : base(std::make_shared<frontend::CodeSnapshot>(std::move(s))) {}
+  SnapshotProvider provider() const {
+    auto b = base;
+    auto c = calls;
+    return [b, c] {
+      ++*c;
+      return std::make_shared<const frontend::CodeSnapshot>(*b);
+    };
+  }
+};
+
+codegen::CompileOptions hostOpts() {
+  codegen::CompileOptions o;
+  o.backend = codegen::Backend::Host;
+  return o;
+}
+
+codegen::CompileOptions cudaOpts() {
+  codegen::CompileOptions o;
+  o.backend = codegen::Backend::CUDA;
+  o.ptxVersion = codegen::choosePtxVersion(9, 0, 0);
+  return o;
+}
+
+FunctionOptions cached() {
+  FunctionOptions fo;
+  fo.cache = true;
+  return fo;
+}
+
+} // namespace
+
+// ---- SHA-256 --------------------------------------------------------------------------------
+
+TEST(Sha256, KnownVectors) {
+  EXPECT_EQ(toHex(sha256("")), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(toHex(sha256("abc")),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(toHex(sha256("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  std::string million(1000000, 'a');
+  EXPECT_EQ(toHex(sha256(million)),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  // Fed in uneven pieces: the same digest.
+  Sha256 s;
+  for (size_t at = 0, step = 1; at < million.size(); at += step, step = step * 7 % 1000 + 1)
+    s.update(million.data() + at, std::min(step, million.size() - at));
+  EXPECT_EQ(s.digest(), sha256(million));
+  EXPECT_EQ(toHex(sha256("abc"), 4), "ba7816bf");
+}
+
+TEST(Xxh64, KnownVectorsAndLengths) {
+  EXPECT_EQ(xxh64("", 0, 0), 0xEF46DB3751D8E999ull);
+  EXPECT_EQ(xxh64("abc", 3, 0), 0x44BC2CF5AD770999ull);
+  EXPECT_NE(xxh64("abc", 3, 0), xxh64("abc", 3, 1));
+  // Every length up to past one 32-byte stripe, and every single-bit change, gives new values.
+  std::string s(100, 'x');
+  std::set<uint64_t> seen;
+  for (size_t n = 0; n <= s.size(); ++n)
+    seen.insert(xxh64(s.data(), n, 0));
+  for (size_t i = 0; i < s.size(); ++i) {
+    std::string t = s;
+    t[i] ^= 1;
+    seen.insert(xxh64(t.data(), t.size(), 0));
+  }
+  EXPECT_EQ(seen.size(), 201u);
+}
+
+// ---- Keys -----------------------------------------------------------------------------------
+
+TEST(CacheKey, FieldsAreUnambiguous) {
+  EXPECT_NE(CacheKey().add("a", "bc").digest(), CacheKey().add("ab", "c").digest());
+  EXPECT_NE(CacheKey().add("x", "ab").add("x", "c").digest(),
+            CacheKey().add("x", "a").add("x", "bc").digest());
+  EXPECT_NE(CacheKey().addInt("n", 1).digest(), CacheKey().addInt("n", 256).digest());
+  EXPECT_EQ(CacheKey().add("a", "b").addInt("n", 3).digest(),
+            CacheKey().add("a", "b").addInt("n", 3).digest());
+}
+
+TEST(CacheKey, SnapshotKeyIsStableAndSensitiveToEveryField) {
+  const frontend::CodeSnapshot base = fixture("saxpy", false);
+  const Digest k0 = snapshotKey(base);
+  EXPECT_EQ(snapshotKey(base), k0);
+  EXPECT_EQ(snapshotKey(fixture("saxpy", false)), k0); // loaded again: same key
+
+  std::vector<std::pair<std::string, std::function<void(frontend::CodeSnapshot &)>>> edits = {
+      {"bytecode", [](auto &s) { s.code.back() ^= 1; }},
+      {"constant", [](auto &s) { s.consts.push_back(ir::ConstValue::floating(2.0)); }},
+      {"constant value", [](auto &s) { s.consts.push_back(ir::ConstValue::integer(1)); }},
+      {"name", [](auto &s) { s.names.push_back("extra"); }},
+      {"varname", [](auto &s) { s.varnames.back() += "_"; }},
+      {"qualname", [](auto &s) { s.qualname += "_"; }},
+      {"filename", [](auto &s) { s.filename += "_"; }},
+      {"first line", [](auto &s) { s.firstLine += 1; }},
+      {"positions", [](auto &s) { s.positions.back().line += 1; }},
+      {"flags", [](auto &s) { s.flags ^= 0x10; }},
+      {"global constant",
+       [](auto &s) { s.globals["N"] = ir::GlobalValue::makeConstant(ir::ConstValue::integer(3)); }},
+      {"closure value",
+       [](auto &s) { s.closure["c"] = ir::GlobalValue::makeConstant(ir::ConstValue::integer(3)); }},
+      {"default", [](auto &s) { s.defaults.push_back(ir::ConstValue::floating(1.0)); }},
+      {"global symbol", [](auto &s) { s.globals["m"] = ir::GlobalValue::symbol("math"); }},
+  };
+  std::set<Digest> seen{k0};
+  for (auto &[what, edit] : edits) {
+    frontend::CodeSnapshot s = base;
+    edit(s);
+    Digest k = snapshotKey(s);
+    EXPECT_NE(k, k0) << what;
+    seen.insert(k);
+  }
+  EXPECT_EQ(seen.size(), edits.size() + 1);
+
+  // A global's value, its NumPy dtype and the integer's signedness all count.
+  frontend::CodeSnapshot a = base, b = base, c = base, d = base;
+  a.globals["N"] = ir::GlobalValue::makeConstant(ir::ConstValue::integer(3));
+  b.globals["N"] = ir::GlobalValue::makeConstant(ir::ConstValue::integer(4));
+  c.globals["N"] = ir::GlobalValue::makeConstant(ir::ConstValue::integer(3), "int32");
+  d.globals["N"] = ir::GlobalValue::makeConstant(ir::ConstValue::floating(3.0));
+  std::set<Digest> g{snapshotKey(a), snapshotKey(b), snapshotKey(c), snapshotKey(d)};
+  EXPECT_EQ(g.size(), 4u);
+  // Frozen global arrays: their contents, shape and dtype count.
+  frontend::CodeSnapshot r1 = base, r2 = base, r3 = base, r4 = base;
+  r1.globals["T"] = ir::GlobalValue::array("float32", {2}, std::string(8, '\1'));
+  r2.globals["T"] = ir::GlobalValue::array("float32", {2}, std::string(7, '\1') + '\2');
+  r3.globals["T"] = ir::GlobalValue::array("float32", {1, 2}, std::string(8, '\1'));
+  r4.globals["T"] = ir::GlobalValue::array("int32", {2}, std::string(8, '\1'));
+  std::set<Digest> arrays{snapshotKey(r1), snapshotKey(r2), snapshotKey(r3), snapshotKey(r4)};
+  EXPECT_EQ(arrays.size(), 4u);
+  // A device function is keyed by what the callback appends (its snapshot in the compiler),
+  // not by its process-specific id.
+  frontend::CodeSnapshot e1 = base, e2 = base;
+  e1.globals["f"] = ir::GlobalValue::deviceFunction(1, "f");
+  e2.globals["f"] = ir::GlobalValue::deviceFunction(2, "f");
+  EXPECT_EQ(snapshotKey(e1), snapshotKey(e2));
+}
+
+TEST(CacheKey, SensitiveToTypesOptionsAndToolchain) {
+  auto key = [](const std::vector<const ir::Type *> &args, const codegen::CompileOptions &o) {
+    CacheKey k;
+    addArgTypes(k, args);
+    addCompileOptions(k, o);
+    addToolchain(k, o.backend);
+    return k.digest();
+  };
+  auto c1 = t::array(t::float32(), 1, ir::Layout::C);
+  std::vector<const ir::Type *> args{t::float32(), c1};
+  codegen::CompileOptions base = cudaOpts();
+  Digest k0 = key(args, base);
+  EXPECT_EQ(key(args, base), k0);
+  std::set<Digest> seen{k0};
+  auto differs = [&](const std::vector<const ir::Type *> &a, const codegen::CompileOptions &o,
+                     const char *what) {
+    Digest k = key(a, o);
+    EXPECT_NE(k, k0) << what;
+    seen.insert(k);
+  };
+  differs({t::float64(), c1}, base, "scalar type");
+  differs({t::float32(), t::array(t::float32(), 1, ir::Layout::A)}, base, "layout");
+  differs({t::float32(), t::array(t::float32(), 1, ir::Layout::C, true)}, base, "readonly");
+  differs({t::float32(), t::array(t::float32(), 2, ir::Layout::C)}, base, "ndim");
+  differs({t::float32()}, base, "argument count");
+  codegen::CompileOptions o = base;
+  o.ccMajor = 8;
+  differs(args, o, "cc major");
+  o = base;
+  o.ccMinor = 9;
+  differs(args, o, "cc minor");
+  o = base;
+  o.ptxVersion = 78;
+  differs(args, o, "ptx version");
+  o = base;
+  o.fastmath = true;
+  differs(args, o, "fastmath");
+  o = base;
+  o.optLevel = 0;
+  differs(args, o, "opt level");
+  differs(args, hostOpts(), "backend");
+  EXPECT_EQ(seen.size(), 12u);
+}
+
+TEST(CacheKey, LibdeviceContentCounts) {
+  TempDir dir;
+  fs::path a = dir.path / "a.bc", b = dir.path / "b.bc";
+  writeFile(a, "libdevice one");
+  writeFile(b, "libdevice two");
+  Digest ka, kb, ka2;
+  {
+    EnvVar env("PTXJIT_LIBDEVICE", a.string());
+    CacheKey k;
+    addToolchain(k, codegen::Backend::CUDA);
+    ka = k.digest();
+  }
+  {
+    EnvVar env("PTXJIT_LIBDEVICE", b.string());
+    CacheKey k;
+    addToolchain(k, codegen::Backend::CUDA);
+    kb = k.digest();
+  }
+  {
+    EnvVar env("PTXJIT_LIBDEVICE", a.string());
+    CacheKey k;
+    addToolchain(k, codegen::Backend::CUDA);
+    ka2 = k.digest();
+  }
+  EXPECT_NE(ka, kb);
+  EXPECT_EQ(ka, ka2);
+}
+
+// ---- Entries --------------------------------------------------------------------------------
+
+TEST(DiskCacheEntry, RoundTripAndCorruptionIsRejected) {
+  Digest key = sha256("key");
+  CacheEntry e{static_cast<uint32_t>(EntryKind::Ptx),
+               {"sym", std::string("code\0with nul", 13), ""}};
+  std::string bytes = diskcache::encode(key, e);
+  auto back = diskcache::decode(bytes, key);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(*back, e);
+
+  EXPECT_FALSE(diskcache::decode(bytes, sha256("other key")).has_value());
+  EXPECT_FALSE(diskcache::decode("", key).has_value());
+  EXPECT_FALSE(diskcache::decode(bytes.substr(0, bytes.size() - 1), key).has_value());
+  EXPECT_FALSE(diskcache::decode(bytes + "x", key).has_value());
+  // Every single-byte change anywhere (header or payload) is detected.
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    std::string bad = bytes;
+    bad[i] = static_cast<char>(bad[i] ^ 0x20);
+    EXPECT_FALSE(diskcache::decode(bad, key).has_value()) << "byte " << i;
+  }
+}
+
+TEST(DiskCacheEntry, StoreIsAtomicAndLoadRejectsBadFiles) {
+  TempDir dir;
+  Digest key = sha256("k");
+  std::string path = diskcache::entryPath(dir.path.string(), "mod.f-abc", key);
+  CacheEntry e{2, {"a", std::string(100000, 'x'), "c"}};
+  EXPECT_FALSE(diskcache::load(path, key).has_value()); // missing: not a rejection
+  uint64_t rejected = cacheCounters().rejected.load();
+  ASSERT_TRUE(diskcache::store(path, key, e));
+  EXPECT_EQ(dir.files().size(), 1u); // no temporary file left behind
+  auto got = diskcache::load(path, key);
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(*got, e);
+  EXPECT_EQ(cacheCounters().rejected.load(), rejected);
+
+  // Truncated: rejected.
+  std::string full = readFile(path);
+  writeFile(path, full.substr(0, full.size() / 2));
+  EXPECT_FALSE(diskcache::load(path, key).has_value());
+  EXPECT_EQ(cacheCounters().rejected.load(), rejected + 1);
+  // Garbage: rejected; a store replaces it.
+  writeFile(path, "not an entry");
+  EXPECT_FALSE(diskcache::load(path, key).has_value());
+  ASSERT_TRUE(diskcache::store(path, key, e));
+  EXPECT_TRUE(diskcache::load(path, key).has_value());
+
+  // Concurrent writers of the same entry: the file is always one complete entry.
+  std::vector<std::thread> threads;
+  std::atomic<int> bad{0};
+  for (int w = 0; w < 4; ++w)
+    threads.emplace_back([&, w] {
+      for (int i = 0; i < 20; ++i) {
+        CacheEntry mine{2, {"a", std::string(50000 + w, static_cast<char>('a' + w)), "c"}};
+        diskcache::store(path, key, mine);
+        auto seen = diskcache::load(path, key);
+        if (!seen || seen->sections.size() != 3 || seen->sections[1].size() < 50000)
+          ++bad;
+      }
+    });
+  for (auto &th : threads)
+    th.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_EQ(dir.files().size(), 1u);
+}
+
+TEST(DiskCacheEntry, StaleVersionsOfASpecializationAreRemoved) {
+  TempDir dir;
+  std::string d = dir.path.string();
+  Digest k1 = sha256("v1"), k2 = sha256("v2");
+  CacheEntry e{1, {"s", "p", "i"}};
+  ASSERT_TRUE(diskcache::store(diskcache::entryPath(d, "m.f-aaaa", k1), k1, e, "m.f-aaaa"));
+  ASSERT_TRUE(diskcache::store(diskcache::entryPath(d, "m.f-bbbb", k1), k1, e, "m.f-bbbb"));
+  ASSERT_TRUE(diskcache::store(diskcache::entryPath(d, "m.f-aaaa", k2), k2, e, "m.f-aaaa"));
+  std::vector<std::string> files = dir.files();
+  std::sort(files.begin(), files.end());
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0], "m.f-aaaa." + toHex(k2, 16) + ".ptxjitc");
+  EXPECT_EQ(files[1], "m.f-bbbb." + toHex(k1, 16) + ".ptxjitc");
+}
+
+TEST(DiskCacheEntry, UnusableDirectoryIsNotAnError) {
+  TempDir dir;
+  // A "directory" that is a regular file: nothing can be created below it (even by root).
+  fs::path notADir = dir.path / "file";
+  writeFile(notADir, "x");
+  Digest key = sha256("k");
+  EXPECT_FALSE(diskcache::store(diskcache::entryPath(notADir.string(), "p", key), key,
+                                CacheEntry{1, {"x"}}));
+  EXPECT_FALSE(diskcache::load(diskcache::entryPath(notADir.string(), "p", key), key));
+  {
+    EnvVar env("PTXJIT_CACHE_DIR", (notADir / "sub").string());
+    EXPECT_EQ(diskcache::directoryFor("<string>"), "");
+  }
+  EXPECT_EQ(dir.files(), std::vector<std::string>{"file"});
+}
+
+TEST(DiskCacheDirectory, EnvThenPycacheThenUserCache) {
+  TempDir dir;
+  fs::path src = dir.path / "mod.py";
+  writeFile(src, "# source\n");
+  {
+    EnvVar env("PTXJIT_CACHE_DIR", (dir.path / "explicit").string());
+    EXPECT_EQ(diskcache::directoryFor(src.string()), (dir.path / "explicit").string());
+    EXPECT_TRUE(fs::is_directory(dir.path / "explicit"));
+  }
+  EnvVar none("PTXJIT_CACHE_DIR", "");
+  EnvVar xdg("XDG_CACHE_HOME", (dir.path / "xdg").string());
+  EXPECT_EQ(diskcache::directoryFor(src.string()), (dir.path / "__pycache__").string());
+  EXPECT_EQ(diskcache::directoryFor("<string>"), (dir.path / "xdg" / "ptxjit").string());
+  EXPECT_EQ(diskcache::directoryFor((dir.path / "gone.py").string()),
+            (dir.path / "xdg" / "ptxjit").string());
+  EXPECT_EQ(diskcache::entryPrefix("/x/my mod.py", "A.<locals>.f", "slot"),
+            "my_mod.A__locals__f-" + toHex(sha256("slot"), 6));
+}
+
+TEST(DiskCacheBlob, ProducedOnceThenLoaded) {
+  TempDir dir;
+  EnvVar env("PTXJIT_CACHE_DIR", dir.path.string());
+  Digest key = sha256("ufunc key");
+  int produced = 0;
+  auto produce = [&] {
+    ++produced;
+    return std::string("compiled bytes");
+  };
+  bool hit = true;
+  EXPECT_EQ(cachedBlob("<ufunc>", "add", "f4,f4->f4", key, produce, &hit), "compiled bytes");
+  EXPECT_FALSE(hit);
+  EXPECT_EQ(cachedBlob("<ufunc>", "add", "f4,f4->f4", key, produce, &hit), "compiled bytes");
+  EXPECT_TRUE(hit);
+  EXPECT_EQ(produced, 1);
+  // Another key: produced again.
+  cachedBlob("<ufunc>", "add", "f4,f4->f4", sha256("other"), produce, &hit);
+  EXPECT_FALSE(hit);
+  EXPECT_EQ(produced, 2);
+}
+
+// ---- The compiler with cache=True -----------------------------------------------------------
+
+namespace {
+
+/// Registers add_one (device) and calls_add_one (kernel) with cache=True, from copies of
+/// `dev` and `ker`, and specializes the kernel for float32 arrays.
+struct CachedPair {
+  Compiler &c = Compiler::instance();
+  int devId, id;
+  const Specialization *spec;
+  CachedPair(const CopyProvider &dev, CopyProvider ker, const codegen::CompileOptions &o) {
+    devId = c.registerFunction("add_one", ir::FunctionKind::Device, dev.provider(), cached());
+    ker.base->globals["add_one"] = ir::GlobalValue::deviceFunction(devId, "add_one");
+    id = c.registerFunction("calls_add_one", ir::FunctionKind::Kernel, ker.provider(), cached());
+    auto f32 = t::array(t::float32(), 1, ir::Layout::C);
+    spec = &c.specialize(id, {f32, f32}, o);
+  }
+  ~CachedPair() {
+    c.unregisterFunction(id);
+    c.unregisterFunction(devId);
+  }
+};
+
+/// Runs a host specialization of calls_add_one over {1.5, -2, 10}.
+std::vector<float> runAddOne(const Specialization &spec) {
+  std::vector<float> x{1.5f, -2.0f, 10.0f}, out(3, 0.0f);
+  struct {
+    void *data;
+    int64_t shape, stride;
+  } ax{x.data(), 3, 4}, aout{out.data(), 3, 4};
+  std::vector<void *> params;
+  for (auto *a : {&ax, &aout}) {
+    params.push_back(&a->data);
+    params.push_back(&a->shape);
+    params.push_back(&a->stride);
+  }
+  EXPECT_EQ(spec.plan.slots.size(), params.size());
+  runtime::launchHost(spec.hostEntry, {1, 1, 1}, {32, 1, 1}, params.data());
+  return out;
+}
+
+} // namespace
+
+TEST(CompilerDiskCache, SecondRegistrationLoadsInsteadOfCompiling) {
+  TempDir dir;
+  EnvVar env("PTXJIT_CACHE_DIR", dir.path.string());
+  CopyProvider dev(fixture("add_one", true)), ker(fixture("calls_add_one", true));
+  for (const codegen::CompileOptions &o : {hostOpts(), cudaOpts()}) {
+    size_t compiled = Compiler::instance().compiledCount();
+    std::string ptx, symbol;
+    {
+      CachedPair first(dev, ker, o);
+      EXPECT_FALSE(first.spec->fromDiskCache);
+      EXPECT_TRUE(fs::exists(first.spec->cachePath));
+      ptx = first.spec->ptx;
+      symbol = first.spec->symbol;
+      if (o.backend == codegen::Backend::Host)
+        EXPECT_EQ(runAddOne(*first.spec), (std::vector<float>{2.5f, -1.0f, 11.0f}));
+    }
+    EXPECT_EQ(Compiler::instance().compiledCount(), compiled + 1);
+    int devCalls = *dev.calls;
+    CachedPair second(dev, ker, o);
+    EXPECT_TRUE(second.spec->fromDiskCache);
+    EXPECT_EQ(Compiler::instance().compiledCount(), compiled + 1); // nothing compiled
+    EXPECT_EQ(*dev.calls, devCalls + 1); // the callee was snapshotted for the key, not typed
+    EXPECT_EQ(second.spec->symbol, symbol);
+    EXPECT_EQ(second.spec->returnType, t::void_());
+    EXPECT_FALSE(second.spec->llvmIR.empty());
+    if (o.backend == codegen::Backend::Host) {
+      EXPECT_EQ(runAddOne(*second.spec), (std::vector<float>{2.5f, -1.0f, 11.0f}));
+    } else {
+      EXPECT_EQ(second.spec->ptx, ptx);
+      EXPECT_TRUE(testutil::ptxasAccepts(second.spec->ptx));
+    }
+  }
+  EXPECT_EQ(dir.files().size(), 2u); // one entry per backend
+}
+
+TEST(CompilerDiskCache, ChangedCalleeIsAMissAndCorruptEntriesAreReplaced) {
+  TempDir dir;
+  EnvVar env("PTXJIT_CACHE_DIR", dir.path.string());
+  CopyProvider dev(fixture("add_one", true)), ker(fixture("calls_add_one", true));
+  { CachedPair warm(dev, ker, hostOpts()); }
+  // The device function's constant 1.0 becomes 2.0: a new key, so compiled again, and right.
+  for (ir::ConstValue &c : dev.base->consts)
+    if (c.kind == ir::ConstValue::Kind::Float)
+      c.f = 2.0;
+  std::string firstPath;
+  {
+    CachedPair changed(dev, ker, hostOpts());
+    EXPECT_FALSE(changed.spec->fromDiskCache);
+    EXPECT_EQ(runAddOne(*changed.spec), (std::vector<float>{3.5f, 0.0f, 12.0f}));
+    firstPath = changed.spec->cachePath;
+  }
+  // The older entry of the same specialization was replaced (not kept beside it).
+  EXPECT_EQ(dir.files().size(), 1u);
+  // Corrupt the entry: it is ignored, the kernel compiled again and the entry rewritten.
+  std::string bytes = readFile(firstPath);
+  bytes[bytes.size() - 10] ^= 0x55;
+  writeFile(firstPath, bytes);
+  uint64_t rejected = cacheCounters().rejected.load();
+  {
+    CachedPair again(dev, ker, hostOpts());
+    EXPECT_FALSE(again.spec->fromDiskCache);
+    EXPECT_EQ(runAddOne(*again.spec), (std::vector<float>{3.5f, 0.0f, 12.0f}));
+  }
+  EXPECT_EQ(cacheCounters().rejected.load(), rejected + 1);
+  CachedPair hit(dev, ker, hostOpts());
+  EXPECT_TRUE(hit.spec->fromDiskCache);
+  EXPECT_EQ(runAddOne(*hit.spec), (std::vector<float>{3.5f, 0.0f, 12.0f}));
+}
+
+TEST(CompilerDiskCache, GlobalsChangedAfterTypingInThisProcessAreNotCached) {
+  TempDir dir;
+  EnvVar env("PTXJIT_CACHE_DIR", dir.path.string());
+  CopyProvider dev(fixture("add_one", true)), ker(fixture("calls_add_one", true));
+  Compiler &c = Compiler::instance();
+  int devId = c.registerFunction("add_one", ir::FunctionKind::Device, dev.provider(), cached());
+  ker.base->globals["add_one"] = ir::GlobalValue::deviceFunction(devId, "add_one");
+  int id = c.registerFunction("calls_add_one", ir::FunctionKind::Kernel, ker.provider(), cached());
+  auto f32 = t::array(t::float32(), 1, ir::Layout::C);
+  c.specialize(id, {f32, f32}, hostOpts());
+  // The callee changes after it was typed: this process keeps using the typed callee (globals
+  // are frozen at first compile), so another backend's code must not be stored under the key
+  // of the changed callee.
+  for (ir::ConstValue &v : dev.base->consts)
+    if (v.kind == ir::ConstValue::Kind::Float)
+      v.f = 5.0;
+  uint64_t stores = cacheCounters().stores.load();
+  const Specialization &cuda = c.specialize(id, {f32, f32}, cudaOpts());
+  EXPECT_FALSE(cuda.fromDiskCache);
+  EXPECT_TRUE(cuda.cachePath.empty());
+  EXPECT_EQ(cacheCounters().stores.load(), stores);
+  c.unregisterFunction(id);
+  c.unregisterFunction(devId);
+}

@@ -1,0 +1,160 @@
+// Broadcasting, loop simplification, type resolution and gufunc layouts of the ufunc layer.
+#include "ufunc/Broadcast.h"
+#include "ufunc/Layout.h"
+#include "ufunc/TypeResolution.h"
+#include "ufunc/Ufunc.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+using namespace ptxjit;
+using namespace ptxjit::ufunc;
+namespace t = ptxjit::ir::types;
+
+TEST(Broadcast, ShapesFollowNumpyRules) {
+  EXPECT_EQ(broadcastShapes({{2, 3}, {3}}), (Shape{2, 3}));
+  EXPECT_EQ(broadcastShapes({{4, 1}, {1, 5}, {}}), (Shape{4, 5}));
+  EXPECT_EQ(broadcastShapes({{0, 1}, {3}}), (Shape{0, 3}));
+  EXPECT_EQ(broadcastShapes({}), Shape{});
+  try {
+    broadcastShapes({{2, 3}, {4}});
+    FAIL() << "no error";
+  } catch (const std::invalid_argument &e) {
+    EXPECT_STREQ(e.what(), "operands could not be broadcast together with shapes (2,3) (4,) ");
+  }
+  EXPECT_EQ(shapeStr({}), "()");
+  EXPECT_EQ(shapeStr({7}), "(7,)");
+}
+
+TEST(Broadcast, StridesAreZeroForStretchedDimensions) {
+  EXPECT_EQ(broadcastStrides({3}, {8}, {2, 3}), (Strides{0, 8}));
+  EXPECT_EQ(broadcastStrides({2, 1}, {8, 8}, {2, 5}), (Strides{8, 0}));
+  EXPECT_EQ(contiguousStrides({2, 3}, 4, false), (Strides{12, 4}));
+  EXPECT_EQ(contiguousStrides({2, 3}, 4, true), (Strides{4, 8}));
+}
+
+TEST(Broadcast, ContiguousOperandsMergeIntoOneFlatDimension) {
+  LoopSpace s{{2, 3, 4},
+              {contiguousStrides({2, 3, 4}, 4, false), contiguousStrides({2, 3, 4}, 8, false)}};
+  LoopSpace r = simplifyLoop(s, 1);
+  EXPECT_EQ(r.shape, (Shape{24}));
+  EXPECT_EQ(r.strides[0], (Strides{4}));
+  EXPECT_TRUE(isFlat(r, {4, 8}));
+  // Fortran-ordered operands are walked in memory order and merge too.
+  LoopSpace f{{2, 3}, {contiguousStrides({2, 3}, 8, true), contiguousStrides({2, 3}, 8, true)}};
+  LoopSpace rf = simplifyLoop(f, 1);
+  EXPECT_EQ(rf.shape, (Shape{6}));
+  EXPECT_TRUE(isFlat(rf, {8, 8}));
+}
+
+TEST(Broadcast, BroadcastOperandsKeepTheGeneralPath) {
+  LoopSpace s{{4, 5}, {Strides{0, 8}, Strides{40, 8}}};
+  LoopSpace r = simplifyLoop(s, 1);
+  EXPECT_EQ(r.shape, (Shape{4, 5}));
+  EXPECT_FALSE(isFlat(r, {8, 8}));
+  // Scalars (item size 0) do not prevent the flat path; length-1 dimensions vanish.
+  LoopSpace one{{1, 5, 1}, {Strides{0, 0, 0}, Strides{40, 8, 8}}};
+  LoopSpace r1 = simplifyLoop(one, 1);
+  EXPECT_EQ(r1.shape, (Shape{5}));
+  EXPECT_TRUE(isFlat(r1, {0, 8}));
+  EXPECT_EQ(simplifyLoop({{3, 0}, {Strides{8, 8}}}, 0).shape, (Shape{0}));
+  EXPECT_EQ(simplifyLoop({{}, {Strides{}}}, 0).shape, Shape{});
+}
+
+TEST(TypeResolution, SafeCastsAreNumpys) {
+  EXPECT_TRUE(canCastSafely(t::int16(), t::float32()));
+  EXPECT_FALSE(canCastSafely(t::int32(), t::float32()));
+  EXPECT_TRUE(canCastSafely(t::int64(), t::float64()));
+  EXPECT_TRUE(canCastSafely(t::uint8(), t::int16()));
+  EXPECT_FALSE(canCastSafely(t::int8(), t::uint64()));
+  EXPECT_FALSE(canCastSafely(t::float64(), t::float32()));
+  EXPECT_TRUE(canCastSafely(t::float32(), t::complex64()));
+  EXPECT_FALSE(canCastSafely(t::float64(), t::complex64()));
+  EXPECT_TRUE(canCastSafely(t::boolean(), t::uint8()));
+  EXPECT_FALSE(canCastSafely(t::int8(), t::boolean()));
+  EXPECT_TRUE(canCastSameKind(t::float64(), t::float32()));
+  EXPECT_FALSE(canCastSameKind(t::float64(), t::int32()));
+  EXPECT_FALSE(canCastSameKind(t::int64(), t::uint8()));
+}
+
+TEST(TypeResolution, FirstSafeLoopWinsAndPythonScalarsAreWeak) {
+  std::vector<std::vector<const ir::ScalarType *>> loops = {
+      {t::float32(), t::float32()}, {t::float64(), t::float64()}, {t::int64(), t::int64()}};
+  InputType f32{t::float32(), InputKind::Strong}, i32{t::int32(), InputKind::Strong};
+  InputType pyf{t::float64(), InputKind::PyFloat}, pyi{t::int64(), InputKind::PyInt};
+  EXPECT_EQ(resolveLoop({f32, f32}, loops), 0);
+  EXPECT_EQ(resolveLoop({f32, pyf}, loops), 0); // NEP 50: the Python float stays float32
+  EXPECT_EQ(resolveLoop({i32, i32}, loops), 1); // int32 → float64 is the first safe loop
+  EXPECT_EQ(resolveLoop({pyi, pyi}, loops), 1); // all weak: int64 defaults, → float64 loop
+  EXPECT_EQ(resolveLoop({{t::complex64(), InputKind::Strong}, f32}, loops), -1);
+  EXPECT_EQ(inputTypesStr({f32, pyf}), "float32, float");
+}
+
+TEST(TypeResolution, LazyLoopsPromoteWeakScalars) {
+  InputType f32{t::float32(), InputKind::Strong}, i32{t::int32(), InputKind::Strong};
+  InputType pyf{t::float64(), InputKind::PyFloat}, pyi{t::int64(), InputKind::PyInt};
+  EXPECT_EQ(lazyLoopTypes({f32, pyf}),
+            (std::vector<const ir::ScalarType *>{t::float32(), t::float32()}));
+  EXPECT_EQ(lazyLoopTypes({i32, pyf}),
+            (std::vector<const ir::ScalarType *>{t::int32(), t::float64()}));
+  EXPECT_EQ(lazyLoopTypes({i32, pyi}),
+            (std::vector<const ir::ScalarType *>{t::int32(), t::int32()}));
+  EXPECT_EQ(lazyLoopTypes({pyi}), (std::vector<const ir::ScalarType *>{t::int64()}));
+}
+
+TEST(Layout, ParsesGufuncSignatures) {
+  GufuncLayout l = parseLayout("(m, n),(n,p) -> (m,p)");
+  EXPECT_EQ(l.text, "(m,n),(n,p)->(m,p)");
+  ASSERT_EQ(l.nin(), 2u);
+  ASSERT_EQ(l.nout(), 1u);
+  EXPECT_EQ(l.inputs[1], (std::vector<std::string>{"n", "p"}));
+  GufuncLayout s = parseLayout("(),(n)->(),(3)");
+  EXPECT_TRUE(s.inputs[0].empty());
+  EXPECT_EQ(s.outputs[1], (std::vector<std::string>{"3"}));
+  for (const char *bad :
+       {"(n)", "(n)->", "->(n)", "(n,)->()", "(n)->(n", "n->()", "(n)->()x", "(1a)->()"})
+    EXPECT_THROW(parseLayout(bad), std::invalid_argument) << bad;
+}
+
+TEST(Layout, BindsCoreDimensionsAndBroadcastsLoops) {
+  GufuncLayout l = parseLayout("(m,n),(n,p)->(m,p)");
+  CoreBinding cb = bindCoreDims(l, {{5, 2, 3}, {3, 4}}, {nullptr});
+  EXPECT_EQ(cb.loopShape, (Shape{5}));
+  EXPECT_EQ(cb.coreShapes[2], (Shape{2, 4}));
+  EXPECT_THROW(bindCoreDims(l, {{2, 3}, {4, 4}}, {nullptr}), std::invalid_argument);
+  EXPECT_THROW(bindCoreDims(l, {{3}, {3, 4}}, {nullptr}), std::invalid_argument);
+  GufuncLayout free = parseLayout("(n)->(q)");
+  EXPECT_THROW(bindCoreDims(free, {{3}}, {nullptr}), std::invalid_argument);
+  Shape given{2, 7};
+  EXPECT_EQ(bindCoreDims(free, {{2, 3}}, {&given}).coreShapes[1], (Shape{7}));
+  Shape wrongLoop{2, 7};
+  EXPECT_THROW(bindCoreDims(free, {{3, 3}}, {&wrongLoop}), std::invalid_argument);
+}
+
+TEST(Ufunc, ScalarsPackAsKernelParameters) {
+  ScalarValue v;
+  v.kind = ScalarValue::Kind::Float;
+  v.re = 2.5;
+  uint64_t slots[2] = {0, 0};
+  EXPECT_EQ(packScalar(v, t::float32(), slots), 1);
+  float f;
+  std::memcpy(&f, slots, 4);
+  EXPECT_EQ(f, 2.5f);
+  EXPECT_EQ(packScalar(v, t::complex128(), slots), 2);
+  double re, im;
+  std::memcpy(&re, &slots[0], 8);
+  std::memcpy(&im, &slots[1], 8);
+  EXPECT_EQ(re, 2.5);
+  EXPECT_EQ(im, 0.0);
+  EXPECT_EQ(packScalar(v, t::int16(), slots), 1);
+  int16_t i;
+  std::memcpy(&i, slots, 2);
+  EXPECT_EQ(i, 2);
+  EXPECT_EQ(normalizeAxes({-1, 0}, 3), (std::vector<int>{0, 2}));
+  EXPECT_THROW(normalizeAxes({3}, 3), std::out_of_range);
+  EXPECT_THROW(normalizeAxes({1, -2}, 3), std::invalid_argument);
+  EXPECT_EQ(execMode(Target::Cuda, codegen::Backend::Host), ExecMode::Parallel);
+  EXPECT_EQ(execMode(Target::Cuda, codegen::Backend::CUDA), ExecMode::Device);
+  EXPECT_EQ(execMode(Target::Cpu, codegen::Backend::CUDA), ExecMode::Serial);
+}

@@ -1,0 +1,237 @@
+"""@vectorize end to end against NumPy: signatures and lazy typing, broadcasting, orders and
+strides, out=, device arrays, streams, scalars, targets, and the errors."""
+import math
+
+import numpy as np
+import pytest
+
+from ptxjit import cuda, float32, float64, int32, int64, vectorize
+from ptxjit import errors
+
+
+def make_add(target="cuda"):
+    @vectorize(["float32(float32, float32)", "float64(float64, float64)",
+                "int64(int64, int64)"], target=target)
+    def add(a, b):
+        return a + b
+
+    return add
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_signatures_for_each_dtype(backend, dtype):
+    add = make_add()
+    x = (np.arange(1000) % 97).astype(dtype)
+    y = (np.arange(1000) * 3 % 31).astype(dtype)
+    r = add(x, y)
+    # int64 casts safely to float64, whose loop comes first (NumPy's rule: the first loop).
+    assert isinstance(r, np.ndarray) and r.dtype == (np.float64 if dtype == np.int64 else dtype)
+    np.testing.assert_array_equal(r, x + y)
+
+
+def test_type_resolution_is_numpys(backend):
+    add = make_add()
+    assert add(np.arange(4, dtype=np.int16), np.arange(4, dtype=np.int16)).dtype == np.float32
+    assert add(np.arange(4, dtype=np.int32), np.arange(4, dtype=np.int32)).dtype == np.float64
+    # NEP 50: a Python float next to float32 keeps float32; all-Python inputs default.
+    assert add(np.arange(4, dtype=np.float32), 2.5).dtype == np.float32
+    r = add(2.0, 3.0)
+    assert r == 5.0 and isinstance(r, np.float64)
+    assert add.ntypes == 3
+
+
+def test_haversine_with_broadcast_scalars(backend):
+    @vectorize([float64(float64, float64, float64, float64, float64)], target="cuda")
+    def hav(lat1, lon1, lat2, lon2, s):
+        a = (math.sin(0.008726645 * (lat2 - lat1)) ** 2 + math.cos(0.01745329 * lat1)
+             * math.cos(0.01745329 * lat2) * math.sin(0.008726645 * (lon2 - lon1)) ** 2)
+        return math.atan2(a, 1 - a) * s
+
+    rng = np.random.default_rng(0)
+    X, Y = rng.uniform(-90, 90, 500), rng.uniform(-180, 180, 500)
+    a = (np.sin(0.008726645 * (30.0 - X)) ** 2 + np.cos(0.01745329 * X)
+         * np.cos(0.01745329 * 30.0) * np.sin(0.008726645 * (101.0 - Y)) ** 2)
+    expected = np.arctan2(a, 1 - a) * 2.0
+    np.testing.assert_allclose(hav(X, Y, 30.0, 101.0, 2.0), expected, rtol=1e-12)
+    dZ = hav(cuda.to_device(X), cuda.to_device(Y), 30.0, 101.0, 2.0)
+    assert isinstance(dZ, cuda.DeviceNDArray)
+    np.testing.assert_allclose(dZ.copy_to_host(), expected, rtol=1e-12)
+
+
+def test_lazy_compiles_per_input_types(backend):
+    @vectorize(target="cuda")
+    def f(a, b):
+        return a * b + 1
+
+    np.testing.assert_array_equal(f(np.arange(5, dtype=np.int32), 3), np.arange(5) * 3 + 1)
+    assert f(np.arange(5, dtype=np.int32), 3).dtype == np.int32
+    assert f(np.arange(3, dtype=np.float32), 2.5).dtype == np.float32
+    assert f(np.arange(3, dtype=np.int32), 2.5).dtype == np.float64
+    c = f(np.array([1 + 2j]), 2)
+    assert c.dtype == np.complex128 and c[0] == (1 + 2j) * 2 + 1
+    assert f.ntypes == 4
+
+
+@pytest.mark.parametrize("shapes", [((3, 4), (4,)), ((3, 1), (1, 5)), ((2, 1, 4), (3, 1)),
+                                    ((5,), ()), ((0, 3), (3,)), ((), ())])
+def test_broadcasting(backend, shapes):
+    add = make_add()
+    a = np.arange(int(np.prod(shapes[0])), dtype=np.float64).reshape(shapes[0])
+    b = (np.arange(int(np.prod(shapes[1])), dtype=np.float64) * 10).reshape(shapes[1])
+    r = add(a, b)
+    np.testing.assert_array_equal(r, a + b)
+    assert np.shape(r) == np.broadcast_shapes(shapes[0], shapes[1])
+
+
+def test_orders_and_strides(backend):
+    add = make_add()
+    base = np.arange(60, dtype=np.float64).reshape(6, 10)
+    f = np.asfortranarray(base)
+    r = add(f, f)
+    np.testing.assert_array_equal(r, base * 2)
+    assert r.flags.f_contiguous
+    s = base[::2, 1::3]
+    np.testing.assert_array_equal(add(s, s.T.T), s * 2)
+    np.testing.assert_array_equal(add(base.T, 1.0), base.T + 1)
+    rev = base[:, ::-1]
+    np.testing.assert_array_equal(add(rev, base), rev + base)
+    np.testing.assert_array_equal(add(base[..., None], np.arange(3.0)),
+                                  base[..., None] + np.arange(3.0))
+
+
+def test_out_argument(backend):
+    add = make_add()
+    x = np.arange(10, dtype=np.float64)
+    out = np.zeros(10, dtype=np.float64)
+    assert add(x, x, out=out) is out
+    np.testing.assert_array_equal(out, 2 * x)
+    out32 = np.zeros(10, dtype=np.float32)
+    add(x, 1.0, out32)  # positional out, same_kind cast
+    np.testing.assert_array_equal(out32, x + 1)
+    big = np.zeros((3, 10))
+    add(x, x, out=big)
+    np.testing.assert_array_equal(big, np.broadcast_to(2 * x, (3, 10)))
+    strided = np.zeros(20)
+    add(x, x, out=strided[::2])
+    np.testing.assert_array_equal(strided[::2], 2 * x)
+    assert not strided[1::2].any()
+    d_out = cuda.device_array(10)
+    assert add(cuda.to_device(x), x, out=d_out) is d_out
+    np.testing.assert_array_equal(d_out.copy_to_host(), 2 * x)
+
+
+def test_device_arrays_and_streams(backend):
+    add = make_add()
+    x = np.arange(100, dtype=np.float32)
+    s = cuda.stream()
+    dx = cuda.to_device(x, stream=s)
+    dr = add(dx, dx, stream=s)
+    s.synchronize()
+    assert isinstance(dr, cuda.DeviceNDArray) and dr.dtype == np.float32
+    np.testing.assert_array_equal(dr.copy_to_host(), 2 * x)
+    # Mixed host and device inputs give a device result.
+    dm = add(x, dx)
+    assert isinstance(dm, cuda.DeviceNDArray)
+    np.testing.assert_array_equal(dm.copy_to_host(), 2 * x)
+    np.testing.assert_array_equal(add(x, x, stream=s), 2 * x)
+
+
+def test_scalars_of_all_kinds(backend):
+    @vectorize(["float64(float64, int64, boolean)"], target="cuda")
+    def pick(x, k, flag):
+        return x * k if flag else x
+
+    x = np.linspace(0, 1, 7)
+    np.testing.assert_allclose(pick(x, 3, True), x * 3)
+    np.testing.assert_allclose(pick(x, np.int16(3), np.bool_(False)), x)
+    np.testing.assert_allclose(pick(x, np.arange(7), np.arange(7) % 2 == 0),
+                               np.where(np.arange(7) % 2 == 0, x * np.arange(7), x))
+    assert pick(2.0, 3, True) == 6.0
+    np.testing.assert_allclose(pick([1.0, 2.0], 2, True), [2.0, 4.0])  # lists
+
+
+def test_device_function_calls_and_identity(backend):
+    @cuda.jit(device=True)
+    def sq(v):
+        return v * v
+
+    @vectorize(["float32(float32, float32)"], target="cuda", identity=0)
+    def sqsum(a, b):
+        return sq(a) + sq(b)
+
+    a = np.arange(8, dtype=np.float32)
+    np.testing.assert_array_equal(sqsum(a, a), 2 * a * a)
+    assert sqsum.identity == 0 and sqsum.nin == 2 and sqsum.nout == 1
+    assert sqsum.__name__ == "sqsum"
+
+
+@pytest.mark.parametrize("target", ["cpu", "parallel"])
+def test_cpu_targets(target):
+    add = make_add(target)
+    x = np.arange(100_000, dtype=np.float64)
+    np.testing.assert_array_equal(add(x, x[::-1]), x + x[::-1])
+    np.testing.assert_array_equal(add(x.reshape(100, 1000), 1.0), x.reshape(100, 1000) + 1)
+    assert add.target == target
+    from ptxjit import _core
+    if _core.current_target() == "cpu":
+        d = cuda.to_device(x)
+        np.testing.assert_array_equal(add(d, d).copy_to_host(), 2 * x)
+
+
+def test_cuda_vectorize_defaults_to_cuda():
+    @cuda.vectorize(["float64(float64)"])
+    def inc(v):
+        return v + 1
+
+    assert inc.target == "cuda"
+
+    @vectorize(["float64(float64)"])
+    def inc2(v):
+        return v + 1
+
+    assert inc2.target == "cpu"
+
+
+def test_errors(backend):
+    add = make_add()
+    with pytest.raises(TypeError, match=r"complex128, float64\).*signatures are"):
+        add(np.zeros(3, np.complex128), np.zeros(3))
+    with pytest.raises(ValueError, match=r"could not be broadcast together with shapes \(3,\) \(4,\)"):
+        add(np.zeros(3), np.zeros(4))
+    with pytest.raises(ValueError, match="non-broadcastable output operand with shape"):
+        add(np.zeros(3), np.zeros(3), out=np.zeros(4))
+    with pytest.raises(TypeError, match="Cannot cast ufunc 'add' output from dtype"):
+        add(np.zeros(3), np.zeros(3), out=np.zeros(3, np.int32))
+    ro = np.zeros(3)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        add(np.zeros(3), np.zeros(3), out=ro)
+    with pytest.raises(TypeError, match="takes 2 input"):
+        add(np.zeros(3))
+    with pytest.raises(TypeError, match="unsupported keyword"):
+        add(np.zeros(3), np.zeros(3), where=True)
+    with pytest.raises(OverflowError, match="out of bounds for int32"):
+        vectorize(["int32(int32, int32)"], target="cuda")(lambda a, b: a + b)(
+            np.zeros(2, np.int32), 2**40)
+    with pytest.raises(TypeError, match="must return a scalar"):
+        @vectorize(["float64(float64)"], target="cuda")
+        def nothing(v):
+            pass
+    with pytest.raises(TypeError, match="take scalars"):
+        vectorize(["float64(float64[:])"])(lambda v: v)
+    with pytest.raises(ValueError, match="unsupported vectorize target"):
+        vectorize(["float64(float64)"], target="roc")
+    with pytest.raises(errors.UnsupportedError, match="attribute 'nope'"):
+        vectorize(["float64(float64)"])(lambda v: v.nope)
+
+
+def test_loop_kernels_take_the_fast_path(backend):
+    add = make_add()
+    x = np.arange(16, dtype=np.float32)
+    add(x, x)
+    add(x, 1.0)
+    add(x.reshape(4, 4), x[:4])
+    texts = add._kernel_texts()
+    assert len(texts) == 3
+    ir = "\n".join(t[1] for t in texts)
+    assert "urem" in ir  # the strided loop divides the flat index by the shape
