@@ -46,6 +46,24 @@ const HostTarget &hostTarget() {
   return target;
 }
 
+/// compiler-rt's x ** n for a float and an int, which LLVM emits for llvm.powi (fast-math may
+/// turn pow(x, (double)n) into it). The JIT cannot rely on the process exporting
+/// them (libgcc_s may not be loaded), so the JIT gets its own: square-and-multiply, then the
+/// reciprocal for a negative n, as compiler-rt computes them.
+template <typename F> F hostPowi(F x, int n) {
+  bool negative = n < 0;
+  F r = 1;
+  for (unsigned u = negative ? 0u - static_cast<unsigned>(n) : static_cast<unsigned>(n); u;
+       u >>= 1) {
+    if (u & 1)
+      r *= x;
+    x *= x;
+  }
+  return negative ? F(1) / r : r;
+}
+double hostPowidf2(double x, int n) { return hostPowi(x, n); }
+float hostPowisf2(float x, int n) { return hostPowi(x, n); }
+
 llvm::orc::LLJIT &hostJIT() {
   static std::unique_ptr<llvm::orc::LLJIT> jit = [] {
     auto j = llvm::orc::LLJITBuilder()
@@ -56,6 +74,16 @@ llvm::orc::LLJIT &hostJIT() {
                  .create();
     if (!j)
       internalError("cannot create the host JIT: " + llvm::toString(j.takeError()));
+    llvm::orc::JITDylibSP process = (*j)->getProcessSymbolsJITDylib();
+    llvm::orc::JITDylib &jd = process ? *process : (*j)->getMainJITDylib();
+    llvm::orc::SymbolMap builtins;
+    auto flags = llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable;
+    builtins[(*j)->mangleAndIntern("__powidf2")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&hostPowidf2), flags};
+    builtins[(*j)->mangleAndIntern("__powisf2")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&hostPowisf2), flags};
+    if (llvm::Error e = jd.define(llvm::orc::absoluteSymbols(std::move(builtins))))
+      internalError("cannot define the host JIT's builtins: " + llvm::toString(std::move(e)));
     return std::move(*j);
   }();
   return *jit;

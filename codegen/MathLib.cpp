@@ -102,9 +102,13 @@ llvm::Value *MathLib::call(llvm::IRBuilderBase &b, MathFn fn, llvm::ArrayRef<llv
 llvm::Value *MathLib::powi(llvm::IRBuilderBase &b, llvm::Value *x, llvm::Value *n) {
   llvm::Type *ty = x->getType();
   if (backend_ == Backend::Host) {
-    llvm::Function *decl =
-        llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::powi, {ty, n->getType()});
-    return b.CreateCall(decl, {x, n});
+    // CPython computes float ** int as pow(x, (double)n); so does the host. (llvm.powi would
+    // become a call to compiler-rt's __powidf2, which the host JIT cannot resolve.) float32
+    // goes through the double routine: n converts exactly and the result rounds once.
+    llvm::Type *dbl = b.getDoubleTy();
+    llvm::Value *xd = ty->isDoubleTy() ? x : b.CreateFPExt(x, dbl);
+    llvm::Value *r = call(b, MathFn::Pow, {xd, b.CreateSIToFP(n, dbl)});
+    return ty->isDoubleTy() ? r : b.CreateFPTrunc(r, ty);
   }
   const char *name = ty->isDoubleTy() ? "__nv_powi" : "__nv_powif";
   return b.CreateCall(declare(name, llvm::FunctionType::get(ty, {ty, n->getType()}, false)),

@@ -81,8 +81,8 @@ public:
   /// fn(args...) for args all of one floating type (float or double); returns that type.
   /// The builder's fast-math flags apply to intrinsic calls.
   llvm::Value *call(llvm::IRBuilderBase &b, MathFn fn, llvm::ArrayRef<llvm::Value *> args);
-  /// x ** n for a float x and an i32 n (llvm.powi on the host, __nv_powi[f] on CUDA, where
-  /// the NVPTX backend cannot select llvm.powi).
+  /// x ** n for a float x and an i32 n (on the host libm's pow(x, (double)n) as CPython; on
+  /// CUDA __nv_powi[f], since the NVPTX backend cannot select llvm.powi).
   llvm::Value *powi(llvm::IRBuilderBase &b, llvm::Value *x, llvm::Value *n);
 
   /// ldexp(x, n) for a float x and an i32 n (__nv_ldexp[f] / ldexp[f]).

@@ -40,13 +40,19 @@ public:
     check(d.cuMemPoolSetAttribute(pool_, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold),
           "cuMemPoolSetAttribute");
   }
+  // The allocation is ordered on the caller's stream; the free always on the legacy default
+  // stream: the stream an allocation was made on may be destroyed before the allocation is freed
+  // (freeing on a destroyed stream crashes the driver), and work on other streams may still use
+  // the memory. The legacy stream waits for all earlier work of every blocking stream (ptxjit's
+  // Python streams are all blocking), so the free follows every use submitted before it, without
+  // a host synchronization.
   CUdeviceptr allocate(size_t bytes, CUstream stream) override {
     CUdeviceptr ptr = 0;
     check(driver().cuMemAllocAsync(&ptr, bytes, stream), "cuMemAllocAsync");
     return ptr;
   }
-  void deallocate(CUdeviceptr ptr, size_t, CUstream stream) noexcept override {
-    driver().cuMemFreeAsync(ptr, stream);
+  void deallocate(CUdeviceptr ptr, size_t, CUstream) noexcept override {
+    driver().cuMemFreeAsync(ptr, nullptr);
   }
   const char *name() const noexcept override { return "cuMemAllocAsync"; }
 

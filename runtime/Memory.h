@@ -34,10 +34,11 @@ public:
 // driver until used. Never throws.
 std::shared_ptr<DeviceAllocator> plainDeviceAllocator();
 
-// A caching, stream-ordered allocator: cuMemAllocAsync / cuMemFreeAsync on the stream given at
-// allocation, from the device's default memory pool with its release threshold raised so freed
-// memory is kept for reuse. Memory is freed in the order of the stream it was allocated on: work
-// on other streams that uses it must be ordered before its release (e.g. synchronize first).
+// A caching, stream-ordered allocator: cuMemAllocAsync on the stream given at allocation and
+// cuMemFreeAsync on the legacy default stream, from the device's default memory pool with its
+// release threshold raised so freed memory is kept for reuse. A free thus follows every use
+// submitted before it on any blocking stream (even once the allocation's own stream is gone);
+// memory used on a CU_STREAM_NON_BLOCKING stream must be synchronized before it is freed.
 // Throws DriverUnavailable, CudaError, or std::runtime_error if the device lacks memory pools.
 std::shared_ptr<DeviceAllocator> poolDeviceAllocator();
 

@@ -13,8 +13,10 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$out/gpu.txt
 PTXJIT_TARGET=cuda ./setup.sh 2>&1 | tee "$out/setup.log" | tail -n 15 || status=1
 PTXJIT_TARGET=cuda .venv/bin/python -m pytest -q -p no:cacheprovider tests/python -rs \
   2>&1 | tee "$out/pytest-gpu.log" | tail -n 25 || status=1
-for ex in mandelbrot haversine; do
-  PTXJIT_TARGET=cuda .venv/bin/python examples/$ex.py 2>&1 | tee -a "$out/examples.log" || status=1
+for ex in mandelbrot haversine black_scholes reduction histogram "matmul 2048"; do
+  # shellcheck disable=SC2086  # "matmul 2048" is the example and its argument
+  set -- $ex
+  PTXJIT_TARGET=cuda .venv/bin/python "examples/$1.py" "${@:2}" 2>&1 | tee -a "$out/examples.log" || status=1
 done
 # The benchmark suite (bench/run.py): ptxjit beside numba-cuda, CuPy, PyTorch, CUDA C++ and a
 # bare cuLaunchKernel, built into $BUILD_DIR/bench; a Markdown table in bench.log, JSON beside.

@@ -512,3 +512,28 @@ def test_where_python_raises_kernels_give_nan_or_inf(backend):
     assert np.isnan(out[[0, 2, 3, 5]]).all()
     assert out[1] == -math.inf and out[4] == math.inf and out[6] == math.inf
     assert out[7] == math.inf
+
+
+@pytest.mark.parametrize("fastmath", [False, True])
+@pytest.mark.parametrize("edtype", [np.int32, np.int64, np.uint8])
+def test_float_power_of_runtime_int(backend, fastmath, edtype):
+    """float ** int with an exponent known only at run time (not unrolled): llvm.powi on the
+    host once failed to link (__powidf2), and fastmath may rewrite pow into it."""
+
+    @cuda.jit(fastmath=fastmath)
+    def k(x, e, out, out32):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = x[i] ** e[i]
+            out32[i] = np.float32(x[i]) ** e[i]
+
+    x = np.array([1.5, -2.0, 0.5, 3.0, -1.25, 10.0, 2.0, 0.9], np.float64)
+    e = np.array([3, 5, 7, 0, 9, 12, 100, 20], edtype)
+    if np.issubdtype(edtype, np.signedinteger):
+        e[[1, 4, 7]] *= -1
+    out = np.zeros_like(x)
+    out32 = np.zeros(x.size, np.float32)
+    k[1, 32](x, e, out, out32)
+    expected = np.array([float(a) ** int(b) for a, b in zip(x, e)])
+    np.testing.assert_allclose(out, expected, rtol=1e-14 if not fastmath else 1e-12)
+    np.testing.assert_allclose(out32, expected.astype(np.float32), rtol=2e-6)
