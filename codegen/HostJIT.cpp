@@ -99,6 +99,24 @@ const std::string &hostDataLayout() { return hostTarget().layout; }
 namespace detail {
 namespace {
 
+/// Runs the optimization pipeline for `opts` on `m` with a target machine made by `jtmb`, then
+/// verifies the result; returns the target machine. Internal error on failure.
+std::unique_ptr<llvm::TargetMachine> optimizeHostModule(llvm::Module &m,
+                                                        llvm::orc::JITTargetMachineBuilder &jtmb,
+                                                        const CompileOptions &opts) {
+  auto tm = jtmb.createTargetMachine();
+  if (!tm)
+    internalError("cannot create the host target machine: " + llvm::toString(tm.takeError()));
+  runOptimizationPipeline(m, **tm, opts.optLevel < 3 ? opts.optLevel : 3);
+  std::string err;
+  llvm::raw_string_ostream es(err);
+  if (llvm::verifyModule(m, &es)) {
+    es.flush();
+    internalError("the optimized host module is invalid: " + err);
+  }
+  return std::move(*tm);
+}
+
 std::mutex gLaunchInfoMutex;
 std::unordered_map<const void *, HostLaunchInfo> gLaunchInfo;
 
@@ -161,18 +179,7 @@ void *addToHostJIT(LoweredModule &&lm, const CompileOptions &opts) {
   if (impl->backend != Backend::Host)
     internalError("addToHostJIT needs a module lowered for the host backend");
 
-  {
-    auto tm = hostTarget().jtmb->createTargetMachine();
-    if (!tm)
-      internalError("cannot create the host target machine: " + llvm::toString(tm.takeError()));
-    runOptimizationPipeline(*impl->module, **tm, opts.optLevel < 3 ? opts.optLevel : 3);
-  }
-  std::string err;
-  llvm::raw_string_ostream es(err);
-  if (llvm::verifyModule(*impl->module, &es)) {
-    es.flush();
-    internalError("the optimized host module is invalid: " + err);
-  }
+  optimizeHostModule(*impl->module, *hostTarget().jtmb, opts);
 
   llvm::orc::LLJIT &jit = hostJIT();
   static std::atomic<uint64_t> counter{0};
@@ -217,17 +224,8 @@ std::string compileHostObject(LoweredModule &&lm, const CompileOptions &opts) {
   // (it sets the same for the modules it compiles itself).
   jtmb.setRelocationModel(llvm::Reloc::PIC_);
   jtmb.setCodeModel(llvm::CodeModel::Small);
-  auto tm = jtmb.createTargetMachine();
-  if (!tm)
-    internalError("cannot create the host target machine: " + llvm::toString(tm.takeError()));
-  runOptimizationPipeline(*impl->module, **tm, opts.optLevel < 3 ? opts.optLevel : 3);
-  std::string err;
-  llvm::raw_string_ostream es(err);
-  if (llvm::verifyModule(*impl->module, &es)) {
-    es.flush();
-    internalError("the optimized host module is invalid: " + err);
-  }
-  llvm::orc::SimpleCompiler compile(**tm);
+  std::unique_ptr<llvm::TargetMachine> tm = optimizeHostModule(*impl->module, jtmb, opts);
+  llvm::orc::SimpleCompiler compile(*tm);
   auto obj = compile(*impl->module);
   if (!obj)
     internalError("cannot compile the host module: " + llvm::toString(obj.takeError()));

@@ -4,15 +4,8 @@
 #include "ir/TypingInternal.h"
 
 namespace ptxjit::ir::typing_detail {
-namespace {
 
-/// How a callee is named in messages: "range" for "builtins.range", else the path.
-std::string displayName(const std::string &path) {
-  const std::string b = "builtins.";
-  return path.rfind(b, 0) == 0 ? path.substr(b.size()) : path;
-}
-
-/// "int64, float32, n=int32": the argument types as a call would list them.
+// "int64, float32, n=int32": the argument types as a call would list them.
 std::string argListStr(const CallInstr *i) {
   std::string s;
   size_t n = i->numArgs();
@@ -26,6 +19,14 @@ std::string argListStr(const CallInstr *i) {
     s += t ? t->str() : "?";
   }
   return s;
+}
+
+namespace {
+
+/// How a callee is named in messages: "range" for "builtins.range", else the path.
+std::string displayName(const std::string &path) {
+  const std::string b = "builtins.";
+  return path.rfind(b, 0) == 0 ? path.substr(b.size()) : path;
 }
 
 } // namespace

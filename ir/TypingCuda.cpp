@@ -204,21 +204,9 @@ const Type *cudaCallType(const Function &fn, CallInstr *i, const CudaBuiltinInfo
   std::vector<const Type *> args;
   for (size_t k = 0; k < n; ++k)
     args.push_back(i->arg(k)->type);
-  auto argList = [&] {
-    std::string s;
-    size_t nkw = std::min(i->kwNames.size(), n);
-    for (size_t k = 0; k < n; ++k) {
-      if (k)
-        s += ", ";
-      if (k >= n - nkw)
-        s += i->kwNames[k - (n - nkw)] + "=";
-      s += args[k] ? args[k]->str() : "?";
-    }
-    return s;
-  };
   auto bad = [&](const std::string &why = {}) -> const Type * {
     raiseDiag(DiagCode::CallArgs, file, i->loc,
-              {name, argList() + (why.empty() ? "" : "; " + why)});
+              {name, argListStr(i) + (why.empty() ? "" : "; " + why)});
   };
   auto noKeywords = [&] {
     if (!i->kwNames.empty())

@@ -22,6 +22,9 @@ const Type *unifyTypes(const Type *a, const Type *b);
 
 /// "int64, float32" (null entries print as "?").
 std::string typeListStr(const std::vector<const Type *> &ts);
+/// "int64, float32, n=int32": the argument types of call `i` as the call lists them (keyword
+/// arguments by name; "?" for an argument not typed yet).
+std::string argListStr(const CallInstr *i);
 
 /// True for int types and weak int (not bool).
 bool isIntLike(const Type *t);
