@@ -14,6 +14,7 @@
 #include "runtime/HostGrid.h"
 #include "runtime/Launch.h"
 #include "runtime/Memory.h"
+#include "runtime/StartupTrace.h"
 
 #include <pybind11/stl.h>
 
@@ -283,6 +284,7 @@ const compiler::Specialization &Dispatcher::compileFor(const std::vector<const i
   const compiler::Specialization *spec;
   {
     py::gil_scoped_release release;
+    runtime::StartupTimer timer("compiling a kernel (or loading it from the disk cache)");
     spec = &compiler::Compiler::instance().specialize(id, params, opts);
   }
   recordCompiled(params);
@@ -302,7 +304,7 @@ py::object Dispatcher::stats() const {
     for (const auto &[params, n] : m) {
       py::tuple t(params.size());
       for (size_t i = 0; i < params.size(); ++i)
-        t[i] = fromDesc(typeDescription(params[i]));
+        t[i] = fromDesc(typeDescription(ir::concretize(params[i])));
       d[t] = n;
     }
     return counter(d);
@@ -337,7 +339,14 @@ const compiler::Specialization &Dispatcher::lookup(const std::vector<uint32_t> &
       }
       params = eager[idx];
     } else {
-      params = typesFromCodes(codes, /*weak=*/false);
+      // NEP 50: a Python float or complex argument is a weak scalar, as a literal is (a
+      // float32 kernel given `0.3` stays float32); Python ints stay int64, as in Numba.
+      params = typesFromCodes(codes, /*weak=*/true);
+      std::vector<const ir::Type *> strict = typesFromCodes(codes, /*weak=*/false);
+      for (size_t i = 0; i < params.size(); ++i)
+        if (params[i]->kind() != ir::TypeKind::WeakFloat &&
+            params[i]->kind() != ir::TypeKind::WeakComplex)
+          params[i] = strict[i];
     }
     const compiler::Specialization &spec = compileFor(params, backend);
     it = c.map.emplace(codes, &spec).first;
@@ -499,7 +508,7 @@ py::object Dispatcher::signatures() const {
   for (const auto &params : compiled) {
     py::tuple t(params.size());
     for (size_t i = 0; i < params.size(); ++i)
-      t[i] = fromDesc(typeDescription(params[i]));
+      t[i] = fromDesc(typeDescription(ir::concretize(params[i]))); // weak: a Python scalar
     out.append(t);
   }
   return out;

@@ -5,6 +5,7 @@
 #include "runtime/Device.h"
 #include "runtime/Driver.h"
 #include "runtime/Memory.h"
+#include "runtime/StartupTrace.h"
 
 #include <pybind11/stl.h>
 
@@ -71,15 +72,29 @@ void useCachingAllocator() {
   });
 }
 
+/// CUDA is the backend: the device's primary context and memory pool (most of CUDA's start-up
+/// after cuInit) are set up on a background thread, overlapping the first compile, which needs
+/// only the compute capability (deviceComputeCapability(): no context). Whatever needs the
+/// context waits for it in Device::current(). Errors are left for that wait to report, as the
+/// synchronous set-up left them for the next Device::current().
+void startCuda() {
+  try {
+    runtime::Device::openInBackground(useCachingAllocator);
+  } catch (const std::exception &) {
+    // An earlier failed opening (reported again by the next Device::current()), or no thread.
+  }
+}
+
 } // namespace
 
 codegen::Backend currentBackend() {
   int b = gBackend.load(std::memory_order_acquire);
   if (b != kUndecided) [[likely]]
     return static_cast<codegen::Backend>(b);
+  runtime::StartupTimer timer("choosing the backend");
   codegen::Backend chosen = decide(envTarget(), true);
   if (chosen == codegen::Backend::CUDA)
-    useCachingAllocator();
+    startCuda();
   gBackend.store(static_cast<int>(chosen), std::memory_order_release);
   return chosen;
 }
@@ -91,7 +106,7 @@ void selectTarget(const std::string &name) {
   }
   codegen::Backend chosen = decide(name, false);
   if (chosen == codegen::Backend::CUDA)
-    useCachingAllocator();
+    startCuda();
   gBackend.store(static_cast<int>(chosen), std::memory_order_release);
 }
 
@@ -124,10 +139,11 @@ codegen::CompileOptions compileOptionsFor(codegen::Backend b, const compiler::Fu
   }
   int major = 9, minor = 0;
   // The device's compute capability whenever the GPU is (or may become) the backend in use.
+  // Read without the context, so that a background opening (startCuda) is not waited for.
   if (gBackend.load() != static_cast<int>(codegen::Backend::Host) && runtime::driverAvailable()) {
-    const runtime::Device &dev = runtime::Device::current();
-    major = dev.computeCapabilityMajor();
-    minor = dev.computeCapabilityMinor();
+    runtime::ComputeCapability cc = runtime::deviceComputeCapability();
+    major = cc.major;
+    minor = cc.minor;
   }
   return cudaOptionsForCC(major, minor, fo);
 }

@@ -32,6 +32,9 @@ using ufunc::Operand;
 using ufunc::Shape;
 using ufunc::Strides;
 
+/// The most inputs an elementwise call may have to take the fast path.
+constexpr size_t kFastMaxInputs = 7;
+
 struct PyUfunc {
   std::unique_ptr<ufunc::Ufunc> u;
   py::object dispatcher; ///< the device function (keeps it registered)
@@ -40,6 +43,20 @@ struct PyUfunc {
   std::vector<uint32_t> lastCodes;
   int lastLoop = -1;
   std::unordered_map<std::vector<uint32_t>, int, CodesHash> loopCache;
+  /// The fast path's last call (see fastElementwise). Like the fields above, read and written
+  /// only with the GIL held (never across a GIL release), so it needs no lock of its own.
+  struct Fast {
+    bool valid = false;
+    std::vector<uint32_t> codes; ///< the inputs' fingerprint
+    codegen::Backend backend = codegen::Backend::Host;
+    int loop = -1;
+    const ufunc::LoopKernel *kernel = nullptr; ///< the flat loop kernel (owned by the Ufunc)
+    ufunc::ExecMode mode = ufunc::ExecMode::Serial;
+    const ir::ScalarType *outType = nullptr;
+    py::object outNpDtype; ///< numpy.dtype of outType
+    /// Per input: the loop's parameter type (scalars are converted to it).
+    const ir::ScalarType *params[kFastMaxInputs] = {};
+  } fast;
 };
 
 PyTypeObject *gUfuncType = nullptr;
@@ -334,6 +351,185 @@ py::object unwrapScalar(py::object r) {
   return py::reinterpret_steal<py::object>(PyObject_GetItem(r.ptr(), py::tuple().ptr()));
 }
 
+// ---- elementwise fast path -------------------------------------------------------------------
+
+/// True when `stream` names the default stream (the int 0 or None), whose arrays record None.
+bool isDefaultStreamObject(PyObject *stream) {
+  return stream == Py_None || (PyLong_CheckExact(stream) && PyLong_AsLongLong(stream) == 0);
+}
+
+/// The common call `f(a, b, ...)` on device arrays of one shape, all C-contiguous, and scalars,
+/// with the output allocated by the call or given (`out`, not None) as a C-contiguous device
+/// array of that shape and of the loop's output dtype: no broadcasting, no casts, no staging, a
+/// flat loop. It skips the general path's operand vectors, loop-space simplification and
+/// kernel-cache lookup: the last such call's loop and kernel are kept in `pu.fast`, keyed by the
+/// inputs' fingerprint and the backend. Returns null (with no Python error set and nothing done) when the call does not
+/// qualify; the general path then handles it (and raises the errors).
+PyObject *fastElementwise(PyUfunc &pu, const ArgReader &reader, PyObject *outObj,
+                          PyObject *streamObj) {
+  ufunc::Ufunc &u = *pu.u;
+  size_t nin = u.nin;
+  if (nin > kFastMaxInputs || reader.leaves.size() != nin)
+    return nullptr;
+  const LeafValue *first = nullptr;
+  for (size_t k = 0; k < nin; ++k) {
+    const LeafValue &l = reader.leaves[k];
+    if (l.kind != LeafValue::Kind::Array)
+      continue;
+    if (l.origin != LeafValue::Origin::DeviceArray)
+      return nullptr;
+    // C-contiguous (the layout bits of the code): one flat index walks it.
+    if (((reader.codes[k] >> 12) & 0x3u) != static_cast<uint32_t>(ir::Layout::C))
+      return nullptr;
+    if (!first) {
+      first = &l;
+      continue;
+    }
+    if (l.ndim != first->ndim ||
+        std::memcmp(l.shape, first->shape, sizeof(int64_t) * static_cast<size_t>(l.ndim)) != 0)
+      return nullptr;
+  }
+  if (!first)
+    return nullptr;
+  int64_t n = 1;
+  for (int d = 0; d < first->ndim; ++d)
+    n *= first->shape[d];
+  if (n <= 0)
+    return nullptr;
+  codegen::Backend backend =
+      u.target == ufunc::Target::Cuda ? currentBackend() : codegen::Backend::Host;
+  for (size_t k = 0; k < nin; ++k) {
+    const LeafValue &l = reader.leaves[k];
+    if (l.kind == LeafValue::Kind::Array && l.device->backend() != backend)
+      return nullptr;
+  }
+  const DeviceNDArray *out = nullptr;
+  if (outObj != Py_None) {
+    out = asDeviceArray(outObj);
+    if (!out || out->backend() != backend || out->layout() != ir::Layout::C ||
+        out->ndim() != first->ndim ||
+        !std::equal(out->shape().begin(), out->shape().end(), first->shape))
+      return nullptr;
+  }
+
+  PyUfunc::Fast &f = pu.fast;
+  if (!f.valid || f.backend != backend || f.codes != reader.codes) [[unlikely]] {
+    // Resolve (through the per-fingerprint cache the general path fills) and fetch the flat
+    // kernel; both may compile, releasing the GIL, so `f` is written only afterwards.
+    int loop;
+    if (pu.lastLoop >= 0 && reader.codes == pu.lastCodes) {
+      loop = pu.lastLoop;
+    } else {
+      auto it = pu.loopCache.find(reader.codes);
+      if (it != pu.loopCache.end()) {
+        loop = it->second;
+      } else {
+        std::vector<ufunc::InputType> ins;
+        for (size_t k = 0; k < nin; ++k)
+          ins.push_back(inputTypeOf(reader.leaves[k], reader.codes[k]));
+        loop = translated([&] { return u.resolve(ins); });
+        pu.loopCache.emplace(reader.codes, loop);
+      }
+      pu.lastCodes = reader.codes;
+      pu.lastLoop = loop;
+    }
+    const ir::ScalarType *params[kFastMaxInputs] = {};
+    const ir::ScalarType *outType;
+    codegen::ElementwiseKernelDesc desc;
+    desc.returnsValue = true;
+    desc.flat = true;
+    desc.loopDims = 0;
+    {
+      const ufunc::Loop &L = u.loops[loop];
+      outType = L.outputs[0];
+      for (size_t k = 0; k < nin; ++k) {
+        const LeafValue &l = reader.leaves[k];
+        params[k] = ir::cast<ir::ScalarType>(ir::concretize(L.params[k]));
+        codegen::LoopOperand lo;
+        bool scalar = l.kind != LeafValue::Kind::Array;
+        lo.kind = scalar ? codegen::LoopOperand::Kind::Scalar : codegen::LoopOperand::Kind::Array;
+        lo.elemType = scalar ? nullptr : dtypeType(l.dtype);
+        desc.operands.push_back(lo);
+      }
+      codegen::LoopOperand out;
+      out.kind = codegen::LoopOperand::Kind::Array;
+      out.elemType = outType;
+      desc.operands.push_back(out);
+    }
+    const ufunc::LoopKernel *kernel = &translated(
+        [&]() -> const ufunc::LoopKernel & { return u.elementwiseKernel(loop, backend, desc); });
+    f.valid = false;
+    f.codes = reader.codes;
+    f.backend = backend;
+    f.loop = loop;
+    f.kernel = kernel;
+    f.mode = ufunc::execMode(u.target, backend);
+    f.outType = outType;
+    f.outNpDtype = numpyDtype(outType);
+    std::copy(params, params + kFastMaxInputs, f.params);
+    f.valid = true;
+  }
+  // Copies of the entry: nothing below releases the GIL, but stay independent of it anyway.
+  const ufunc::LoopKernel &kernel = *f.kernel;
+  ufunc::ExecMode mode = f.mode;
+  const ir::ScalarType *outType = f.outType;
+  if (out && out->dtype() != dtypeOf(outType))
+    return nullptr; // a cast on output: the general path checks it
+
+  // Kernel parameters (flat loop): n, per input its data address or its value, the output.
+  uint64_t slots[2 + 2 * kFastMaxInputs];
+  int ns = 0;
+  slots[ns++] = static_cast<uint64_t>(n);
+  for (size_t k = 0; k < nin; ++k) {
+    const LeafValue &l = reader.leaves[k];
+    if (l.kind == LeafValue::Kind::Array) {
+      slots[ns++] = l.data;
+      continue;
+    }
+    if (reader.codes[k] & codes::kPython)
+      checkPythonInt(l, f.params[k]);
+    ns += ufunc::packScalar(scalarOf(l), f.params[k], &slots[ns]);
+  }
+  CUstream h = streamHandle(streamObj, backend);
+  void *ptrs[2 + 2 * kFastMaxInputs];
+  if (out) {
+    slots[ns++] = out->address();
+    for (int k = 0; k < ns; ++k)
+      ptrs[k] = &slots[k];
+    ufunc::runElementwise(kernel, mode, n, ptrs, h);
+    return py::handle(outObj).inc_ref().ptr();
+  }
+  int item = outType->byteSize();
+  size_t bytes = static_cast<size_t>(n) * static_cast<size_t>(item);
+  std::shared_ptr<runtime::Allocation> alloc = backend == codegen::Backend::CUDA
+                                                   ? runtime::allocateDevice(bytes, h)
+                                                   : runtime::allocateHost(bytes);
+  std::vector<int64_t> shape(first->shape, first->shape + first->ndim);
+  std::vector<int64_t> strides(shape.size());
+  int64_t acc = item;
+  for (int d = first->ndim - 1; d >= 0; --d) {
+    strides[d] = acc;
+    acc *= std::max<int64_t>(shape[d], 1);
+  }
+  py::object stream =
+      isDefaultStreamObject(streamObj) ? py::none() : streamObject(py::handle(streamObj));
+  auto arr =
+      std::make_shared<DeviceNDArray>(std::move(alloc), 0, std::move(shape), std::move(strides),
+                                      dtypeOf(outType), f.outNpDtype, backend, std::move(stream));
+  slots[ns++] = arr->address();
+  for (int k = 0; k < ns; ++k)
+    ptrs[k] = &slots[k];
+  // py::cast(arr) without its per-call lookup of the registered type (by type name).
+  static const py::detail::type_info *arrayType = py::detail::get_type_info(typeid(DeviceNDArray));
+  py::object result = py::reinterpret_steal<py::object>(
+      py::detail::type_caster_generic::cast(arr.get(), py::return_value_policy::take_ownership,
+                                            py::handle(), arrayType, nullptr, nullptr, &arr));
+  if (!result)
+    throw py::error_already_set();
+  ufunc::runElementwise(kernel, mode, n, ptrs, h);
+  return result.release().ptr();
+}
+
 // ---- elementwise call ------------------------------------------------------------------------
 
 py::object callElementwise(PyUfunc &pu, PyObject *const *args, size_t nargs, PyObject *kwargs) {
@@ -366,6 +562,9 @@ py::object callElementwise(PyUfunc &pu, PyObject *const *args, size_t nargs, PyO
   ca.objs.clear();
   for (size_t k = 0; k < u.nin; ++k)
     readInput(ca, args[k], static_cast<int>(k), u.name);
+  if (ca.keep.empty())
+    if (PyObject *r = fastElementwise(pu, ca.reader, outObj.ptr(), streamObj.ptr()))
+      return py::reinterpret_steal<py::object>(r);
   std::vector<LeafValue> &leaves = ca.reader.leaves;
   codegen::Backend backend = callBackend(pu, leaves);
 

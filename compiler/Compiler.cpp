@@ -460,9 +460,10 @@ const Specialization &Compiler::specialize(int id, const std::vector<const ir::T
   spec->functionId = id;
   spec->functionName = e.name;
   spec->kind = e.kind;
-  spec->argTypes = argTypes;
+  for (const ir::Type *t : argTypes) // weak Python-scalar arguments travel concrete
+    spec->argTypes.push_back(ir::concretize(t));
   spec->options = opts;
-  spec->plan = buildPackingPlan(argTypes);
+  spec->plan = buildPackingPlan(spec->argTypes);
 
   // cache=True: look in the disk cache first (no typing, lowering or LLVM on a hit).
   struct PrefetchReset {

@@ -187,8 +187,13 @@ void Typer::run() {
       changed_ = false;
       pass();
     } while (changed_);
-    for (const Type *&t : varTypes_)
-      t = concretize(t);
+    for (size_t k = 0; k < varTypes_.size(); ++k) {
+      // A weak parameter (a Python float/complex launch argument) that no assignment widened
+      // stays weak, so it combines with float32 values as a Python scalar does (NEP 50).
+      if (k < argTypes_.size() && varTypes_[k] == argTypes_[k] && argTypes_[k]->isWeak())
+        continue;
+      varTypes_[k] = concretize(varTypes_[k]);
+    }
   }
   finalCheck();
 

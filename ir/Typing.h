@@ -24,7 +24,9 @@ public:
 /// fn.argTypes, fn.returnType, every Instr::type, every Variable::type and the resolution
 /// fields (Instr::builtin, CallInstr::calleeFunction). Variables unify across assignments
 /// (int64 and float64 give float64); weak literal types never survive in variables stored
-/// only from literals (they become int64/float64/complex128). Kernels must return None.
+/// only from literals (they become int64/float64/complex128); a weak argument type (a Python
+/// scalar launch argument) stays weak in its parameter's variable unless an assignment widens
+/// it, and is passed in its default representation. Kernels must return None.
 /// `resolver` may be null when the function calls no user functions.
 /// Throws CompileError (kind Typing or Unsupported) naming the types and the location.
 void inferTypes(Function &fn, const std::vector<const Type *> &argTypes, CallResolver *resolver);

@@ -1,7 +1,52 @@
 #include "runtime/Device.h"
 
+#include "runtime/StartupTrace.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <utility>
+
 namespace ptxjit::runtime {
 namespace {
+
+// The open device, published once it (and a background opening's afterOpen) is complete.
+// Never destroyed: the primary context is retained for the life of the process.
+std::atomic<const Device *> gDevice{nullptr};
+
+// A background opening (Device::openInBackground).
+struct Opener {
+  std::mutex mutex;
+  std::condition_variable done;
+  bool running = false;     // a background opening is under way
+  std::thread thread;       // the last background opener (joined by the next waiter or at exit)
+  std::exception_ptr error; // what it threw, for the next waiter to rethrow
+  bool atexitRegistered = false;
+};
+
+Opener &opener() {
+  static Opener *o = new Opener; // never destroyed: the atexit handler uses it
+  return *o;
+}
+
+// On the background opener, once its device is built: what Device::current() returns there (for
+// afterOpen), as the device is published only when afterOpen has finished.
+thread_local const Device *tOpening = nullptr;
+
+// Waits for a background opening still under way at process exit, so that no thread is inside
+// the driver while the process (and then the driver) tears down.
+void joinOpenerAtExit() {
+  Opener &o = opener();
+  std::unique_lock<std::mutex> lock(o.mutex);
+  o.done.wait(lock, [&] { return !o.running; });
+  if (o.thread.joinable())
+    o.thread.join();
+}
 
 int getAttribute(const DriverApi &d, CUdevice dev, CUdevice_attribute attr) {
   int value = 0;
@@ -40,13 +85,96 @@ Device::Device() {
   memoryPools_ = getAttribute(d, device_, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED) != 0;
   check(d.cuDeviceTotalMem_v2(&totalMemory_, device_), "cuDeviceTotalMem");
   // Retained once and never released: the primary context lives as long as the process.
+  StartupTimer timer("cuDevicePrimaryCtxRetain");
   check(d.cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");
 }
 
 const Device &Device::current() {
-  static const Device device; // thread-safe; re-attempted if the constructor threw
-  device.makeCurrent();
-  return device;
+  const Device *device = gDevice.load(std::memory_order_acquire);
+  if (!device) [[unlikely]]
+    device = &openOrWait();
+  device->makeCurrent();
+  return *device;
+}
+
+const Device &Device::openOrWait() {
+  if (tOpening) // afterOpen on the background opener
+    return *tOpening;
+  Opener &o = opener();
+  std::unique_lock<std::mutex> lock(o.mutex);
+  if (o.running) {
+    StartupTimer timer("waiting for the background device opening");
+    o.done.wait(lock, [&] { return !o.running; });
+  }
+  if (o.thread.joinable())
+    o.thread.join(); // it has finished: it set running = false as its last step
+  if (o.error)
+    std::rethrow_exception(std::exchange(o.error, nullptr));
+  if (const Device *device = gDevice.load(std::memory_order_acquire))
+    return *device;
+  // No background opening: open here, under the lock, so that concurrent callers wait for it.
+  // A throw leaves nothing published and the next call tries again.
+  StartupTimer timer("opening the device");
+  const Device *device = new Device();
+  gDevice.store(device, std::memory_order_release);
+  return *device;
+}
+
+void Device::openInBackground(void (*afterOpen)()) {
+  if (!driverAvailable())
+    return;
+  Opener &o = opener();
+  {
+    std::lock_guard<std::mutex> lock(o.mutex);
+    if (!o.running && !o.error && !gDevice.load(std::memory_order_acquire)) {
+      if (o.thread.joinable())
+        o.thread.join();
+      if (!o.atexitRegistered) {
+        // After cuInit (driverAvailable() above), so it runs before the driver's teardown.
+        std::atexit(joinOpenerAtExit);
+        o.atexitRegistered = true;
+      }
+      o.running = true;
+      try {
+        o.thread = std::thread([afterOpen] {
+          markStartupTraceBackgroundThread();
+          const Device *device = nullptr;
+          std::exception_ptr error;
+          try {
+            StartupTimer timer("opening the device");
+            std::unique_ptr<Device> built(new Device());
+            built->makeCurrent();
+            device = built.release();
+            if (afterOpen) {
+              tOpening = device;
+              StartupTimer hookTimer("after opening (memory pool set-up)");
+              afterOpen();
+            }
+          } catch (...) {
+            error = std::current_exception();
+          }
+          tOpening = nullptr;
+          Opener &op = opener();
+          {
+            std::lock_guard<std::mutex> guard(op.mutex);
+            if (device)
+              gDevice.store(device, std::memory_order_release);
+            op.error = error;
+            op.running = false;
+          }
+          op.done.notify_all();
+        });
+      } catch (...) {
+        o.running = false;
+        throw;
+      }
+      return;
+    }
+  }
+  // Open already, or being opened: what the background thread would have done, here.
+  current();
+  if (afterOpen)
+    afterOpen();
 }
 
 void Device::makeCurrent() const {
@@ -69,6 +197,26 @@ const Device *Device::currentForCleanup() noexcept {
 
 int Device::attribute(CUdevice_attribute attr) const {
   return getAttribute(driver(), device_, attr);
+}
+
+ComputeCapability deviceComputeCapability() {
+  static std::mutex mutex;
+  static std::optional<ComputeCapability> known;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (known)
+    return *known;
+  ComputeCapability cc;
+  if (const Device *device = gDevice.load(std::memory_order_acquire)) {
+    cc = {device->computeCapabilityMajor(), device->computeCapabilityMinor()};
+  } else {
+    const DriverApi &d = driver();
+    CUdevice dev = 0;
+    check(d.cuDeviceGet(&dev, 0), "cuDeviceGet");
+    cc = {getAttribute(d, dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+          getAttribute(d, dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)};
+  }
+  known = cc;
+  return cc;
 }
 
 void synchronize() {

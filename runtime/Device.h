@@ -15,11 +15,27 @@ namespace ptxjit::runtime {
 class Device {
 public:
   // Loads the driver (driver()), opens the device and retains its primary context on the first
-  // call (thread-safe; retried on a later call if it threw), then makes that context current on
-  // the calling thread (makeCurrent()). Every public runtime function that talks to the driver
+  // call (thread-safe; retried on a later call if it threw), or waits for an opening started by
+  // openInBackground() and rethrows what it threw, then makes that context current on the
+  // calling thread (makeCurrent()). Every public runtime function that talks to the driver
   // goes through here, so any thread may call them.
   // Throws DriverUnavailable or CudaError.
   static const Device &current();
+
+  // Starts what the first Device::current() does (opening the device and retaining its primary
+  // context, the costly part of CUDA's start-up) on a background thread, followed there by
+  // `afterOpen` (may be null; it runs with the context current, may call Device::current(), and
+  // must not need Python's GIL), and returns at once, so that the caller can do other work (the
+  // first compile) meanwhile. The next Device::current() on any thread waits for both and
+  // rethrows, with its type and message, what either threw; a failed opening is retried by a
+  // later current(). Does nothing but run `afterOpen` on the calling thread (after waiting for
+  // the device, as current() does) when the device is already open or being opened, and
+  // nothing at all when the driver is unavailable (driverAvailable() false: current() throws
+  // DriverUnavailable as before). A thread still running at process exit is joined by an atexit
+  // handler (registered after cuInit, so before the driver's teardown). Never throws except
+  // what current() and `afterOpen` throw in the already-open case, and std::system_error when
+  // no thread can be started.
+  static void openInBackground(void (*afterOpen)());
 
   // Makes the primary context current on the calling thread if it is not already (one
   // cuCtxGetCurrent, plus cuCtxSetCurrent when another context or none is current; the context
@@ -69,6 +85,7 @@ public:
 
 private:
   Device(); // opens device 0; throws
+  static const Device &openOrWait();
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;
   std::string name_;
@@ -78,6 +95,16 @@ private:
   size_t totalMemory_ = 0, sharedPerBlock_ = 0, sharedPerBlockOptin_ = 0;
   bool memoryPools_ = false;
 };
+
+// The compute capability of the runtime's device (ordinal 0), e.g. {9, 0}: from the open
+// Device when there is one, else read with cuDeviceGetAttribute, which needs cuInit but no
+// context (so it neither creates the primary context nor waits for openInBackground()). Read
+// once. Throws DriverUnavailable or CudaError.
+struct ComputeCapability {
+  int major = 0;
+  int minor = 0;
+};
+ComputeCapability deviceComputeCapability();
 
 // Waits until all work submitted to the device's context has finished (cuCtxSynchronize);
 // reports asynchronous errors of earlier launches. Throws DriverUnavailable or CudaError.

@@ -1,9 +1,12 @@
 #include "runtime/Driver.h"
 
+#include "runtime/StartupTrace.h"
+
 #include <dlfcn.h>
 
 #include <atomic>
 #include <cstdlib>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -253,6 +256,7 @@ DriverState loadDriver() {
   std::string path = (env && *env) ? env : "libcuda.so.1";
 
   dlerror();
+  std::optional<StartupTimer> timer(std::in_place, "dlopen and dlsym of the CUDA driver");
   // Never closed: the driver stays loaded for the life of the process.
   void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
@@ -277,7 +281,9 @@ DriverState loadDriver() {
     return st;
   }
 
+  timer.emplace("cuInit");
   CUresult r = st.api.cuInit(0);
+  timer.reset();
   if (r != CUDA_SUCCESS) {
     st.error = "cuInit failed: " + describe(&st.api, r) + " (driver library " + path + ")";
     return st;

@@ -80,6 +80,9 @@ std::shared_ptr<DeviceAllocator> plainDeviceAllocator() {
 }
 
 std::shared_ptr<DeviceAllocator> poolDeviceAllocator() {
+  // Outside the lock: this may wait for a background opening (Device::openInBackground) whose
+  // afterOpen calls this function.
+  Device::current();
   static std::mutex mutex;
   static std::shared_ptr<DeviceAllocator> pool;
   std::lock_guard<std::mutex> lock(mutex);

@@ -1,6 +1,7 @@
 #include "runtime/Module.h"
 
 #include "runtime/Device.h"
+#include "runtime/StartupTrace.h"
 
 #include <cstdint>
 #include <cstring>
@@ -43,6 +44,7 @@ std::shared_ptr<Module> Module::loadPTX(const std::string &ptx) {
   static_assert(sizeof(options) / sizeof(options[0]) == sizeof(values) / sizeof(values[0]));
 
   CUmodule module = nullptr;
+  StartupTimer timer("cuModuleLoadDataEx (the driver's PTX to SASS compile)");
   CUresult r = driver().cuModuleLoadDataEx(
       &module, ptx.c_str(), static_cast<unsigned>(std::size(options)), options, values);
   if (r != CUDA_SUCCESS) {

@@ -38,7 +38,8 @@ constexpr int64_t kParallelGrain = 1 << 14;
 void runHost(const LoopKernel &k, ExecMode mode, int64_t n, void **params) {
   int64_t chunks = mode == ExecMode::Parallel ? hostChunks(n) : 1;
   if (chunks <= 1) {
-    runtime::HostThreadCtx ctx{{0, 0, 0}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}};
+    runtime::HostThreadCtx ctx{{0, 0, 0}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, nullptr,
+                               nullptr,   nullptr,   0,         0};
     k.hostEntry(params, &ctx);
     return;
   }
@@ -120,7 +121,8 @@ void runReduce(const LoopKernel &k, ExecMode mode, int64_t tasks, unsigned block
       runtime::launchHost(k.hostEntry, {static_cast<unsigned>(chunks), 1, 1}, {1, 1, 1}, params);
       return;
     }
-    runtime::HostThreadCtx ctx{{0, 0, 0}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}};
+    runtime::HostThreadCtx ctx{{0, 0, 0}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, nullptr,
+                               nullptr,   nullptr,   0,         0};
     k.hostEntry(params, &ctx);
     return;
   }

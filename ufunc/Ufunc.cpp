@@ -390,6 +390,26 @@ std::vector<const LoopKernel *> Ufunc::kernels() const {
   return out;
 }
 
+const LoopKernel &Ufunc::elementwiseKernel(int loop, codegen::Backend backend,
+                                           const codegen::ElementwiseKernelDesc &desc) {
+  std::string key = "E" + std::to_string(loop) + backendKey(backend) +
+                    (desc.flat ? "f" : "g" + std::to_string(desc.loopDims)) +
+                    (desc.returnsValue ? "r" : "v");
+  for (const codegen::LoopOperand &lo : desc.operands)
+    key += lo.kind == codegen::LoopOperand::Kind::Scalar ? "s" : "a" + typeKey(lo.elemType);
+  return kernel(key, [&] {
+    std::vector<const ir::Type *> params;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      params = loops.at(loop).params;
+    }
+    codegen::CompileOptions opts =
+        compileOptions ? compileOptions(backend) : codegen::CompileOptions{};
+    opts.backend = backend;
+    return compileElementwise(functionId, params, desc, opts);
+  });
+}
+
 void Ufunc::runElementwise(int loop, const std::vector<Operand> &ops, const Shape &shape,
                            codegen::Backend backend, ExecMode mode, CUstream stream) {
   const Loop &l = loops.at(loop);
@@ -414,21 +434,13 @@ void Ufunc::runElementwise(int loop, const std::vector<Operand> &ops, const Shap
   desc.returnsValue = !layout;
   desc.flat = isFlat(s, itemsizes);
   desc.loopDims = desc.flat ? 0 : static_cast<int>(s.shape.size());
-  std::string key = "E" + std::to_string(loop) + backendKey(backend) +
-                    (desc.flat ? "f" : "g" + std::to_string(desc.loopDims));
   for (const Operand &op : ops) {
     codegen::LoopOperand lo;
     lo.kind = op.scalar ? codegen::LoopOperand::Kind::Scalar : codegen::LoopOperand::Kind::Array;
     lo.elemType = op.scalar ? nullptr : op.dtype;
     desc.operands.push_back(lo);
-    key += op.scalar ? "s" : "a" + typeKey(op.dtype);
   }
-  const LoopKernel &k = kernel(key, [&] {
-    codegen::CompileOptions opts =
-        compileOptions ? compileOptions(backend) : codegen::CompileOptions{};
-    opts.backend = backend;
-    return compileElementwise(functionId, l.params, desc, opts);
-  });
+  const LoopKernel &k = elementwiseKernel(loop, backend, desc);
 
   Params p;
   p.reserve(2 + nops * (2 + s.shape.size()));

@@ -110,6 +110,12 @@ public:
   void runElementwise(int loop, const std::vector<Operand> &ops, const Shape &shape,
                       codegen::Backend backend, ExecMode mode, CUstream stream);
 
+  /// The compiled elementwise kernel of loop `loop` for `desc` on `backend` (compiled on the
+  /// first request, through compileWrapper; cached for the ufunc's lifetime, so the reference
+  /// stays valid). runElementwise uses the same cache.
+  const LoopKernel &elementwiseKernel(int loop, codegen::Backend backend,
+                                      const codegen::ElementwiseKernelDesc &desc);
+
   /// Runs gufunc loop `loop` over `ops` (inputs then outputs, all arrays; scalars allowed for
   /// inputs with no core dimensions) with core dimensions `cb`.
   void runGufunc(int loop, const std::vector<Operand> &ops, const CoreBinding &cb,

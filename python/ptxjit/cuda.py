@@ -18,8 +18,17 @@ def _lib():
     """The C++ extension, imported on first use."""
     global _lib_module
     if _lib_module is None:
+        import os
+        import time
+
+        t0 = time.perf_counter()
         from . import _core
 
+        if os.environ.get("PTXJIT_TRACE_STARTUP", "") not in ("", "0"):
+            import sys
+
+            ms = (time.perf_counter() - t0) * 1e3
+            sys.stderr.write(f"ptxjit startup: [main] importing ptxjit._core (LLVM): {ms:.3f} ms\n")
         _lib_module = _core
     return _lib_module
 

@@ -1,0 +1,150 @@
+// A fake CUDA driver for tests of the runtime's start-up logic on machines without a GPU
+// (loaded through PTXJIT_LIBCUDA). It exports every entry point runtime/Driver.h resolves; those
+// the start-up path calls (cuInit, versions, device queries, the primary context, the current
+// context) behave like a driver with one device of compute capability 9.0 and no memory pools;
+// every other entry point fails with CUDA_ERROR_NOT_SUPPORTED. cuda.h is deliberately not
+// included: the definitions use the ABI-equivalent plain types (CUresult and CUdevice are int,
+// handles are pointers).
+//
+// Control functions for tests (extern "C", found with dlsym):
+//   fakeCudaHoldContext(1) makes cuDevicePrimaryCtxRetain block until fakeCudaHoldContext(0);
+//   fakeCudaSetContextResult(code) makes it return `code` (0: success);
+//   fakeCudaContextCalls() counts its calls; fakeCudaContextWaiting() is 1 while one is blocked.
+#include <condition_variable>
+#include <cstddef>
+#include <cstring>
+#include <mutex>
+
+namespace {
+
+// Never destroyed: destroying a condition variable that a thread waits on blocks, which would
+// hide whether the runtime itself waits for its opener at exit.
+std::mutex &gMutex = *new std::mutex;
+std::condition_variable &gChanged = *new std::condition_variable;
+bool gHold = false;
+bool gWaiting = false;
+int gResult = 0;
+int gCalls = 0;
+int gContextObject = 0; // its address is the context handle
+thread_local void *tCurrent = nullptr;
+
+constexpr int kNotSupported = 801; // CUDA_ERROR_NOT_SUPPORTED
+constexpr int kInvalidValue = 1;   // CUDA_ERROR_INVALID_VALUE
+
+} // namespace
+
+extern "C" {
+
+void fakeCudaHoldContext(int hold) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  gHold = hold != 0;
+  gChanged.notify_all();
+}
+void fakeCudaSetContextResult(int code) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  gResult = code;
+}
+int fakeCudaContextCalls() {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return gCalls;
+}
+int fakeCudaContextWaiting() {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return gWaiting ? 1 : 0;
+}
+
+int cuInit(unsigned) { return 0; }
+int cuDriverGetVersion(int *v) {
+  *v = 13000;
+  return 0;
+}
+// Unknown to this driver: the runtime falls back to its built-in names and texts.
+int cuGetErrorName(int, const char **) { return kInvalidValue; }
+int cuGetErrorString(int, const char **) { return kInvalidValue; }
+int cuDeviceGetCount(int *n) {
+  *n = 1;
+  return 0;
+}
+int cuDeviceGet(int *dev, int ordinal) {
+  if (ordinal != 0)
+    return 101; // CUDA_ERROR_INVALID_DEVICE
+  *dev = 0;
+  return 0;
+}
+int cuDeviceGetName(char *buf, int len, int) {
+  std::strncpy(buf, "Fake GPU", static_cast<size_t>(len));
+  return 0;
+}
+int cuDeviceGetAttribute(int *value, int attr, int) {
+  switch (attr) {
+  case 75: // COMPUTE_CAPABILITY_MAJOR
+    *value = 9;
+    break;
+  case 76: // COMPUTE_CAPABILITY_MINOR
+    *value = 0;
+    break;
+  case 115: // MEMORY_POOLS_SUPPORTED
+    *value = 0;
+    break;
+  default:
+    *value = 1024;
+  }
+  return 0;
+}
+int cuDeviceTotalMem_v2(size_t *bytes, int) {
+  *bytes = size_t(1) << 30;
+  return 0;
+}
+int cuDevicePrimaryCtxRetain(void **ctx, int) {
+  std::unique_lock<std::mutex> lock(gMutex);
+  ++gCalls;
+  gWaiting = true;
+  gChanged.wait(lock, [] { return !gHold; });
+  gWaiting = false;
+  if (gResult != 0)
+    return gResult;
+  *ctx = &gContextObject;
+  return 0;
+}
+int cuDevicePrimaryCtxRelease_v2(int) { return 0; }
+int cuCtxGetCurrent(void **ctx) {
+  *ctx = tCurrent;
+  return 0;
+}
+int cuCtxSetCurrent(void *ctx) {
+  tCurrent = ctx;
+  return 0;
+}
+
+#define FAKE_UNSUPPORTED(name)                                                                     \
+  int name() { return kNotSupported; }
+FAKE_UNSUPPORTED(cuCtxSynchronize)
+FAKE_UNSUPPORTED(cuMemGetInfo_v2)
+FAKE_UNSUPPORTED(cuMemAlloc_v2)
+FAKE_UNSUPPORTED(cuMemFree_v2)
+FAKE_UNSUPPORTED(cuMemAllocAsync)
+FAKE_UNSUPPORTED(cuMemFreeAsync)
+FAKE_UNSUPPORTED(cuDeviceGetDefaultMemPool)
+FAKE_UNSUPPORTED(cuMemPoolSetAttribute)
+FAKE_UNSUPPORTED(cuMemcpyHtoD_v2)
+FAKE_UNSUPPORTED(cuMemcpyDtoH_v2)
+FAKE_UNSUPPORTED(cuMemcpyDtoD_v2)
+FAKE_UNSUPPORTED(cuMemcpyHtoDAsync_v2)
+FAKE_UNSUPPORTED(cuMemcpyDtoHAsync_v2)
+FAKE_UNSUPPORTED(cuMemcpyDtoDAsync_v2)
+FAKE_UNSUPPORTED(cuMemsetD8_v2)
+FAKE_UNSUPPORTED(cuMemsetD8Async)
+FAKE_UNSUPPORTED(cuModuleLoadDataEx)
+FAKE_UNSUPPORTED(cuModuleUnload)
+FAKE_UNSUPPORTED(cuModuleGetFunction)
+FAKE_UNSUPPORTED(cuFuncGetAttribute)
+FAKE_UNSUPPORTED(cuFuncSetAttribute)
+FAKE_UNSUPPORTED(cuOccupancyMaxPotentialBlockSize)
+FAKE_UNSUPPORTED(cuLaunchKernel)
+FAKE_UNSUPPORTED(cuStreamCreate)
+FAKE_UNSUPPORTED(cuStreamDestroy_v2)
+FAKE_UNSUPPORTED(cuStreamSynchronize)
+FAKE_UNSUPPORTED(cuStreamQuery)
+#undef FAKE_UNSUPPORTED
+
+} // extern "C"

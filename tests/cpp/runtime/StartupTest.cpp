@@ -1,0 +1,215 @@
+// The CUDA start-up path: Device::openInBackground (the device and its primary context opened on
+// a background thread while the caller compiles), deviceComputeCapability (no context needed)
+// and the PTXJIT_TRACE_STARTUP trace. The driver state is per process, so each scenario runs in
+// a death-test child against the fake driver of tests/cpp/fakecuda (PTXJIT_LIBCUDA), or without
+// a driver.
+#include "runtime/Device.h"
+#include "runtime/Driver.h"
+
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+using namespace ptxjit::runtime;
+
+namespace {
+
+// Ends the child: status 0 when every check held, else 1 after printing the failed check.
+#define STARTUP_CHECK(cond)                                                                        \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      std::fprintf(stderr, "check failed: %s (line %d)\n", #cond, __LINE__);                       \
+      std::fflush(stderr);                                                                         \
+      std::_Exit(1);                                                                               \
+    }                                                                                              \
+  } while (0)
+
+// The fake driver's control functions (the library the runtime loaded).
+struct FakeControl {
+  void (*hold)(int) = nullptr;
+  void (*setResult)(int) = nullptr;
+  int (*calls)() = nullptr;
+  int (*waiting)() = nullptr;
+};
+
+FakeControl loadFakeDriver() {
+  setenv("PTXJIT_LIBCUDA", PTXJIT_FAKE_LIBCUDA, 1);
+  STARTUP_CHECK(driverAvailable());
+  void *h = dlopen(PTXJIT_FAKE_LIBCUDA, RTLD_NOW | RTLD_NOLOAD);
+  STARTUP_CHECK(h != nullptr);
+  FakeControl c;
+  c.hold = reinterpret_cast<void (*)(int)>(dlsym(h, "fakeCudaHoldContext"));
+  c.setResult = reinterpret_cast<void (*)(int)>(dlsym(h, "fakeCudaSetContextResult"));
+  c.calls = reinterpret_cast<int (*)()>(dlsym(h, "fakeCudaContextCalls"));
+  c.waiting = reinterpret_cast<int (*)()>(dlsym(h, "fakeCudaContextWaiting"));
+  STARTUP_CHECK(c.hold && c.setResult && c.calls && c.waiting);
+  return c;
+}
+
+// Waits (up to 20 s) until the fake's cuDevicePrimaryCtxRetain is blocked in its hold.
+void awaitBlockedInContext(const FakeControl &c) {
+  for (int i = 0; i < 2000 && !c.waiting(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  STARTUP_CHECK(c.waiting());
+}
+
+std::atomic<int> gHookRuns{0};
+std::thread::id gHookThread;
+std::string gHookDeviceName;
+
+void recordingHook() {
+  gHookThread = std::this_thread::get_id();
+  gHookDeviceName = Device::current().name(); // the device being opened, without waiting
+  ++gHookRuns;
+  std::fprintf(stderr, "hook ran\n");
+}
+
+[[noreturn]] void backgroundOpeningScenario() {
+  setenv("PTXJIT_TRACE_STARTUP", "1", 1);
+  FakeControl fake = loadFakeDriver();
+  fake.hold(1);
+  Device::openInBackground(recordingHook);
+  // The context is being created on another thread: this one is free to compile meanwhile.
+  awaitBlockedInContext(fake);
+  STARTUP_CHECK(gHookRuns == 0);
+  // The compute capability needs no context, so it does not wait for the opening.
+  ComputeCapability cc = deviceComputeCapability();
+  STARTUP_CHECK(cc.major == 9 && cc.minor == 0);
+  // Released from another thread, normally while this one already waits in current() (the
+  // outcome is the same when the release comes first).
+  std::thread releaser([fake] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    fake.hold(0);
+  });
+  const Device &dev = Device::current(); // waits for the opening and its hook
+  releaser.join();
+  STARTUP_CHECK(gHookRuns == 1);
+  STARTUP_CHECK(gHookThread != std::this_thread::get_id());
+  STARTUP_CHECK(gHookDeviceName == "Fake GPU");
+  STARTUP_CHECK(dev.name() == "Fake GPU" && dev.computeCapability() == 90);
+  STARTUP_CHECK(&Device::current() == &dev);
+  STARTUP_CHECK(fake.calls() == 1);
+  // Once open, a second start runs the hook here and opens nothing.
+  Device::openInBackground(recordingHook);
+  STARTUP_CHECK(gHookRuns == 2 && gHookThread == std::this_thread::get_id());
+  STARTUP_CHECK(fake.calls() == 1);
+  std::exit(0);
+}
+
+[[noreturn]] void failedOpeningScenario() {
+  FakeControl fake = loadFakeDriver();
+  const std::string expected =
+      "cuDevicePrimaryCtxRetain failed: CUDA_ERROR_OUT_OF_MEMORY (2): out of memory";
+  fake.setResult(2); // CUDA_ERROR_OUT_OF_MEMORY
+  Device::openInBackground(recordingHook);
+  // The background thread's error is rethrown, with its type and message, by the wait.
+  try {
+    Device::current();
+    STARTUP_CHECK(!"Device::current() did not throw");
+  } catch (const CudaError &e) {
+    STARTUP_CHECK(e.what() == expected);
+    STARTUP_CHECK(e.code() == CUDA_ERROR_OUT_OF_MEMORY);
+  }
+  STARTUP_CHECK(gHookRuns == 0);
+  STARTUP_CHECK(fake.calls() == 1);
+  // A later call tries again (here, synchronously) and fails the same way.
+  try {
+    Device::current();
+    STARTUP_CHECK(!"Device::current() did not throw");
+  } catch (const CudaError &e) {
+    STARTUP_CHECK(e.what() == expected);
+  }
+  STARTUP_CHECK(fake.calls() == 2);
+  STARTUP_CHECK(Device::currentForCleanup() == nullptr);
+  STARTUP_CHECK(fake.calls() == 3);
+  // And succeeds once the driver does.
+  fake.setResult(0);
+  STARTUP_CHECK(Device::current().name() == "Fake GPU");
+  STARTUP_CHECK(fake.calls() == 4);
+  std::exit(0);
+}
+
+[[noreturn]] void exitDuringOpeningScenario() {
+  FakeControl fake = loadFakeDriver();
+  fake.hold(1);
+  Device::openInBackground(recordingHook);
+  awaitBlockedInContext(fake);
+  // Releases the driver a little after exit() has begun; the exit must wait for the opening.
+  std::thread([fake] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    fake.hold(0);
+  }).detach();
+  std::fprintf(stderr, "exiting\n");
+  std::exit(0);
+}
+
+[[noreturn]] void unusableDriverScenario(const char *library) {
+  setenv("PTXJIT_LIBCUDA", library, 1);
+  STARTUP_CHECK(!driverAvailable());
+  Device::openInBackground(recordingHook); // nothing to start
+  STARTUP_CHECK(gHookRuns == 0);
+  std::string fromDriver;
+  try {
+    driver();
+  } catch (const DriverUnavailable &e) {
+    fromDriver = e.what();
+  }
+  STARTUP_CHECK(!fromDriver.empty());
+  try {
+    Device::current();
+    STARTUP_CHECK(!"Device::current() did not throw");
+  } catch (const DriverUnavailable &e) {
+    STARTUP_CHECK(e.what() == fromDriver);
+  }
+  try {
+    deviceComputeCapability();
+    STARTUP_CHECK(!"deviceComputeCapability() did not throw");
+  } catch (const DriverUnavailable &e) {
+    STARTUP_CHECK(e.what() == fromDriver);
+  }
+  std::fprintf(stderr, "unavailable: %s\n", fromDriver.c_str());
+  std::exit(0);
+}
+
+class StartupDeathTest : public ::testing::Test {
+protected:
+  void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
+};
+
+} // namespace
+
+TEST_F(StartupDeathTest, DeviceOpensOnABackgroundThreadAndIsWaitedFor) {
+  // The trace shows the context created on the background thread.
+  EXPECT_EXIT(backgroundOpeningScenario(), ::testing::ExitedWithCode(0),
+              "\\[bg\\] cuDevicePrimaryCtxRetain: [0-9.]+ ms\n");
+}
+
+TEST_F(StartupDeathTest, BackgroundErrorIsRethrownByTheWaitAndRetriedLater) {
+  EXPECT_EXIT(failedOpeningScenario(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(StartupDeathTest, ExitWaitsForAnOpeningUnderWay) {
+  // The hook runs after the driver is released, which happens only after exit() has begun.
+  EXPECT_EXIT(exitDuringOpeningScenario(), ::testing::ExitedWithCode(0), "exiting\nhook ran\n");
+}
+
+TEST_F(StartupDeathTest, MissingDriverStartsNothingAndReportsDriverUnavailable) {
+  EXPECT_EXIT(unusableDriverScenario("/nonexistent/dir/libcuda.so.1"), ::testing::ExitedWithCode(0),
+              "unavailable: CUDA driver unavailable: .*could not");
+}
+
+TEST_F(StartupDeathTest, FailingCuInitStartsNothingAndReportsDriverUnavailable) {
+  const char *stub = "/usr/local/cuda/lib64/stubs/libcuda.so";
+  if (!std::filesystem::exists(stub))
+    GTEST_SKIP() << stub << " not present";
+  EXPECT_EXIT(unusableDriverScenario(stub), ::testing::ExitedWithCode(0),
+              "unavailable: CUDA driver unavailable: cuInit failed: CUDA_ERROR_STUB_LIBRARY");
+}
