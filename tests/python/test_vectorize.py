@@ -241,3 +241,48 @@ def test_loop_kernels_take_the_fast_path(backend):
     assert dividing
     if backend == "cuda":
         assert len(dividing) == 1
+
+
+class _ForeignGpuArray:
+    """A GPU array of another library, seen only through __cuda_array_interface__ (it keeps the
+    memory it describes alive)."""
+
+    def __init__(self, owner):
+        self._owner = owner
+        self.__cuda_array_interface__ = owner.__cuda_array_interface__
+
+
+@pytest.mark.gpu
+def test_foreign_gpu_arrays_are_read_in_place():
+    from ptxjit import _core
+
+    _core.select_target("cuda")
+    try:
+        add = make_add()
+        x = np.arange(12, dtype=np.float32).reshape(3, 4)
+        y = np.linspace(0, 1, 4, dtype=np.float32)
+        fx = _ForeignGpuArray(cuda.to_device(x))
+        r = add(fx, cuda.to_device(y))  # broadcast (3, 4) with (4,)
+        assert cuda.is_cuda_array(r)
+        np.testing.assert_array_equal(r.copy_to_host(), x + y)
+        np.testing.assert_array_equal(add(fx, 2.0).copy_to_host(), x + np.float32(2.0))
+        out = cuda.device_array((3, 4), np.float32)
+        add(fx, fx, out=_ForeignGpuArray(out))  # a foreign output is written in place
+        np.testing.assert_array_equal(out.copy_to_host(), x + x)
+        try:
+            import cupy
+        except ImportError:
+            return
+        c = cupy.asarray(x)
+        np.testing.assert_array_equal(cupy.asnumpy(cupy.asarray(add(c, c))), x + x)
+    finally:
+        _core.select_target("cpu")
+
+
+def test_foreign_gpu_arrays_are_refused_on_the_cpu(cpu):
+    add = make_add(target="cpu")
+    fake = _ForeignGpuArray(type("Owner", (), {"__cuda_array_interface__": {
+        "shape": (4,), "typestr": "<f4", "data": (1 << 40, False), "version": 3,
+        "strides": None}})())
+    with pytest.raises(TypeError, match="__cuda_array_interface__"):
+        add(fake, np.ones(4, np.float32))
