@@ -7,7 +7,9 @@
 // Kernel ABI (see docs and the runtime): every kernel parameter is flattened to scalar
 // parameters in order — scalar T → one T (bool as i8; complex as two floats, real then imag),
 // array of ndim N → `ptr data, i64 shape[N], i64 strides[N]` (strides in bytes), tuple → its
-// elements flattened. CUDA: an nvptx64-nvidia-cuda kernel with exactly those parameters,
+// elements flattened; a kernel's Python-float argument (a top-level weak float) is a double
+// followed by its float32 copy, rounded by the launcher, which float32 code uses instead of
+// converting the double in every thread. CUDA: an nvptx64-nvidia-cuda kernel with exactly those parameters,
 // marked in !nvvm.annotations. Host: `void <symbol>(void **args, const HostThreadCtx *ctx)`
 // where args[i] points at flattened value i and ctx is runtime::HostThreadCtx: 12 x uint32
 // (tid[3], ntid[3], ctaid[3], nctaid[3]), then the block's shared memory and scheduler (read by

@@ -3,6 +3,7 @@
 
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Linker/Linker.h>
@@ -120,6 +121,7 @@ std::string emitPTX(LoweredModule &lm, const CompileOptions &opts) {
   m.setModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", opts.fastmath ? 1u : 0u);
 
   runOptimizationPipeline(m, *tm, opts.optLevel);
+  useFloat32Copies(m, entry);
 
   std::string err;
   llvm::raw_string_ostream es(err);
@@ -139,4 +141,33 @@ std::string emitPTX(LoweredModule &lm, const CompileOptions &opts) {
   return std::string(ptx.str());
 }
 
+namespace detail {
+
+void useFloat32Copies(llvm::Module &m, const std::string &entry) {
+  llvm::Function *f = m.getFunction(entry);
+  if (!f || !f->hasFnAttribute(kFloat32CopiesAttr))
+    return;
+  llvm::StringRef list = f->getFnAttribute(kFloat32CopiesAttr).getValueAsString();
+  while (!list.empty()) {
+    auto [pair, rest] = list.split(',');
+    list = rest;
+    auto [d, c] = pair.split(':');
+    unsigned di = 0, ci = 0;
+    if (d.getAsInteger(10, di) || c.getAsInteger(10, ci) || di >= f->arg_size() ||
+        ci >= f->arg_size() || !f->getArg(di)->getType()->isDoubleTy() ||
+        !f->getArg(ci)->getType()->isFloatTy())
+      internalError("malformed " + std::string(kFloat32CopiesAttr) + " on " + entry);
+    llvm::SmallVector<llvm::FPTruncInst *, 4> truncs;
+    for (llvm::User *u : f->getArg(di)->users())
+      if (auto *t = llvm::dyn_cast<llvm::FPTruncInst>(u); t && t->getType()->isFloatTy())
+        truncs.push_back(t);
+    for (llvm::FPTruncInst *t : truncs) {
+      t->replaceAllUsesWith(f->getArg(ci));
+      t->eraseFromParent();
+    }
+  }
+  f->removeFnAttr(kFloat32CopiesAttr);
+}
+
+} // namespace detail
 } // namespace ptxjit::codegen

@@ -51,8 +51,8 @@ llvm::Value *FunctionLowerer::lowerGetAttr(const GetAttrInstr &i) {
   SourceLoc at = i.loc;
   const Type *res = typeOf(&i, at);
   const Instr *obj = i.operand(0);
-  auto sreg = [&](Sreg r, int dim) {
-    return convert(specialRegister(r, dim), types::int32(), res, at);
+  auto sreg = [&](Sreg r, int dim) { // an unsigned 32-bit register, typed int64
+    return convert(specialRegister(r, dim), types::uint32(), res, at);
   };
   if (const CudaBuiltinInfo *ci = cudaBuiltinInfo(i.builtin)) // cuda.laneid, cuda.warpsize
     return lowerCudaValue(i, *ci);

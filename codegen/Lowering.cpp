@@ -718,6 +718,35 @@ LoweredModule lowerKernel(const Function &kernel, const CompileOptions &opts,
   M.uniqueName(symbol); // reserve the entry's name
   llvm::Function *body = M.bodyFor(kernel);
   std::vector<FlatParam> flat = flattenAll(M, kernel);
+  // A Python float argument (a top-level weak float) is passed twice: as double, then as a
+  // float32 copy rounded by the launcher, so that float32 code uses the copy instead of
+  // converting the double in every thread (useFloat32Copies, after optimization).
+  std::vector<bool> isCopy;
+  {
+    std::vector<FlatParam> withCopies;
+    size_t pos = 0;
+    for (size_t k = 0; k < kernel.argTypes.size(); ++k) {
+      std::vector<FlatParam> one;
+      flatten(M, kernel, kernel.argTypes[k], kernel.argNames[k], one);
+      for (FlatParam &p : one) {
+        withCopies.push_back(p);
+        isCopy.push_back(false);
+      }
+      if (kernel.argTypes[k]->kind() == TypeKind::WeakFloat) {
+        withCopies.push_back({llvm::Type::getFloatTy(ctx), kernel.argNames[k] + "_f32"});
+        isCopy.push_back(true);
+      }
+      pos += one.size();
+    }
+    if (pos != flat.size())
+      raiseDiag(DiagCode::Internal, kernel.filename, SourceLoc{kernel.firstLine, 0, 0, 0},
+                {"kernel parameter flattening"});
+    flat = std::move(withCopies);
+  }
+  std::string copies; // "double index:float index,..." for useFloat32Copies
+  for (size_t k = 0; k < flat.size(); ++k)
+    if (isCopy[k])
+      copies += (copies.empty() ? "" : ",") + std::to_string(k - 1) + ":" + std::to_string(k);
 
   llvm::Function *entry;
   if (opts.backend == Backend::CUDA) {
@@ -730,8 +759,11 @@ LoweredModule lowerKernel(const Function &kernel, const CompileOptions &opts,
     std::vector<llvm::Value *> vals;
     for (size_t k = 0; k < flat.size(); ++k) {
       entry->getArg(k)->setName(flat[k].name);
-      vals.push_back(entry->getArg(k));
+      if (!isCopy[k])
+        vals.push_back(entry->getArg(k));
     }
+    if (!copies.empty())
+      entry->addFnAttr(kFloat32CopiesAttr, copies);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
     callBody(M, kernel, b, body, vals, nullptr);
     b.CreateRetVoid();
@@ -754,6 +786,8 @@ LoweredModule lowerKernel(const Function &kernel, const CompileOptions &opts,
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
     std::vector<llvm::Value *> vals;
     for (size_t k = 0; k < flat.size(); ++k) {
+      if (isCopy[k])
+        continue; // the host converts the double where float32 code needs it
       llvm::Value *slot =
           b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, argv, k), flat[k].name + "_ptr");
       vals.push_back(b.CreateLoad(flat[k].type, slot, flat[k].name));

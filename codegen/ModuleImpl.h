@@ -47,6 +47,16 @@ const std::string &hostDataLayout();
 /// target callbacks registered.
 void runOptimizationPipeline(llvm::Module &m, llvm::TargetMachine &tm, int optLevel);
 
+/// The kernel entry's string attribute listing its Python-float parameters' float32 copies:
+/// "d:f,d:f,..." with d the double parameter's index and f its float32 copy's (lowerKernel).
+inline constexpr const char *kFloat32CopiesAttr = "ptxjit-float32-copies";
+
+/// In the CUDA kernel `entry` (after optimization, so inlined device code is covered): every
+/// `fptrunc double %d to float` of a parameter listed in kFloat32CopiesAttr becomes its float32
+/// copy, which the launcher rounded the same way (to nearest), so the conversion leaves the
+/// threads. No-op when the entry has no such parameter.
+void useFloat32Copies(llvm::Module &m, const std::string &entry);
+
 /// Throws CompileError(Internal) with `message` (no source location).
 [[noreturn]] void internalError(const std::string &message);
 

@@ -463,7 +463,7 @@ const Specialization &Compiler::specialize(int id, const std::vector<const ir::T
   for (const ir::Type *t : argTypes) // weak Python-scalar arguments travel concrete
     spec->argTypes.push_back(ir::concretize(t));
   spec->options = opts;
-  spec->plan = buildPackingPlan(spec->argTypes);
+  spec->plan = buildPackingPlan(argTypes); // weak floats get their float32 copy
 
   // cache=True: look in the disk cache first (no typing, lowering or LLVM on a hit).
   struct PrefetchReset {

@@ -41,6 +41,13 @@ public:
                   {"type " + t->str() + " cannot be a kernel argument"});
   }
 
+  /// One more Value slot of the last leaf, converted to `type` (the float32 copy of a Python
+  /// float argument).
+  void addShadow(const ir::ScalarType *type) {
+    slot(ParamSlot::Source::Value, static_cast<int>(plan.leaves.size()) - 1, 0, type,
+         type->byteSize());
+  }
+
 private:
   int newLeaf(int arg, const ir::Type *t) {
     plan.leaves.push_back({arg, t});
@@ -145,8 +152,14 @@ Conversion weakConversion(const ir::WeakType *from, const ir::ScalarType *to) {
 
 PackingPlan buildPackingPlan(const std::vector<const ir::Type *> &argTypes) {
   PlanBuilder b;
-  for (size_t i = 0; i < argTypes.size(); ++i)
-    b.add(argTypes[i], static_cast<int>(i));
+  for (size_t i = 0; i < argTypes.size(); ++i) {
+    if (argTypes[i]->kind() == ir::TypeKind::WeakFloat) { // a Python float: f64, then f32
+      b.add(ir::types::float64(), static_cast<int>(i));
+      b.addShadow(ir::types::float32());
+      continue;
+    }
+    b.add(ir::concretize(argTypes[i]), static_cast<int>(i));
+  }
   b.plan.bufferSize = (b.plan.bufferSize + 7) / 8 * 8;
   return std::move(b.plan);
 }

@@ -52,7 +52,10 @@ struct PackingPlan {
 };
 
 /// The plan for kernel parameters of types `argTypes` (scalars, arrays, tuples of those).
-/// Throws ir::CompileError(Internal) for a type that cannot be a kernel argument.
+/// A top-level weak float (a Python float argument) is passed twice, as float64 and then as
+/// float32 (the kernel ABI's float32 copy, see codegen/Codegen.h); other weak types are
+/// passed as their concrete type. Throws ir::CompileError(Internal) for a type that cannot be
+/// a kernel argument.
 PackingPlan buildPackingPlan(const std::vector<const ir::Type *> &argTypes);
 
 /// How an argument of type `from` converts to a parameter of type `to` for eager signatures,

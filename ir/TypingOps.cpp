@@ -225,8 +225,12 @@ const Type *Typer::typeGetAttr(GetAttrInstr *i) {
     std::string full = path + "." + attr;
     BuiltinId id = builtinByPath(full);
     if (isValueBuiltin(id)) {
+      // int64, not Numba's int32: Numba widens every integer operation to int64, so with
+      // NumPy's promotion (ours) an int32 `threadIdx.x + blockIdx.x * blockDim.x` would wrap
+      // around where Numba's does not (grids of more than 2**31 threads). The values are
+      // never negative, which also lets the index arithmetic skip negative-index wraparound.
       i->builtin = id;
-      return types::int32();
+      return types::int64();
     }
     if (const Type *v = cudaAttrType(id)) { // cuda.laneid, cuda.warpsize (TypingCuda.cpp)
       i->builtin = id;

@@ -153,6 +153,22 @@ def test_thread_and_block_indices(backend):
     assert (bdim == 32).all() and (gdim == 3).all()
 
 
+@cuda.jit
+def index_products(out):
+    b = cuda.blockDim.x
+    out[0] = b * b * b * b  # 256**4 = 2**32: wraps in int32, not in Numba's int64
+    out[1] = cuda.threadIdx.x - cuda.blockDim.x  # negative, not a uint32 wrap-around
+    out[2] = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+
+
+def test_thread_index_arithmetic_is_int64(backend):
+    out = np.zeros(3, dtype=np.int64)
+    index_products[1, 256](out)
+    assert out[0] == 256 ** 4
+    assert -256 <= out[1] < 0  # whichever thread wrote last
+    assert 0 <= out[2] < 256
+
+
 def test_thread_indices_y_z(backend):
     out = np.zeros((4, 6, 8), dtype=np.int64)
     indices_yz[(2, 3, 2), (4, 2, 2)](out)

@@ -108,5 +108,56 @@ TEST(CudaCodegen, HostModuleCallsTheRuntimeAndRecordsLaunchFacts) {
   EXPECT_FALSE(hostLaunchInfo(nullptr).cooperative);
 }
 
+
+/// def k(a, b, x, out):  out[i] = a * x[i] + (a + b)   with a, b Python floats (weak) and
+/// float32 arrays: `a * x[i]` is float32, `a + b` is a double rounded once.
+std::unique_ptr<Function> makeWeakFloatKernel() {
+  const ArrayType *f32 = arr(types::float32());
+  TypedBuilder b("weak", {"a", "b", "x", "out"},
+                 {types::weakFloat(), types::weakFloat(), f32, f32});
+  Instr *i = b.grid(1);
+  Instr *ax = b.bin(BinaryOp::Mul, b.arg(0), b.item(b.arg(2), i, types::float32()),
+                    types::float32());
+  Instr *ab = b.bin(BinaryOp::Add, b.arg(0), b.arg(1), types::float64());
+  b.setItem(b.arg(3), i, b.bin(BinaryOp::Add, ax, ab, types::float32()));
+  b.ret();
+  return std::move(b.fn);
+}
+
+TEST(CudaCodegen, PythonFloatArgumentsHaveFloat32Copies) {
+  auto fn = makeWeakFloatKernel();
+  CompileOptions o;
+  LoweredModule m = lowerKernel(*fn, o, "weak");
+  std::string ir = m.llvmIR();
+  // a (double), its float32 copy, b, its copy, then the arrays.
+  EXPECT_NE(ir.find("double %a, float %a_f32, double %b, float %b_f32, ptr %x_data"),
+            std::string::npos)
+      << ir;
+  std::string ptx = emitPTX(m, o);
+  EXPECT_NE(ptx.find(".param .f32 weak_param_1"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find(".param .f32 weak_param_3"), std::string::npos) << ptx;
+  // `a * x[i]` uses the copy; only the double sum `a + b` is rounded in the kernel.
+  size_t first = ptx.find("cvt.rn.f32.f64");
+  EXPECT_NE(first, std::string::npos) << ptx;
+  EXPECT_EQ(ptx.find("cvt.rn.f32.f64", first + 1), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("ld.param.f32"), std::string::npos) << ptx;
+  if (havePtxas())
+    EXPECT_TRUE(ptxasAccepts(ptx));
+}
+
+TEST(CudaCodegen, HostKernelSkipsTheFloat32Copies) {
+  auto fn = makeWeakFloatKernel();
+  CompileOptions o;
+  o.backend = Backend::Host;
+  LoweredModule m = lowerKernel(*fn, o, "weak_host");
+  std::string ir = m.llvmIR();
+  // args[1] and args[3] are the float32 copies: the host entry reads 0, 2, 4, ...
+  EXPECT_NE(ir.find("%a_ptr"), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("%a_f32"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("ptr %args, i64 2\n"), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("ptr %args, i64 1\n"), std::string::npos) << ir; // a_f32 is never read
+  EXPECT_EQ(ir.find("ptr %args, i64 3\n"), std::string::npos) << ir; // nor b_f32
+}
+
 } // namespace
 } // namespace ptxjit::codegen::test

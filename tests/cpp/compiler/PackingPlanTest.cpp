@@ -44,6 +44,17 @@ TEST(PackingPlan, ComplexIsTwoFloatsAndBoolOneByte) {
   EXPECT_EQ(p.bufferSize, 32u);
 }
 
+TEST(PackingPlan, PythonFloatsTravelAsDoubleAndFloat32) {
+  const ir::Type *arr1 = t::array(t::float32(), 1, ir::Layout::C);
+  PackingPlan p = buildPackingPlan({t::weakFloat(), arr1, t::weakInt(), t::weakComplex()});
+  ASSERT_EQ(p.leaves.size(), 4u);
+  EXPECT_EQ(p.leaves[0].type, t::float64());
+  EXPECT_EQ(p.str(), "float64@0 <- leaf0; float32@8 <- leaf0; ptr@16 <- leaf1.data; "
+                     "int64@24 <- leaf1.shape[0]; int64@32 <- leaf1.strides[0]; "
+                     "int64@40 <- leaf2; float64@48 <- leaf3.real; float64@56 <- leaf3.imag");
+  EXPECT_EQ(p.bufferSize, 64u);
+}
+
 TEST(PackingPlan, RejectsNonArgumentTypes) {
   EXPECT_THROW(buildPackingPlan({t::range()}), ir::CompileError);
   EXPECT_THROW(buildPackingPlan({t::symbol("math")}), ir::CompileError);

@@ -321,10 +321,11 @@ TEST(Typing, ThreadIndexAttributes) {
   inferTypes(*b.fn, {}, nullptr);
   EXPECT_EQ(tid->type, types::symbol("cuda.threadIdx"));
   EXPECT_EQ(tid->builtin, BuiltinId::None);
-  EXPECT_EQ(tx->type, types::int32());
+  // int64 (Numba: int32 attributes, but every integer operation widened to int64).
+  EXPECT_EQ(tx->type, types::int64());
   EXPECT_EQ(tx->builtin, BuiltinId::ThreadIdxX);
   EXPECT_EQ(bdz->builtin, BuiltinId::BlockDimZ);
-  EXPECT_EQ(e->type, types::int32());
+  EXPECT_EQ(e->type, types::int64());
 }
 
 TEST(Typing, GridTuplesShapesAndUnpacking) {
