@@ -12,12 +12,20 @@ Method: every implementation runs in a process of its own (bench/run.py --worker
 CUDA contexts and imports do not interfere. Timed regions start after a warm-up and end with a
 device synchronization (CUDA events in the C++ references); figures are medians of 7
 repetitions (launch loops: 10,000 launches each, kernels: 10-50 back-to-back launches each).
-Fresh-process figures (import, first compile, cache=True) are medians of separate
-interpreters. Inputs are non-trivial (random or index-based, never all zeros) and results are
-checked against NumPy references.
+The exception is the bare C++ launch loop: the launch metrics' reference is measured inside
+ptxjit's worker (bench/bare_launch_lib.cpp through ctypes, in ptxjit's primary context),
+interleaved round by round with ptxjit's loop; the same loop in a process of its own
+(bench/bare_launch.cpp) is reported beside it, and is the fall-back, said so, when the
+library cannot be used. Fresh-process figures (import, first compile, first launch,
+cache=True) are medians of separate interpreters; CUDA's own start-up (bench/bare_startup.cpp,
+fresh processes interleaved with ptxjit's) is the reference of the first compile and launch.
+Inputs are non-trivial (random or index-based, never all zeros) and results are checked against
+NumPy references.
 
 --dry-run exercises every code path quickly on ptxjit's CPU backend with tiny sizes and few
-repetitions (its figures mean nothing); peers needing a GPU are reported missing.
+repetitions (its figures mean nothing); peers needing a GPU are reported missing. The bare C++
+peers are built there too, and run against the driver named by $PTXJIT_BENCH_LIBCUDA if set
+(the tests' fake driver), else they are reported missing as well.
 """
 import argparse
 import datetime
@@ -46,13 +54,16 @@ DRY = dict(launch_iters=50, launch_reps=3, saxpy_n=1 << 12, saxpy_reps=2, mandel
            mandel_iters=16, mandel_reps=2, bs_n=1 << 10, bs_reps=2, compile_reps=2,
            vec_n=1000, vec_iters=5, fresh_reps=1, import_reps=1)
 
-# name, unit, target text, reference peer for the ratio and its bound (None: absolute target)
+# name, unit, target text, reference peer and bound: (None, x) figure ≤ x; (peer, x) ratio to
+# the peer ≤ x; (peer, ("plus", x)) figure ≤ the peer's + x
 METRICS = [
     ("launch_empty", "µs", "≤ 1.2× bare cuLaunchKernel", "bare", 1.2),
     ("launch_saxpy_args", "µs", "≤ 1.2× bare, same arguments", "bare", 1.2),
     ("launch_16_arrays", "µs", "≤ 1.3× bare", "bare", 1.3),
     ("launch_16_scalars", "µs", "≤ 1.3× bare", "bare", 1.3),
     ("first_compile_fresh_process", "ms", "≤ 150 ms", None, 150.0),
+    ("first_launch_fresh_process", "ms", "≤ CUDA's start-up (bare) + 30 ms", "bare",
+     ("plus", 30.0)),
     ("compile_warm_saxpy", "ms", "≤ 15 ms", None, 15.0),
     ("compile_warm_mandelbrot", "ms", "≤ 30 ms", None, 30.0),
     ("import", "ms", "≤ 80 ms", None, 80.0),
@@ -88,19 +99,62 @@ def import_impl(name):
     return cuda
 
 
+def interleave_rounds(runs, rounds):
+    """Calls each callable of `runs` (a dict name -> callable returning a figure) once per round
+    for `rounds` rounds, the order reversed every other round (two runs A, B: A B, B A, A B,
+    ...), so that neither always runs first and slow drift of the machine hits both alike.
+    Returns ({name: [figure of each round]}, [names in call order])."""
+    names = list(runs)
+    figures, order = {n: [] for n in names}, []
+    for r in range(rounds):
+        for n in (names if r % 2 == 0 else names[::-1]):
+            order.append(n)
+            figures[n].append(runs[n]())
+    return figures, order
+
+
+def timed_loop(cfg, args, iters, sync):
+    """Microseconds per launch of one loop of `iters` calls cfg(*args), then sync()."""
+    t0 = time.perf_counter()
+    for _ in range(iters):
+        cfg(*args)
+    sync()
+    return (time.perf_counter() - t0) / iters * 1e6
+
+
 def launch_loop(cfg, args, iters, reps, sync):
     """Median microseconds per launch of cfg(*args) over `reps` loops of `iters` launches."""
     for _ in range(3):
         cfg(*args)
     sync()
-    per = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        for _ in range(iters):
-            cfg(*args)
-        sync()
-        per.append((time.perf_counter() - t0) / iters * 1e6)
-    return statistics.median(per)
+    return statistics.median(timed_loop(cfg, args, iters, sync) for _ in range(reps))
+
+
+def interleaved_launch(cfg, args, iters, reps, sync, bare, kernel, layout, block):
+    """ptxjit's launch loop and the bare C++ loop (bare_native.BareLauncher) on the kernel's own
+    PTX, timed in this process and this context: after one untimed loop of each, `reps` rounds
+    of one loop of each (interleave_rounds). Returns (ptxjit's median µs, bare's median µs,
+    details for the JSON). Raises if the bare launcher cannot load the kernel."""
+    for _ in range(3):  # compiles the kernel and makes ptxjit's context current
+        cfg(*args)
+    sync()
+    ptx, entry = ptx_of(kernel)
+    h = bare.open(ptx, entry, layout, block)
+    try:
+        same_context = bare.same_context(h)
+        timed_loop(cfg, args, iters, sync)
+        bare.loop_us(h, iters)
+        figs, order = interleave_rounds(
+            {"ptxjit": lambda: timed_loop(cfg, args, iters, sync),
+             "bare": lambda: bare.loop_us(h, iters)}, reps)
+    finally:
+        bare.close(h)
+    mine, theirs = statistics.median(figs["ptxjit"]), statistics.median(figs["bare"])
+    ratios = [a / b for a, b in zip(figs["ptxjit"], figs["bare"]) if b > 0]
+    details = {"ptxjit_us": figs["ptxjit"], "bare_us": figs["bare"], "first": order[::2],
+               "median_of_round_ratios": statistics.median(ratios) if ratios else None,
+               "same_context": same_context}
+    return mine, theirs, details
 
 
 def kernel_time(cfg, args, reps, sync):
@@ -118,14 +172,41 @@ def kernel_time(cfg, args, reps, sync):
     return statistics.median(per)
 
 
+def abi_layout(args):
+    """The bare launcher's layout (bench/bare_driver.h) of the kernel parameters that ptxjit
+    flattens `args` of a lazily compiled kernel into (docs/architecture.md): a device array of
+    N dimensions -> aN; a Python float (weak, NEP 50) -> its double and its float32 copy
+    "f64,f32"; a NumPy float32 / float64 scalar -> f32 / f64; an int -> i64; no arguments ->
+    "0". The bare launcher checks the count against the PTX entry, so a change of the ABI fails
+    loudly instead of launching with the wrong arguments."""
+    import numpy as np
+
+    tokens = []
+    for a in args:
+        if hasattr(a, "copy_to_host") and hasattr(a, "ndim"):
+            tokens.append(f"a{a.ndim}")
+        elif isinstance(a, (np.float32, np.float64)):  # before float: np.float64 is a float
+            tokens.append("f32" if isinstance(a, np.float32) else "f64")
+        elif isinstance(a, float):
+            tokens.append("f64,f32")
+        elif isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)):
+            tokens.append("i64")
+        else:
+            raise TypeError(f"no bare launcher layout for a {type(a).__name__} argument")
+    return ",".join(tokens) or "0"
+
+
 def ptx_of(kernel):
     """(ptx, entry name) of a ptxjit kernel's first specialization."""
     ptx = kernel.inspect_ptx(kernel.signatures[0])
     return ptx, re.search(r"\.entry\s+([\w$]+)", ptx).group(1)
 
 
-def worker_kernels(impl, cfg, out_dir):
-    """Launch overhead, warm compiles and kernel times of `impl`; a dict of figures."""
+def worker_kernels(impl, cfg, out_dir, bare_lib=None):
+    """Launch overhead, warm compiles and kernel times of `impl`; a dict of figures. With
+    `bare_lib` (impl 'ptxjit'), the launch metrics are timed interleaved with the bare C++ loop
+    of that library (results "bare_interleaved", "bare_interleaved_rounds"); where it cannot
+    be, ptxjit's loop is timed alone and "bare_interleaved_errors" says why."""
     import numpy as np
 
     import workloads as w
@@ -133,38 +214,59 @@ def worker_kernels(impl, cfg, out_dir):
     cuda = import_impl(impl)
     sync = cuda.synchronize
     res, ptx_files = {}, {}
+    bare, bare_figs, bare_rounds, bare_errors = None, {}, {}, {}
+    if impl == "ptxjit" and bare_lib:
+        try:
+            from bare_native import BareLauncher
+            bare = BareLauncher(bare_lib)
+        except Exception as e:
+            bare_errors["all"] = f"cannot load {bare_lib}: {type(e).__name__}: {e}"[:300]
 
-    def note_ptx(metric, kernel, layout, block):
+    it, lr = cfg["launch_iters"], cfg["launch_reps"]
+
+    def launch_metric(metric, kernel, launch_cfg, args, block):
+        """Measures `metric` (interleaved with the bare loop when possible) and, for ptxjit,
+        keeps the kernel's PTX and the arguments' layout for the separate-process launcher."""
+        if bare is not None:
+            try:
+                mine, theirs, details = interleaved_launch(launch_cfg, args, it, lr, sync, bare,
+                                                           kernel, abi_layout(args), block)
+                bare_figs[metric], bare_rounds[metric] = theirs, details
+                res[metric] = mine
+            except Exception as e:
+                bare_errors[metric] = f"{type(e).__name__}: {e}"[:300]
+        if metric not in res:
+            res[metric] = launch_loop(launch_cfg, args, it, lr, sync)
         if impl == "ptxjit" and out_dir:
             ptx, entry = ptx_of(kernel)
             path = os.path.join(out_dir, f"{metric}.ptx")
             with open(path, "w") as f:
                 f.write(ptx)
-            ptx_files[metric] = {"ptx": path, "entry": entry, "layout": layout, "block": block}
+            ptx_files[metric] = {"ptx": path, "entry": entry, "layout": abi_layout(args),
+                                 "block": block}
 
-    it, lr = cfg["launch_iters"], cfg["launch_reps"]
     # -- launch overhead
     empty = w.build(w.EMPTY, cuda, "empty")
-    res["launch_empty"] = launch_loop(empty[1, 1], (), it, lr, sync)
+    launch_metric("launch_empty", empty, empty[1, 1], (), 1)
     res["launch_empty_indexed"] = launch_loop(lambda: empty[1, 1](), (), it, lr, sync)
-    note_ptx("launch_empty", empty, "0", 1)
 
     saxpy = w.build(w.SAXPY, cuda, "saxpy")
     rng = np.random.default_rng(1)
     small = [cuda.to_device(rng.random(256).astype(np.float32)) for _ in range(3)]
-    res["launch_saxpy_args"] = launch_loop(saxpy[1, 256], (2.0, *small), it, lr, sync)
-    note_ptx("launch_saxpy_args", saxpy, "f64,a1,a1,a1", 256)
+    launch_metric("launch_saxpy_args", saxpy, saxpy[1, 256], (2.0, *small), 256)
 
     arrays = w.build(w.many_args_source("arrays"), cuda, "many")
     arrs = [cuda.to_device(np.full(256, i + 1, np.float32)) for i in range(16)]
-    res["launch_16_arrays"] = launch_loop(arrays[1, 1], arrs, it, lr, sync)
+    launch_metric("launch_16_arrays", arrays, arrays[1, 1], arrs, 1)
     assert arrs[0].copy_to_host()[0] == 16.0
-    note_ptx("launch_16_arrays", arrays, ",".join(["a1"] * 16), 1)
 
     scalars = w.build(w.many_args_source("scalars"), cuda, "many")
     vals = [float(i) + 0.5 for i in range(16)]
-    res["launch_16_scalars"] = launch_loop(scalars[1, 1], vals, it, lr, sync)
-    note_ptx("launch_16_scalars", scalars, ",".join(["f64"] * 16), 1)
+    launch_metric("launch_16_scalars", scalars, scalars[1, 1], vals, 1)
+    if impl == "ptxjit":
+        res["bare_interleaved"] = bare_figs
+        res["bare_interleaved_rounds"] = bare_rounds
+        res["bare_interleaved_errors"] = bare_errors
 
     # -- warm compiles: a fresh function object each time (no in-memory hit)
     cuda.jit(w.SAXPY_SIG)(w.build(w.SAXPY, cuda, "saxpy").py_func)  # warm-up
@@ -293,8 +395,10 @@ def run_worker(args):
     cfg = DRY if args.dry_run else FULL
     sys.path.insert(0, HERE)
     res, errors = {}, {}
-    parts = [("kernels", lambda: worker_kernels(args.worker, cfg, args.out_dir))] \
-        if args.worker in ("ptxjit", "numba") else []
+    parts = []
+    if args.worker in ("ptxjit", "numba"):
+        parts.append(("kernels",
+                      lambda: worker_kernels(args.worker, cfg, args.out_dir, args.bare_lib)))
     parts.append(("vectorize", lambda: worker_vectorize(args.worker, cfg)))
     if args.worker in ("cupy", "torch"):
         parts.append(("copy", lambda: worker_copy(args.worker, cfg)))
@@ -340,7 +444,8 @@ x = cuda.to_device(np.arange(1024, dtype=np.float32)); o = cuda.device_array_lik
 k[4, 256](np.float32(2), x, x, o); cuda.synchronize()
 t2 = time.perf_counter()
 assert (o.copy_to_host() == 3 * np.arange(1024, dtype=np.float32)).all()
-print({{"compile_ms": (t1 - t0) * 1e3, "first_launch_ms": (t2 - t1) * 1e3}})
+print({{"compile_ms": (t1 - t0) * 1e3, "first_launch_ms": (t2 - t1) * 1e3,
+       "total_ms": (t2 - t0) * 1e3}})
 '''
 
 CACHE_SCRIPT = '''
@@ -380,7 +485,10 @@ def run_python(code, env, cwd=None, path=None, python=None):
     return eval(out.stdout.strip().splitlines()[-1])
 
 
-def fresh_process_metrics(impl, cfg, env, python=None):
+def fresh_process_metrics(impl, cfg, env, python=None, peer=None):
+    """Import, first compile (+ first launch) and cache=True figures of `impl`, each process a
+    fresh interpreter; (results, errors). `peer` (a StartupPeer) has its fresh processes
+    interleaved with the first-compile processes."""
     res, errors = {}, {}
     prelude = PRELUDE[impl]
     try:
@@ -392,13 +500,17 @@ def fresh_process_metrics(impl, cfg, env, python=None):
         errors["import"] = str(e)[:300]
     try:
         sig = "void(float32, float32[::1], float32[::1], float32[::1])"
-        runs = [run_python(FIRST_COMPILE_SCRIPT.format(prelude=prelude, sig=sig), env,
-                           python=python)
-                for _ in range(cfg["fresh_reps"])]
+        script = FIRST_COMPILE_SCRIPT.format(prelude=prelude, sig=sig)
+        fresh = {impl: lambda: run_python(script, env, python=python)}
+        if peer is not None and peer.warm_up():
+            fresh["bare"] = peer.run
+        runs = interleave_rounds(fresh, cfg["fresh_reps"])[0][impl]
         res["first_compile_fresh_process"] = statistics.median(r["compile_ms"] for r in runs)
         res["first_launch_after_compile"] = statistics.median(r["first_launch_ms"] for r in runs)
+        res["first_launch_fresh_process"] = statistics.median(r["total_ms"] for r in runs)
     except Exception as e:
-        errors["first_compile_fresh_process"] = str(e)[:300]
+        errors["first_compile_fresh_process"] = errors["first_launch_fresh_process"] = \
+            str(e)[:300]
     try:
         with tempfile.TemporaryDirectory(prefix=f"bench-cache-{impl}-") as d:
             path = os.path.join(d, "cached_saxpy.py")
@@ -416,28 +528,63 @@ def fresh_process_metrics(impl, cfg, env, python=None):
     return res, errors
 
 
+class StartupPeer:
+    """CUDA's own start-up (bench/bare_startup.cpp) in fresh processes: one untimed warm-up
+    (the first CUDA process after the machine starts is much slower), then one process per
+    run(). An error is kept (`error`) and ends further runs, never the caller's."""
+
+    def __init__(self, exe):
+        self.exe, self.runs, self.error = exe, [], None
+
+    def _once(self):
+        try:
+            return run_json([self.exe])
+        except Exception as e:
+            self.error = self.error or f"{type(e).__name__}: {e}"[:300]
+            return None
+
+    def warm_up(self):
+        """Runs the untimed process; False (and `error` set) if it failed."""
+        return self._once() is not None
+
+    def run(self):
+        if self.error:
+            return None
+        r = self._once()
+        if r is not None:
+            self.runs.append(r)
+        return r
+
+    def summary(self):
+        """{"total_ms": median, "totals": [...], "phases": {phase: median ms}} or None."""
+        if not self.runs:
+            return None
+        phases = {k: statistics.median(r["phases"][k] for r in self.runs)
+                  for k in self.runs[0]["phases"]}
+        return {"total_ms": statistics.median(r["total_ms"] for r in self.runs),
+                "totals": [r["total_ms"] for r in self.runs], "phases": phases,
+                "sm": self.runs[0].get("sm")}
+
+
 # ---------------------------------------------------------------------------------------------
 # Native peers: the bare launcher and the CUDA C++ kernels
 # ---------------------------------------------------------------------------------------------
 
-def build_native(build_dir, cc):
-    """Builds bench/bare_launch.cpp (g++) and bench/cuda/*.cu (nvcc for sm_<cc>) into
-    build_dir/bench; returns ({name: path}, {name: why missing})."""
+def build_native(build_dir):
+    """Builds the bare C++ peers with g++ into build_dir (bare_native.TARGETS: the launcher
+    `bare_launch`, the same loop as the shared library `libbare_launch.so` next to it, and
+    `bare_startup`); returns ({name: path}, {name: why missing})."""
+    from bare_native import build_bare
+
+    return build_bare(build_dir)
+
+
+def build_cuda_peers(build_dir, cc):
+    """Builds bench/cuda/*.cu (nvcc for sm_<cc>) into build_dir; returns ({name: path},
+    {name: why missing})."""
     out, missing = {}, {}
     os.makedirs(build_dir, exist_ok=True)
     cuda_home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
-    cxx = shutil.which("g++") or shutil.which("c++")
-    exe = os.path.join(build_dir, "bare_launch")
-    if cxx:
-        r = subprocess.run([cxx, "-O2", "-std=c++17", f"-I{cuda_home}/include",
-                            os.path.join(HERE, "bare_launch.cpp"), "-ldl", "-o", exe],
-                           capture_output=True, text=True)
-        if r.returncode == 0:
-            out["bare"] = exe
-        else:
-            missing["bare"] = "g++ failed: " + r.stderr.strip()[-200:]
-    else:
-        missing["bare"] = "no C++ compiler"
     nvcc = shutil.which("nvcc") or os.path.join(cuda_home, "bin", "nvcc")
     if not os.path.exists(nvcc):
         for k in ("saxpy", "mandelbrot", "blackscholes"):
@@ -470,12 +617,14 @@ def run_json(cmd):
 # The orchestrator
 # ---------------------------------------------------------------------------------------------
 
-def spawn_worker(impl, args, env, out_dir=None, python=None):
+def spawn_worker(impl, args, env, out_dir=None, python=None, bare_lib=None):
     cmd = [python or sys.executable, os.path.abspath(__file__), "--worker", impl]
     if args.dry_run:
         cmd.append("--dry-run")
     if out_dir:
         cmd += ["--out-dir", out_dir]
+    if bare_lib:
+        cmd += ["--bare-lib", bare_lib]
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800)
     if r.returncode != 0:
         raise RuntimeError((r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1])
@@ -513,6 +662,36 @@ def compute_cc(env):
         return "90"
 
 
+INTERLEAVED = "interleaved in ptxjit's process"
+
+
+def choose_bare(interleaved, interleaved_why, separate, separate_why):
+    """The bare launcher's figure for a launch metric: the interleaved one (µs or None, else
+    why not), falling back to the separate-process one (µs or None, else why not), which is
+    kept either way. Returns (figure or None, {"method", "separate"[, "interleaved_error"]},
+    why missing or None); the method names the fall-back and its cause."""
+    info = {"separate": separate}
+    if interleaved is not None:
+        info["method"] = INTERLEAVED
+        return interleaved, info, None
+    info["interleaved_error"] = interleaved_why
+    if separate is not None:
+        info["method"] = "separate process (fall-back: the interleaved measurement failed: " \
+                         f"{interleaved_why})"
+        return separate, info, None
+    info["method"] = None
+    return None, info, interleaved_why if interleaved_why == separate_why else \
+        f"interleaved: {interleaved_why}; separate process: {separate_why}"
+
+
+def native_driver_off(dry_run):
+    """None if the bare C++ peers may load a CUDA driver in this run, else why not: a dry run
+    uses no GPU, unless $PTXJIT_BENCH_LIBCUDA names a (fake) driver for them."""
+    if dry_run and not os.environ.get("PTXJIT_BENCH_LIBCUDA"):
+        return "dry run: no GPU used"
+    return None
+
+
 def orchestrate(args):
     cfg = DRY if args.dry_run else FULL
     env = dict(os.environ)
@@ -535,19 +714,47 @@ def orchestrate(args):
     kernel_metrics = [m[0] for m in METRICS if m[0].startswith(("launch", "compile_warm",
                                                                  "saxpy", "mandel", "black"))]
     vec_metrics = [m[0] for m in METRICS if m[0].startswith("vectorize")]
-    fresh_metrics = ["import", "first_compile_fresh_process", "cache_warm_first_call"]
+    startup_metrics = ["first_compile_fresh_process", "first_launch_fresh_process"]
+    fresh_metrics = ["import"] + startup_metrics + ["cache_warm_first_call"]
+    launch_metrics = [m for m in kernel_metrics if m.startswith("launch")]
+
+    # The bare C++ peers first: ptxjit's worker loads the launcher library.
+    bare_built, bare_why = build_native(build_dir)
+    extra["native_build"] = {"built": sorted(bare_built), "missing": dict(bare_why)}
+    driver_off = native_driver_off(args.dry_run)
+    bare_lib = bare_built.get("bare_lib") if driver_off is None else None
+    startup = StartupPeer(bare_built["bare_startup"]) if driver_off is None and \
+        "bare_startup" in bare_built else None
 
     # ptxjit
     ptx_dir = tempfile.mkdtemp(prefix="ptxjit-bench-ptx-", dir=build_dir)
-    ptx_files = {}
+    ptx_files, interleaved, interleaved_errors = {}, {}, {}
     try:
-        out = spawn_worker("ptxjit", args, env, ptx_dir)
+        out = spawn_worker("ptxjit", args, env, ptx_dir, bare_lib=bare_lib)
         ptx_files = out["results"].get("ptx_files", {})
+        interleaved = out["results"].pop("bare_interleaved", {})
+        extra["bare.interleaved_rounds"] = out["results"].pop("bare_interleaved_rounds", {})
+        interleaved_errors = out["results"].pop("bare_interleaved_errors", {})
+        if "kernels" in out["errors"]:
+            interleaved_errors.setdefault("all", "ptxjit's launch measurement failed: " +
+                                          out["errors"]["kernels"])
         record_worker("ptxjit", out, figures, missing, extra)
     except Exception as e:
         fail_all("ptxjit", str(e)[:300], kernel_metrics + vec_metrics)
-    res, errs = fresh_process_metrics("ptxjit", cfg, env)
+        interleaved_errors["all"] = "ptxjit's worker failed"
+    res, errs = fresh_process_metrics("ptxjit", cfg, env, peer=startup)
     record_plain("ptxjit", res, errs, figures, missing, extra, fresh_metrics)
+
+    # CUDA's own start-up: the bare peer of the fresh-process compile and first launch
+    summary = startup.summary() if startup else None
+    if summary:
+        extra["bare.startup"] = summary
+        for metric in startup_metrics:
+            figures[metric]["bare"] = summary["total_ms"]
+    else:
+        fail_all("bare", driver_off or bare_why.get("bare_startup") or
+                 (startup and startup.error) or
+                 "not run (ptxjit's first-compile process failed first)", startup_metrics)
 
     # Python peers
     gpu_reason = "dry run: no GPU used" if args.dry_run else None
@@ -567,32 +774,48 @@ def orchestrate(args):
             res, errs = fresh_process_metrics("numba", cfg, env, python=args.peer_python)
             record_plain("numba", res, errs, figures, missing, extra, fresh_metrics)
 
-    # native peers
-    launch_metrics = [m for m in kernel_metrics if m.startswith("launch")]
+    # The bare launcher: interleaved in ptxjit's process where it could be, and the same loop
+    # in a separate process (bare_launch) for comparison, or as the fall-back, said so.
+    bare_launch = {}  # metric -> choose_bare's info
+    for metric in launch_metrics:
+        info, sep_why = {"separate": None}, None
+        if driver_off:
+            sep_why = driver_off
+        elif "bare" not in bare_built:
+            sep_why = bare_why.get("bare", "not built")
+        elif metric not in ptx_files:
+            sep_why = "no PTX from ptxjit"
+        else:
+            p = ptx_files[metric]
+            try:
+                r = run_json([bare_built["bare"], p["ptx"], p["entry"], p["layout"],
+                              str(p["block"]), str(cfg["launch_iters"])])
+                info["separate"] = r["bare_launch_us"]
+            except Exception as e:
+                sep_why = str(e)[:300]
+        inter_why = interleaved_errors.get(metric) or interleaved_errors.get("all") or \
+            driver_off or bare_why.get("bare_lib") or "not measured"
+        figure, info, why_missing = choose_bare(interleaved.get(metric), inter_why,
+                                                info["separate"], sep_why)
+        if figure is not None:
+            figures[metric]["bare"] = figure
+        else:
+            missing[metric]["bare"] = why_missing
+        bare_launch[metric] = info
+
     native_metrics = {"saxpy": "saxpy_2^26_f32_kernel",
                       "mandelbrot": "mandelbrot_4096^2_f64_256it_kernel",
                       "blackscholes": "black_scholes_2^24_f32_kernel"}
     if args.dry_run:
-        fail_all("bare", "dry run: no GPU used", launch_metrics)
         fail_all("cuda_cpp", "dry run: no GPU used", list(native_metrics.values()))
         if args.build_native:
-            built, why = build_native(build_dir, "90")
-            extra["native_build"] = {"built": sorted(built), "missing": why}
+            b, w = build_cuda_peers(build_dir, "90")
+            extra["native_build"]["built"] += sorted(b)
+            extra["native_build"]["missing"].update(w)
     else:
-        built, why = build_native(build_dir, compute_cc(env))
-        for metric in launch_metrics:
-            if "bare" not in built:
-                missing[metric]["bare"] = why.get("bare", "not built")
-            elif metric not in ptx_files:
-                missing[metric]["bare"] = "no PTX from ptxjit"
-            else:
-                p = ptx_files[metric]
-                try:
-                    r = run_json([built["bare"], p["ptx"], p["entry"], p["layout"],
-                                  str(p["block"])])
-                    figures[metric]["bare"] = r["bare_launch_us"]
-                except Exception as e:
-                    missing[metric]["bare"] = str(e)[:300]
+        built, why = build_cuda_peers(build_dir, compute_cc(env))
+        extra["native_build"]["built"] += sorted(built)
+        extra["native_build"]["missing"].update(why)
         sizes = {"saxpy": [str(cfg["saxpy_n"]), str(cfg["saxpy_reps"])],
                  "mandelbrot": [str(cfg["mandel_size"]), str(cfg["mandel_iters"]),
                                 str(cfg["mandel_reps"])],
@@ -634,6 +857,9 @@ def orchestrate(args):
         ratios = {p: mine / v for p, v in figures[name].items() if p != "ptxjit" and mine and v}
         if args.dry_run:
             ok = None  # CPU backend and tiny sizes: nothing to judge
+        elif isinstance(bound, tuple):  # ("plus", x): at most x above the reference peer
+            peer = figures[name].get(ref)
+            ok = None if mine is None or peer is None else mine <= peer + bound[1]
         elif ref is None:
             ok = None if mine is None else mine <= bound
             if ok and name.startswith("vectorize"):
@@ -644,10 +870,17 @@ def orchestrate(args):
             if ok and name.startswith("saxpy"):
                 frac = extra.get("ptxjit.saxpy_fraction_of_copy_bandwidth")
                 ok = frac is not None and frac >= 0.9
-        report["metrics"].append({
+        entry = {
             "name": name, "unit": unit, "target": target, "ptxjit": mine,
             "peers": {p: v for p, v in figures[name].items() if p != "ptxjit"},
-            "ratios": ratios, "missing": missing[name], "meets_target": ok})
+            "ratios": ratios, "missing": missing[name], "meets_target": ok}
+        if name in bare_launch:
+            info = bare_launch[name]
+            entry["bare_method"] = info["method"]
+            entry["bare_separate"] = info["separate"]
+            if "interleaved_error" in info:
+                entry["bare_interleaved_error"] = info["interleaved_error"]
+        report["metrics"].append(entry)
     report["seconds"] = time.perf_counter() - t_start
     return report
 
@@ -685,6 +918,42 @@ def fmt(v):
     return f"{v:.3g}" if abs(v) < 100 else f"{v:.0f}"
 
 
+def bare_notes(report):
+    """Lines saying how the bare peers were measured: the launcher interleaved in ptxjit's
+    process or, as a fall-back (a warning), in a separate one; the separate-process figures
+    beside; CUDA's start-up phases."""
+    lines = []
+    launch = [m for m in report["metrics"] if "bare_method" in m]
+    inter = [m for m in launch if m["bare_method"] == INTERLEAVED]
+    if inter:
+        rounds = report["extra"].get("bare.interleaved_rounds", {})
+        lines.append("\nLaunch metrics, bare: the cuLaunchKernel loop of libbare_launch.so timed "
+                     "in ptxjit's process, interleaved with ptxjit's loop (one loop of each per "
+                     "round, which goes first alternating; medians): " + ", ".join(
+                         f"{m['name']} (median of round ratios "
+                         f"{fmt(rounds[m['name']]['median_of_round_ratios'])}"
+                         + ("" if rounds[m["name"]]["same_context"] else
+                            "; WARNING: the primary context was not current after ptxjit's "
+                            "launches") + ")"
+                         for m in inter if m["name"] in rounds) + ".")
+    for m in launch:
+        if m["bare_method"] and m not in inter:
+            lines.append(f"\nWARNING: {m['name']}: bare from a {m['bare_method']}.")
+    seps = [(m["name"], m["bare_separate"], m["ptxjit"]) for m in launch
+            if m["bare_separate"] is not None]
+    if seps:
+        lines.append("\nBare launcher in a separate process (bare_launch, for comparison): " +
+                     ", ".join(f"{n} {fmt(v)} µs" + (f" (ptxjit/that {p / v:.2f})" if p else "")
+                               for n, v, p in seps) + ".")
+    startup = report["extra"].get("bare.startup")
+    if startup:
+        lines.append(f"\nCUDA's start-up (bare_startup, {startup['sm']}, median of "
+                     f"{len(startup['totals'])} fresh processes after a warm-up): "
+                     f"{fmt(startup['total_ms'])} ms = " + " + ".join(
+                         f"{k} {fmt(v)}" for k, v in startup["phases"].items()) + " ms.")
+    return lines
+
+
 def markdown(report):
     lines = [f"Run {report['date']}, `{report['command']}`"
              + (" (DRY RUN: CPU backend, tiny sizes; figures are meaningless)"
@@ -706,6 +975,7 @@ def markdown(report):
         mine = fmt(m["ptxjit"]) if m["ptxjit"] is not None else "missing"
         lines.append(f"| {m['name']} | {m['unit']} | {mine} | " + " | ".join(cells) +
                      f" | {ratios} | {m['target']} | {met} |")
+    lines += bare_notes(report)
     frac = report["extra"].get("ptxjit.saxpy_fraction_of_copy_bandwidth")
     if frac is not None:
         lines.append(f"\nsaxpy reaches {frac * 100:.1f}% of the device-to-device copy bandwidth "
@@ -733,6 +1003,7 @@ def main():
                          "$PYTHON, else this one); they need not see ptxjit")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--out-dir", help=argparse.SUPPRESS)
+    ap.add_argument("--bare-lib", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
         run_worker(args)
