@@ -440,25 +440,7 @@ bool ArgReader::readInterface(PyObject *o, int arg, std::string &why) {
 
 bool ArgReader::read(PyObject *o, int arg, std::string &why, int depth) {
   PyTypeObject *t = Py_TYPE(o);
-  const NumpyApi &np = numpyApi();
-  if (const DeviceNDArray *dev = asDeviceArray(o)) {
-    LeafValue &l = newLeaf(LeafValue::Kind::Array, dev->dtype(), arg);
-    l.origin = LeafValue::Origin::DeviceArray;
-    l.object = o;
-    l.device = dev;
-    l.ndim = dev->ndim();
-    l.data = dev->address();
-    l.writeable = true;
-    for (int k = 0; k < l.ndim; ++k) {
-      l.shape[k] = dev->shape()[k];
-      l.strides[k] = dev->strides()[k];
-    }
-    codes.push_back(dev->code());
-    return true;
-  }
-  if (t == np.ndarray || PyObject_TypeCheck(o, np.ndarray))
-    return readNumpyArray(o, arg, why);
-  if (t == &PyFloat_Type) {
+  if (t == &PyFloat_Type) [[likely]] { // exact Python floats first: no subtype walks
     LeafValue &l = newLeaf(LeafValue::Kind::Float, DType::Float64, arg);
     l.re = PyFloat_AS_DOUBLE(o);
     codes.push_back(codes::scalar(DType::Float64, true));
@@ -495,6 +477,25 @@ bool ArgReader::read(PyObject *o, int arg, std::string &why, int depth) {
     codes.push_back(codes::scalar(DType::UInt64, false));
     return true;
   }
+  // Then arrays (a subtype check each), after the cheap exact scalar types.
+  const NumpyApi &np = numpyApi();
+  if (const DeviceNDArray *dev = asDeviceArray(o)) {
+    LeafValue &l = newLeaf(LeafValue::Kind::Array, dev->dtype(), arg);
+    l.origin = LeafValue::Origin::DeviceArray;
+    l.object = o;
+    l.device = dev;
+    l.ndim = dev->ndim();
+    l.data = dev->address();
+    l.writeable = true;
+    for (int k = 0; k < l.ndim; ++k) {
+      l.shape[k] = dev->shape()[k];
+      l.strides[k] = dev->strides()[k];
+    }
+    codes.push_back(dev->code());
+    return true;
+  }
+  if (t == np.ndarray || PyObject_TypeCheck(o, np.ndarray))
+    return readNumpyArray(o, arg, why);
   for (const NumpyApi::Scalar &s : np.scalars) {
     if (s.type != t)
       continue;

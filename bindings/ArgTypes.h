@@ -56,6 +56,9 @@ constexpr int kMaxDims = 8;
 struct LeafValue {
   enum class Kind : uint8_t { Bool, Int, UInt, Float, Complex, Array };
   enum class Origin : uint8_t { HostArray, DeviceArray, CudaInterface };
+  /// User-provided so that `emplace_back()` does not zero the whole object first (value
+  /// initialization of a class without one does); the members below keep their initializers.
+  LeafValue() noexcept {}
   Kind kind = Kind::Int;
   DType dtype = DType::Invalid;
   bool b = false;
@@ -67,8 +70,11 @@ struct LeafValue {
   bool writeable = true;
   int ndim = 0;
   uint64_t data = 0; ///< the address kernels get (replaced by a device copy for host arrays)
-  int64_t shape[kMaxDims] = {};
-  int64_t strides[kMaxDims] = {};
+  // Only the first `ndim` entries are meaningful. Left uninitialized on purpose: zeroing
+  // these 128 bytes for every argument of every launch (a `rep stos`) was the largest single
+  // cost of reading launch arguments.
+  int64_t shape[kMaxDims];
+  int64_t strides[kMaxDims];
   PyObject *object = nullptr;            ///< borrowed: the argument tuple keeps it alive
   const DeviceNDArray *device = nullptr; ///< Origin::DeviceArray
   int arg = 0;                           ///< the top-level argument index
