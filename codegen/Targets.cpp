@@ -1,6 +1,8 @@
 // Process-wide LLVM target setup (NVPTX and the native target only), NVPTX target machines
 // and the optimization pipeline shared by both backends.
 #include "codegen/ModuleImpl.h"
+#include "codegen/HoistLoads.h"
+#include "codegen/NarrowInductionVars.h"
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
@@ -118,6 +120,19 @@ void runOptimizationPipeline(llvm::Module &m, llvm::TargetMachine &tm, int optLe
   pto.SLPVectorization = optLevel >= 2;
   llvm::PassBuilder pb(&tm, pto);
   tm.registerPassBuilderCallbacks(pb);
+  // GPU only: 32-bit counters for innermost loops, after IndVarSimplify (which would widen
+  // them back). On x86-64 a 64-bit counter costs nothing.
+  if (tm.getTargetTriple().isNVPTX() && optLevel >= 2)
+    pb.registerVectorizerStartEPCallback(
+        [](llvm::FunctionPassManager &fpm, llvm::OptimizationLevel) {
+          fpm.addPass(NarrowInductionVarsPass());
+        });
+  // GPU only: a block's loads first, so that ptxas issues them before the slow-path branches
+  // it makes of sqrt/div (HoistLoads.h).
+  if (tm.getTargetTriple().isNVPTX() && optLevel >= 2)
+    pb.registerOptimizerLastEPCallback([](llvm::ModulePassManager &mpm, llvm::OptimizationLevel) {
+      mpm.addPass(llvm::createModuleToFunctionPassAdaptor(HoistLoadsPass()));
+    });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);

@@ -1,0 +1,50 @@
+// Codegen-internal (LLVM types; never include from outside codegen/ and its tests): the
+// NVPTX-only pass that gives innermost loops 32-bit counters.
+//
+// Python ints are int64, so `for i in range(n)` counts in i64: on the GPU every iteration pays
+// a 64-bit add and a 64-bit compare (two instructions each in SASS), where nvcc's `int i` loop
+// pays one of each. IndVarSimplify widens an i32 counter back to i64 when the counter is
+// sign-extended at its use, so the narrowing must run after it (the vectorizer-start extension
+// point). See docs/performance.md, "Compiler: 32-bit loop counters".
+#pragma once
+
+#include <llvm/IR/PassManager.h>
+
+namespace llvm {
+class Function;
+class TargetLibraryInfo;
+} // namespace llvm
+
+namespace ptxjit::codegen::detail {
+
+/// Innermost loops above this many instructions are left alone (versioning copies the loop).
+constexpr unsigned kNarrowIVMaxLoopInstructions = 300;
+
+/// The metadata kind put on the latch terminator of a loop this pass made (the wide copy,
+/// "wide") or narrowed behind a guard ("narrowed"); such loops are never candidates again.
+constexpr const char *kNarrowIVMarker = "ptxjit.narrow_iv";
+
+/// Narrows the i64 induction variables of innermost loops of `f` to i32 where that is provably
+/// safe. A candidate is an innermost loop (simplified form, at most
+/// kNarrowIVMaxLoopInstructions instructions) with a header PHI P = phi [Start, preheader],
+/// [Next = add P, Step, latch], Step loop-invariant with a known non-zero sign, and an exiting
+/// branch, in a block dominating the latch, on `icmp pred X, Bound` (X is P or Next, Bound
+/// loop-invariant, pred signed, or eq/ne when Step is +1 or -1) whose exit direction matches
+/// the sign of Step. When Start and Bound lie in [-2^30, 2^30 - 1] and |Step| <= 2^29 (and, for
+/// eq/ne, Start does not lie beyond Bound), every value P and Next take fits in i32: the loop
+/// is rewritten with an i32 PHI, an `add nsw i32` and an i32 compare, other uses of P and Next
+/// get a sext. What ScalarEvolution/ValueTracking (and conditions dominating the loop) prove
+/// is not checked again; when something is left to check, the loop is versioned: a guard in
+/// the preheader branches to the narrowed loop or to an untouched wide copy. Returns true when
+/// `f` changed. Loops that cannot be proven safe are left untouched (except that candidates
+/// may be put into loop-simplify/LCSSA form first).
+bool narrowInductionVariables(llvm::Function &f, llvm::TargetLibraryInfo &tli);
+
+/// narrowInductionVariables as a new-pass-manager function pass (registered for NVPTX at O2+
+/// at the vectorizer-start extension point). Preserves nothing when it changed the function.
+class NarrowInductionVarsPass : public llvm::PassInfoMixin<NarrowInductionVarsPass> {
+public:
+  llvm::PreservedAnalyses run(llvm::Function &f, llvm::FunctionAnalysisManager &fam);
+};
+
+} // namespace ptxjit::codegen::detail
