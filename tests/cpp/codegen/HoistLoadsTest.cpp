@@ -158,8 +158,9 @@ TEST(HoistLoads, PtxIssuesTheLoadsBeforeADivision) {
   ASSERT_NE(firstDiv, std::string::npos) << ptx;
   ASSERT_NE(secondLoad, std::string::npos) << ptx;
   EXPECT_LT(secondLoad, firstDiv) << ptx;
-  if (havePtxas())
+  if (havePtxas()) {
     EXPECT_TRUE(ptxasAccepts(ptx));
+  }
 }
 
 } // namespace
