@@ -10,6 +10,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 PYTHON_DIR = os.path.join(ROOT, "python")
 if PYTHON_DIR not in sys.path:
     sys.path.insert(0, PYTHON_DIR)
+# bench/workloads.py (the benchmark kernels as shared source) is importable as `workloads`.
+BENCH_DIR = os.path.join(ROOT, "bench")
+if BENCH_DIR not in sys.path:
+    sys.path.append(BENCH_DIR)
 
 from ptxjit import cuda  # noqa: E402
 

@@ -5,9 +5,7 @@ computes the NumPy reference on every backend.
 
 The PTX checks need no GPU (compile_ptx); they judge no timing.
 """
-import importlib.util
 import math
-import os
 import re
 
 import numpy as np
@@ -15,18 +13,15 @@ import pytest
 
 from ptxjit import cuda
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 F32_SIG = ("void(float32[::1], float32[::1], float32[::1], float32[::1], float32[::1], "
            "float32, float32)")
 
 
 def _workloads():
-    spec = importlib.util.spec_from_file_location(
-        "bench_workloads", os.path.join(ROOT, "bench", "workloads.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    import workloads  # bench/workloads.py (tests/python/conftest.py puts bench/ on the path)
+
+    return workloads
 
 
 def _black_scholes():

@@ -7,8 +7,6 @@ different range, with bounds on both sides of that guard and of the int32 limits
 with Python: on CUDA both copies of each loop run (in one warp), on the CPU (where the pass
 does not run) they check the same semantics. The PTX checks need no GPU (compile_ptx).
 """
-import importlib.util
-import os
 import re
 
 import numpy as np
@@ -17,7 +15,6 @@ import pytest
 from ptxjit import cuda
 from ptxjit.types import float64, int64
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 E29, E30, E31 = 2**29, 2**30, 2**31
 
@@ -201,11 +198,9 @@ def test_early_exit_and_return_from_the_loop(backend):
 
 
 def _workloads():
-    spec = importlib.util.spec_from_file_location(
-        "bench_workloads", os.path.join(ROOT, "bench", "workloads.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    import workloads  # bench/workloads.py (tests/python/conftest.py puts bench/ on the path)
+
+    return workloads
 
 
 def test_mandel_with_iteration_limits_across_the_guard(backend):
