@@ -717,36 +717,22 @@ LoweredModule lowerKernel(const Function &kernel, const CompileOptions &opts,
   ModuleLowerer M(mod, opts);
   M.uniqueName(symbol); // reserve the entry's name
   llvm::Function *body = M.bodyFor(kernel);
-  std::vector<FlatParam> flat = flattenAll(M, kernel);
   // A Python float argument (a top-level weak float) is passed twice: as double, then as a
   // float32 copy rounded by the launcher, so that float32 code uses the copy instead of
   // converting the double in every thread (useFloat32Copies, after optimization).
+  std::vector<FlatParam> flat;
   std::vector<bool> isCopy;
-  {
-    std::vector<FlatParam> withCopies;
-    size_t pos = 0;
-    for (size_t k = 0; k < kernel.argTypes.size(); ++k) {
-      std::vector<FlatParam> one;
-      flatten(M, kernel, kernel.argTypes[k], kernel.argNames[k], one);
-      for (FlatParam &p : one) {
-        withCopies.push_back(p);
-        isCopy.push_back(false);
-      }
-      if (kernel.argTypes[k]->kind() == TypeKind::WeakFloat) {
-        withCopies.push_back({llvm::Type::getFloatTy(ctx), kernel.argNames[k] + "_f32"});
-        isCopy.push_back(true);
-      }
-      pos += one.size();
-    }
-    if (pos != flat.size())
-      raiseDiag(DiagCode::Internal, kernel.filename, SourceLoc{kernel.firstLine, 0, 0, 0},
-                {"kernel parameter flattening"});
-    flat = std::move(withCopies);
-  }
   std::string copies; // "double index:float index,..." for useFloat32Copies
-  for (size_t k = 0; k < flat.size(); ++k)
-    if (isCopy[k])
-      copies += (copies.empty() ? "" : ",") + std::to_string(k - 1) + ":" + std::to_string(k);
+  for (size_t k = 0; k < kernel.argTypes.size(); ++k) {
+    flatten(M, kernel, kernel.argTypes[k], kernel.argNames[k], flat);
+    isCopy.resize(flat.size(), false);
+    if (kernel.argTypes[k]->kind() == TypeKind::WeakFloat) {
+      copies += (copies.empty() ? "" : ",") + std::to_string(flat.size() - 1) + ":" +
+                std::to_string(flat.size());
+      flat.push_back({llvm::Type::getFloatTy(ctx), kernel.argNames[k] + "_f32"});
+      isCopy.push_back(true);
+    }
+  }
 
   llvm::Function *entry;
   if (opts.backend == Backend::CUDA) {
