@@ -342,11 +342,9 @@ const compiler::Specialization &Dispatcher::lookup(const std::vector<uint32_t> &
       // NEP 50: a Python float or complex argument is a weak scalar, as a literal is (a
       // float32 kernel given `0.3` stays float32); Python ints stay int64, as in Numba.
       params = typesFromCodes(codes, /*weak=*/true);
-      std::vector<const ir::Type *> strict = typesFromCodes(codes, /*weak=*/false);
-      for (size_t i = 0; i < params.size(); ++i)
-        if (params[i]->kind() != ir::TypeKind::WeakFloat &&
-            params[i]->kind() != ir::TypeKind::WeakComplex)
-          params[i] = strict[i];
+      for (const ir::Type *&t : params)
+        if (t->kind() != ir::TypeKind::WeakFloat && t->kind() != ir::TypeKind::WeakComplex)
+          t = ir::concretize(t); // a Python int is int64, tuples are concrete throughout
     }
     const compiler::Specialization &spec = compileFor(params, backend);
     it = c.map.emplace(codes, &spec).first;

@@ -1036,7 +1036,7 @@ PyObject *ufuncCallSlot(PyObject *self, PyObject *args, PyObject *kwargs) {
 }
 
 ufunc::Target targetOf(const std::string &t) {
-  if (t == "cuda" || t == "gpu")
+  if (t == "cuda")
     return ufunc::Target::Cuda;
   if (t == "cpu")
     return ufunc::Target::Cpu;

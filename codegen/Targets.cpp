@@ -120,19 +120,18 @@ void runOptimizationPipeline(llvm::Module &m, llvm::TargetMachine &tm, int optLe
   pto.SLPVectorization = optLevel >= 2;
   llvm::PassBuilder pb(&tm, pto);
   tm.registerPassBuilderCallbacks(pb);
-  // GPU only: 32-bit counters for innermost loops, after IndVarSimplify (which would widen
-  // them back). On x86-64 a 64-bit counter costs nothing.
-  if (tm.getTargetTriple().isNVPTX() && optLevel >= 2)
+  if (tm.getTargetTriple().isNVPTX() && optLevel >= 2) { // GPU only: free on x86-64
+    // 32-bit counters for innermost loops, after IndVarSimplify (which would widen them back).
     pb.registerVectorizerStartEPCallback(
         [](llvm::FunctionPassManager &fpm, llvm::OptimizationLevel) {
           fpm.addPass(NarrowInductionVarsPass());
         });
-  // GPU only: a block's loads first, so that ptxas issues them before the slow-path branches
-  // it makes of sqrt/div (HoistLoads.h).
-  if (tm.getTargetTriple().isNVPTX() && optLevel >= 2)
+    // A block's loads first, so that ptxas issues them before the slow-path branches it makes
+    // of sqrt/div (HoistLoads.h).
     pb.registerOptimizerLastEPCallback([](llvm::ModulePassManager &mpm, llvm::OptimizationLevel) {
       mpm.addPass(llvm::createModuleToFunctionPassAdaptor(HoistLoadsPass()));
     });
+  }
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);

@@ -425,7 +425,7 @@ def reduce(functor):
     ``sum_reduce(ary, size=None, res=None, init=0, stream=0)``."""
     from . import ufunc
 
-    return ufunc.Reduce(functor)
+    return ufunc.reduce(functor)
 
 
 __all__ += ["vectorize", "guvectorize", "reduce"]
