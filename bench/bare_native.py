@@ -29,6 +29,16 @@ def compile_command(cxx, name, out_dir, cuda_home):
     return cmd + [os.path.join(HERE, src), "-ldl", "-o", os.path.join(out_dir, out)]
 
 
+def compile_if_stale(cmd, out, sources):
+    """Runs the compiler command `cmd`, which writes `out`, unless `out` is newer than every
+    file of `sources`. Returns None if `out` is up to date or was built, else the compiler's
+    stderr (stripped)."""
+    if os.path.exists(out) and os.path.getmtime(out) > max(map(os.path.getmtime, sources)):
+        return None
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    return None if r.returncode == 0 else r.stderr.strip()
+
+
 def build_bare(build_dir, cuda_home=None):
     """Builds every TARGETS entry into build_dir (skipping those newer than their sources);
     returns ({name: path}, {name: why missing})."""
@@ -41,16 +51,12 @@ def build_bare(build_dir, cuda_home=None):
             missing[name] = "no C++ compiler (g++ or c++)"
             continue
         path = os.path.join(build_dir, out)
-        newest = max(os.path.getmtime(os.path.join(HERE, f)) for f in (src, "bare_driver.h"))
-        if os.path.exists(path) and os.path.getmtime(path) > newest:
-            built[name] = path
-            continue
-        r = subprocess.run(compile_command(cxx, name, build_dir, cuda_home), capture_output=True,
-                           text=True)
-        if r.returncode == 0:
+        err = compile_if_stale(compile_command(cxx, name, build_dir, cuda_home), path,
+                               [os.path.join(HERE, f) for f in (src, "bare_driver.h")])
+        if err is None:
             built[name] = path
         else:
-            missing[name] = f"{os.path.basename(cxx)} failed on {src}: " + r.stderr.strip()[-300:]
+            missing[name] = f"{os.path.basename(cxx)} failed on {src}: " + err[-300:]
     return built, missing
 
 

@@ -29,6 +29,7 @@ peers are built there too, and run against the driver named by $PTXJIT_BENCH_LIB
 """
 import argparse
 import datetime
+import functools
 import json
 import os
 import platform
@@ -39,6 +40,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import bare_native
+import workloads
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -78,6 +82,14 @@ METRICS = [
 
 PEERS = ["bare", "cuda_cpp", "numba", "cupy", "torch"]
 
+# The metrics each part of a worker measures, and those of fresh processes.
+KERNEL_METRICS = [m[0] for m in METRICS if m[0].startswith(("launch", "compile_warm", "saxpy",
+                                                              "mandel", "black"))]
+VECTORIZE_METRICS = [m[0] for m in METRICS if m[0].startswith("vectorize")]
+LAUNCH_METRICS = [m for m in KERNEL_METRICS if m.startswith("launch")]
+STARTUP_METRICS = ["first_compile_fresh_process", "first_launch_fresh_process"]
+FRESH_METRICS = ["import"] + STARTUP_METRICS + ["cache_warm_first_call"]
+
 
 def median_of(fn, reps):
     return statistics.median(fn() for _ in range(reps))
@@ -88,15 +100,10 @@ def median_of(fn, reps):
 # ---------------------------------------------------------------------------------------------
 
 def import_impl(name):
-    """The `cuda` module of implementation `name` ('ptxjit' or 'numba')."""
-    if name == "numba":
-        import numpy as np
-
-        np.row_stack = np.vstack  # numba-cuda 0.30 still calls it; NumPy 2.5 removed it
-        from numba import cuda
-        return cuda
-    from ptxjit import cuda
-    return cuda
+    """The `cuda` module of implementation `name` ('ptxjit' or 'numba'), imported by PRELUDE."""
+    ns = {}
+    exec(PRELUDE[name], ns)
+    return ns["cuda"]
 
 
 def interleave_rounds(runs, rounds):
@@ -122,24 +129,28 @@ def timed_loop(cfg, args, iters, sync):
     return (time.perf_counter() - t0) / iters * 1e6
 
 
-def launch_loop(cfg, args, iters, reps, sync):
-    """Median microseconds per launch of cfg(*args) over `reps` loops of `iters` launches."""
+def warm_up(cfg, args, sync):
+    """Three untimed calls cfg(*args), then sync()."""
     for _ in range(3):
         cfg(*args)
     sync()
+
+
+def launch_loop(cfg, args, iters, reps, sync):
+    """Median microseconds per launch of cfg(*args) over `reps` loops of `iters` launches."""
+    warm_up(cfg, args, sync)
     return statistics.median(timed_loop(cfg, args, iters, sync) for _ in range(reps))
 
 
-def interleaved_launch(cfg, args, iters, reps, sync, bare, kernel, layout, block):
+def interleaved_launch(cfg, args, iters, reps, sync, bare, code, block):
     """ptxjit's launch loop and the bare C++ loop (bare_native.BareLauncher) on the kernel's own
     PTX, timed in this process and this context: after one untimed loop of each, `reps` rounds
-    of one loop of each (interleave_rounds). Returns (ptxjit's median µs, bare's median µs,
-    details for the JSON). Raises if the bare launcher cannot load the kernel."""
-    for _ in range(3):  # compiles the kernel and makes ptxjit's context current
-        cfg(*args)
-    sync()
-    ptx, entry = ptx_of(kernel)
-    h = bare.open(ptx, entry, layout, block)
+    of one loop of each (interleave_rounds). `code()` gives the kernel's (ptx, entry, layout);
+    it is called after the warm-up (a lazily compiled kernel has PTX from its first launch).
+    Returns (ptxjit's median µs, bare's median µs, details for the JSON). Raises if the bare
+    launcher cannot load the kernel."""
+    warm_up(cfg, args, sync)  # compiles the kernel and makes ptxjit's context current
+    h = bare.open(*code(), block)
     try:
         same_context = bare.same_context(h)
         timed_loop(cfg, args, iters, sync)
@@ -159,17 +170,7 @@ def interleaved_launch(cfg, args, iters, reps, sync, bare, kernel, layout, block
 
 def kernel_time(cfg, args, reps, sync):
     """Median milliseconds per launch of `reps` back-to-back launches (7 repetitions)."""
-    for _ in range(3):
-        cfg(*args)
-    sync()
-    per = []
-    for _ in range(7):
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            cfg(*args)
-        sync()
-        per.append((time.perf_counter() - t0) / reps * 1e3)
-    return statistics.median(per)
+    return launch_loop(cfg, args, reps, 7, sync) / 1e3
 
 
 def abi_layout(args):
@@ -209,16 +210,14 @@ def worker_kernels(impl, cfg, out_dir, bare_lib=None):
     be, ptxjit's loop is timed alone and "bare_interleaved_errors" says why."""
     import numpy as np
 
-    import workloads as w
-
+    w = workloads
     cuda = import_impl(impl)
     sync = cuda.synchronize
     res, ptx_files = {}, {}
     bare, bare_figs, bare_rounds, bare_errors = None, {}, {}, {}
     if impl == "ptxjit" and bare_lib:
         try:
-            from bare_native import BareLauncher
-            bare = BareLauncher(bare_lib)
+            bare = bare_native.BareLauncher(bare_lib)
         except Exception as e:
             bare_errors["all"] = f"cannot load {bare_lib}: {type(e).__name__}: {e}"[:300]
 
@@ -227,10 +226,11 @@ def worker_kernels(impl, cfg, out_dir, bare_lib=None):
     def launch_metric(metric, kernel, launch_cfg, args, block):
         """Measures `metric` (interleaved with the bare loop when possible) and, for ptxjit,
         keeps the kernel's PTX and the arguments' layout for the separate-process launcher."""
+        code = functools.cache(lambda: (*ptx_of(kernel), abi_layout(args)))  # after a launch
         if bare is not None:
             try:
                 mine, theirs, details = interleaved_launch(launch_cfg, args, it, lr, sync, bare,
-                                                           kernel, abi_layout(args), block)
+                                                           code, block)
                 bare_figs[metric], bare_rounds[metric] = theirs, details
                 res[metric] = mine
             except Exception as e:
@@ -238,12 +238,11 @@ def worker_kernels(impl, cfg, out_dir, bare_lib=None):
         if metric not in res:
             res[metric] = launch_loop(launch_cfg, args, it, lr, sync)
         if impl == "ptxjit" and out_dir:
-            ptx, entry = ptx_of(kernel)
+            ptx, entry, layout = code()
             path = os.path.join(out_dir, f"{metric}.ptx")
             with open(path, "w") as f:
                 f.write(ptx)
-            ptx_files[metric] = {"ptx": path, "entry": entry, "layout": abi_layout(args),
-                                 "block": block}
+            ptx_files[metric] = {"ptx": path, "entry": entry, "layout": layout, "block": block}
 
     # -- launch overhead
     empty = w.build(w.EMPTY, cuda, "empty")
@@ -329,10 +328,7 @@ def worker_vectorize(impl, cfg):
     b_host = np.linspace(-1.0, 3.0, n, dtype=np.float32)
     if impl in ("ptxjit", "numba"):
         if impl == "ptxjit":
-            import ptxjit
-
-            vectorize = getattr(ptxjit, "vectorize", None) or ptxjit.cuda.vectorize
-            cuda = ptxjit.cuda
+            from ptxjit import cuda, vectorize
         else:
             cuda = import_impl("numba")
             from numba import vectorize
@@ -393,7 +389,6 @@ def worker_copy(impl, cfg):
 
 def run_worker(args):
     cfg = DRY if args.dry_run else FULL
-    sys.path.insert(0, HERE)
     res, errors = {}, {}
     parts = []
     if args.worker in ("ptxjit", "numba"):
@@ -414,11 +409,16 @@ def run_worker(args):
 # Fresh processes
 # ---------------------------------------------------------------------------------------------
 
+# numba-cuda 0.30 still calls np.row_stack; NumPy 2.5 removed it.
+NUMBA_FIXUP = "import numpy as np\nnp.row_stack = np.vstack\n"
+
+# The code that imports each implementation's `cuda` module (as `cuda`).
 PRELUDE = {
     "ptxjit": "from ptxjit import cuda",
-    "numba": "import numpy as np\nnp.row_stack = np.vstack\nfrom numba import cuda",
+    "numba": NUMBA_FIXUP + "from numba import cuda",
 }
 
+# Each script prints one JSON dict as its last line (json imported after the timed regions).
 IMPORT_SCRIPT = '''
 import time
 t0 = time.perf_counter()
@@ -426,11 +426,15 @@ t0 = time.perf_counter()
 t1 = time.perf_counter()
 import numpy
 t2 = time.perf_counter()
-print({{"import_ms": (t1 - t0) * 1e3, "with_numpy_ms": (t2 - t0) * 1e3}})
+import json
+print(json.dumps({{"import_ms": (t1 - t0) * 1e3, "with_numpy_ms": (t2 - t0) * 1e3}}))
 '''
 
+# import_ms: `prelude` and NumPy; compile_ms: the eager compile; first_launch_ms: from there to
+# after the first launch's synchronize; total_ms: the two together (import not included).
 FIRST_COMPILE_SCRIPT = '''
 import time
+t_import = time.perf_counter()
 {prelude}
 import numpy as np
 def saxpy(a, x, y, out):
@@ -444,9 +448,15 @@ x = cuda.to_device(np.arange(1024, dtype=np.float32)); o = cuda.device_array_lik
 k[4, 256](np.float32(2), x, x, o); cuda.synchronize()
 t2 = time.perf_counter()
 assert (o.copy_to_host() == 3 * np.arange(1024, dtype=np.float32)).all()
-print({{"compile_ms": (t1 - t0) * 1e3, "first_launch_ms": (t2 - t1) * 1e3,
-       "total_ms": (t2 - t0) * 1e3}})
+import json
+print(json.dumps({{"import_ms": (t0 - t_import) * 1e3, "compile_ms": (t1 - t0) * 1e3,
+                  "first_launch_ms": (t2 - t1) * 1e3, "total_ms": (t2 - t0) * 1e3}}))
 '''
+
+
+def first_compile_script(impl):
+    """FIRST_COMPILE_SCRIPT for `impl` and saxpy's signature (scripts/startup-trace.sh runs it)."""
+    return FIRST_COMPILE_SCRIPT.format(prelude=PRELUDE[impl], sig=workloads.SAXPY_SIG)
 
 CACHE_SCRIPT = '''
 import time
@@ -470,19 +480,18 @@ try:
     hits = sum(saxpy_cached.stats.cache_hits.values())
 except Exception:  # a peer without Numba's `stats`: not observable
     hits = -1
-print({{"first_call_ms": (t1 - t0) * 1e3, "hits": hits}})
+import json
+print(json.dumps({{"first_call_ms": (t1 - t0) * 1e3, "hits": hits}}))
 '''
 
 
-def run_python(code, env, cwd=None, path=None, python=None):
-    """Runs `code` (or the file `path`) in a fresh interpreter; the dict its last line prints."""
-    python = python or sys.executable
-    cmd = [python, path] if path else [python, "-c", code]
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd, timeout=600)
-    if out.returncode != 0:
-        raise RuntimeError(out.stderr.strip().splitlines()[-1] if out.stderr.strip()
-                           else f"exit {out.returncode}")
-    return eval(out.stdout.strip().splitlines()[-1])
+def run_last_json(cmd, env=None, cwd=None, timeout=600):
+    """Runs `cmd`; the JSON value its stdout's last line holds. Raises RuntimeError with the
+    last line of its stderr (or its exit status) if it fails."""
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd, timeout=timeout)
+    if r.returncode != 0:
+        raise RuntimeError((r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1])
+    return json.loads(r.stdout.strip().splitlines()[-1])
 
 
 def fresh_process_metrics(impl, cfg, env, python=None, peer=None):
@@ -490,18 +499,17 @@ def fresh_process_metrics(impl, cfg, env, python=None, peer=None):
     fresh interpreter; (results, errors). `peer` (a StartupPeer) has its fresh processes
     interleaved with the first-compile processes."""
     res, errors = {}, {}
-    prelude = PRELUDE[impl]
+    prelude, python = PRELUDE[impl], python or sys.executable
     try:
-        runs = [run_python(IMPORT_SCRIPT.format(prelude=prelude), env, python=python)
-                for _ in range(cfg["import_reps"])]
+        cmd = [python, "-c", IMPORT_SCRIPT.format(prelude=prelude)]
+        runs = [run_last_json(cmd, env) for _ in range(cfg["import_reps"])]
         res["import"] = statistics.median(r["import_ms"] for r in runs)
         res["import_with_numpy"] = statistics.median(r["with_numpy_ms"] for r in runs)
     except Exception as e:
         errors["import"] = str(e)[:300]
     try:
-        sig = "void(float32, float32[::1], float32[::1], float32[::1])"
-        script = FIRST_COMPILE_SCRIPT.format(prelude=prelude, sig=sig)
-        fresh = {impl: lambda: run_python(script, env, python=python)}
+        cmd = [python, "-c", first_compile_script(impl)]
+        fresh = {impl: lambda: run_last_json(cmd, env)}
         if peer is not None and peer.warm_up():
             fresh["bare"] = peer.run
         runs = interleave_rounds(fresh, cfg["fresh_reps"])[0][impl]
@@ -517,9 +525,8 @@ def fresh_process_metrics(impl, cfg, env, python=None, peer=None):
             with open(path, "w") as f:
                 f.write(CACHE_SCRIPT.format(prelude=prelude))
             cenv = dict(env, PTXJIT_CACHE_DIR=os.path.join(d, "cache"))
-            run_python(None, cenv, cwd=d, path=path, python=python)  # fills the cache
-            runs = [run_python(None, cenv, cwd=d, path=path, python=python)
-                    for _ in range(cfg["fresh_reps"])]
+            run_last_json([python, path], cenv, cwd=d)  # fills the cache
+            runs = [run_last_json([python, path], cenv, cwd=d) for _ in range(cfg["fresh_reps"])]
             if any(r["hits"] == 0 for r in runs):
                 raise RuntimeError("the warm cache was not hit")
             res["cache_warm_first_call"] = statistics.median(r["first_call_ms"] for r in runs)
@@ -538,7 +545,7 @@ class StartupPeer:
 
     def _once(self):
         try:
-            return run_json([self.exe])
+            return run_last_json([self.exe])
         except Exception as e:
             self.error = self.error or f"{type(e).__name__}: {e}"[:300]
             return None
@@ -570,15 +577,6 @@ class StartupPeer:
 # Native peers: the bare launcher and the CUDA C++ kernels
 # ---------------------------------------------------------------------------------------------
 
-def build_native(build_dir):
-    """Builds the bare C++ peers with g++ into build_dir (bare_native.TARGETS: the launcher
-    `bare_launch`, the same loop as the shared library `libbare_launch.so` next to it, and
-    `bare_startup`); returns ({name: path}, {name: why missing})."""
-    from bare_native import build_bare
-
-    return build_bare(build_dir)
-
-
 def build_cuda_peers(build_dir, cc):
     """Builds bench/cuda/*.cu (nvcc for sm_<cc>) into build_dir; returns ({name: path},
     {name: why missing})."""
@@ -593,24 +591,14 @@ def build_cuda_peers(build_dir, cc):
     for k in ("saxpy", "mandelbrot", "blackscholes"):
         exe = os.path.join(build_dir, f"cuda_{k}")
         src = os.path.join(HERE, "cuda", f"{k}.cu")
-        if os.path.exists(exe) and os.path.getmtime(exe) > max(
-                os.path.getmtime(src), os.path.getmtime(os.path.join(HERE, "cuda", "common.h"))):
-            out[k] = exe
-            continue
-        r = subprocess.run([nvcc, "-O3", f"-arch=sm_{cc}", "-std=c++17", src, "-o", exe],
-                           capture_output=True, text=True)
-        if r.returncode == 0:
+        err = bare_native.compile_if_stale(
+            [nvcc, "-O3", f"-arch=sm_{cc}", "-std=c++17", src, "-o", exe], exe,
+            [src, os.path.join(HERE, "cuda", "common.h")])
+        if err is None:
             out[k] = exe
         else:
-            missing[k] = "nvcc failed: " + r.stderr.strip()[-200:]
+            missing[k] = "nvcc failed: " + err[-200:]
     return out, missing
-
-
-def run_json(cmd):
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    if r.returncode != 0:
-        raise RuntimeError(r.stderr.strip()[-300:] or f"exit {r.returncode}")
-    return json.loads(r.stdout.strip().splitlines()[-1])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -625,15 +613,11 @@ def spawn_worker(impl, args, env, out_dir=None, python=None, bare_lib=None):
         cmd += ["--out-dir", out_dir]
     if bare_lib:
         cmd += ["--bare-lib", bare_lib]
-    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800)
-    if r.returncode != 0:
-        raise RuntimeError((r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1])
-    return json.loads(r.stdout.strip().splitlines()[-1])
+    return run_last_json(cmd, env, timeout=1800)
 
 
 def importable(module, env, python):
-    code = ("import numpy as np; np.row_stack = np.vstack; " if module == "numba" else "") + \
-        f"import {module}"
+    code = (NUMBA_FIXUP if module == "numba" else "") + f"import {module}"
     r = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env)
     return None if r.returncode == 0 else (r.stderr.strip().splitlines() or ["?"])[-1][:160]
 
@@ -655,8 +639,9 @@ def machine_info(dry):
 
 def compute_cc(env):
     try:
-        out = run_python("from ptxjit import cuda\n"
-                         "print(tuple(cuda.get_current_device().compute_capability))", env)
+        code = ("import json\nfrom ptxjit import cuda\n"
+                "print(json.dumps(list(cuda.get_current_device().compute_capability)))")
+        out = run_last_json([sys.executable, "-c", code], env)
         return f"{out[0]}{out[1]}"
     except Exception:
         return "90"
@@ -711,15 +696,9 @@ def orchestrate(args):
             missing[name][impl] = why
 
     t_start = time.perf_counter()
-    kernel_metrics = [m[0] for m in METRICS if m[0].startswith(("launch", "compile_warm",
-                                                                 "saxpy", "mandel", "black"))]
-    vec_metrics = [m[0] for m in METRICS if m[0].startswith("vectorize")]
-    startup_metrics = ["first_compile_fresh_process", "first_launch_fresh_process"]
-    fresh_metrics = ["import"] + startup_metrics + ["cache_warm_first_call"]
-    launch_metrics = [m for m in kernel_metrics if m.startswith("launch")]
 
     # The bare C++ peers first: ptxjit's worker loads the launcher library.
-    bare_built, bare_why = build_native(build_dir)
+    bare_built, bare_why = bare_native.build_bare(build_dir)
     extra["native_build"] = {"built": sorted(bare_built), "missing": dict(bare_why)}
     driver_off = native_driver_off(args.dry_run)
     bare_lib = bare_built.get("bare_lib") if driver_off is None else None
@@ -740,27 +719,27 @@ def orchestrate(args):
                                           out["errors"]["kernels"])
         record_worker("ptxjit", out, figures, missing, extra)
     except Exception as e:
-        fail_all("ptxjit", str(e)[:300], kernel_metrics + vec_metrics)
+        fail_all("ptxjit", str(e)[:300], KERNEL_METRICS + VECTORIZE_METRICS)
         interleaved_errors["all"] = "ptxjit's worker failed"
     res, errs = fresh_process_metrics("ptxjit", cfg, env, peer=startup)
-    record_plain("ptxjit", res, errs, figures, missing, extra, fresh_metrics)
+    record_plain("ptxjit", res, errs, figures, missing, extra, FRESH_METRICS)
 
     # CUDA's own start-up: the bare peer of the fresh-process compile and first launch
     summary = startup.summary() if startup else None
     if summary:
         extra["bare.startup"] = summary
-        for metric in startup_metrics:
+        for metric in STARTUP_METRICS:
             figures[metric]["bare"] = summary["total_ms"]
     else:
         fail_all("bare", driver_off or bare_why.get("bare_startup") or
                  (startup and startup.error) or
-                 "not run (ptxjit's first-compile process failed first)", startup_metrics)
+                 "not run (ptxjit's first-compile process failed first)", STARTUP_METRICS)
 
     # Python peers
     gpu_reason = "dry run: no GPU used" if args.dry_run else None
     for impl in ("numba", "cupy", "torch"):
-        metrics = (kernel_metrics + vec_metrics + fresh_metrics) if impl == "numba" \
-            else vec_metrics
+        metrics = (KERNEL_METRICS + VECTORIZE_METRICS + FRESH_METRICS) if impl == "numba" \
+            else VECTORIZE_METRICS
         why = gpu_reason or importable(impl, env, args.peer_python)
         if why:
             fail_all(impl, f"missing ({why})", metrics)
@@ -772,13 +751,13 @@ def orchestrate(args):
             fail_all(impl, str(e)[:300], metrics)
         if impl == "numba":
             res, errs = fresh_process_metrics("numba", cfg, env, python=args.peer_python)
-            record_plain("numba", res, errs, figures, missing, extra, fresh_metrics)
+            record_plain("numba", res, errs, figures, missing, extra, FRESH_METRICS)
 
     # The bare launcher: interleaved in ptxjit's process where it could be, and the same loop
     # in a separate process (bare_launch) for comparison, or as the fall-back, said so.
     bare_launch = {}  # metric -> choose_bare's info
-    for metric in launch_metrics:
-        info, sep_why = {"separate": None}, None
+    for metric in LAUNCH_METRICS:
+        separate, sep_why = None, None
         if driver_off:
             sep_why = driver_off
         elif "bare" not in bare_built:
@@ -787,16 +766,16 @@ def orchestrate(args):
             sep_why = "no PTX from ptxjit"
         else:
             p = ptx_files[metric]
+            cmd = [bare_built["bare"], p["ptx"], p["entry"], p["layout"], str(p["block"]),
+                   str(cfg["launch_iters"])]
             try:
-                r = run_json([bare_built["bare"], p["ptx"], p["entry"], p["layout"],
-                              str(p["block"]), str(cfg["launch_iters"])])
-                info["separate"] = r["bare_launch_us"]
+                separate = run_last_json(cmd)["bare_launch_us"]
             except Exception as e:
                 sep_why = str(e)[:300]
         inter_why = interleaved_errors.get(metric) or interleaved_errors.get("all") or \
             driver_off or bare_why.get("bare_lib") or "not measured"
         figure, info, why_missing = choose_bare(interleaved.get(metric), inter_why,
-                                                info["separate"], sep_why)
+                                                separate, sep_why)
         if figure is not None:
             figures[metric]["bare"] = figure
         else:
@@ -808,10 +787,6 @@ def orchestrate(args):
                       "blackscholes": "black_scholes_2^24_f32_kernel"}
     if args.dry_run:
         fail_all("cuda_cpp", "dry run: no GPU used", list(native_metrics.values()))
-        if args.build_native:
-            b, w = build_cuda_peers(build_dir, "90")
-            extra["native_build"]["built"] += sorted(b)
-            extra["native_build"]["missing"].update(w)
     else:
         built, why = build_cuda_peers(build_dir, compute_cc(env))
         extra["native_build"]["built"] += sorted(built)
@@ -825,7 +800,7 @@ def orchestrate(args):
                 missing[metric]["cuda_cpp"] = why.get(k, "not built")
                 continue
             try:
-                r = run_json([built[k]] + sizes[k])
+                r = run_last_json([built[k]] + sizes[k])
                 figures[metric]["cuda_cpp"] = r["kernel_ms"]
                 for key, v in r.items():
                     if key != "kernel_ms":
@@ -890,12 +865,10 @@ def record_worker(impl, out, figures, missing, extra):
     for name in figures:
         if name in results:
             figures[name][impl] = results[name]
-        elif name.startswith("vectorize") and "vectorize" in errors:
+        elif name in VECTORIZE_METRICS and "vectorize" in errors:
             missing[name][impl] = errors["vectorize"]
-        elif not name.startswith("vectorize") and "kernels" in errors and impl in ("ptxjit",
-                                                                                    "numba"):
-            if name.startswith(("launch", "compile_warm", "saxpy", "mandel", "black")):
-                missing[name][impl] = errors["kernels"]
+        elif name in KERNEL_METRICS and "kernels" in errors:  # ptxjit's and numba's workers
+            missing[name][impl] = errors["kernels"]
     for k, v in results.items():
         if k not in figures and k != "ptx_files":
             extra[f"{impl}.{k}"] = v
@@ -996,8 +969,6 @@ def main():
                     help="where the native peers are built (bench/ inside it)")
     ap.add_argument("--dry-run", action="store_true",
                     help="CPU backend, tiny sizes: checks the code paths, measures nothing")
-    ap.add_argument("--build-native", action="store_true",
-                    help="with --dry-run: also build the bare launcher and the CUDA C++ peers")
     ap.add_argument("--peer-python", default=os.environ.get("PYTHON") or sys.executable,
                     help="the interpreter that runs numba-cuda, CuPy and PyTorch (default: "
                          "$PYTHON, else this one); they need not see ptxjit")

@@ -100,15 +100,11 @@ def many_args_source(kind, count=16):
     return f"@cuda.jit\ndef many({', '.join(names)}):\n{body}"
 
 
-def build(source, cuda, name, sig=None):
-    """Executes `source` with `cuda` and returns its function `name` (a dispatcher), or, with
-    `sig`, the function compiled eagerly for that signature."""
+def build(source, cuda, name):
+    """Executes `source` with `cuda` and returns its function `name` (a dispatcher)."""
     ns = {"cuda": cuda, "math": math, "np": np}
     exec(compile(source, f"<bench:{name}>", "exec"), ns)
-    fn = ns[name]
-    if sig is not None:
-        return cuda.jit(sig)(fn.py_func)
-    return fn
+    return ns[name]
 
 
 def black_scholes_inputs(n, seed=0):

@@ -289,8 +289,11 @@ def test_interleaved_launch_with_fakes():
     def sync():
         log.append("sync")
 
+    def code():  # the kernel's (ptx, entry, layout), as worker_kernels passes it
+        return (*bench_run.ptx_of(FakeKernel()), "0")
+
     mine, theirs, details = bench_run.interleaved_launch(cfg, (1, 2), 3, 4, sync, FakeBare(log),
-                                                         FakeKernel(), "0", 32)
+                                                         code, 32)
     # warm-up: 3 calls + sync, the bare open, one untimed loop of each
     assert log[:5] == ["call", "call", "call", "sync", ("open", "_ptxjit_k_1", "0", 32)]
     assert log[5:9] == ["call", "call", "call", "sync"] and log[9] == ("bare", 3)
@@ -310,8 +313,8 @@ def test_interleaved_launch_with_fakes():
     # A failing bare loop still closes the handle, and the error reaches the caller.
     log.clear()
     with pytest.raises(RuntimeError, match="CUDA_ERROR_FAKE"):
-        bench_run.interleaved_launch(cfg, (1, 2), 3, 4, sync, FakeBare(log, fail_at=2),
-                                     FakeKernel(), "0", 1)
+        bench_run.interleaved_launch(cfg, (1, 2), 3, 4, sync, FakeBare(log, fail_at=2), code,
+                                     1)
     assert log[-1] == ("close", 7)
 
 
