@@ -3,6 +3,7 @@
 #include "codegen/ModuleImpl.h"
 #include "codegen/HoistLoads.h"
 #include "codegen/NarrowInductionVars.h"
+#include "codegen/SplitLoopExits.h"
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
@@ -126,9 +127,11 @@ void runOptimizationPipeline(llvm::Module &m, llvm::TargetMachine &tm, int optLe
         [](llvm::FunctionPassManager &fpm, llvm::OptimizationLevel) {
           fpm.addPass(NarrowInductionVarsPass());
         });
-    // A block's loads first, so that ptxas issues them before the slow-path branches it makes
+    // Exit values computed on the exit paths, not copied inside the loop (SplitLoopExits.h);
+    // a block's loads first, so that ptxas issues them before the slow-path branches it makes
     // of sqrt/div (HoistLoads.h).
     pb.registerOptimizerLastEPCallback([](llvm::ModulePassManager &mpm, llvm::OptimizationLevel) {
+      mpm.addPass(llvm::createModuleToFunctionPassAdaptor(SplitLoopExitsPass()));
       mpm.addPass(llvm::createModuleToFunctionPassAdaptor(HoistLoadsPass()));
     });
   }

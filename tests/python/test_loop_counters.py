@@ -299,3 +299,18 @@ def test_mandelbrot_without_optimization_keeps_64_bit_counters():
     ptx, _ = cuda.compile_ptx(mandel.py_func, (float64, float64, int64), device=True,
                               cc=(9, 0), opt=False)
     assert not re.search(r"add\.s32\s+%r\d+, %r\d+, 1;", ptx), ptx
+
+
+def test_mandelbrot_inner_loop_copies_nothing():
+    # The exit values (`return i` after the escape test, `return max_iters` when the count
+    # runs out) are made on the exit paths (codegen/SplitLoopExits.cpp): inside the inner loops
+    # only the loop's own work, no register copies; `i` leaves as the incremented counter - 1.
+    w = _workloads()
+    kernel = w.build(w.MANDELBROT, cuda, "mandel_kernel")
+    ptx, _ = cuda.compile_ptx(kernel.py_func, w.MANDELBROT_SIG, cc=(9, 0))
+    # The inner loops: those of the escape test without the pixel loops' store.
+    loops = [b for b in _loops(ptx) if "0d4010000000000000" in b and "st.global" not in b]
+    assert len(loops) == 2, ptx  # the 32-bit loop and its 64-bit fallback
+    for body in loops:
+        assert not re.search(r"^\s*mov\.", body, re.M), body
+    assert re.search(r"sub\.s32 %r\d+, %r\d+, %r\d+;", ptx), ptx

@@ -1,0 +1,258 @@
+// The NVPTX loop-exit pass (codegen/SplitLoopExits.h) on hand-written LLVM IR: each exit edge
+// of an innermost loop that feeds PHIs gets its own block, a counter leaves as `Next - Step`
+// where Next is already computed, values from outside the loop are moved on the edge, and the
+// PTX of the result is accepted by ptxas with nothing but the loop's own work inside the loop.
+#include "TestUtil.h"
+
+#include "codegen/Codegen.h"
+#include "codegen/ModuleImpl.h"
+#include "codegen/SplitLoopExits.h"
+
+#include <llvm/ADT/SmallString.h>
+#include <llvm/AsmParser/Parser.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/SourceMgr.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <regex>
+#include <string>
+
+namespace ptxjit::codegen::test {
+namespace {
+
+struct Result {
+  bool changed = false;
+  std::string ir;
+};
+
+/// Parses `ir`, runs the pass over each function and prints the module.
+Result split(const std::string &ir, llvm::LLVMContext &ctx,
+             std::unique_ptr<llvm::Module> *keep = nullptr) {
+  llvm::SMDiagnostic err;
+  std::unique_ptr<llvm::Module> m = llvm::parseAssemblyString(ir, err, ctx);
+  if (!m) {
+    std::string msg;
+    llvm::raw_string_ostream os(msg);
+    err.print("splitexits", os);
+    ADD_FAILURE() << "bad test IR: " << os.str();
+    return {};
+  }
+  Result r;
+  for (llvm::Function &f : *m)
+    r.changed |= detail::splitLoopExits(f);
+  std::string verr;
+  llvm::raw_string_ostream vs(verr);
+  EXPECT_FALSE(llvm::verifyModule(*m, &vs)) << vs.str();
+  llvm::raw_string_ostream os(r.ir);
+  m->print(os, nullptr);
+  if (keep)
+    *keep = std::move(m);
+  return r;
+}
+
+// Mandelbrot's inner loop after the 32-bit narrowing: the count exit tests P in the header,
+// the escape exit is taken after Next = P + 1 was computed; both feed one block.
+const char *kEscape = R"(
+define i64 @escape(i64 %n, i32 %bound, double %c) {
+entry:
+  br label %header
+header:
+  %i = phi i32 [ 0, %entry ], [ %i.next, %latch ]
+  %z = phi double [ 0.0, %entry ], [ %z.next, %latch ]
+  %done = icmp eq i32 %i, %bound
+  br i1 %done, label %exit, label %latch
+latch:
+  %i.next = add nuw nsw i32 %i, 1
+  %zz = fmul double %z, %z
+  %z.next = fadd double %zz, %c
+  %small = fcmp ult double %z.next, 4.0
+  br i1 %small, label %header, label %exit
+exit:
+  %r32 = phi i32 [ 0, %header ], [ %i, %latch ]
+  %r64 = phi i64 [ %n, %header ], [ 0, %latch ]
+  %zl = phi double [ %z, %header ], [ %z.next, %latch ]
+  %e = sext i32 %r32 to i64
+  %s = add i64 %r64, %e
+  %zi = fptosi double %zl to i64
+  %t = add i64 %s, %zi
+  ret i64 %t
+}
+)";
+
+TEST(SplitLoopExits, EachExitComputesItsValuesOnItsOwnEdge) {
+  llvm::LLVMContext ctx;
+  Result r = split(kEscape, ctx);
+  EXPECT_TRUE(r.changed);
+  // The loop itself is unchanged; its exits lead to new blocks.
+  CheckResult c = fileCheck(r.ir, R"(
+CHECK: header:
+CHECK: br i1 %done, label %header.exit_crit_edge, label %latch
+CHECK: latch:
+CHECK-NOT: asm
+CHECK: br i1 %small, label %header, label %latch.exit_crit_edge
+)");
+  EXPECT_TRUE(c.ok) << c.message << "\n" << r.ir;
+  // The count exit: the constant and the argument are moved there; the in-loop %z is left
+  // (its copy lands in the new block anyway).
+  EXPECT_TRUE(std::regex_search(
+      r.ir,
+      std::regex(
+          R"(header\.exit_crit_edge:[^\n]*\s+%\.exit = call i32 asm "mov\.b32 \$0, \$1;", "=r,r"\(i32 0\)\s+%n\.exit = call i64 asm "mov\.b64 \$0, \$1;", "=l,l"\(i64 %n\)\s+br label %exit)")))
+      << r.ir;
+  // The escape exit: P leaves as Next - 1; the constant 0 is moved.
+  EXPECT_TRUE(std::regex_search(
+      r.ir,
+      std::regex(
+          R"(latch\.exit_crit_edge:[^\n]*\s+%i\.exit = call i32 asm "sub\.s32 \$0, \$1, \$2;", "=r,r,r"\(i32 %i\.next, i32 1\))")))
+      << r.ir;
+  EXPECT_TRUE(std::regex_search(
+      r.ir,
+      std::regex(
+          R"(%r32 = phi i32 \[ %\.exit, %header\.exit_crit_edge \], \[ %i\.exit, %latch\.exit_crit_edge \])")))
+      << r.ir;
+  EXPECT_TRUE(std::regex_search(
+      r.ir,
+      std::regex(
+          R"(%zl = phi double \[ %z, %header\.exit_crit_edge \], \[ %z\.next, %latch\.exit_crit_edge \])")))
+      << r.ir;
+}
+
+// The counter leaves from the header, before its increment: it stays P (Next is not available
+// there); the floating-point value from outside the loop is moved.
+const char *kCountExitOnly = R"(
+define i64 @count(i64 %n, double %x) {
+entry:
+  br label %header
+header:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %body ]
+  %done = icmp sge i64 %i, %n
+  br i1 %done, label %exit, label %body
+body:
+  %i.next = add nsw i64 %i, 3
+  %big = icmp sgt i64 %i.next, 100
+  br i1 %big, label %exit, label %header
+exit:
+  %r = phi i64 [ %i, %header ], [ %i, %body ]
+  %f = phi double [ %x, %header ], [ 1.5, %body ]
+  %fi = fptosi double %f to i64
+  %s = add i64 %r, %fi
+  ret i64 %s
+}
+)";
+
+TEST(SplitLoopExits, TheCounterLeavesAsNextMinusStepOnlyWhereNextIsComputed) {
+  llvm::LLVMContext ctx;
+  Result r = split(kCountExitOnly, ctx);
+  EXPECT_TRUE(r.changed);
+  EXPECT_TRUE(std::regex_search(
+      r.ir,
+      std::regex(
+          R"(%i\.exit = call i64 asm "sub\.s64 \$0, \$1, \$2;", "=l,l,l"\(i64 %i\.next, i64 3\))")))
+      << r.ir;
+  EXPECT_TRUE(std::regex_search(
+      r.ir,
+      std::regex(
+          R"(%r = phi i64 \[ %i, %header\.exit_crit_edge \], \[ %i\.exit, %body\.exit_crit_edge \])")))
+      << r.ir;
+  EXPECT_TRUE(std::regex_search(
+      r.ir, std::regex(R"(%x\.exit = call double asm "mov\.f64 \$0, \$1;", "=d,d"\(double %x\))")))
+      << r.ir;
+  EXPECT_TRUE(std::regex_search(
+      r.ir, std::regex(R"(call double asm "mov\.f64 \$0, \$1;", "=d,d"\(double 1\.500000e\+00\))")))
+      << r.ir;
+}
+
+// Left alone: an outer loop (only innermost loops are split), and exits into blocks without
+// PHIs.
+const char *kLeftAlone = R"(
+define void @nest(ptr %p, i64 %n) {
+entry:
+  br label %outer
+outer:
+  %j = phi i64 [ 0, %entry ], [ %j.next, %outer.latch ]
+  br label %inner
+inner:
+  %i = phi i64 [ 0, %outer ], [ %i.next, %inner ]
+  %i.next = add i64 %i, 1
+  store i64 %i, ptr %p
+  %more = icmp slt i64 %i.next, %n
+  br i1 %more, label %inner, label %outer.latch
+outer.latch:
+  %j.next = add i64 %j, 1
+  %again = icmp slt i64 %j.next, %n
+  br i1 %again, label %outer, label %done
+done:
+  ret void
+}
+)";
+
+TEST(SplitLoopExits, ExitsWithoutPhisAndOuterLoopsAreLeftAlone) {
+  llvm::LLVMContext ctx;
+  llvm::SMDiagnostic err;
+  auto before = llvm::parseAssemblyString(kLeftAlone, err, ctx);
+  ASSERT_TRUE(before);
+  std::string expected;
+  llvm::raw_string_ostream os(expected);
+  before->print(os, nullptr);
+  Result r = split(kLeftAlone, ctx);
+  EXPECT_FALSE(r.changed);
+  EXPECT_EQ(r.ir, os.str());
+}
+
+// Through the NVPTX pipeline (O3): the PTX of kEscape keeps the exits' sub/mov outside the
+// loop (between the back branch and the join), and ptxas accepts it.
+TEST(SplitLoopExits, PtxLoopHoldsNoCopiesAndPtxasAcceptsIt) {
+  llvm::LLVMContext ctx;
+  llvm::SMDiagnostic err;
+  std::string kernel = std::string(kEscape) + R"(
+define void @k(ptr %out, i64 %n, i32 %bound, double %c) {
+  %r = call i64 @escape(i64 %n, i32 %bound, double %c)
+  store i64 %r, ptr %out
+  ret void
+}
+!nvvm.annotations = !{!0}
+!0 = !{ptr @k, !"kernel", i32 1}
+)";
+  std::unique_ptr<llvm::Module> m = llvm::parseAssemblyString(kernel, err, ctx);
+  ASSERT_TRUE(m);
+  CompileOptions o;
+  auto tm = detail::createNvptxTargetMachine(o);
+  m->setDataLayout(tm->createDataLayout());
+  m->setTargetTriple(tm->getTargetTriple().str());
+  detail::runOptimizationPipeline(*m, *tm, 3);
+  std::string ptx;
+  {
+    llvm::SmallString<0> buf;
+    llvm::raw_svector_ostream os(buf);
+    llvm::legacy::PassManager pm;
+    ASSERT_FALSE(tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile));
+    pm.run(*m);
+    ptx = std::string(buf.str());
+  }
+  // Each loop: from the label a backward branch targets to that branch.
+  int loops = 0;
+  std::regex branch(R"(bra(\.uni)?\s+(\$L__BB\d+_\d+);)");
+  for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), branch); it != std::sregex_iterator();
+       ++it) {
+    size_t at = static_cast<size_t>(it->position(0));
+    size_t label = ptx.find((*it)[2].str() + ":");
+    if (label == std::string::npos || label > at)
+      continue; // a forward branch
+    ++loops;
+    std::string loop = ptx.substr(label, at - label);
+    EXPECT_EQ(loop.find("mov."), std::string::npos) << loop;
+    EXPECT_EQ(loop.find("sub.s32"), std::string::npos) << loop;
+  }
+  EXPECT_GE(loops, 1) << ptx;
+  EXPECT_NE(ptx.find("sub.s32"), std::string::npos) << ptx;
+  if (havePtxas()) {
+    EXPECT_TRUE(ptxasAccepts(ptx));
+  }
+}
+
+} // namespace
+} // namespace ptxjit::codegen::test
