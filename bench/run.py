@@ -51,7 +51,7 @@ ROOT = os.path.dirname(HERE)
 # Sizes and repetitions
 # ---------------------------------------------------------------------------------------------
 
-FULL = dict(launch_iters=10000, launch_reps=7, saxpy_n=1 << 26, saxpy_reps=50, mandel_size=4096,
+FULL = dict(launch_iters=10000, launch_reps=15, saxpy_n=1 << 26, saxpy_reps=50, mandel_size=4096,
             mandel_iters=256, mandel_reps=10, bs_n=1 << 24, bs_reps=20, compile_reps=10,
             vec_n=1000, vec_iters=2000, fresh_reps=3, import_reps=5)
 DRY = dict(launch_iters=50, launch_reps=3, saxpy_n=1 << 12, saxpy_reps=2, mandel_size=64,
