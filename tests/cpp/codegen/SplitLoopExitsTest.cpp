@@ -54,6 +54,13 @@ Result split(const std::string &ir, llvm::LLVMContext &ctx,
   return r;
 }
 
+/// Whether `ir` contains a match of the regular expression `re` (the IR is shown when not).
+::testing::AssertionResult matches(const std::string &ir, const char *re) {
+  if (std::regex_search(ir, std::regex(re)))
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "no match for " << re << " in\n" << ir;
+}
+
 // Mandelbrot's inner loop after the 32-bit narrowing: the count exit tests P in the header,
 // the escape exit is taken after Next = P + 1 was computed; both feed one block.
 const char *kEscape = R"(
@@ -98,27 +105,19 @@ CHECK: br i1 %small, label %header, label %latch.exit_crit_edge
   EXPECT_TRUE(c.ok) << c.message << "\n" << r.ir;
   // The count exit: the constant and the argument are moved there; the in-loop %z is left
   // (its copy lands in the new block anyway).
-  EXPECT_TRUE(std::regex_search(
+  EXPECT_TRUE(matches(
       r.ir,
-      std::regex(
-          R"(header\.exit_crit_edge:[^\n]*\s+%\.exit = call i32 asm "mov\.b32 \$0, \$1;", "=r,r"\(i32 0\)\s+%n\.exit = call i64 asm "mov\.b64 \$0, \$1;", "=l,l"\(i64 %n\)\s+br label %exit)")))
-      << r.ir;
+      R"(header\.exit_crit_edge:[^\n]*\s+%\.exit = call i32 asm "mov\.b32 \$0, \$1;", "=r,r"\(i32 0\)\s+%n\.exit = call i64 asm "mov\.b64 \$0, \$1;", "=l,l"\(i64 %n\)\s+br label %exit)"));
   // The escape exit: P leaves as Next - 1; the constant 0 is moved.
-  EXPECT_TRUE(std::regex_search(
+  EXPECT_TRUE(matches(
       r.ir,
-      std::regex(
-          R"(latch\.exit_crit_edge:[^\n]*\s+%i\.exit = call i32 asm "sub\.s32 \$0, \$1, \$2;", "=r,r,r"\(i32 %i\.next, i32 1\))")))
-      << r.ir;
-  EXPECT_TRUE(std::regex_search(
+      R"(latch\.exit_crit_edge:[^\n]*\s+%i\.exit = call i32 asm "sub\.s32 \$0, \$1, \$2;", "=r,r,r"\(i32 %i\.next, i32 1\))"));
+  EXPECT_TRUE(matches(
       r.ir,
-      std::regex(
-          R"(%r32 = phi i32 \[ %\.exit, %header\.exit_crit_edge \], \[ %i\.exit, %latch\.exit_crit_edge \])")))
-      << r.ir;
-  EXPECT_TRUE(std::regex_search(
+      R"(%r32 = phi i32 \[ %\.exit, %header\.exit_crit_edge \], \[ %i\.exit, %latch\.exit_crit_edge \])"));
+  EXPECT_TRUE(matches(
       r.ir,
-      std::regex(
-          R"(%zl = phi double \[ %z, %header\.exit_crit_edge \], \[ %z\.next, %latch\.exit_crit_edge \])")))
-      << r.ir;
+      R"(%zl = phi double \[ %z, %header\.exit_crit_edge \], \[ %z\.next, %latch\.exit_crit_edge \])"));
 }
 
 // The counter leaves from the header, before its increment: it stays P (Next is not available
@@ -148,22 +147,16 @@ TEST(SplitLoopExits, TheCounterLeavesAsNextMinusStepOnlyWhereNextIsComputed) {
   llvm::LLVMContext ctx;
   Result r = split(kCountExitOnly, ctx);
   EXPECT_TRUE(r.changed);
-  EXPECT_TRUE(std::regex_search(
+  EXPECT_TRUE(matches(
       r.ir,
-      std::regex(
-          R"(%i\.exit = call i64 asm "sub\.s64 \$0, \$1, \$2;", "=l,l,l"\(i64 %i\.next, i64 3\))")))
-      << r.ir;
-  EXPECT_TRUE(std::regex_search(
+      R"(%i\.exit = call i64 asm "sub\.s64 \$0, \$1, \$2;", "=l,l,l"\(i64 %i\.next, i64 3\))"));
+  EXPECT_TRUE(matches(
       r.ir,
-      std::regex(
-          R"(%r = phi i64 \[ %i, %header\.exit_crit_edge \], \[ %i\.exit, %body\.exit_crit_edge \])")))
-      << r.ir;
-  EXPECT_TRUE(std::regex_search(
-      r.ir, std::regex(R"(%x\.exit = call double asm "mov\.f64 \$0, \$1;", "=d,d"\(double %x\))")))
-      << r.ir;
-  EXPECT_TRUE(std::regex_search(
-      r.ir, std::regex(R"(call double asm "mov\.f64 \$0, \$1;", "=d,d"\(double 1\.500000e\+00\))")))
-      << r.ir;
+      R"(%r = phi i64 \[ %i, %header\.exit_crit_edge \], \[ %i\.exit, %body\.exit_crit_edge \])"));
+  EXPECT_TRUE(
+      matches(r.ir, R"(%x\.exit = call double asm "mov\.f64 \$0, \$1;", "=d,d"\(double %x\))"));
+  EXPECT_TRUE(
+      matches(r.ir, R"(call double asm "mov\.f64 \$0, \$1;", "=d,d"\(double 1\.500000e\+00\))"));
 }
 
 // Left alone: an outer loop (only innermost loops are split), and exits into blocks without
