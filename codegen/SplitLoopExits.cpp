@@ -114,8 +114,10 @@ bool splitLoopExits(Function &f) {
     SmallVector<std::pair<BasicBlock *, BasicBlock *>, 4> exits;
     l->getExitEdges(exits);
     for (auto [from, to] : exits) {
-      if (!isa<PHINode>(to->begin()) || to->isEHPad() || edgeCount(from, to) != 1 ||
-          !isa<BranchInst, SwitchInst>(from->getTerminator()))
+      // Only edges into a join: on an edge to a block of its own LLVM already puts the copies
+      // there, outside the loop.
+      if (!isa<PHINode>(to->begin()) || to->hasNPredecessors(1) || to->isEHPad() ||
+          edgeCount(from, to) != 1 || !isa<BranchInst, SwitchInst>(from->getTerminator()))
         continue;
       Edge e{l, from, to, {}};
       for (const Counter &c : all)
@@ -137,8 +139,7 @@ bool splitLoopExits(Function &f) {
       for (const Counter &c : e.counters)
         if (v == c.p)
           exitValue = b.CreateCall(ptxSub(v->getType()), {c.next, c.step}, v->getName() + ".exit");
-      auto *inst = dyn_cast<Instruction>(v);
-      if (!exitValue && (isa<Constant>(v) || isa<Argument>(v) || (inst && !e.loop->contains(inst))))
+      if (!exitValue && e.loop->isLoopInvariant(v))
         exitValue = b.CreateCall(ptxMov(v->getType()), {v}, v->getName() + ".exit");
       if (exitValue)
         pn.setIncomingValue(i, exitValue);

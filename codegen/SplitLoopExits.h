@@ -18,9 +18,9 @@ class Function;
 
 namespace ptxjit::codegen::detail {
 
-/// Gives each exit edge of an innermost loop of `f` whose target starts with PHIs a block of
-/// its own, and computes the PHIs' values for that edge there, as inline PTX that LLVM's later
-/// passes cannot fold back or hoist into the loop:
+/// Gives each exit edge of an innermost loop of `f` into a join (a block with PHIs and other
+/// predecessors, a critical edge) a block of its own, and computes the PHIs' values for that
+/// edge there, as inline PTX that LLVM's later passes cannot fold back or hoist into the loop:
 ///  - a counter P (a header PHI of type i32/i64 with Next = add P, Step on the latch, Step
 ///    loop-invariant) leaving on an edge whose branch Next dominates becomes `sub Next, Step`,
 ///    so P need not stay live next to Next;

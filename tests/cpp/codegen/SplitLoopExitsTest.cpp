@@ -1,5 +1,5 @@
 // The NVPTX loop-exit pass (codegen/SplitLoopExits.h) on hand-written LLVM IR: each exit edge
-// of an innermost loop that feeds PHIs gets its own block, a counter leaves as `Next - Step`
+// of an innermost loop into a join gets its own block, a counter leaves as `Next - Step`
 // where Next is already computed, values from outside the loop are moved on the edge, and the
 // PTX of the result is accepted by ptxas with nothing but the loop's own work inside the loop.
 #include "TestUtil.h"
@@ -159,9 +159,28 @@ TEST(SplitLoopExits, TheCounterLeavesAsNextMinusStepOnlyWhereNextIsComputed) {
       matches(r.ir, R"(call double asm "mov\.f64 \$0, \$1;", "=d,d"\(double 1\.500000e\+00\))"));
 }
 
-// Left alone: an outer loop (only innermost loops are split), and exits into blocks without
-// PHIs.
+// Left alone: an outer loop (only innermost loops are split), exits into blocks without PHIs,
+// and an exit into a block of its own (LCSSA PHIs with one predecessor: the copies are already
+// off the loop's path).
 const char *kLeftAlone = R"(
+define i64 @single(i64 %n, ptr %p) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %loop ]
+  %acc = phi i64 [ 0, %entry ], [ %acc.next, %loop ]
+  %v = load i64, ptr %p
+  %acc.next = add i64 %acc, %v
+  %i.next = add i64 %i, 1
+  %more = icmp slt i64 %i.next, %n
+  br i1 %more, label %loop, label %exit
+exit:
+  %r = phi i64 [ %acc.next, %loop ]
+  %k = phi i64 [ %n, %loop ]
+  %s = add i64 %r, %k
+  ret i64 %s
+}
+
 define void @nest(ptr %p, i64 %n) {
 entry:
   br label %outer
@@ -183,7 +202,7 @@ done:
 }
 )";
 
-TEST(SplitLoopExits, ExitsWithoutPhisAndOuterLoopsAreLeftAlone) {
+TEST(SplitLoopExits, OuterLoopsAndExitsOutsideJoinsAreLeftAlone) {
   llvm::LLVMContext ctx;
   llvm::SMDiagnostic err;
   auto before = llvm::parseAssemblyString(kLeftAlone, err, ctx);
