@@ -126,7 +126,9 @@ inline int entryParamCount(const std::string &ptx, const std::string &entry) {
 // list of f32, f64, i64 (scalars 1.5f, 1.5, 256) and aN (a float32 array of N <= 3 dimensions,
 // 256 elements per dimension, allocated on the device and passed as ptxjit's kernel ABI
 // flattens it: data pointer, N shapes, N byte strides). Every parameter has an 8-byte slot of
-// its own (4-byte values use the low half, as cuLaunchKernel reads only their size).
+// its own (4-byte values use the low half, as cuLaunchKernel reads only their size) for
+// kernelParams, and a place in one packed buffer (each value aligned to its size, as the
+// kernel's parameters lie) for CU_LAUNCH_PARAM_BUFFER_POINTER.
 class Arguments {
 public:
   Arguments() = default;
@@ -145,10 +147,12 @@ public:
       std::string tok;
       while (std::getline(tokens, tok, ',')) {
         uint64_t v = 0;
+        sizes_.resize(values_.size(), 8); // 8 bytes for every value before, but f32's
         if (tok == "f32") {
           float f = 1.5f;
           std::memcpy(&v, &f, 4);
           values_.push_back(v);
+          sizes_.push_back(4);
         } else if (tok == "f64") {
           double x = 1.5;
           std::memcpy(&v, &x, 8);
@@ -180,9 +184,20 @@ public:
         }
       }
     }
+    sizes_.resize(values_.size(), 8); // 8 bytes for every value since the last f32
     pointers_.resize(values_.size());
     for (size_t i = 0; i < values_.size(); ++i)
       pointers_[i] = &values_[i];
+    size_t end = 0;
+    std::vector<size_t> offsets;
+    for (size_t size : sizes_) {
+      offsets.push_back((end + size - 1) / size * size);
+      end = offsets.back() + size;
+    }
+    buffer_.assign(end / 8 + 1, 0);
+    for (size_t i = 0; i < values_.size(); ++i)
+      std::memcpy(reinterpret_cast<char *>(buffer_.data()) + offsets[i], &values_[i], sizes_[i]);
+    bufferBytes_ = end;
     return true;
   }
 
@@ -196,11 +211,18 @@ public:
   int count() const { return static_cast<int>(values_.size()); }
   // cuLaunchKernel's kernelParams (null when there are none).
   void **params() { return pointers_.empty() ? nullptr : pointers_.data(); }
+  // The same values packed as the kernel's parameter buffer, and its size in bytes (0 when
+  // there are no parameters).
+  void *buffer() { return buffer_.data(); }
+  size_t bufferBytes() const { return bufferBytes_; }
 
 private:
   const Driver *d_ = nullptr;
   std::vector<uint64_t> values_;
+  std::vector<size_t> sizes_; // bytes of each value: 4 (f32) or 8
   std::vector<void *> pointers_;
+  std::vector<uint64_t> buffer_; // the packed parameter buffer (8-byte aligned)
+  size_t bufferBytes_ = 0;
   std::vector<CUdeviceptr> allocations_;
 };
 
@@ -254,18 +276,28 @@ public:
   // Microseconds per launch of one loop of `iters` launches of kernel<<<1, block>>> on the legacy
   // default stream (as ptxjit's), followed by cuCtxSynchronize, timed with steady_clock; the
   // primary context is made current on the calling thread first (outside the timed region).
+  // The arguments go as kernelParams (one pointer per parameter, as CUDA C++'s <<<...>>>
+  // passes them), or with `buffer` as one packed buffer (CU_LAUNCH_PARAM_BUFFER_POINTER).
   // A negative value with `error` set on failure.
-  double loopMicroseconds(int iters, std::string &error) {
+  double loopMicroseconds(int iters, std::string &error, bool buffer = false) {
     const Driver &d = *d_;
     if (CUresult r = d.cuCtxSetCurrent(context_); r != CUDA_SUCCESS) {
       error = errorText(d, "cuCtxSetCurrent", r);
       return -1;
     }
     void **params = args_->params();
+    size_t bytes = args_->bufferBytes();
+    void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, args_->buffer(), CU_LAUNCH_PARAM_BUFFER_SIZE,
+                     &bytes, CU_LAUNCH_PARAM_END};
+    void **extraArg = nullptr;
+    if (buffer) {
+      params = nullptr;
+      extraArg = bytes ? extra : nullptr;
+    }
     auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < iters; ++i) {
       if (CUresult r = d.cuLaunchKernel(function_, 1, 1, 1, block_, 1, 1, 0, nullptr, params,
-                                        nullptr);
+                                        extraArg);
           r != CUDA_SUCCESS) {
         error = errorText(d, "cuLaunchKernel", r);
         d.cuCtxSynchronize();

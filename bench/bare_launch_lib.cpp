@@ -68,6 +68,21 @@ double bare_launch_us(void *handle, int iters) {
   }
 }
 
+// As bare_launch_us, with the arguments passed as one packed buffer
+// (CU_LAUNCH_PARAM_BUFFER_POINTER) instead of kernelParams.
+double bare_launch_buffer_us(void *handle, int iters) {
+  if (!handle || iters < 1) {
+    tLastError = "bare_launch_buffer_us: null handle or iters < 1";
+    return -1;
+  }
+  try {
+    return static_cast<bare::Launcher *>(handle)->loopMicroseconds(iters, tLastError, true);
+  } catch (const std::exception &e) {
+    tLastError = std::string("bare_launch_buffer_us: ") + e.what();
+    return -1;
+  }
+}
+
 // 1 if the primary context was already current on the thread that opened `handle` (ptxjit had
 // made it current: both sides launch in the same context), 0 if not.
 int bare_same_context(void *handle) {

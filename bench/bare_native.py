@@ -71,6 +71,8 @@ class BareLauncher:
         lib.bare_open.restype = ctypes.c_void_p
         lib.bare_launch_us.argtypes = [ctypes.c_void_p, ctypes.c_int]
         lib.bare_launch_us.restype = ctypes.c_double
+        lib.bare_launch_buffer_us.argtypes = [ctypes.c_void_p, ctypes.c_int]
+        lib.bare_launch_buffer_us.restype = ctypes.c_double
         lib.bare_same_context.argtypes = [ctypes.c_void_p]
         lib.bare_same_context.restype = ctypes.c_int
         lib.bare_param_count.argtypes = [ctypes.c_void_p]
@@ -97,6 +99,14 @@ class BareLauncher:
         us = self._lib.bare_launch_us(handle, int(iters))
         if us < 0:
             raise self._error("bare launch loop")
+        return us
+
+    def loop_buffer_us(self, handle, iters):
+        """The same loop with the arguments as one packed buffer (CU_LAUNCH_PARAM_BUFFER_POINTER,
+        how ptxjit passes them when the driver confirms the layout) instead of kernelParams."""
+        us = self._lib.bare_launch_buffer_us(handle, int(iters))
+        if us < 0:
+            raise self._error("bare launch loop (buffer)")
         return us
 
     def same_context(self, handle):

@@ -145,26 +145,34 @@ def launch_loop(cfg, args, iters, reps, sync):
 def interleaved_launch(cfg, args, iters, reps, sync, bare, code, block):
     """ptxjit's launch loop and the bare C++ loop (bare_native.BareLauncher) on the kernel's own
     PTX, timed in this process and this context: after one untimed loop of each, `reps` rounds
-    of one loop of each (interleave_rounds). `code()` gives the kernel's (ptx, entry, layout);
-    it is called after the warm-up (a lazily compiled kernel has PTX from its first launch).
-    Returns (ptxjit's median µs, bare's median µs, details for the JSON). Raises if the bare
-    launcher cannot load the kernel."""
+    of one loop of each (interleave_rounds). Where the launcher has `loop_buffer_us`, its loop
+    with the arguments as one packed buffer (how ptxjit passes them) is a third participant,
+    reported beside ("bare_buffer_us"); the reference stays the kernelParams loop, as CUDA C++
+    launches. `code()` gives the kernel's (ptx, entry, layout); it is called after the warm-up
+    (a lazily compiled kernel has PTX from its first launch). Returns (ptxjit's median µs,
+    bare's median µs, details for the JSON). Raises if the bare launcher cannot load the
+    kernel."""
     warm_up(cfg, args, sync)  # compiles the kernel and makes ptxjit's context current
     h = bare.open(*code(), block)
     try:
         same_context = bare.same_context(h)
-        timed_loop(cfg, args, iters, sync)
-        bare.loop_us(h, iters)
-        figs, order = interleave_rounds(
-            {"ptxjit": lambda: timed_loop(cfg, args, iters, sync),
-             "bare": lambda: bare.loop_us(h, iters)}, reps)
+        runs = {"ptxjit": lambda: timed_loop(cfg, args, iters, sync),
+                "bare": lambda: bare.loop_us(h, iters)}
+        if hasattr(bare, "loop_buffer_us"):
+            runs["bare_buffer"] = lambda: bare.loop_buffer_us(h, iters)
+        for run in runs.values():
+            run()
+        figs, order = interleave_rounds(runs, reps)
     finally:
         bare.close(h)
     mine, theirs = statistics.median(figs["ptxjit"]), statistics.median(figs["bare"])
     ratios = [a / b for a, b in zip(figs["ptxjit"], figs["bare"]) if b > 0]
-    details = {"ptxjit_us": figs["ptxjit"], "bare_us": figs["bare"], "first": order[::2],
+    details = {"ptxjit_us": figs["ptxjit"], "bare_us": figs["bare"], "first": order[::len(runs)],
                "median_of_round_ratios": statistics.median(ratios) if ratios else None,
                "same_context": same_context}
+    if "bare_buffer" in figs:
+        details["bare_buffer_us"] = figs["bare_buffer"]
+        details["bare_buffer_median"] = statistics.median(figs["bare_buffer"])
     return mine, theirs, details
 
 
@@ -909,6 +917,13 @@ def bare_notes(report):
                             "; WARNING: the primary context was not current after ptxjit's "
                             "launches") + ")"
                          for m in inter if m["name"] in rounds) + ".")
+        buffered = [(m["name"], rounds[m["name"]]["bare_buffer_median"]) for m in inter
+                    if "bare_buffer_median" in rounds.get(m["name"], {})]
+        if buffered:
+            lines.append("\nThe same bare loop passing the arguments as one packed buffer "
+                         "(CU_LAUNCH_PARAM_BUFFER_POINTER, as ptxjit does; interleaved in the "
+                         "same rounds, for comparison): " + ", ".join(
+                             f"{n} {fmt(v)} µs" for n, v in buffered) + ".")
     for m in launch:
         if m["bare_method"] and m not in inter:
             lines.append(f"\nWARNING: {m['name']}: bare from a {m['bare_method']}.")

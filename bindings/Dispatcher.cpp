@@ -158,7 +158,8 @@ void storeScalar(const LeafValue &l, const compiler::ParamSlot &s, char *dst) {
   }
 }
 
-/// Writes every slot of `plan` into `buf` and points params[i] at slot i.
+/// Writes every slot of `plan` into `buf` and, unless `params` is null, points params[i] at
+/// slot i.
 void pack(const compiler::PackingPlan &plan, const std::vector<LeafValue> &leaves, char *buf,
           void **params) {
   for (size_t i = 0; i < plan.slots.size(); ++i) {
@@ -181,8 +182,21 @@ void pack(const compiler::PackingPlan &plan, const std::vector<LeafValue> &leave
       put<int64_t>(dst, l.strides[s.dim]);
       break;
     }
-    params[i] = dst;
+    if (params)
+      params[i] = dst;
   }
+}
+
+/// A CUDA launch of `spec` with the slots packed into `buf` (pack): the buffer in one piece
+/// when the driver confirmed its layout (Specialization::paramBuffer), else one pointer per
+/// parameter from `params`.
+void launchPacked(const compiler::Specialization &spec, CUfunction fn, runtime::Dim3 grid,
+                  runtime::Dim3 block, unsigned sharedMem, CUstream stream, char *buf,
+                  void **params) {
+  if (spec.paramBuffer())
+    runtime::launchKernelBuffer(fn, grid, block, sharedMem, stream, buf, spec.plan.paramBytes);
+  else
+    runtime::launchKernel(fn, grid, block, sharedMem, stream, params);
 }
 
 /// A host array copied to the device for one launch.
@@ -461,10 +475,11 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
     staged.push_back(std::move(s));
   }
   CUfunction fn = spec.cudaFunction();
+  void **slotPointers = spec.paramBuffer() ? nullptr : params;
   if (staged.empty()) {
     // Device arrays only: an asynchronous launch, short enough to keep the GIL (as Numba).
-    pack(plan, r.leaves, buf, params);
-    runtime::launchKernel(fn, grid, block, sharedMem, h, params);
+    pack(plan, r.leaves, buf, slotPointers);
+    launchPacked(spec, fn, grid, block, sharedMem, h, buf, params);
     return;
   }
   {
@@ -476,9 +491,9 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
       s.leaf->data = s.buf->devicePtr() - static_cast<uint64_t>(s.low);
     }
   }
-  pack(plan, r.leaves, buf, params);
+  pack(plan, r.leaves, buf, slotPointers);
   py::gil_scoped_release release;
-  runtime::launchKernel(fn, grid, block, sharedMem, h, params);
+  launchPacked(spec, fn, grid, block, sharedMem, h, buf, params);
   for (Staged &s : staged)
     if (s.bytes && s.leaf->writeable)
       runtime::copyDeviceToHost(s.host, s.buf->devicePtr(), s.bytes, h);
@@ -536,6 +551,21 @@ py::object Dispatcher::inspect(bool ptx, py::handle signature) {
   for (size_t i = 0; i < all.size(); ++i)
     out[keys[i]] = textOf(all[i]);
   return out;
+}
+
+std::string Dispatcher::launchParams(py::handle signature) {
+  if (device)
+    notALaunch();
+  std::vector<const ir::Type *> params = paramsFromPython(signature);
+  codegen::CompileOptions opts = compileOptionsFor(codegen::Backend::CUDA, fopts);
+  const compiler::Specialization *spec;
+  {
+    py::gil_scoped_release release;
+    spec = &compiler::Compiler::instance().specialize(id, params, opts);
+  }
+  if (!spec->loaded())
+    return "not loaded";
+  return spec->paramBuffer() ? "buffer" : "pointers";
 }
 
 // ---- Launch configurations ------------------------------------------------------------------
@@ -604,6 +634,10 @@ void defineDispatcher(py::module_ &m) {
           "inspect_ptx", [](Dispatcher &d, py::object sig) { return d.inspect(true, sig); },
           py::arg("signature") = py::none(),
           "PTX: a dict keyed by signature, or one signature's text.")
+      .def(
+          "_launch_params", [](Dispatcher &d, py::object sig) { return d.launchParams(sig); },
+          py::arg("signature"),
+          "How CUDA launches pass the parameters: 'buffer', 'pointers' or 'not loaded'.")
       .def("__repr__", [](const Dispatcher &d) {
         return std::string("<ptxjit ") + (d.device ? "device function '" : "kernel '") + d.name +
                "'>";

@@ -63,6 +63,11 @@ public:
   /// signature tuples).
   py::object stats() const;
   py::object inspect(bool ptx, py::handle signature);
+  /// How CUDA launches of `signature` (compiled for the CUDA backend, loaded on its first
+  /// launch) pass the parameters: "buffer" (one packed buffer, the driver confirmed its
+  /// layout), "pointers" (one pointer per parameter), or "not loaded" (not launched yet).
+  /// For tests and the benchmark suite.
+  std::string launchParams(py::handle signature);
   [[noreturn]] void notALaunch() const;
 
 private:

@@ -5,6 +5,7 @@
 #include "frontend/Frontend.h"
 #include "ir/Typing.h"
 #include "runtime/HostBlock.h"
+#include "runtime/Launch.h"
 #include "runtime/Module.h"
 
 #include <algorithm>
@@ -25,6 +26,11 @@ CUfunction Specialization::cudaFunction() const {
       throw std::logic_error("specialization of '" + functionName + "' has no PTX to load");
     auto module = runtime::Module::loadPTX(ptx);
     CUfunction f = module->function(symbol);
+    std::vector<runtime::ParamExtent> extents;
+    extents.reserve(plan.slots.size());
+    for (const ParamSlot &s : plan.slots)
+      extents.push_back({s.offset, s.size});
+    paramBuffer_ = runtime::functionParamLayoutIs(f, extents);
     module_ = std::move(module);
     function_.store(f, std::memory_order_release);
   }

@@ -77,8 +77,15 @@ public:
   CUfunction cudaFunction() const;
   /// True once cudaFunction() has loaded the module.
   bool loaded() const;
+  /// CUDA kernels only, after cudaFunction(): true when the driver places the kernel's
+  /// parameters exactly where `plan` packs them (runtime::functionParamLayoutIs), so that a
+  /// launch can pass the packed buffer in one piece (runtime::launchKernelBuffer); false when
+  /// the driver cannot say (before CUDA 12.4) or disagrees, and launches pass one pointer per
+  /// parameter.
+  bool paramBuffer() const { return paramBuffer_; }
 
 private:
+  mutable bool paramBuffer_ = false; ///< written before function_ is published
   mutable std::mutex loadMutex_;
   mutable std::shared_ptr<runtime::Module> module_;
   mutable std::atomic<CUfunction> function_{nullptr};

@@ -160,6 +160,7 @@ PackingPlan buildPackingPlan(const std::vector<const ir::Type *> &argTypes) {
     }
     b.add(ir::concretize(argTypes[i]), static_cast<int>(i));
   }
+  b.plan.paramBytes = b.plan.bufferSize;
   b.plan.bufferSize = (b.plan.bufferSize + 7) / 8 * 8;
   return std::move(b.plan);
 }

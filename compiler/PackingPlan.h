@@ -46,6 +46,7 @@ struct PackingPlan {
   std::vector<ArgLeaf> leaves;
   std::vector<ParamSlot> slots; ///< in kernel parameter order
   size_t bufferSize = 0;        ///< bytes needed for all slots (a multiple of 8)
+  size_t paramBytes = 0;        ///< the end of the last slot: the kernel parameters' size
 
   /// "f32@0 <- leaf0; ptr@8 <- leaf1.data; i64@16 <- leaf1.shape[0]; ..." (tests, debugging).
   std::string str() const;

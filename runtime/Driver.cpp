@@ -21,6 +21,7 @@ namespace {
   static_assert(std::string_view(PTXJIT_STR(name)) == std::string_view(#name),                     \
                 "list the exported, versioned name (" PTXJIT_STR(name) ") instead of " #name);
 PTXJIT_CUDA_DRIVER_ENTRY_POINTS(PTXJIT_CHECK_REAL_NAME)
+PTXJIT_CUDA_DRIVER_OPTIONAL_ENTRY_POINTS(PTXJIT_CHECK_REAL_NAME)
 #undef PTXJIT_CHECK_REAL_NAME
 
 struct DriverState {
@@ -275,6 +276,10 @@ DriverState loadDriver() {
     missing += (missing.empty() ? "" : ", ") + std::string(#name);
   PTXJIT_CUDA_DRIVER_ENTRY_POINTS(PTXJIT_RESOLVE)
 #undef PTXJIT_RESOLVE
+#define PTXJIT_RESOLVE_OPTIONAL(name)                                                              \
+  st.api.name = reinterpret_cast<decltype(st.api.name)>(dlsym(handle, #name));
+  PTXJIT_CUDA_DRIVER_OPTIONAL_ENTRY_POINTS(PTXJIT_RESOLVE_OPTIONAL)
+#undef PTXJIT_RESOLVE_OPTIONAL
   if (!missing.empty()) {
     st.error = "the CUDA driver library " + path + " lacks the entry points " + missing +
                " (the installed NVIDIA driver is too old)";

@@ -62,13 +62,19 @@ namespace ptxjit::runtime {
   X(cuStreamSynchronize)                                                                           \
   X(cuStreamQuery)
 
-// The resolved entry points. Every member is non-null in the object returned by driver().
+// Entry points that older drivers lack: resolved when present, else left null (callers check).
+// cuFuncGetParamInfo: CUDA 12.4.
+#define PTXJIT_CUDA_DRIVER_OPTIONAL_ENTRY_POINTS(X) X(cuFuncGetParamInfo)
+
+// The resolved entry points. Every member of PTXJIT_CUDA_DRIVER_ENTRY_POINTS is non-null in the
+// object returned by driver(); those of PTXJIT_CUDA_DRIVER_OPTIONAL_ENTRY_POINTS may be null.
 // Call them as `driver().cuMemAlloc_v2(...)` (or `driver().cuMemAlloc(...)`, which cuda.h's macro
 // maps to the same member). Callers must make the runtime's context current first (see
 // Device::current()); the runtime's own functions do.
 struct DriverApi {
 #define PTXJIT_DECLARE_ENTRY(name) decltype(&::name) name = nullptr;
   PTXJIT_CUDA_DRIVER_ENTRY_POINTS(PTXJIT_DECLARE_ENTRY)
+  PTXJIT_CUDA_DRIVER_OPTIONAL_ENTRY_POINTS(PTXJIT_DECLARE_ENTRY)
 #undef PTXJIT_DECLARE_ENTRY
   int version = 0; // cuDriverGetVersion, e.g. 13000 for CUDA 13.0
 };

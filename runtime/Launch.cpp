@@ -95,8 +95,11 @@ const LaunchLimits &deviceLaunchLimits() {
   return limits;
 }
 
-void launchKernel(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem, CUstream stream,
-                  void **params) {
+namespace {
+
+// launchKernel and launchKernelBuffer: cuLaunchKernel with `params` or `extra`.
+void launch(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem, CUstream stream,
+            void **params, void **extra) {
   if (!f) [[unlikely]]
     throw std::invalid_argument("launchKernel: the kernel (CUfunction) is null");
   const Device &dev = Device::current();
@@ -113,9 +116,53 @@ void launchKernel(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem, CUstr
       throwLaunchError(a, f, grid, block, sharedMem);
   }
   CUresult r = driver().cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                                       sharedMem, stream, params, nullptr);
+                                       sharedMem, stream, params, extra);
   if (r != CUDA_SUCCESS) [[unlikely]]
     throwLaunchError(r, f, grid, block, sharedMem);
+}
+
+} // namespace
+
+void launchKernel(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem, CUstream stream,
+                  void **params) {
+  launch(f, grid, block, sharedMem, stream, params, nullptr);
+}
+
+void launchKernelBuffer(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem, CUstream stream,
+                        void *buffer, size_t bytes) {
+  if (bytes == 0) {
+    launch(f, grid, block, sharedMem, stream, nullptr, nullptr);
+    return;
+  }
+  void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buffer, CU_LAUNCH_PARAM_BUFFER_SIZE, &bytes,
+                   CU_LAUNCH_PARAM_END};
+  launch(f, grid, block, sharedMem, stream, nullptr, extra);
+}
+
+bool paramLayoutMatches(const std::vector<ParamExtent> &expected,
+                        const ParamInfoQuery &query) noexcept {
+  try {
+    for (size_t i = 0; i < expected.size(); ++i) {
+      ParamExtent got;
+      if (query(i, &got.offset, &got.size) != CUDA_SUCCESS || !(got == expected[i]))
+        return false;
+    }
+    size_t offset = 0, size = 0;
+    return query(expected.size(), &offset, &size) != CUDA_SUCCESS;
+  } catch (...) {
+    return false;
+  }
+}
+
+bool functionParamLayoutIs(CUfunction f, const std::vector<ParamExtent> &expected) {
+  if (!f)
+    throw std::invalid_argument("functionParamLayoutIs: the kernel (CUfunction) is null");
+  const DriverApi &d = driver();
+  if (!d.cuFuncGetParamInfo)
+    return false;
+  return paramLayoutMatches(expected, [&](size_t i, size_t *offset, size_t *size) {
+    return d.cuFuncGetParamInfo(f, i, offset, size);
+  });
 }
 
 FunctionAttributes functionAttributes(CUfunction f) {

@@ -5,6 +5,8 @@
 
 #include <array>
 #include <cstddef>
+#include <functional>
+#include <vector>
 
 namespace ptxjit::runtime {
 
@@ -40,6 +42,37 @@ const LaunchLimits &deviceLaunchLimits();
 // detail lists the configuration and the kernel's limits).
 void launchKernel(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem, CUstream stream,
                   void **params);
+
+// As launchKernel, with the kernel's parameters given as one buffer (cuLaunchKernel's
+// CU_LAUNCH_PARAM_BUFFER_POINTER): `bytes` bytes at `buffer`, laid out exactly as the kernel's
+// parameters are (check with functionParamLayoutIs first; `bytes` is the end of the last one).
+// The driver copies the buffer in one piece instead of reading one pointer per parameter. A
+// kernel without parameters takes bytes == 0 (buffer ignored).
+void launchKernelBuffer(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem, CUstream stream,
+                        void *buffer, size_t bytes);
+
+// Where one kernel parameter lies in the kernel's parameter buffer.
+struct ParamExtent {
+  size_t offset = 0;
+  size_t size = 0;
+  bool operator==(const ParamExtent &) const = default;
+};
+
+// cuFuncGetParamInfo's contract: fills offset and size of parameter `index`, or fails (any
+// result other than CUDA_SUCCESS) when the kernel has no such parameter.
+using ParamInfoQuery = std::function<CUresult(size_t index, size_t *offset, size_t *size)>;
+
+// True when `query` reports exactly `expected`: the same extent for every index below
+// expected.size(), and a failure for index expected.size() (no parameter beyond). Never throws
+// (a throwing query counts as a mismatch).
+bool paramLayoutMatches(const std::vector<ParamExtent> &expected,
+                        const ParamInfoQuery &query) noexcept;
+
+// True when `f`'s parameters lie exactly at `expected` according to the driver
+// (cuFuncGetParamInfo through paramLayoutMatches); false when the driver lacks
+// cuFuncGetParamInfo (before CUDA 12.4) or describes them otherwise. Throws
+// std::invalid_argument for a null `f`, DriverUnavailable.
+bool functionParamLayoutIs(CUfunction f, const std::vector<ParamExtent> &expected);
 
 // A kernel's compiled properties (cuFuncGetAttribute).
 struct FunctionAttributes {

@@ -79,7 +79,12 @@ int cuModuleGetFunction(void **fn, void *mod, const char *name) {
 int cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                    unsigned bz, unsigned, void *, void **params, void **extra) {
   if (!current()) return 201;
-  if (!fn || !gx || !gy || !gz || !bx || !by || !bz || bx * by * bz > 1024 || extra) return 1;
+  if (!fn || !gx || !gy || !gz || !bx || !by || !bz || bx * by * bz > 1024) return 1;
+  if (extra) { // only a packed parameter buffer: POINTER, buffer, SIZE, &bytes (> 0), END
+    if (params || extra[0] != (void *)1 || !extra[1] || extra[2] != (void *)2 || !extra[3] ||
+        *static_cast<size_t *>(extra[3]) == 0 || extra[4] != nullptr)
+      return 1;
+  }
   if (static_cast<Function *>(fn)->name == "bare_startup_store") {
     if (!params) return 1;
     unsigned *p = *static_cast<unsigned **>(params[0]);
@@ -201,7 +206,10 @@ def test_dry_run_with_fake_driver_measures_bare_peers(tmp_path, subprocess_env, 
         assert len(r["ptxjit_us"]) == len(r["bare_us"]) == reps
         assert m["peers"]["bare"] == sorted(r["bare_us"])[reps // 2]
         assert m["ptxjit"] == sorted(r["ptxjit_us"])[reps // 2]
-        assert r["first"] == ["ptxjit", "bare", "ptxjit"][:reps]
+        # Three participants: ptxjit, bare (kernelParams) and bare_buffer (one packed buffer).
+        assert r["first"] == ["ptxjit", "bare_buffer", "ptxjit"][:reps]
+        assert len(r["bare_buffer_us"]) == reps
+        assert r["bare_buffer_median"] == sorted(r["bare_buffer_us"])[reps // 2]
         # ptxjit runs on the CPU backend here: its context is not the fake's.
         assert r["same_context"] is False
     startup = report["extra"]["bare.startup"]
@@ -216,6 +224,7 @@ def test_dry_run_with_fake_driver_measures_bare_peers(tmp_path, subprocess_env, 
         assert "bare" in by_name[name]["ratios"]
     assert "interleaved with ptxjit's loop" in stdout
     assert "Bare launcher in a separate process" in stdout
+    assert "as one packed buffer" in stdout
     assert "CUDA's start-up (bare_startup, sm_90" in stdout
     assert "WARNING: launch" not in stdout  # no fall-back
 
@@ -316,6 +325,38 @@ def test_interleaved_launch_with_fakes():
         bench_run.interleaved_launch(cfg, (1, 2), 3, 4, sync, FakeBare(log, fail_at=2), code,
                                      1)
     assert log[-1] == ("close", 7)
+
+
+class FakeBufferBare(FakeBare):
+    """A launcher that also has the packed-buffer loop (loop_buffer_us returns 1.0, 1.5, ...)."""
+
+    buffer_figure = 0.5
+
+    def loop_buffer_us(self, h, iters):
+        assert h == 7
+        self.buffer_figure += 0.5
+        self.log.append(("buffer", iters))
+        return self.buffer_figure
+
+
+def test_interleaved_launch_times_the_packed_buffer_loop_beside():
+    log = []
+
+    def code():
+        return (*bench_run.ptx_of(FakeKernel()), "0")
+
+    mine, theirs, details = bench_run.interleaved_launch(
+        lambda *a: log.append("call"), (), 2, 3, lambda: log.append("sync"),
+        FakeBufferBare(log), code, 1)
+    loops = [e if isinstance(e, str) else e[0] for e in log if e == "sync" or
+             isinstance(e, tuple) and e[0] in ("bare", "buffer")]
+    # the warm-up's sync, one untimed loop of each, then rounds alternating in order
+    assert loops == ["sync", "sync", "bare", "buffer", "sync", "bare", "buffer", "buffer", "bare",
+                     "sync", "sync", "bare", "buffer"]
+    assert details["first"] == ["ptxjit", "bare_buffer", "ptxjit"]
+    assert details["bare_us"] == [4.0, 6.0, 8.0] and theirs == 6.0
+    assert details["bare_buffer_us"] == [1.5, 2.0, 2.5] and details["bare_buffer_median"] == 2.0
+    assert len(details["ptxjit_us"]) == 3 and mine > 0
 
 
 class FakeDeviceArray:

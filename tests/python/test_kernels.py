@@ -532,6 +532,46 @@ def test_python_scalar_arguments(backend):
 
 
 @cuda.jit
+def mixed_params(b, i8, f64, i16, c64, u8, pair, grid2, w, i32, out, outc):
+    # Parameters of every size and alignment, so that a packed layout that differs from the
+    # kernel's would misplace some value.
+    out[0] = b
+    out[1] = i8
+    out[2] = f64
+    out[3] = i16
+    out[4] = u8
+    out[5] = pair[0]
+    out[6] = pair[1]
+    out[7] = grid2[1, 2]
+    out[8] = w
+    out[9] = i32
+    out[10] = grid2.shape[0] * 100 + grid2.shape[1]
+    outc[0] = c64
+
+
+def test_parameters_of_every_size_and_alignment(backend):
+    grid2 = np.arange(24, dtype=np.float32).reshape(4, 6)[::2, 1::2]  # strided view, (2, 3)
+    expect = [1, -5, 2.25, -300, 200, 7, 0.5, grid2[1, 2], 0.75, 123456, 203]
+    for to_device in (False, True):  # host arrays (staged around the launch), device arrays
+        out = np.zeros(11)
+        outc = np.zeros(1, np.complex128)
+        args = [out, outc]
+        if to_device:
+            args = [cuda.to_device(a) for a in args]
+        mixed_params[1, 1](True, np.int8(-5), 2.25, np.int16(-300), np.complex64(1 - 2j),
+                           np.uint8(200), (np.int8(7), np.float32(0.5)), grid2, 0.75,
+                           np.int32(123456), *args)
+        if to_device:
+            out, outc = args[0].copy_to_host(), args[1].copy_to_host()
+        assert out.tolist() == expect
+        assert outc[0] == 1 - 2j
+    if backend == "cuda":
+        # The driver confirms the layout, so launches pass the parameters as one buffer.
+        (sig,) = mixed_params.signatures
+        assert mixed_params._launch_params(sig) == "buffer"
+
+
+@cuda.jit
 def copy_kernel(x, out):
     i = cuda.grid(1)
     if i < x.size:

@@ -26,6 +26,7 @@ TEST(PackingPlan, ScalarsArraysAndTuplesFlattenInOrder) {
                      "int64@48 <- leaf3.shape[0]; int64@56 <- leaf3.shape[1]; "
                      "int64@64 <- leaf3.strides[0]; int64@72 <- leaf3.strides[1]");
   EXPECT_EQ(p.bufferSize, 80u);
+  EXPECT_EQ(p.paramBytes, 80u);
 }
 
 TEST(PackingPlan, ComplexIsTwoFloatsAndBoolOneByte) {
@@ -53,6 +54,20 @@ TEST(PackingPlan, PythonFloatsTravelAsDoubleAndFloat32) {
                      "int64@24 <- leaf1.shape[0]; int64@32 <- leaf1.strides[0]; "
                      "int64@40 <- leaf2; float64@48 <- leaf3.real; float64@56 <- leaf3.imag");
   EXPECT_EQ(p.bufferSize, 64u);
+}
+
+TEST(PackingPlan, ParamBytesEndAtTheLastSlotUnpadded) {
+  // The kernel's parameters end at the last slot; the buffer is padded to 8 bytes.
+  PackingPlan p = buildPackingPlan({t::weakFloat()});
+  EXPECT_EQ(p.str(), "float64@0 <- leaf0; float32@8 <- leaf0");
+  EXPECT_EQ(p.paramBytes, 12u);
+  EXPECT_EQ(p.bufferSize, 16u);
+  PackingPlan b = buildPackingPlan({t::float64(), t::boolean()});
+  EXPECT_EQ(b.paramBytes, 9u);
+  EXPECT_EQ(b.bufferSize, 16u);
+  PackingPlan none = buildPackingPlan({});
+  EXPECT_EQ(none.paramBytes, 0u);
+  EXPECT_EQ(none.bufferSize, 0u);
 }
 
 TEST(PackingPlan, RejectsNonArgumentTypes) {

@@ -3,8 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 using namespace ptxjit::runtime;
 
@@ -114,4 +117,70 @@ TEST(LaunchKernel, NullFunctionIsRejectedBeforeTheDriver) {
   }
   EXPECT_THROW(functionAttributes(nullptr), std::invalid_argument);
   EXPECT_THROW(maxPotentialBlockSize(nullptr), std::invalid_argument);
+}
+
+TEST(LaunchKernel, NullFunctionIsRejectedByTheBufferLaunchAndTheLayoutCheck) {
+  uint64_t buf = 0;
+  EXPECT_THROW(launchKernelBuffer(nullptr, {1}, {1}, 0, nullptr, &buf, 8), std::invalid_argument);
+  EXPECT_THROW(launchKernelBuffer(nullptr, {1}, {1}, 0, nullptr, nullptr, 0),
+               std::invalid_argument);
+  EXPECT_THROW(functionParamLayoutIs(nullptr, {}), std::invalid_argument);
+}
+
+namespace {
+
+// A cuFuncGetParamInfo stand-in answering from `params` (CUDA_ERROR_INVALID_VALUE past the end),
+// counting the calls.
+struct FakeParamInfo {
+  std::vector<ParamExtent> params;
+  int calls = 0;
+  CUresult operator()(size_t i, size_t *offset, size_t *size) {
+    ++calls;
+    if (i >= params.size())
+      return CUDA_ERROR_INVALID_VALUE;
+    *offset = params[i].offset;
+    *size = params[i].size;
+    return CUDA_SUCCESS;
+  }
+};
+
+bool matches(const std::vector<ParamExtent> &expected, FakeParamInfo &driver) {
+  return paramLayoutMatches(expected, std::ref(driver));
+}
+
+} // namespace
+
+TEST(ParamLayout, MatchesOnlyTheSameExtentsAndCount) {
+  // A Python float (f64 + its f32 copy), a bool, then a 1-d array (data, shape, stride).
+  std::vector<ParamExtent> plan = {{0, 8}, {8, 4}, {12, 1}, {16, 8}, {24, 8}, {32, 8}};
+  FakeParamInfo same{plan};
+  EXPECT_TRUE(matches(plan, same));
+  EXPECT_EQ(same.calls, 7); // every parameter, then one past the end
+
+  FakeParamInfo offsetDiffers{plan};
+  offsetDiffers.params[2].offset = 16;
+  EXPECT_FALSE(matches(plan, offsetDiffers));
+  FakeParamInfo sizeDiffers{plan};
+  sizeDiffers.params[2].size = 4;
+  EXPECT_FALSE(matches(plan, sizeDiffers));
+  FakeParamInfo moreInTheKernel{plan};
+  moreInTheKernel.params.push_back({40, 8});
+  EXPECT_FALSE(matches(plan, moreInTheKernel));
+  FakeParamInfo fewerInTheKernel{plan};
+  fewerInTheKernel.params.pop_back();
+  EXPECT_FALSE(matches(plan, fewerInTheKernel));
+}
+
+TEST(ParamLayout, NoParametersAndFailingQueries) {
+  FakeParamInfo none{};
+  EXPECT_TRUE(matches({}, none));
+  FakeParamInfo one{{{0, 8}}};
+  EXPECT_FALSE(matches({}, one));
+  // A driver error, or a query that throws, is a mismatch (launches fall back to pointers).
+  EXPECT_FALSE(paramLayoutMatches({{0, 8}}, [](size_t, size_t *, size_t *) {
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }));
+  EXPECT_FALSE(paramLayoutMatches({{0, 8}}, [](size_t, size_t *, size_t *) -> CUresult {
+    throw std::runtime_error("query failed");
+  }));
 }
