@@ -14,9 +14,9 @@
 #include <cctype>
 #include <chrono>
 #include <cstdint>
-#include <memory>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -296,8 +296,8 @@ public:
     }
     auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < iters; ++i) {
-      if (CUresult r = d.cuLaunchKernel(function_, 1, 1, 1, block_, 1, 1, 0, nullptr, params,
-                                        extraArg);
+      if (CUresult r =
+              d.cuLaunchKernel(function_, 1, 1, 1, block_, 1, 1, 0, nullptr, params, extraArg);
           r != CUDA_SUCCESS) {
         error = errorText(d, "cuLaunchKernel", r);
         d.cuCtxSynchronize();

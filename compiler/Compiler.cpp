@@ -511,9 +511,8 @@ const Specialization &Compiler::specialize(int id, const std::vector<const ir::T
     recordHostLaunch(*spec);
   }
   if (disk) {
-    uint32_t kind = static_cast<uint32_t>(opts.backend == codegen::Backend::CUDA
-                                              ? EntryKind::Ptx
-                                              : EntryKind::HostObject);
+    uint32_t kind = static_cast<uint32_t>(
+        opts.backend == codegen::Backend::CUDA ? EntryKind::Ptx : EntryKind::HostObject);
     diskcache::store(disk->path, disk->key, CacheEntry{kind, {spec->symbol, code, spec->llvmIR}},
                      disk->prefix);
     spec->cachePath = disk->path;

@@ -118,10 +118,10 @@ public:
   /// The compiled kernel `id` for `argTypes` under `opts`, compiled on first request. A
   /// top-level weak float/complex type stands for a Python scalar launch argument: typed as
   /// weak (NEP 50), passed as float64/complex128 (Specialization::argTypes and the packing
-  /// plan hold the concrete type); other types must be concrete. CUDA: PTX is emitted but not loaded (see
-  /// Specialization::cudaFunction). The reference stays valid until unregisterFunction(id).
-  /// Throws ir::CompileError for bad programs, std::out_of_range for an unknown id,
-  /// std::invalid_argument when `id` is a device function.
+  /// plan hold the concrete type); other types must be concrete. CUDA: PTX is emitted but not
+  /// loaded (see Specialization::cudaFunction). The reference stays valid until
+  /// unregisterFunction(id). Throws ir::CompileError for bad programs, std::out_of_range for an
+  /// unknown id, std::invalid_argument when `id` is a device function.
   const Specialization &specialize(int id, const std::vector<const ir::Type *> &argTypes,
                                    const codegen::CompileOptions &opts);
 

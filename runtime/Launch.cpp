@@ -98,8 +98,8 @@ const LaunchLimits &deviceLaunchLimits() {
 namespace {
 
 // launchKernel and launchKernelBuffer: cuLaunchKernel with `params` or `extra`.
-void launch(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem, CUstream stream,
-            void **params, void **extra) {
+void launch(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem, CUstream stream, void **params,
+            void **extra) {
   if (!f) [[unlikely]]
     throw std::invalid_argument("launchKernel: the kernel (CUfunction) is null");
   const Device &dev = Device::current();

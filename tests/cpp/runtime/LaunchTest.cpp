@@ -177,9 +177,8 @@ TEST(ParamLayout, NoParametersAndFailingQueries) {
   FakeParamInfo one{{{0, 8}}};
   EXPECT_FALSE(matches({}, one));
   // A driver error, or a query that throws, is a mismatch (launches fall back to pointers).
-  EXPECT_FALSE(paramLayoutMatches({{0, 8}}, [](size_t, size_t *, size_t *) {
-    return CUDA_ERROR_NOT_SUPPORTED;
-  }));
+  EXPECT_FALSE(paramLayoutMatches(
+      {{0, 8}}, [](size_t, size_t *, size_t *) { return CUDA_ERROR_NOT_SUPPORTED; }));
   EXPECT_FALSE(paramLayoutMatches({{0, 8}}, [](size_t, size_t *, size_t *) -> CUresult {
     throw std::runtime_error("query failed");
   }));
