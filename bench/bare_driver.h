@@ -139,26 +139,29 @@ public:
   // a bad token or a failed allocation (what was allocated is freed by the destructor).
   bool build(const Driver &d, const std::string &layout, std::string &error) {
     d_ = &d;
+    auto add = [&](uint64_t v, size_t size) {
+      values_.push_back(v);
+      sizes_.push_back(size);
+    };
     bool numeric = !layout.empty() && layout.find_first_not_of("0123456789") == std::string::npos;
     if (numeric) {
-      values_.assign(std::strtoul(layout.c_str(), nullptr, 10), 0);
+      for (unsigned long n = std::strtoul(layout.c_str(), nullptr, 10); n > 0; --n)
+        add(0, 8);
     } else {
       std::stringstream tokens(layout);
       std::string tok;
       while (std::getline(tokens, tok, ',')) {
         uint64_t v = 0;
-        sizes_.resize(values_.size(), 8); // 8 bytes for every value before, but f32's
         if (tok == "f32") {
           float f = 1.5f;
           std::memcpy(&v, &f, 4);
-          values_.push_back(v);
-          sizes_.push_back(4);
+          add(v, 4);
         } else if (tok == "f64") {
           double x = 1.5;
           std::memcpy(&v, &x, 8);
-          values_.push_back(v);
+          add(v, 8);
         } else if (tok == "i64") {
-          values_.push_back(256);
+          add(256, 8);
         } else if (tok.size() == 2 && tok[0] == 'a' && tok[1] >= '1' && tok[1] <= '3') {
           int ndim = tok[1] - '0';
           size_t elems = 1;
@@ -170,34 +173,26 @@ public:
             return false;
           }
           allocations_.push_back(p);
-          values_.push_back(p);
+          add(p, 8);
           for (int k = 0; k < ndim; ++k)
-            values_.push_back(256);
-          std::vector<uint64_t> strides(ndim);
-          uint64_t stride = 4;
-          for (int k = ndim - 1; k >= 0; --k, stride *= 256)
-            strides[k] = stride;
-          values_.insert(values_.end(), strides.begin(), strides.end());
+            add(256, 8);
+          for (int k = 0; k < ndim; ++k) // C-order byte strides: 4 * 256^(ndim - 1 - k)
+            add(uint64_t(4) << (8 * (ndim - 1 - k)), 8);
         } else {
           error = "unknown layout token '" + tok + "' (f32, f64, i64, a1, a2, a3)";
           return false;
         }
       }
     }
-    sizes_.resize(values_.size(), 8); // 8 bytes for every value since the last f32
-    pointers_.resize(values_.size());
-    for (size_t i = 0; i < values_.size(); ++i)
-      pointers_[i] = &values_[i];
-    size_t end = 0;
     std::vector<size_t> offsets;
-    for (size_t size : sizes_) {
-      offsets.push_back((end + size - 1) / size * size);
-      end = offsets.back() + size;
+    for (size_t i = 0; i < values_.size(); ++i) {
+      pointers_.push_back(&values_[i]);
+      offsets.push_back((bufferBytes_ + sizes_[i] - 1) / sizes_[i] * sizes_[i]);
+      bufferBytes_ = offsets.back() + sizes_[i];
     }
-    buffer_.assign(end / 8 + 1, 0);
+    buffer_.assign(bufferBytes_ / 8 + 1, 0);
     for (size_t i = 0; i < values_.size(); ++i)
       std::memcpy(reinterpret_cast<char *>(buffer_.data()) + offsets[i], &values_[i], sizes_[i]);
-    bufferBytes_ = end;
     return true;
   }
 

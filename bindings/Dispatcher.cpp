@@ -158,8 +158,7 @@ void storeScalar(const LeafValue &l, const compiler::ParamSlot &s, char *dst) {
   }
 }
 
-/// Writes every slot of `plan` into `buf` and, unless `params` is null, points params[i] at
-/// slot i.
+/// Writes every slot of `plan` into `buf` and points params[i] at slot i.
 void pack(const compiler::PackingPlan &plan, const std::vector<LeafValue> &leaves, char *buf,
           void **params) {
   for (size_t i = 0; i < plan.slots.size(); ++i) {
@@ -182,14 +181,13 @@ void pack(const compiler::PackingPlan &plan, const std::vector<LeafValue> &leave
       put<int64_t>(dst, l.strides[s.dim]);
       break;
     }
-    if (params)
-      params[i] = dst;
+    params[i] = dst;
   }
 }
 
-/// A CUDA launch of `spec` with the slots packed into `buf` (pack): the buffer in one piece
-/// when the driver confirmed its layout (Specialization::paramBuffer), else one pointer per
-/// parameter from `params`.
+/// A CUDA launch of `spec` with the slots packed into `buf` and `params` (pack): the buffer in
+/// one piece when the driver confirmed its layout (Specialization::paramBuffer), else one
+/// pointer per parameter.
 void launchPacked(const compiler::Specialization &spec, CUfunction fn, runtime::Dim3 grid,
                   runtime::Dim3 block, unsigned sharedMem, CUstream stream, char *buf,
                   void **params) {
@@ -441,7 +439,7 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
     grid = {static_cast<unsigned>(std::max<int64_t>(1, (forallTasks + tpb - 1) / tpb)), 1, 1};
   }
 
-  sc.buffer.resize(plan.bufferSize / 8 + 1);
+  sc.buffer.resize(plan.bufferSize() / 8 + 1);
   sc.params.resize(plan.slots.size() + 1);
   char *buf = reinterpret_cast<char *>(sc.buffer.data());
   void **params = sc.params.data();
@@ -475,10 +473,9 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
     staged.push_back(std::move(s));
   }
   CUfunction fn = spec.cudaFunction();
-  void **slotPointers = spec.paramBuffer() ? nullptr : params;
   if (staged.empty()) {
     // Device arrays only: an asynchronous launch, short enough to keep the GIL (as Numba).
-    pack(plan, r.leaves, buf, slotPointers);
+    pack(plan, r.leaves, buf, params);
     launchPacked(spec, fn, grid, block, sharedMem, h, buf, params);
     return;
   }
@@ -491,7 +488,7 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
       s.leaf->data = s.buf->devicePtr() - static_cast<uint64_t>(s.low);
     }
   }
-  pack(plan, r.leaves, buf, slotPointers);
+  pack(plan, r.leaves, buf, params);
   py::gil_scoped_release release;
   launchPacked(spec, fn, grid, block, sharedMem, h, buf, params);
   for (Staged &s : staged)

@@ -54,7 +54,7 @@ private:
     return static_cast<int>(plan.leaves.size()) - 1;
   }
   void slot(ParamSlot::Source src, int leaf, int dim, const ir::ScalarType *type, uint32_t size) {
-    size_t off = (plan.bufferSize + size - 1) / size * size;
+    size_t off = (plan.paramBytes + size - 1) / size * size;
     ParamSlot s;
     s.source = src;
     s.leaf = leaf;
@@ -63,7 +63,7 @@ private:
     s.offset = static_cast<uint32_t>(off);
     s.size = size;
     plan.slots.push_back(s);
-    plan.bufferSize = off + size;
+    plan.paramBytes = off + size;
   }
 };
 
@@ -160,8 +160,6 @@ PackingPlan buildPackingPlan(const std::vector<const ir::Type *> &argTypes) {
     }
     b.add(ir::concretize(argTypes[i]), static_cast<int>(i));
   }
-  b.plan.paramBytes = b.plan.bufferSize;
-  b.plan.bufferSize = (b.plan.bufferSize + 7) / 8 * 8;
   return std::move(b.plan);
 }
 

@@ -45,8 +45,10 @@ struct ParamSlot {
 struct PackingPlan {
   std::vector<ArgLeaf> leaves;
   std::vector<ParamSlot> slots; ///< in kernel parameter order
-  size_t bufferSize = 0;        ///< bytes needed for all slots (a multiple of 8)
   size_t paramBytes = 0;        ///< the end of the last slot: the kernel parameters' size
+
+  /// Bytes of a buffer for all slots: paramBytes rounded up to a multiple of 8.
+  size_t bufferSize() const { return (paramBytes + 7) / 8 * 8; }
 
   /// "f32@0 <- leaf0; ptr@8 <- leaf1.data; i64@16 <- leaf1.shape[0]; ..." (tests, debugging).
   std::string str() const;

@@ -75,7 +75,7 @@ struct Packed {
   std::vector<uint64_t> buffer;
   std::vector<void *> params;
   Packed(const compiler::PackingPlan &plan, const std::vector<TestLeaf> &leaves) {
-    buffer.assign(plan.bufferSize / 8 + 1, 0);
+    buffer.assign(plan.bufferSize() / 8 + 1, 0);
     char *buf = reinterpret_cast<char *>(buffer.data());
     for (const compiler::ParamSlot &s : plan.slots) {
       const TestLeaf &l = leaves.at(s.leaf);

@@ -25,7 +25,7 @@ TEST(PackingPlan, ScalarsArraysAndTuplesFlattenInOrder) {
                      "int64@24 <- leaf1.strides[0]; int8@32 <- leaf2; ptr@40 <- leaf3.data; "
                      "int64@48 <- leaf3.shape[0]; int64@56 <- leaf3.shape[1]; "
                      "int64@64 <- leaf3.strides[0]; int64@72 <- leaf3.strides[1]");
-  EXPECT_EQ(p.bufferSize, 80u);
+  EXPECT_EQ(p.bufferSize(), 80u);
   EXPECT_EQ(p.paramBytes, 80u);
 }
 
@@ -42,7 +42,7 @@ TEST(PackingPlan, ComplexIsTwoFloatsAndBoolOneByte) {
   EXPECT_EQ(p.slots[3].type, t::float64());
   EXPECT_EQ(p.slots[3].offset, 16u); // aligned to 8
   EXPECT_EQ(p.slots[4].offset, 24u);
-  EXPECT_EQ(p.bufferSize, 32u);
+  EXPECT_EQ(p.bufferSize(), 32u);
 }
 
 TEST(PackingPlan, PythonFloatsTravelAsDoubleAndFloat32) {
@@ -53,7 +53,7 @@ TEST(PackingPlan, PythonFloatsTravelAsDoubleAndFloat32) {
   EXPECT_EQ(p.str(), "float64@0 <- leaf0; float32@8 <- leaf0; ptr@16 <- leaf1.data; "
                      "int64@24 <- leaf1.shape[0]; int64@32 <- leaf1.strides[0]; "
                      "int64@40 <- leaf2; float64@48 <- leaf3.real; float64@56 <- leaf3.imag");
-  EXPECT_EQ(p.bufferSize, 64u);
+  EXPECT_EQ(p.bufferSize(), 64u);
 }
 
 TEST(PackingPlan, ParamBytesEndAtTheLastSlotUnpadded) {
@@ -61,13 +61,13 @@ TEST(PackingPlan, ParamBytesEndAtTheLastSlotUnpadded) {
   PackingPlan p = buildPackingPlan({t::weakFloat()});
   EXPECT_EQ(p.str(), "float64@0 <- leaf0; float32@8 <- leaf0");
   EXPECT_EQ(p.paramBytes, 12u);
-  EXPECT_EQ(p.bufferSize, 16u);
+  EXPECT_EQ(p.bufferSize(), 16u);
   PackingPlan b = buildPackingPlan({t::float64(), t::boolean()});
   EXPECT_EQ(b.paramBytes, 9u);
-  EXPECT_EQ(b.bufferSize, 16u);
+  EXPECT_EQ(b.bufferSize(), 16u);
   PackingPlan none = buildPackingPlan({});
   EXPECT_EQ(none.paramBytes, 0u);
-  EXPECT_EQ(none.bufferSize, 0u);
+  EXPECT_EQ(none.bufferSize(), 0u);
 }
 
 TEST(PackingPlan, RejectsNonArgumentTypes) {
