@@ -57,18 +57,16 @@ codegen::Backend decide(const std::string &name, bool fromEnv) {
 
 /// Once the GPU is in use, device memory comes from the driver's stream-ordered pool (a caching
 /// allocator: freed blocks are reused without cuMemFree/cuMemAlloc), unless
-/// PTXJIT_ALLOCATOR=plain or the device lacks memory pools.
+/// PTXJIT_ALLOCATOR=plain or the device lacks memory pools (then cuMemAlloc stays). The pool's
+/// slow first allocation is made on a thread of its own; the process's first allocations use
+/// cuMemAlloc until it is done (runtime::usePoolAllocatorAfterWarmUp).
 void useCachingAllocator() {
   static std::once_flag once;
   std::call_once(once, [] {
     const char *v = std::getenv("PTXJIT_ALLOCATOR");
     if (v && std::string(v) == "plain")
       return;
-    try {
-      runtime::setDeviceAllocator(runtime::poolDeviceAllocator());
-    } catch (const std::exception &) {
-      // No pools (or no device yet): keep cuMemAlloc.
-    }
+    runtime::usePoolAllocatorAfterWarmUp();
   });
 }
 

@@ -1,6 +1,7 @@
 #include "runtime/Memory.h"
 
 #include "runtime/Device.h"
+#include "runtime/StartupTrace.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -9,6 +10,8 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <system_error>
+#include <thread>
 
 namespace ptxjit::runtime {
 namespace {
@@ -66,6 +69,39 @@ std::shared_ptr<DeviceAllocator> &currentAllocatorSlot() {
   return slot;
 }
 
+// The thread of usePoolAllocatorAfterWarmUp(). Never destroyed: the exit handler joins it.
+struct PoolWarmUp {
+  std::mutex mutex;
+  std::thread thread;
+  bool atexitRegistered = false;
+};
+PoolWarmUp &poolWarmUp() {
+  static PoolWarmUp *w = new PoolWarmUp;
+  return *w;
+}
+
+// Registered after cuInit, so it runs before the driver's own teardown: no thread is inside the
+// driver while it tears down.
+void joinPoolWarmUpAtExit() { joinPoolWarmUp(); }
+
+// On the warm-up thread: the pool's first allocation (and its free), then the switch to the pool
+// unless the allocator was replaced meanwhile. Errors leave the allocator as it is.
+void warmUpPool(CUcontext context, std::shared_ptr<DeviceAllocator> pool,
+                std::shared_ptr<DeviceAllocator> before) noexcept {
+  markStartupTraceBackgroundThread();
+  StartupTimer timer("warming up the memory pool (its first allocation)");
+  try {
+    check(driver().cuCtxSetCurrent(context), "cuCtxSetCurrent");
+    CUdeviceptr ptr = pool->allocate(1, nullptr);
+    pool->deallocate(ptr, 1, nullptr);
+  } catch (...) {
+    return;
+  }
+  std::lock_guard<std::mutex> lock(gAllocatorMutex);
+  if (currentAllocatorSlot() == before)
+    currentAllocatorSlot() = std::move(pool);
+}
+
 [[noreturn]] void throwRange(const char *what, size_t offset, size_t n, size_t size) {
   throw std::out_of_range(std::string(what) + ": bytes [" + std::to_string(offset) + ", " +
                           std::to_string(offset) + " + " + std::to_string(n) +
@@ -89,6 +125,41 @@ std::shared_ptr<DeviceAllocator> poolDeviceAllocator() {
   if (!pool)
     pool = std::make_shared<PoolAllocator>();
   return pool;
+}
+
+bool usePoolAllocatorAfterWarmUp() {
+  CUcontext context = nullptr;
+  std::shared_ptr<DeviceAllocator> pool;
+  try {
+    context = Device::current().context();
+    pool = poolDeviceAllocator();
+  } catch (const std::exception &) {
+    return false; // no memory pools, or no device
+  }
+  std::shared_ptr<DeviceAllocator> before = deviceAllocator();
+  if (before == pool)
+    return true;
+  PoolWarmUp &w = poolWarmUp();
+  std::lock_guard<std::mutex> lock(w.mutex);
+  if (w.thread.joinable())
+    w.thread.join(); // an earlier warm-up (the thread never takes w.mutex)
+  if (!w.atexitRegistered) {
+    std::atexit(joinPoolWarmUpAtExit); // after cuInit: Device::current() above succeeded
+    w.atexitRegistered = true;
+  }
+  try {
+    w.thread = std::thread(warmUpPool, context, pool, before);
+  } catch (const std::system_error &) {
+    setDeviceAllocator(pool); // no thread: the first allocation pays for the warm-up
+  }
+  return true;
+}
+
+void joinPoolWarmUp() {
+  PoolWarmUp &w = poolWarmUp();
+  std::lock_guard<std::mutex> lock(w.mutex);
+  if (w.thread.joinable())
+    w.thread.join(); // the thread never takes w.mutex
 }
 
 std::shared_ptr<DeviceAllocator> deviceAllocator() {

@@ -42,6 +42,23 @@ std::shared_ptr<DeviceAllocator> plainDeviceAllocator();
 // Throws DriverUnavailable, CudaError, or std::runtime_error if the device lacks memory pools.
 std::shared_ptr<DeviceAllocator> poolDeviceAllocator();
 
+// Makes poolDeviceAllocator() the allocator once the pool has made its first allocation. The
+// driver makes that one slow (8-12 ms on an H100, against microseconds for later ones: it maps
+// the pool's first memory), so it is made, and freed, on a thread of its own, while
+// allocateDevice() keeps the allocator current now (plain cuMemAlloc at start-up); the first
+// copies and launches of a process then do not wait for it. Allocations made meanwhile keep
+// their allocator (Allocation records it). The switch is skipped if setDeviceAllocator() was
+// called in between, and the current allocator stays when the warm-up allocation fails. Call
+// with the device open (e.g. from Device::openInBackground's afterOpen). Returns false, changing
+// nothing and starting no thread, when the pool cannot be used (no memory pools, no device);
+// true once the warm-up has started (or, without a thread, has switched). Exit waits for the
+// thread.
+bool usePoolAllocatorAfterWarmUp();
+
+// Waits until a warm-up started by usePoolAllocatorAfterWarmUp() has finished; returns at once
+// when none is under way. Thread-safe.
+void joinPoolWarmUp();
+
 // The allocator allocateDevice() uses now (initially plainDeviceAllocator()). Thread-safe.
 std::shared_ptr<DeviceAllocator> deviceAllocator();
 

@@ -17,10 +17,11 @@ bool startupTraceEnabled() noexcept;
 //   "ptxjit startup: +<t> ms [<thread>] <phase>: <ms> ms"
 // where <t> is the time since the runtime library was loaded (the extension's import) and
 // <thread> is "main" for the first thread that traced and "bg" for the background device opener
-// (see Device::openInBackground), else "thread". Never throws.
+// (see Device::openInBackground) and the memory pool's warm-up (usePoolAllocatorAfterWarmUp),
+// else "thread". Never throws.
 void traceStartup(const std::string &phase, double ms) noexcept;
 
-// Marks the calling thread as the background device opener in trace lines. Never throws.
+// Marks the calling thread as a background start-up thread ("bg") in trace lines. Never throws.
 void markStartupTraceBackgroundThread() noexcept;
 
 // Times its own lifetime and traces it under `phase` (when enabled; else does nothing but read

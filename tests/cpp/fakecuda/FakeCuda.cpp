@@ -1,17 +1,27 @@
 // A fake CUDA driver for tests of the runtime's start-up logic on machines without a GPU
 // (loaded through PTXJIT_LIBCUDA). It exports every entry point runtime/Driver.h resolves; those
 // the start-up path calls (cuInit, versions, device queries, the primary context, the current
-// context) behave like a driver with one device of compute capability 9.0 and no memory pools;
-// every other entry point fails with CUDA_ERROR_NOT_SUPPORTED. cuda.h is deliberately not
-// included: the definitions use the ABI-equivalent plain types (CUresult and CUdevice are int,
-// handles are pointers).
+// context) and the memory entry points below behave like a driver with one device of compute
+// capability 9.0; every other entry point fails with CUDA_ERROR_NOT_SUPPORTED. cuda.h is
+// deliberately not included: the definitions use the ABI-equivalent plain types (CUresult and
+// CUdevice are int, handles are pointers).
 //
 // Control functions for tests (extern "C", found with dlsym):
 //   fakeCudaHoldContext(1) makes cuDevicePrimaryCtxRetain block until fakeCudaHoldContext(0);
 //   fakeCudaSetContextResult(code) makes it return `code` (0: success);
 //   fakeCudaContextCalls() counts its calls; fakeCudaContextWaiting() is 1 while one is blocked.
+// Memory (host memory as device memory): cuMemAlloc_v2/cuMemFree_v2 always work; the device
+// reports memory pools, and cuDeviceGetDefaultMemPool, cuMemPoolSetAttribute, cuMemAllocAsync
+// and cuMemFreeAsync work, only after fakeCudaSetMemoryPools(1). Then:
+//   fakeCudaHoldPoolAllocation(1) makes cuMemAllocAsync block until fakeCudaHoldPoolAllocation(0)
+//   (fakeCudaPoolAllocationWaiting() is 1 while one is blocked);
+//   fakeCudaSetPoolAllocationResult(code) makes it return `code`;
+//   fakeCudaMemoryCalls(k) counts calls of cuMemAlloc (k = 0), cuMemFree (1), cuMemAllocAsync (2)
+//   and cuMemFreeAsync (3); each cuMemFreeAsync also prints "fake: cuMemFreeAsync" to stderr.
 #include <condition_variable>
 #include <cstddef>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -27,6 +37,12 @@ int gResult = 0;
 int gCalls = 0;
 int gContextObject = 0; // its address is the context handle
 thread_local void *tCurrent = nullptr;
+bool gPools = false;
+bool gHoldPool = false;
+bool gPoolWaiting = false;
+int gPoolResult = 0;
+int gMemoryCalls[4] = {0, 0, 0, 0};
+int gPoolObject = 0; // its address is the pool handle
 
 constexpr int kNotSupported = 801; // CUDA_ERROR_NOT_SUPPORTED
 constexpr int kInvalidValue = 1;   // CUDA_ERROR_INVALID_VALUE
@@ -51,6 +67,28 @@ int fakeCudaContextCalls() {
 int fakeCudaContextWaiting() {
   std::lock_guard<std::mutex> lock(gMutex);
   return gWaiting ? 1 : 0;
+}
+
+void fakeCudaSetMemoryPools(int on) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  gPools = on != 0;
+}
+void fakeCudaHoldPoolAllocation(int hold) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  gHoldPool = hold != 0;
+  gChanged.notify_all();
+}
+int fakeCudaPoolAllocationWaiting() {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return gPoolWaiting ? 1 : 0;
+}
+void fakeCudaSetPoolAllocationResult(int code) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  gPoolResult = code;
+}
+int fakeCudaMemoryCalls(int which) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return which >= 0 && which < 4 ? gMemoryCalls[which] : -1;
 }
 
 int cuInit(unsigned) { return 0; }
@@ -83,9 +121,11 @@ int cuDeviceGetAttribute(int *value, int attr, int) {
   case 76: // COMPUTE_CAPABILITY_MINOR
     *value = 0;
     break;
-  case 115: // MEMORY_POOLS_SUPPORTED
-    *value = 0;
+  case 115: { // MEMORY_POOLS_SUPPORTED
+    std::lock_guard<std::mutex> lock(gMutex);
+    *value = gPools ? 1 : 0;
     break;
+  }
   default:
     *value = 1024;
   }
@@ -116,16 +156,55 @@ int cuCtxSetCurrent(void *ctx) {
   return 0;
 }
 
+int cuMemAlloc_v2(unsigned long long *ptr, size_t bytes) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  ++gMemoryCalls[0];
+  *ptr = reinterpret_cast<unsigned long long>(std::malloc(bytes ? bytes : 1));
+  return 0;
+}
+int cuMemFree_v2(unsigned long long ptr) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  ++gMemoryCalls[1];
+  std::free(reinterpret_cast<void *>(ptr));
+  return 0;
+}
+int cuDeviceGetDefaultMemPool(void **pool, int) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  if (!gPools)
+    return kNotSupported;
+  *pool = &gPoolObject;
+  return 0;
+}
+int cuMemPoolSetAttribute(void *pool, int, void *) {
+  return pool == &gPoolObject ? 0 : kInvalidValue;
+}
+int cuMemAllocAsync(unsigned long long *ptr, size_t bytes, void *) {
+  std::unique_lock<std::mutex> lock(gMutex);
+  if (!gPools)
+    return kNotSupported;
+  ++gMemoryCalls[2];
+  gPoolWaiting = true;
+  gChanged.wait(lock, [] { return !gHoldPool; });
+  gPoolWaiting = false;
+  if (gPoolResult != 0)
+    return gPoolResult;
+  *ptr = reinterpret_cast<unsigned long long>(std::malloc(bytes ? bytes : 1));
+  return 0;
+}
+int cuMemFreeAsync(unsigned long long ptr, void *) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  if (!gPools)
+    return kNotSupported;
+  ++gMemoryCalls[3];
+  std::free(reinterpret_cast<void *>(ptr));
+  std::fprintf(stderr, "fake: cuMemFreeAsync\n");
+  return 0;
+}
+
 #define FAKE_UNSUPPORTED(name)                                                                     \
   int name() { return kNotSupported; }
 FAKE_UNSUPPORTED(cuCtxSynchronize)
 FAKE_UNSUPPORTED(cuMemGetInfo_v2)
-FAKE_UNSUPPORTED(cuMemAlloc_v2)
-FAKE_UNSUPPORTED(cuMemFree_v2)
-FAKE_UNSUPPORTED(cuMemAllocAsync)
-FAKE_UNSUPPORTED(cuMemFreeAsync)
-FAKE_UNSUPPORTED(cuDeviceGetDefaultMemPool)
-FAKE_UNSUPPORTED(cuMemPoolSetAttribute)
 FAKE_UNSUPPORTED(cuMemcpyHtoD_v2)
 FAKE_UNSUPPORTED(cuMemcpyDtoH_v2)
 FAKE_UNSUPPORTED(cuMemcpyDtoD_v2)

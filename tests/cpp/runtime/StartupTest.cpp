@@ -1,10 +1,11 @@
 // The CUDA start-up path: Device::openInBackground (the device and its primary context opened on
-// a background thread while the caller compiles), deviceComputeCapability (no context needed)
-// and the PTXJIT_TRACE_STARTUP trace. The driver state is per process, so each scenario runs in
-// a death-test child against the fake driver of tests/cpp/fakecuda (PTXJIT_LIBCUDA), or without
-// a driver.
+// a background thread while the caller compiles), deviceComputeCapability (no context needed),
+// the memory pool's warm-up (usePoolAllocatorAfterWarmUp) and the PTXJIT_TRACE_STARTUP trace. The
+// driver state is per process, so each scenario runs in a death-test child against the fake driver
+// of tests/cpp/fakecuda (PTXJIT_LIBCUDA), or without a driver.
 #include "runtime/Device.h"
 #include "runtime/Driver.h"
+#include "runtime/Memory.h"
 
 #include <gtest/gtest.h>
 
@@ -53,6 +54,55 @@ FakeControl loadFakeDriver() {
   STARTUP_CHECK(c.hold && c.setResult && c.calls && c.waiting);
   return c;
 }
+
+// The fake driver's memory controls.
+struct FakeMemory {
+  void (*setPools)(int) = nullptr;
+  void (*holdPool)(int) = nullptr;
+  int (*poolWaiting)() = nullptr;
+  void (*setPoolResult)(int) = nullptr;
+  int (*calls)(int) = nullptr; // 0 cuMemAlloc, 1 cuMemFree, 2 cuMemAllocAsync, 3 cuMemFreeAsync
+};
+
+// Loads the fake driver with memory pools reported.
+FakeMemory loadFakeDriverWithPools() {
+  loadFakeDriver();
+  void *h = dlopen(PTXJIT_FAKE_LIBCUDA, RTLD_NOW | RTLD_NOLOAD);
+  FakeMemory m;
+  m.setPools = reinterpret_cast<void (*)(int)>(dlsym(h, "fakeCudaSetMemoryPools"));
+  m.holdPool = reinterpret_cast<void (*)(int)>(dlsym(h, "fakeCudaHoldPoolAllocation"));
+  m.poolWaiting = reinterpret_cast<int (*)()>(dlsym(h, "fakeCudaPoolAllocationWaiting"));
+  m.setPoolResult = reinterpret_cast<void (*)(int)>(dlsym(h, "fakeCudaSetPoolAllocationResult"));
+  m.calls = reinterpret_cast<int (*)(int)>(dlsym(h, "fakeCudaMemoryCalls"));
+  STARTUP_CHECK(m.setPools && m.holdPool && m.poolWaiting && m.setPoolResult && m.calls);
+  m.setPools(1);
+  return m;
+}
+
+// Waits (up to 20 s) until the fake's cuMemAllocAsync is blocked in its hold.
+void awaitBlockedInPoolAllocation(const FakeMemory &m) {
+  for (int i = 0; i < 2000 && !m.poolWaiting(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  STARTUP_CHECK(m.poolWaiting());
+}
+
+std::string allocatorName() { return deviceAllocator()->name(); }
+
+// What bindings/Target.cpp runs once the device is open.
+std::atomic<int> gWarmUpStarted{-1};
+void warmUpHook() { gWarmUpStarted = usePoolAllocatorAfterWarmUp() ? 1 : 0; }
+
+// An allocator a user installs (cuMemAlloc underneath, a name of its own).
+class NamedAllocator final : public DeviceAllocator {
+public:
+  CUdeviceptr allocate(size_t bytes, CUstream stream) override {
+    return plainDeviceAllocator()->allocate(bytes, stream);
+  }
+  void deallocate(CUdeviceptr ptr, size_t bytes, CUstream stream) noexcept override {
+    plainDeviceAllocator()->deallocate(ptr, bytes, stream);
+  }
+  const char *name() const noexcept override { return "user allocator"; }
+};
 
 // Waits (up to 20 s) until the fake's cuDevicePrimaryCtxRetain is blocked in its hold.
 void awaitBlockedInContext(const FakeControl &c) {
@@ -179,6 +229,94 @@ void recordingHook() {
   std::exit(0);
 }
 
+[[noreturn]] void poolWarmUpScenario() {
+  setenv("PTXJIT_TRACE_STARTUP", "1", 1);
+  FakeMemory mem = loadFakeDriverWithPools();
+  mem.holdPool(1);
+  Device::openInBackground(warmUpHook);
+  Device::current(); // the opening does not wait for the pool's first allocation
+  STARTUP_CHECK(gWarmUpStarted == 1);
+  awaitBlockedInPoolAllocation(mem);
+  // Meanwhile allocations come from cuMemAlloc.
+  STARTUP_CHECK(allocatorName() == "cuMemAlloc");
+  std::shared_ptr<Allocation> early = allocateDevice(64);
+  STARTUP_CHECK(mem.calls(0) == 1 && mem.calls(2) == 1);
+  mem.holdPool(0);
+  joinPoolWarmUp();
+  // The warm-up's allocation was freed, and the pool serves what follows.
+  STARTUP_CHECK(mem.calls(3) == 1);
+  STARTUP_CHECK(allocatorName() == "cuMemAllocAsync");
+  std::shared_ptr<Allocation> later = allocateDevice(64);
+  STARTUP_CHECK(mem.calls(0) == 1 && mem.calls(2) == 2);
+  // Each allocation goes back to the allocator that made it.
+  early.reset();
+  STARTUP_CHECK(mem.calls(1) == 1 && mem.calls(3) == 1);
+  later.reset();
+  STARTUP_CHECK(mem.calls(1) == 1 && mem.calls(3) == 2);
+  // Called again with the pool in use: nothing to warm up.
+  STARTUP_CHECK(usePoolAllocatorAfterWarmUp());
+  joinPoolWarmUp();
+  STARTUP_CHECK(mem.calls(2) == 2);
+  std::exit(0);
+}
+
+[[noreturn]] void failedPoolWarmUpScenario() {
+  FakeMemory mem = loadFakeDriverWithPools();
+  mem.setPoolResult(2); // CUDA_ERROR_OUT_OF_MEMORY
+  Device::openInBackground(warmUpHook);
+  Device::current();
+  joinPoolWarmUp();
+  STARTUP_CHECK(gWarmUpStarted == 1);
+  STARTUP_CHECK(mem.calls(2) == 1 && mem.calls(3) == 0);
+  // The failure is not reported: cuMemAlloc stays.
+  STARTUP_CHECK(allocatorName() == "cuMemAlloc");
+  std::shared_ptr<Allocation> a = allocateDevice(64);
+  STARTUP_CHECK(mem.calls(0) == 1 && mem.calls(2) == 1);
+  std::exit(0);
+}
+
+[[noreturn]] void replacedDuringWarmUpScenario() {
+  FakeMemory mem = loadFakeDriverWithPools();
+  mem.holdPool(1);
+  Device::openInBackground(warmUpHook);
+  Device::current();
+  awaitBlockedInPoolAllocation(mem);
+  setDeviceAllocator(std::make_shared<NamedAllocator>());
+  mem.holdPool(0);
+  joinPoolWarmUp();
+  // The allocator chosen while the pool warmed up stays.
+  STARTUP_CHECK(mem.calls(3) == 1);
+  STARTUP_CHECK(allocatorName() == "user allocator");
+  std::exit(0);
+}
+
+[[noreturn]] void noPoolsScenario() {
+  FakeMemory mem = loadFakeDriverWithPools();
+  mem.setPools(0);
+  Device::openInBackground(warmUpHook);
+  Device::current();
+  STARTUP_CHECK(gWarmUpStarted == 0);
+  STARTUP_CHECK(allocatorName() == "cuMemAlloc");
+  std::shared_ptr<Allocation> a = allocateDevice(64);
+  STARTUP_CHECK(mem.calls(0) == 1 && mem.calls(2) == 0);
+  std::exit(0);
+}
+
+[[noreturn]] void exitDuringPoolWarmUpScenario() {
+  FakeMemory mem = loadFakeDriverWithPools();
+  mem.holdPool(1);
+  Device::openInBackground(warmUpHook);
+  Device::current();
+  awaitBlockedInPoolAllocation(mem);
+  // Releases the driver a little after exit() has begun; the exit must wait for the warm-up.
+  std::thread([mem] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    mem.holdPool(0);
+  }).detach();
+  std::fprintf(stderr, "exiting\n");
+  std::exit(0);
+}
+
 class StartupDeathTest : public ::testing::Test {
 protected:
   void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
@@ -212,4 +350,27 @@ TEST_F(StartupDeathTest, FailingCuInitStartsNothingAndReportsDriverUnavailable) 
     GTEST_SKIP() << stub << " not present";
   EXPECT_EXIT(unusableDriverScenario(stub), ::testing::ExitedWithCode(0),
               "unavailable: CUDA driver unavailable: cuInit failed: CUDA_ERROR_STUB_LIBRARY");
+}
+
+TEST_F(StartupDeathTest, PoolWarmsUpOnItsOwnThreadWhileCuMemAllocServes) {
+  EXPECT_EXIT(poolWarmUpScenario(), ::testing::ExitedWithCode(0),
+              "\\[bg\\] warming up the memory pool \\(its first allocation\\): [0-9.]+ ms\n");
+}
+
+TEST_F(StartupDeathTest, FailedPoolWarmUpKeepsCuMemAlloc) {
+  EXPECT_EXIT(failedPoolWarmUpScenario(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(StartupDeathTest, AllocatorReplacedDuringPoolWarmUpStays) {
+  EXPECT_EXIT(replacedDuringWarmUpScenario(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(StartupDeathTest, WithoutMemoryPoolsNothingWarmsUp) {
+  EXPECT_EXIT(noPoolsScenario(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(StartupDeathTest, ExitWaitsForAPoolWarmUpUnderWay) {
+  // The warm-up frees its allocation after the driver is released, only after exit() has begun.
+  EXPECT_EXIT(exitDuringPoolWarmUpScenario(), ::testing::ExitedWithCode(0),
+              "exiting\nfake: cuMemFreeAsync\n");
 }
