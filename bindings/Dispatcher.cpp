@@ -158,9 +158,8 @@ void storeScalar(const LeafValue &l, const compiler::ParamSlot &s, char *dst) {
   }
 }
 
-/// Writes every slot of `plan` into `buf` and points params[i] at slot i.
-void pack(const compiler::PackingPlan &plan, const std::vector<LeafValue> &leaves, char *buf,
-          void **params) {
+/// Writes every slot of `plan` into `buf`.
+void pack(const compiler::PackingPlan &plan, const std::vector<LeafValue> &leaves, char *buf) {
   for (size_t i = 0; i < plan.slots.size(); ++i) {
     const compiler::ParamSlot &s = plan.slots[i];
     const LeafValue &l = leaves[s.leaf];
@@ -181,20 +180,49 @@ void pack(const compiler::PackingPlan &plan, const std::vector<LeafValue> &leave
       put<int64_t>(dst, l.strides[s.dim]);
       break;
     }
-    params[i] = dst;
   }
 }
 
-/// A CUDA launch of `spec` with the slots packed into `buf` and `params` (pack): the buffer in
-/// one piece when the driver confirmed its layout (Specialization::paramBuffer), else one
-/// pointer per parameter.
+/// Points params[i] at slot i of `plan` in `buf` (the pointer form of a launch).
+void pointAtSlots(const compiler::PackingPlan &plan, char *buf, void **params) {
+  for (size_t i = 0; i < plan.slots.size(); ++i)
+    params[i] = buf + plan.slots[i].offset;
+}
+
+/// A CUDA launch of `spec` with its slots packed into `buf`: the buffer in one piece when the
+/// driver confirmed its layout (Specialization::paramBuffer), else one pointer per parameter
+/// (`params`, room for one per slot).
 void launchPacked(const compiler::Specialization &spec, CUfunction fn, runtime::Dim3 grid,
                   runtime::Dim3 block, unsigned sharedMem, CUstream stream, char *buf,
                   void **params) {
-  if (spec.paramBuffer())
+  if (spec.paramBuffer()) {
     runtime::launchKernelBuffer(fn, grid, block, sharedMem, stream, buf, spec.plan.paramBytes);
-  else
-    runtime::launchKernel(fn, grid, block, sharedMem, stream, params);
+    return;
+  }
+  pointAtSlots(spec.plan, buf, params);
+  runtime::launchKernel(fn, grid, block, sharedMem, stream, params);
+}
+
+/// The DirectPlan of a specialization with argument fingerprint `codes` and packing plan `plan`.
+DirectPlan makeDirectPlan(const std::vector<uint32_t> &codes, const compiler::PackingPlan &plan) {
+  DirectPlan d;
+  for (uint32_t code : codes)
+    if ((code & codes::kTagMask) != codes::kArray && code != codes::scalar(DType::Float64, true) &&
+        code != codes::scalar(DType::Int64, true) && code != codes::scalar(DType::Bool, false))
+      return d;
+  // No tuples: argument i is leaf i.
+  if (plan.leaves.size() != codes.size())
+    return d;
+  for (size_t a = 0; a < codes.size(); ++a) {
+    DirectPlan::Arg arg{codes[a], static_cast<uint32_t>(d.slots.size()), 0};
+    for (const compiler::ParamSlot &slot : plan.slots)
+      if (slot.leaf == static_cast<int>(a))
+        d.slots.push_back(slot);
+    arg.endSlot = static_cast<uint32_t>(d.slots.size());
+    d.args.push_back(arg);
+  }
+  d.usable = true;
+  return d;
 }
 
 /// A host array copied to the device for one launch.
@@ -363,7 +391,77 @@ const compiler::Specialization &Dispatcher::lookup(const std::vector<uint32_t> &
   }
   c.last = it->second;
   c.lastCodes = codes;
+  c.direct = makeDirectPlan(codes, c.last->plan);
   return *c.last;
+}
+
+const compiler::Specialization *Dispatcher::packDirect(codegen::Backend backend,
+                                                       PyObject *const *args, size_t nargs,
+                                                       std::vector<uint64_t> &buffer) {
+  const Cache &c = caches[static_cast<int>(backend)];
+  const DirectPlan &d = c.direct;
+  if (!c.last || !d.usable || nargs != d.args.size())
+    return nullptr;
+  buffer.resize(c.last->plan.bufferSize() / 8 + 1);
+  char *buf = reinterpret_cast<char *>(buffer.data());
+  for (size_t i = 0; i < nargs; ++i) {
+    const DirectPlan::Arg &a = d.args[i];
+    PyObject *o = args[i];
+    const compiler::ParamSlot *slot = d.slots.data() + a.firstSlot;
+    const compiler::ParamSlot *end = d.slots.data() + a.endSlot;
+    if ((a.code & codes::kTagMask) == codes::kArray) {
+      const DeviceNDArray *dev = asDeviceArray(o);
+      if (!dev || dev->code() != a.code || dev->backend() != backend)
+        return nullptr;
+      uint64_t data = dev->address();
+      const int64_t *shape = dev->shape().data();
+      const int64_t *strides = dev->strides().data();
+      for (; slot != end; ++slot) {
+        char *dst = buf + slot->offset;
+        switch (slot->source) {
+        case compiler::ParamSlot::Source::Data:
+          put<uint64_t>(dst, data);
+          break;
+        case compiler::ParamSlot::Source::Shape:
+          put<int64_t>(dst, shape[slot->dim]);
+          break;
+        case compiler::ParamSlot::Source::Stride:
+          put<int64_t>(dst, strides[slot->dim]);
+          break;
+        default:
+          return nullptr;
+        }
+      }
+      continue;
+    }
+    // Scalars, converted to each slot's type as pack() converts leaves.
+    LeafValue l;
+    if (a.code == codes::scalar(DType::Float64, true)) {
+      if (Py_TYPE(o) != &PyFloat_Type)
+        return nullptr;
+      l.kind = LeafValue::Kind::Float;
+      l.re = PyFloat_AS_DOUBLE(o);
+    } else if (a.code == codes::scalar(DType::Int64, true)) {
+      if (Py_TYPE(o) != &PyLong_Type)
+        return nullptr;
+      int overflow = 0;
+      long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+      if (overflow || (v == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        return nullptr; // the general path reads (or rejects) it
+      }
+      l.kind = LeafValue::Kind::Int;
+      l.i = v;
+    } else {
+      if (Py_TYPE(o) != &PyBool_Type)
+        return nullptr;
+      l.kind = LeafValue::Kind::Bool;
+      l.b = o == Py_True;
+    }
+    for (; slot != end; ++slot)
+      storeScalar(l, *slot, buf + slot->offset);
+  }
+  return c.last;
 }
 
 void Dispatcher::notALaunch() const {
@@ -400,6 +498,42 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
   } busyGuard{sc, sc.busy};
   sc.busy = true;
 
+  // Sizes the launch of `spec`: the grid and block of a forall, and params[] for the pointer form.
+  auto prepare = [&](const compiler::Specialization &spec) {
+    if (forallTasks >= 0) {
+      unsigned tpb = block.x;
+      if (tpb == 0)
+        tpb = backend == codegen::Backend::CUDA
+                  ? static_cast<unsigned>(
+                        runtime::maxPotentialBlockSize(spec.cudaFunction(), sharedMem).blockSize)
+                  : 256u;
+      block = {tpb, 1, 1};
+      grid = {static_cast<unsigned>(std::max<int64_t>(1, (forallTasks + tpb - 1) / tpb)), 1, 1};
+    }
+    sc.params.resize(spec.plan.slots.size() + 1);
+  };
+  auto launchHost = [&](const compiler::Specialization &spec, char *buf, void **params) {
+    pointAtSlots(spec.plan, buf, params);
+    py::gil_scoped_release release;
+    runtime::HostLaunchOptions hostOpts = spec.hostLaunch;
+    hostOpts.dynamicSharedBytes = sharedMem;
+    runtime::launchHost(spec.hostEntry, grid, block, params, hostOpts);
+  };
+
+  // The common case first: the arguments of the last launch again (their kinds and types).
+  if (const compiler::Specialization *spec = packDirect(backend, args, nargs, sc.buffer)) {
+    ++directLaunches;
+    CUstream h = streamHandle(stream, backend);
+    prepare(*spec);
+    char *buf = reinterpret_cast<char *>(sc.buffer.data());
+    void **params = sc.params.data();
+    if (backend == codegen::Backend::Host)
+      return launchHost(*spec, buf, params);
+    // Device arrays only: an asynchronous launch, short enough to keep the GIL (as Numba).
+    launchPacked(*spec, spec->cudaFunction(), grid, block, sharedMem, h, buf, params);
+    return;
+  }
+
   ArgReader &r = sc.reader;
   r.clear();
   std::string why;
@@ -427,30 +561,14 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
   const compiler::Specialization &spec = lookup(r.codes, backend);
   const compiler::PackingPlan &plan = spec.plan;
   CUstream h = streamHandle(stream, backend);
-
-  if (forallTasks >= 0) {
-    unsigned tpb = block.x;
-    if (tpb == 0)
-      tpb = backend == codegen::Backend::CUDA
-                ? static_cast<unsigned>(
-                      runtime::maxPotentialBlockSize(spec.cudaFunction(), sharedMem).blockSize)
-                : 256u;
-    block = {tpb, 1, 1};
-    grid = {static_cast<unsigned>(std::max<int64_t>(1, (forallTasks + tpb - 1) / tpb)), 1, 1};
-  }
-
+  prepare(spec);
   sc.buffer.resize(plan.bufferSize() / 8 + 1);
-  sc.params.resize(plan.slots.size() + 1);
   char *buf = reinterpret_cast<char *>(sc.buffer.data());
   void **params = sc.params.data();
 
   if (backend == codegen::Backend::Host) {
-    pack(plan, r.leaves, buf, params);
-    py::gil_scoped_release release;
-    runtime::HostLaunchOptions hostOpts = spec.hostLaunch;
-    hostOpts.dynamicSharedBytes = sharedMem;
-    runtime::launchHost(spec.hostEntry, grid, block, params, hostOpts);
-    return;
+    pack(plan, r.leaves, buf);
+    return launchHost(spec, buf, params);
   }
 
   // CUDA: host arrays are copied to the device around the launch, as Numba does.
@@ -475,7 +593,7 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
   CUfunction fn = spec.cudaFunction();
   if (staged.empty()) {
     // Device arrays only: an asynchronous launch, short enough to keep the GIL (as Numba).
-    pack(plan, r.leaves, buf, params);
+    pack(plan, r.leaves, buf);
     launchPacked(spec, fn, grid, block, sharedMem, h, buf, params);
     return;
   }
@@ -488,7 +606,7 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
       s.leaf->data = s.buf->devicePtr() - static_cast<uint64_t>(s.low);
     }
   }
-  pack(plan, r.leaves, buf, params);
+  pack(plan, r.leaves, buf);
   py::gil_scoped_release release;
   launchPacked(spec, fn, grid, block, sharedMem, h, buf, params);
   for (Staged &s : staged)
@@ -635,6 +753,9 @@ void defineDispatcher(py::module_ &m) {
           "_launch_params", [](Dispatcher &d, py::object sig) { return d.launchParams(sig); },
           py::arg("signature"),
           "How CUDA launches pass the parameters: 'buffer', 'pointers' or 'not loaded'.")
+      .def_readonly("_direct_launches", &Dispatcher::directLaunches,
+                    "Launches that packed their arguments without reading them into leaves "
+                    "(the arguments had the kinds and types of the launch before).")
       .def("__repr__", [](const Dispatcher &d) {
         return std::string("<ptxjit ") + (d.device ? "device function '" : "kernel '") + d.name +
                "'>";

@@ -18,6 +18,23 @@ namespace ptxjit::bindings {
 
 namespace py = pybind11;
 
+/// How a launch whose arguments have the fingerprint of a dispatcher's last specialization is
+/// packed straight from the Python objects, skipping ArgReader's leaves and fingerprint: one
+/// entry per argument, each a device array, an exact Python float, int (fitting int64) or bool,
+/// with that argument's slots of the packing plan. Not `usable` when the specialization has an
+/// argument of another kind (a tuple, a host array, a NumPy scalar, a complex): its launches
+/// read their arguments into leaves.
+struct DirectPlan {
+  struct Arg {
+    uint32_t code;      ///< the argument's fingerprint code (ArgTypes.h, codes::)
+    uint32_t firstSlot; ///< its slots are slots[firstSlot, endSlot)
+    uint32_t endSlot;
+  };
+  bool usable = false;
+  std::vector<Arg> args;
+  std::vector<compiler::ParamSlot> slots; ///< the plan's slots, grouped by argument
+};
+
 /// The C++ side of a @cuda.jit function (exposed as ptxjit._core.Dispatcher).
 class Dispatcher {
 public:
@@ -45,6 +62,7 @@ public:
   struct Cache {
     std::vector<uint32_t> lastCodes;
     const compiler::Specialization *last = nullptr;
+    DirectPlan direct; ///< for `last`
     std::unordered_map<std::vector<uint32_t>, const compiler::Specialization *, CodesHash> map;
   };
   Cache caches[2];
@@ -53,6 +71,11 @@ public:
                                          codegen::Backend backend);
   const compiler::Specialization &compileFor(const std::vector<const ir::Type *> &params,
                                              codegen::Backend backend);
+  /// The specialization of the last launch on `backend` with `args` packed into `buf` (sized
+  /// for it), when they have the kinds and fingerprint codes of that launch's arguments
+  /// (DirectPlan); else null, `buf` partly written, for the general path to read them.
+  const compiler::Specialization *packDirect(codegen::Backend backend, PyObject *const *args,
+                                             size_t nargs, std::vector<uint64_t> &buf);
   /// Launches with `nargs` positional arguments `args` (borrowed). Throws for bad arguments
   /// (py::type_error), bad configurations (std::invalid_argument), compile and driver errors.
   void launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem, py::handle stream,
@@ -68,6 +91,8 @@ public:
   /// layout), "pointers" (one pointer per parameter), or "not loaded" (not launched yet).
   /// For tests and the benchmark suite.
   std::string launchParams(py::handle signature);
+  /// Launches whose arguments were packed by the last specialization's DirectPlan (for tests).
+  uint64_t directLaunches = 0;
   [[noreturn]] void notALaunch() const;
 
 private:

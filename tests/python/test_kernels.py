@@ -572,6 +572,46 @@ def test_parameters_of_every_size_and_alignment(backend):
 
 
 @cuda.jit
+def affine_kernel(x, a, n, flag, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = x[i] * a + n
+        if flag:
+            out[i] = -out[i]
+
+
+class FloatSubclass(float):
+    pass
+
+
+def test_repeated_launches_read_every_argument(backend):
+    # A launch whose arguments have the kinds and types of the launch before packs them without
+    # the general reading (kernel._direct_launches counts those); the values must still be read
+    # afresh each time, and any other argument must take the general path.
+    x = np.arange(8, dtype=np.float64)
+    out = cuda.device_array(8)
+    calls = [  # (x, a, n, flag, taken directly)
+        (cuda.to_device(x), 2.0, 3, True, False),  # compiles
+        (cuda.to_device(x + 1), -1.5, -7, False, True),  # same kinds, new values and arrays
+        (cuda.to_device(x * 2), 0.25, 2**40, True, True),
+        (x + 5, 4.0, 1, False, False),  # a host array: same type, staged by the general path
+        (cuda.to_device(x), FloatSubclass(3.0), 1, False, False),  # a float subclass
+        (cuda.to_device(x), 1.0, 2**63, False, False),  # beyond int64: uint64, a new signature
+        (cuda.to_device(x), 1.0, 5, True, False),  # back to the first signature: looked up
+        (cuda.to_device(x), 1.0, 5, np.True_, False),  # a NumPy bool: the same type, read apart
+        (cuda.to_device(x - 3), 0.5, 6, True, True),
+    ]
+    for k, (xa, a, n, flag, direct) in enumerate(calls):
+        before = affine_kernel._direct_launches
+        affine_kernel[1, 8](xa, a, n, flag, out)
+        assert affine_kernel._direct_launches == before + int(direct), k
+        host = xa if isinstance(xa, np.ndarray) else xa.copy_to_host()
+        expect = host * float(a) + float(n)
+        np.testing.assert_array_equal(out.copy_to_host(), -expect if flag else expect, str(k))
+    assert len(affine_kernel.signatures) == 2
+
+
+@cuda.jit
 def copy_kernel(x, out):
     i = cuda.grid(1)
     if i < x.size:
