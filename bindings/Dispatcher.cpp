@@ -600,7 +600,7 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
   {
     py::gil_scoped_release release;
     for (Staged &s : staged) {
-      s.buf = runtime::allocateDevice(s.bytes, h);
+      s.buf = runtime::allocateDevice(s.bytes, h, runtime::FirstUse::OnStreamNow);
       if (s.bytes)
         runtime::copyHostToDevice(s.buf->devicePtr(), s.host, s.bytes, h);
       s.leaf->data = s.buf->devicePtr() - static_cast<uint64_t>(s.low);

@@ -188,7 +188,7 @@ uint64_t stage(std::vector<Staged> &staged, uint64_t data, int ndim, const int64
   s.host = reinterpret_cast<char *>(data) + low;
   s.bytes = bytes;
   s.copyBack = copyBack;
-  s.buf = runtime::allocateDevice(bytes, h);
+  s.buf = runtime::allocateDevice(bytes, h, runtime::FirstUse::OnStreamNow);
   if (copyIn && bytes)
     runtime::copyHostToDevice(s.buf->devicePtr(), s.host, bytes, h);
   uint64_t dev = s.buf->devicePtr() - static_cast<uint64_t>(low);
@@ -363,8 +363,8 @@ bool isDefaultStreamObject(PyObject *stream) {
 /// array of that shape and of the loop's output dtype: no broadcasting, no casts, no staging, a
 /// flat loop. It skips the general path's operand vectors, loop-space simplification and
 /// kernel-cache lookup: the last such call's loop and kernel are kept in `pu.fast`, keyed by the
-/// inputs' fingerprint and the backend. Returns null (with no Python error set and nothing done) when the call does not
-/// qualify; the general path then handles it (and raises the errors).
+/// inputs' fingerprint and the backend. Returns null (with no Python error set and nothing done)
+/// when the call does not qualify; the general path then handles it (and raises the errors).
 PyObject *fastElementwise(PyUfunc &pu, const ArgReader &reader, PyObject *outObj,
                           PyObject *streamObj) {
   ufunc::Ufunc &u = *pu.u;
@@ -501,9 +501,11 @@ PyObject *fastElementwise(PyUfunc &pu, const ArgReader &reader, PyObject *outObj
   }
   int item = outType->byteSize();
   size_t bytes = static_cast<size_t>(n) * static_cast<size_t>(item);
-  std::shared_ptr<runtime::Allocation> alloc = backend == codegen::Backend::CUDA
-                                                   ? runtime::allocateDevice(bytes, h)
-                                                   : runtime::allocateHost(bytes);
+  // Its first use is the launch below, on `h`.
+  std::shared_ptr<runtime::Allocation> alloc =
+      backend == codegen::Backend::CUDA
+          ? runtime::allocateDevice(bytes, h, runtime::FirstUse::OnStreamNow)
+          : runtime::allocateHost(bytes);
   std::vector<int64_t> shape(first->shape, first->shape + first->ndim);
   std::vector<int64_t> strides(shape.size());
   int64_t acc = item;
@@ -681,7 +683,7 @@ py::object callElementwise(PyUfunc &pu, PyObject *const *args, size_t nargs, PyO
       s.host = reinterpret_cast<char *>(na.data);
       s.bytes = bytes;
       s.copyBack = true;
-      s.buf = runtime::allocateDevice(bytes, h);
+      s.buf = runtime::allocateDevice(bytes, h, runtime::FirstUse::OnStreamNow);
       out.data = s.buf->devicePtr();
       staged.push_back(std::move(s));
     }

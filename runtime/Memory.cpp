@@ -12,6 +12,8 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <unordered_map>
+#include <vector>
 
 namespace ptxjit::runtime {
 namespace {
@@ -49,18 +51,83 @@ public:
   // the memory. The legacy stream waits for all earlier work of every blocking stream (ptxjit's
   // Python streams are all blocking), so the free follows every use submitted before it, without
   // a host synchronization.
+  //
+  // Small blocks skip the driver (a cuMemAllocAsync and cuMemFreeAsync pair costs about 1 µs on
+  // the host, a sixth of a small ufunc call): a freed block of at most kMaxCachedBlock bytes is
+  // kept here, and allocateForUseNow on the legacy default stream takes one of its size class.
+  // That is as safe as the free on the legacy stream it replaces, because the new owner's first
+  // use is work on the legacy stream, which follows all earlier work of every blocking stream
+  // (later work on other blocking streams follows that). Any other allocation comes from the
+  // driver; its block returns here when freed.
   CUdeviceptr allocate(size_t bytes, CUstream stream) override {
+    if (size_t cls = cacheClass(bytes))
+      bytes = cls; // the block fits any request of its class when it comes back
+    const DriverApi &d = driver();
     CUdeviceptr ptr = 0;
-    check(driver().cuMemAllocAsync(&ptr, bytes, stream), "cuMemAllocAsync");
+    CUresult r = d.cuMemAllocAsync(&ptr, bytes, stream);
+    if (r == CUDA_ERROR_OUT_OF_MEMORY && releaseCached())
+      r = d.cuMemAllocAsync(&ptr, bytes, stream);
+    check(r, "cuMemAllocAsync");
     return ptr;
   }
-  void deallocate(CUdeviceptr ptr, size_t, CUstream) noexcept override {
+  void deallocate(CUdeviceptr ptr, size_t bytes, CUstream) noexcept override {
+    if (size_t cls = cacheClass(bytes)) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (cachedBytes_ + cls <= kMaxCachedBytes) {
+        try {
+          free_[cls].push_back(ptr);
+          cachedBytes_ += cls;
+          return;
+        } catch (const std::bad_alloc &) {
+          // give it back to the driver below
+        }
+      }
+    }
     driver().cuMemFreeAsync(ptr, nullptr);
   }
   const char *name() const noexcept override { return "cuMemAllocAsync"; }
+  CUdeviceptr allocateForUseNow(size_t bytes, CUstream stream) override {
+    size_t cls = cacheClass(bytes);
+    if (cls && !stream) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = free_.find(cls);
+      if (it != free_.end() && !it->second.empty()) {
+        CUdeviceptr ptr = it->second.back();
+        it->second.pop_back();
+        cachedBytes_ -= cls;
+        return ptr;
+      }
+    }
+    return allocate(bytes, stream);
+  }
+
+  // Blocks of up to this many bytes are kept for reuse, up to kMaxCachedBytes in all.
+  static constexpr size_t kMaxCachedBlock = size_t(1) << 20;
+  static constexpr size_t kMaxCachedBytes = size_t(64) << 20;
 
 private:
+  // The size class of a request: its size rounded up to 512 bytes, or 0 when not kept.
+  static size_t cacheClass(size_t bytes) {
+    size_t cls = (bytes + 511) / 512 * 512;
+    return cls <= kMaxCachedBlock ? cls : 0;
+  }
+  // Frees every kept block (cuMemFreeAsync); false when none was kept.
+  bool releaseCached() noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (cachedBytes_ == 0)
+      return false;
+    for (auto &[cls, blocks] : free_)
+      for (CUdeviceptr ptr : blocks)
+        driver().cuMemFreeAsync(ptr, nullptr);
+    free_.clear();
+    cachedBytes_ = 0;
+    return true;
+  }
+
   CUmemoryPool pool_ = nullptr;
+  std::mutex mutex_;
+  std::unordered_map<size_t, std::vector<CUdeviceptr>> free_; ///< by size class
+  size_t cachedBytes_ = 0;
 };
 
 std::mutex gAllocatorMutex;
@@ -219,12 +286,13 @@ void Allocation::fill(unsigned char value, size_t n, size_t offset, CUstream str
     std::memset(reinterpret_cast<char *>(ptr_) + offset, value, n);
 }
 
-std::shared_ptr<Allocation> allocateDevice(size_t bytes, CUstream stream) {
+std::shared_ptr<Allocation> allocateDevice(size_t bytes, CUstream stream, FirstUse use) {
   Device::current();
   if (bytes == 0)
     return std::shared_ptr<Allocation>(new Allocation(0, 0, true, stream, nullptr));
   std::shared_ptr<DeviceAllocator> allocator = deviceAllocator();
-  CUdeviceptr ptr = allocator->allocate(bytes, stream);
+  CUdeviceptr ptr = use == FirstUse::OnStreamNow ? allocator->allocateForUseNow(bytes, stream)
+                                                 : allocator->allocate(bytes, stream);
   try {
     return std::shared_ptr<Allocation>(new Allocation(ptr, bytes, true, stream, allocator));
   } catch (...) {

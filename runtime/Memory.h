@@ -28,6 +28,19 @@ public:
   virtual void deallocate(CUdeviceptr ptr, size_t bytes, CUstream stream) noexcept = 0;
   // A short name for diagnostics, e.g. "cuMemAlloc".
   virtual const char *name() const noexcept = 0;
+  // As allocate(), for a caller whose first use of the memory is work it submits to `stream`
+  // right away (a copy or a launch; FirstUse::OnStreamNow): a caching allocator may then return
+  // a block freed earlier when that work is ordered after every earlier use of the block. The
+  // default calls allocate().
+  virtual CUdeviceptr allocateForUseNow(size_t bytes, CUstream stream) {
+    return allocate(bytes, stream);
+  }
+};
+
+// What the caller of allocateDevice() does first with the memory.
+enum class FirstUse : uint8_t {
+  Unknown,     ///< anything, on any stream, at any time
+  OnStreamNow, ///< work it submits to the allocation's stream right away (a copy or a launch)
 };
 
 // The default allocator: cuMemAlloc / cuMemFree (synchronous; the stream is ignored). Needs no
@@ -39,7 +52,11 @@ std::shared_ptr<DeviceAllocator> plainDeviceAllocator();
 // release threshold raised so freed memory is kept for reuse. A free thus follows every use
 // submitted before it on any blocking stream (even once the allocation's own stream is gone);
 // memory used on a CU_STREAM_NON_BLOCKING stream must be synchronized before it is freed.
-// Throws DriverUnavailable, CudaError, or std::runtime_error if the device lacks memory pools.
+// Freed blocks of up to 1 MiB (64 MiB in all) are kept by the allocator itself, by size rounded
+// up to 512 bytes, and reused without a driver call by allocateForUseNow on the legacy default
+// stream, whose work follows every earlier use of the block on a blocking stream as the free
+// would have; when the pool is out of memory they are freed and the allocation retried. Throws
+// DriverUnavailable, CudaError, or std::runtime_error if the device lacks memory pools.
 std::shared_ptr<DeviceAllocator> poolDeviceAllocator();
 
 // Makes poolDeviceAllocator() the allocator once the pool has made its first allocation. The
@@ -109,14 +126,17 @@ private:
   CUstream stream_;
   std::shared_ptr<DeviceAllocator> allocator_; // device memory only
 
-  friend std::shared_ptr<Allocation> allocateDevice(size_t, CUstream);
+  friend std::shared_ptr<Allocation> allocateDevice(size_t, CUstream, FirstUse);
   friend std::shared_ptr<Allocation> allocateHost(size_t);
 };
 
 // Allocates `bytes` bytes (0 allowed: address 0, nothing allocated) of device memory with
-// deviceAllocator(), for use in the order of `stream` (null: the default stream). Contents are
-// uninitialized. Throws DriverUnavailable, CudaError (e.g. CUDA_ERROR_OUT_OF_MEMORY).
-std::shared_ptr<Allocation> allocateDevice(size_t bytes, CUstream stream = nullptr);
+// deviceAllocator(), for use in the order of `stream` (null: the default stream); `use` says
+// whether the caller's first use is work on `stream` right away (which lets the pool allocator
+// reuse a cached block, DeviceAllocator::allocateForUseNow). Contents are uninitialized. Throws
+// DriverUnavailable, CudaError (e.g. CUDA_ERROR_OUT_OF_MEMORY).
+std::shared_ptr<Allocation> allocateDevice(size_t bytes, CUstream stream = nullptr,
+                                           FirstUse use = FirstUse::Unknown);
 
 // Allocates `bytes` bytes (0 allowed: hostPtr() null) of host memory aligned to
 // kAllocationAlignment, for the CPU backend. Contents are uninitialized. Needs no driver.

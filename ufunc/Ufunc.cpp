@@ -632,7 +632,8 @@ void Ufunc::runReduce(const ReduceRequest &r, codegen::Backend backend, ExecMode
   int64_t item = acc->byteSize();
   size_t bytes = static_cast<size_t>(M * P * item);
   std::shared_ptr<runtime::Allocation> tmp =
-      device ? runtime::allocateDevice(bytes, stream) : runtime::allocateHost(bytes);
+      device ? runtime::allocateDevice(bytes, stream, runtime::FirstUse::OnStreamNow)
+             : runtime::allocateHost(bytes);
   Strides tmpKept = contiguousStrides(kept.shape, P * item, false);
   launch(in.dtype, acc, kept.strides[0], in.data, red.shape, red.strides[0], tmp->address(),
          tmpKept, P, item, K);

@@ -183,3 +183,41 @@ def test_out_device_arrays(backend):
     np.testing.assert_array_equal(big.copy_to_host(), np.broadcast_to(x + x, (2, 3, 4)))
     with pytest.raises(ValueError, match="non-broadcastable output"):
         add(dx, dx, out=cuda.device_array((4,), dtype=np.float32))
+
+
+@pytest.mark.gpu
+def test_outputs_in_reused_blocks_keep_their_results():
+    # On the GPU a result of at most 1 MiB written on the default stream right away may get the
+    # block of a dropped result without a driver call (the pool allocator's kept blocks,
+    # runtime/Memory.h; tests/cpp/runtime/StartupTest.cpp checks which allocations do): results
+    # alive at once never share a block, and each keeps its values, on the default stream and
+    # on others.
+    from ptxjit import _core
+
+    _core.select_target("cuda")
+    try:
+        check_results_in_reused_blocks()
+    finally:
+        _core.select_target("cpu")
+
+
+def check_results_in_reused_blocks():
+    @vectorize(["float32(float32, float32)"], target="cuda")
+    def add(a, b):
+        return a + b
+
+    xh = np.linspace(0, 1, 1000, dtype=np.float32)
+    x = cuda.to_device(xh)
+    s = cuda.stream()
+    live = []
+    for k in range(40):
+        dropped = add(x, -1.0)  # noqa: F841  (its block returns at the next assignment)
+        if k % 3 == 0:
+            live.append((k, add(x, float(k), stream=s)))
+        else:
+            live.append((k, add(x, float(k))))
+    s.synchronize()
+    ptrs = {r.__cuda_array_interface__["data"][0] for _, r in live}
+    assert len(ptrs) == len(live)
+    for k, r in live:
+        np.testing.assert_array_equal(r.copy_to_host(), xh + np.float32(k))

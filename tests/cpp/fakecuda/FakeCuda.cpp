@@ -16,11 +16,11 @@
 //   fakeCudaHoldPoolAllocation(1) makes cuMemAllocAsync block until fakeCudaHoldPoolAllocation(0)
 //   (fakeCudaPoolAllocationWaiting() is 1 while one is blocked);
 //   fakeCudaSetPoolAllocationResult(code) makes it return `code`;
+//   fakeCudaFailNextPoolAllocations(n) makes its next n calls return CUDA_ERROR_OUT_OF_MEMORY;
 //   fakeCudaMemoryCalls(k) counts calls of cuMemAlloc (k = 0), cuMemFree (1), cuMemAllocAsync (2)
-//   and cuMemFreeAsync (3); each cuMemFreeAsync also prints "fake: cuMemFreeAsync" to stderr.
+//   and cuMemFreeAsync (3).
 #include <condition_variable>
 #include <cstddef>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -41,6 +41,7 @@ bool gPools = false;
 bool gHoldPool = false;
 bool gPoolWaiting = false;
 int gPoolResult = 0;
+int gPoolFailures = 0;
 int gMemoryCalls[4] = {0, 0, 0, 0};
 int gPoolObject = 0; // its address is the pool handle
 
@@ -85,6 +86,10 @@ int fakeCudaPoolAllocationWaiting() {
 void fakeCudaSetPoolAllocationResult(int code) {
   std::lock_guard<std::mutex> lock(gMutex);
   gPoolResult = code;
+}
+void fakeCudaFailNextPoolAllocations(int n) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  gPoolFailures = n;
 }
 int fakeCudaMemoryCalls(int which) {
   std::lock_guard<std::mutex> lock(gMutex);
@@ -188,6 +193,10 @@ int cuMemAllocAsync(unsigned long long *ptr, size_t bytes, void *) {
   gPoolWaiting = false;
   if (gPoolResult != 0)
     return gPoolResult;
+  if (gPoolFailures > 0) {
+    --gPoolFailures;
+    return 2; // CUDA_ERROR_OUT_OF_MEMORY
+  }
   *ptr = reinterpret_cast<unsigned long long>(std::malloc(bytes ? bytes : 1));
   return 0;
 }
@@ -197,7 +206,6 @@ int cuMemFreeAsync(unsigned long long ptr, void *) {
     return kNotSupported;
   ++gMemoryCalls[3];
   std::free(reinterpret_cast<void *>(ptr));
-  std::fprintf(stderr, "fake: cuMemFreeAsync\n");
   return 0;
 }
 

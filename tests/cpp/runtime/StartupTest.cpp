@@ -61,6 +61,7 @@ struct FakeMemory {
   void (*holdPool)(int) = nullptr;
   int (*poolWaiting)() = nullptr;
   void (*setPoolResult)(int) = nullptr;
+  void (*failNext)(int) = nullptr;
   int (*calls)(int) = nullptr; // 0 cuMemAlloc, 1 cuMemFree, 2 cuMemAllocAsync, 3 cuMemFreeAsync
 };
 
@@ -73,8 +74,10 @@ FakeMemory loadFakeDriverWithPools() {
   m.holdPool = reinterpret_cast<void (*)(int)>(dlsym(h, "fakeCudaHoldPoolAllocation"));
   m.poolWaiting = reinterpret_cast<int (*)()>(dlsym(h, "fakeCudaPoolAllocationWaiting"));
   m.setPoolResult = reinterpret_cast<void (*)(int)>(dlsym(h, "fakeCudaSetPoolAllocationResult"));
+  m.failNext = reinterpret_cast<void (*)(int)>(dlsym(h, "fakeCudaFailNextPoolAllocations"));
   m.calls = reinterpret_cast<int (*)(int)>(dlsym(h, "fakeCudaMemoryCalls"));
-  STARTUP_CHECK(m.setPools && m.holdPool && m.poolWaiting && m.setPoolResult && m.calls);
+  STARTUP_CHECK(m.setPools && m.holdPool && m.poolWaiting && m.setPoolResult && m.failNext &&
+                m.calls);
   m.setPools(1);
   return m;
 }
@@ -243,16 +246,15 @@ void recordingHook() {
   STARTUP_CHECK(mem.calls(0) == 1 && mem.calls(2) == 1);
   mem.holdPool(0);
   joinPoolWarmUp();
-  // The warm-up's allocation was freed, and the pool serves what follows.
-  STARTUP_CHECK(mem.calls(3) == 1);
+  // The pool serves what follows (the warm-up's small block is kept for reuse).
   STARTUP_CHECK(allocatorName() == "cuMemAllocAsync");
   std::shared_ptr<Allocation> later = allocateDevice(64);
   STARTUP_CHECK(mem.calls(0) == 1 && mem.calls(2) == 2);
   // Each allocation goes back to the allocator that made it.
   early.reset();
-  STARTUP_CHECK(mem.calls(1) == 1 && mem.calls(3) == 1);
+  STARTUP_CHECK(mem.calls(1) == 1);
   later.reset();
-  STARTUP_CHECK(mem.calls(1) == 1 && mem.calls(3) == 2);
+  STARTUP_CHECK(mem.calls(1) == 1);
   // Called again with the pool in use: nothing to warm up.
   STARTUP_CHECK(usePoolAllocatorAfterWarmUp());
   joinPoolWarmUp();
@@ -285,7 +287,7 @@ void recordingHook() {
   mem.holdPool(0);
   joinPoolWarmUp();
   // The allocator chosen while the pool warmed up stays.
-  STARTUP_CHECK(mem.calls(3) == 1);
+  STARTUP_CHECK(mem.calls(2) == 1);
   STARTUP_CHECK(allocatorName() == "user allocator");
   std::exit(0);
 }
@@ -303,6 +305,7 @@ void recordingHook() {
 }
 
 [[noreturn]] void exitDuringPoolWarmUpScenario() {
+  setenv("PTXJIT_TRACE_STARTUP", "1", 1); // the warm-up's line is written when it ends
   FakeMemory mem = loadFakeDriverWithPools();
   mem.holdPool(1);
   Device::openInBackground(warmUpHook);
@@ -314,6 +317,61 @@ void recordingHook() {
     mem.holdPool(0);
   }).detach();
   std::fprintf(stderr, "exiting\n");
+  std::exit(0);
+}
+
+// The pool allocator keeps small freed blocks and reuses them only for allocations whose first
+// use is work on the legacy default stream right away.
+[[noreturn]] void poolBlockCacheScenario() {
+  FakeMemory mem = loadFakeDriverWithPools();
+  Device::current();
+  setDeviceAllocator(poolDeviceAllocator());
+  int stream = 0;
+  CUstream other = reinterpret_cast<CUstream>(&stream); // any stream but the legacy one
+  auto allocs = [&] { return mem.calls(2); };
+  auto frees = [&] { return mem.calls(3); };
+
+  std::shared_ptr<Allocation> a = allocateDevice(1000, nullptr, FirstUse::OnStreamNow);
+  CUdeviceptr first = a->devicePtr();
+  STARTUP_CHECK(allocs() == 1);
+  a.reset(); // kept: no cuMemFreeAsync
+  STARTUP_CHECK(frees() == 0);
+  // The same size class (sizes rounded up to 512 bytes), first used on the legacy stream now.
+  std::shared_ptr<Allocation> b = allocateDevice(600, nullptr, FirstUse::OnStreamNow);
+  STARTUP_CHECK(allocs() == 1 && b->devicePtr() == first);
+  b.reset();
+  // Not reused: a use not promised, or another stream.
+  std::shared_ptr<Allocation> c = allocateDevice(1000);
+  std::shared_ptr<Allocation> d = allocateDevice(1000, other, FirstUse::OnStreamNow);
+  STARTUP_CHECK(allocs() == 3);
+  STARTUP_CHECK(c->devicePtr() != first && d->devicePtr() != first);
+  c.reset();
+  d.reset();
+  STARTUP_CHECK(frees() == 0);
+  // Blocks over 1 MiB go back to the driver.
+  std::shared_ptr<Allocation> big = allocateDevice((1 << 20) + 1, nullptr, FirstUse::OnStreamNow);
+  big.reset();
+  STARTUP_CHECK(allocs() == 4 && frees() == 1);
+  // At most 64 MiB are kept: of 64 freed blocks of 1 MiB, the last one goes back (3 KiB kept).
+  std::vector<std::shared_ptr<Allocation>> many;
+  for (int i = 0; i < 64; ++i)
+    many.push_back(allocateDevice(1 << 20));
+  many.clear();
+  STARTUP_CHECK(allocs() == 68 && frees() == 2);
+  // Out of memory: every kept block is given back and the allocation retried.
+  mem.failNext(1);
+  std::shared_ptr<Allocation> e = allocateDevice(5000, nullptr, FirstUse::OnStreamNow);
+  STARTUP_CHECK(allocs() == 70 && frees() == 2 + 63 + 3);
+  e.reset();
+  // When the retry fails too, the error is the driver's.
+  mem.failNext(2);
+  try {
+    allocateDevice(9000, nullptr, FirstUse::OnStreamNow);
+    STARTUP_CHECK(!"allocateDevice did not throw");
+  } catch (const CudaError &err) {
+    STARTUP_CHECK(err.code() == CUDA_ERROR_OUT_OF_MEMORY);
+  }
+  STARTUP_CHECK(allocs() == 72 && frees() == 69);
   std::exit(0);
 }
 
@@ -370,7 +428,11 @@ TEST_F(StartupDeathTest, WithoutMemoryPoolsNothingWarmsUp) {
 }
 
 TEST_F(StartupDeathTest, ExitWaitsForAPoolWarmUpUnderWay) {
-  // The warm-up frees its allocation after the driver is released, only after exit() has begun.
+  // The warm-up ends after the driver is released, only after exit() has begun.
   EXPECT_EXIT(exitDuringPoolWarmUpScenario(), ::testing::ExitedWithCode(0),
-              "exiting\nfake: cuMemFreeAsync\n");
+              "exiting\n.*warming up the memory pool \\(its first allocation\\)");
+}
+
+TEST_F(StartupDeathTest, PoolKeepsSmallBlocksForUseOnTheLegacyStreamNow) {
+  EXPECT_EXIT(poolBlockCacheScenario(), ::testing::ExitedWithCode(0), "");
 }
