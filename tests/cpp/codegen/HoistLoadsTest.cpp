@@ -7,11 +7,8 @@
 #include "codegen/Codegen.h"
 #include "codegen/HoistLoads.h"
 
-#include <llvm/AsmParser/Parser.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
-#include <llvm/IR/Verifier.h>
-#include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <string>
@@ -23,22 +20,14 @@ namespace {
 /// The instruction names of function `f`'s first block, in order, after the pass ran.
 std::vector<std::string> namesAfterHoisting(const std::string &ir, bool *changed = nullptr) {
   llvm::LLVMContext ctx;
-  llvm::SMDiagnostic err;
-  std::unique_ptr<llvm::Module> m = llvm::parseAssemblyString(ir, err, ctx);
-  if (!m) {
-    std::string msg;
-    llvm::raw_string_ostream os(msg);
-    err.print("hoist", os);
-    ADD_FAILURE() << "bad test IR: " << os.str();
+  std::unique_ptr<llvm::Module> m = parseTestIR(ir, ctx, "hoist");
+  if (!m)
     return {};
-  }
   llvm::Function *f = m->getFunction("f");
   bool c = detail::hoistLoadsInBlock(f->getEntryBlock());
   if (changed)
     *changed = c;
-  std::string verr;
-  llvm::raw_string_ostream vs(verr);
-  EXPECT_FALSE(llvm::verifyModule(*m, &vs)) << vs.str();
+  expectValidIR(*m);
   std::vector<std::string> names;
   for (llvm::Instruction &i : f->getEntryBlock())
     if (i.hasName())

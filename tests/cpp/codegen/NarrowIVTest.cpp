@@ -9,16 +9,13 @@
 #include "codegen/ModuleImpl.h"
 #include "codegen/NarrowInductionVars.h"
 
-#include <llvm/AsmParser/Parser.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
-#include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
-#include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
@@ -39,14 +36,7 @@ struct ParsedModule {
 ParsedModule parseIR(const std::string &text) {
   ParsedModule p;
   p.ctx = std::make_unique<llvm::LLVMContext>();
-  llvm::SMDiagnostic err;
-  p.module = llvm::parseAssemblyString(text, err, *p.ctx);
-  if (!p.module) {
-    std::string msg;
-    llvm::raw_string_ostream os(msg);
-    err.print("narrowiv", os);
-    ADD_FAILURE() << "bad test IR: " << os.str();
-  }
+  p.module = parseTestIR(text, *p.ctx, "narrowiv");
   return p;
 }
 
@@ -66,17 +56,8 @@ bool runNarrowing(llvm::Module &m) {
   for (llvm::Function &f : m)
     if (!f.isDeclaration())
       changed |= !detail::NarrowInductionVarsPass().run(f, fam).areAllPreserved();
-  std::string err;
-  llvm::raw_string_ostream es(err);
-  EXPECT_FALSE(llvm::verifyModule(m, &es)) << es.str();
+  expectValidIR(m);
   return changed;
-}
-
-std::string text(const llvm::Module &m) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  m.print(os, nullptr);
-  return os.str();
 }
 
 /// Parses `ir`, narrows it and FileChecks the result against `checks`.
@@ -86,7 +67,7 @@ std::string text(const llvm::Module &m) {
     return ::testing::AssertionFailure() << "unparsable IR";
   if (!runNarrowing(*p.module))
     return ::testing::AssertionFailure() << "the pass changed nothing:\n" << ir;
-  std::string out = text(*p.module);
+  std::string out = moduleText(*p.module);
   CheckResult r = fileCheck(out, checks);
   if (!r.ok)
     return ::testing::AssertionFailure() << r.message << "\n--- output ---\n" << out;
@@ -98,9 +79,9 @@ std::string text(const llvm::Module &m) {
   ParsedModule p = parseIR(ir);
   if (!p.module)
     return ::testing::AssertionFailure() << "unparsable IR";
-  std::string before = text(*p.module);
+  std::string before = moduleText(*p.module);
   bool changed = runNarrowing(*p.module);
-  std::string after = text(*p.module);
+  std::string after = moduleText(*p.module);
   if (changed || before != after)
     return ::testing::AssertionFailure() << "the pass changed the IR:\n" << after;
   return ::testing::AssertionSuccess();
@@ -482,9 +463,9 @@ TEST(NarrowIV, RunningTwiceChangesNothingMore) {
   ParsedModule p = parseIR(kEscape);
   ASSERT_TRUE(p.module);
   ASSERT_TRUE(runNarrowing(*p.module));
-  std::string once = text(*p.module);
+  std::string once = moduleText(*p.module);
   EXPECT_FALSE(runNarrowing(*p.module));
-  EXPECT_EQ(text(*p.module), once);
+  EXPECT_EQ(moduleText(*p.module), once);
 }
 
 // ---- what is left alone ----------------------------------------------------------------------
@@ -741,7 +722,7 @@ bool pipelineNarrows(llvm::TargetMachine &tm, int optLevel) {
   p.module->setDataLayout(tm.createDataLayout());
   p.module->setTargetTriple(tm.getTargetTriple().str());
   detail::runOptimizationPipeline(*p.module, tm, optLevel);
-  return text(*p.module).find(detail::kNarrowIVMarker) != std::string::npos;
+  return moduleText(*p.module).find(detail::kNarrowIVMarker) != std::string::npos;
 }
 
 TEST(NarrowIV, RunsInTheNvptxPipelineOnlyFromO2) {

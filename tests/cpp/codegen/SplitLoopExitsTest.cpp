@@ -9,12 +9,9 @@
 #include "codegen/SplitLoopExits.h"
 
 #include <llvm/ADT/SmallString.h>
-#include <llvm/AsmParser/Parser.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
-#include <llvm/IR/Verifier.h>
-#include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
@@ -32,23 +29,14 @@ struct Result {
 /// Parses `ir`, runs the pass over each function and prints the module.
 Result split(const std::string &ir, llvm::LLVMContext &ctx,
              std::unique_ptr<llvm::Module> *keep = nullptr) {
-  llvm::SMDiagnostic err;
-  std::unique_ptr<llvm::Module> m = llvm::parseAssemblyString(ir, err, ctx);
-  if (!m) {
-    std::string msg;
-    llvm::raw_string_ostream os(msg);
-    err.print("splitexits", os);
-    ADD_FAILURE() << "bad test IR: " << os.str();
+  std::unique_ptr<llvm::Module> m = parseTestIR(ir, ctx, "splitexits");
+  if (!m)
     return {};
-  }
   Result r;
   for (llvm::Function &f : *m)
     r.changed |= detail::splitLoopExits(f);
-  std::string verr;
-  llvm::raw_string_ostream vs(verr);
-  EXPECT_FALSE(llvm::verifyModule(*m, &vs)) << vs.str();
-  llvm::raw_string_ostream os(r.ir);
-  m->print(os, nullptr);
+  expectValidIR(*m);
+  r.ir = moduleText(*m);
   if (keep)
     *keep = std::move(m);
   return r;
@@ -204,22 +192,17 @@ done:
 
 TEST(SplitLoopExits, OuterLoopsAndExitsOutsideJoinsAreLeftAlone) {
   llvm::LLVMContext ctx;
-  llvm::SMDiagnostic err;
-  auto before = llvm::parseAssemblyString(kLeftAlone, err, ctx);
+  auto before = parseTestIR(kLeftAlone, ctx, "splitexits");
   ASSERT_TRUE(before);
-  std::string expected;
-  llvm::raw_string_ostream os(expected);
-  before->print(os, nullptr);
   Result r = split(kLeftAlone, ctx);
   EXPECT_FALSE(r.changed);
-  EXPECT_EQ(r.ir, os.str());
+  EXPECT_EQ(r.ir, moduleText(*before));
 }
 
 // Through the NVPTX pipeline (O3): the PTX of kEscape keeps the exits' sub/mov outside the
 // loop (between the back branch and the join), and ptxas accepts it.
 TEST(SplitLoopExits, PtxLoopHoldsNoCopiesAndPtxasAcceptsIt) {
   llvm::LLVMContext ctx;
-  llvm::SMDiagnostic err;
   std::string kernel = std::string(kEscape) + R"(
 define void @k(ptr %out, i64 %n, i32 %bound, double %c) {
   %r = call i64 @escape(i64 %n, i32 %bound, double %c)
@@ -229,7 +212,7 @@ define void @k(ptr %out, i64 %n, i32 %bound, double %c) {
 !nvvm.annotations = !{!0}
 !0 = !{ptr @k, !"kernel", i32 1}
 )";
-  std::unique_ptr<llvm::Module> m = llvm::parseAssemblyString(kernel, err, ctx);
+  std::unique_ptr<llvm::Module> m = parseTestIR(kernel, ctx, "splitexits");
   ASSERT_TRUE(m);
   CompileOptions o;
   auto tm = detail::createNvptxTargetMachine(o);
