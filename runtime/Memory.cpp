@@ -147,10 +147,6 @@ PoolWarmUp &poolWarmUp() {
   return *w;
 }
 
-// Registered after cuInit, so it runs before the driver's own teardown: no thread is inside the
-// driver while it tears down.
-void joinPoolWarmUpAtExit() { joinPoolWarmUp(); }
-
 // On the warm-up thread: the pool's first allocation (and its free), then the switch to the pool
 // unless the allocator was replaced meanwhile. Errors leave the allocator as it is.
 void warmUpPool(CUcontext context, std::shared_ptr<DeviceAllocator> pool,
@@ -211,7 +207,9 @@ bool usePoolAllocatorAfterWarmUp() {
   if (w.thread.joinable())
     w.thread.join(); // an earlier warm-up (the thread never takes w.mutex)
   if (!w.atexitRegistered) {
-    std::atexit(joinPoolWarmUpAtExit); // after cuInit: Device::current() above succeeded
+    // After cuInit (Device::current() above succeeded), so the join runs before the driver's
+    // own teardown: no thread is inside the driver while it tears down.
+    std::atexit(joinPoolWarmUp);
     w.atexitRegistered = true;
   }
   try {

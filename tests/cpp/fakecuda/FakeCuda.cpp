@@ -15,7 +15,6 @@
 // and cuMemFreeAsync work, only after fakeCudaSetMemoryPools(1). Then:
 //   fakeCudaHoldPoolAllocation(1) makes cuMemAllocAsync block until fakeCudaHoldPoolAllocation(0)
 //   (fakeCudaPoolAllocationWaiting() is 1 while one is blocked);
-//   fakeCudaSetPoolAllocationResult(code) makes it return `code`;
 //   fakeCudaFailNextPoolAllocations(n) makes its next n calls return CUDA_ERROR_OUT_OF_MEMORY;
 //   fakeCudaMemoryCalls(k) counts calls of cuMemAlloc (k = 0), cuMemFree (1), cuMemAllocAsync (2)
 //   and cuMemFreeAsync (3).
@@ -40,7 +39,6 @@ thread_local void *tCurrent = nullptr;
 bool gPools = false;
 bool gHoldPool = false;
 bool gPoolWaiting = false;
-int gPoolResult = 0;
 int gPoolFailures = 0;
 int gMemoryCalls[4] = {0, 0, 0, 0};
 int gPoolObject = 0; // its address is the pool handle
@@ -82,10 +80,6 @@ void fakeCudaHoldPoolAllocation(int hold) {
 int fakeCudaPoolAllocationWaiting() {
   std::lock_guard<std::mutex> lock(gMutex);
   return gPoolWaiting ? 1 : 0;
-}
-void fakeCudaSetPoolAllocationResult(int code) {
-  std::lock_guard<std::mutex> lock(gMutex);
-  gPoolResult = code;
 }
 void fakeCudaFailNextPoolAllocations(int n) {
   std::lock_guard<std::mutex> lock(gMutex);
@@ -191,8 +185,6 @@ int cuMemAllocAsync(unsigned long long *ptr, size_t bytes, void *) {
   gPoolWaiting = true;
   gChanged.wait(lock, [] { return !gHoldPool; });
   gPoolWaiting = false;
-  if (gPoolResult != 0)
-    return gPoolResult;
   if (gPoolFailures > 0) {
     --gPoolFailures;
     return 2; // CUDA_ERROR_OUT_OF_MEMORY

@@ -60,7 +60,6 @@ struct FakeMemory {
   void (*setPools)(int) = nullptr;
   void (*holdPool)(int) = nullptr;
   int (*poolWaiting)() = nullptr;
-  void (*setPoolResult)(int) = nullptr;
   void (*failNext)(int) = nullptr;
   int (*calls)(int) = nullptr; // 0 cuMemAlloc, 1 cuMemFree, 2 cuMemAllocAsync, 3 cuMemFreeAsync
 };
@@ -73,11 +72,9 @@ FakeMemory loadFakeDriverWithPools() {
   m.setPools = reinterpret_cast<void (*)(int)>(dlsym(h, "fakeCudaSetMemoryPools"));
   m.holdPool = reinterpret_cast<void (*)(int)>(dlsym(h, "fakeCudaHoldPoolAllocation"));
   m.poolWaiting = reinterpret_cast<int (*)()>(dlsym(h, "fakeCudaPoolAllocationWaiting"));
-  m.setPoolResult = reinterpret_cast<void (*)(int)>(dlsym(h, "fakeCudaSetPoolAllocationResult"));
   m.failNext = reinterpret_cast<void (*)(int)>(dlsym(h, "fakeCudaFailNextPoolAllocations"));
   m.calls = reinterpret_cast<int (*)(int)>(dlsym(h, "fakeCudaMemoryCalls"));
-  STARTUP_CHECK(m.setPools && m.holdPool && m.poolWaiting && m.setPoolResult && m.failNext &&
-                m.calls);
+  STARTUP_CHECK(m.setPools && m.holdPool && m.poolWaiting && m.failNext && m.calls);
   m.setPools(1);
   return m;
 }
@@ -264,7 +261,7 @@ void recordingHook() {
 
 [[noreturn]] void failedPoolWarmUpScenario() {
   FakeMemory mem = loadFakeDriverWithPools();
-  mem.setPoolResult(2); // CUDA_ERROR_OUT_OF_MEMORY
+  mem.failNext(1); // the warm-up's allocation: CUDA_ERROR_OUT_OF_MEMORY
   Device::openInBackground(warmUpHook);
   Device::current();
   joinPoolWarmUp();
