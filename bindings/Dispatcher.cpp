@@ -366,7 +366,7 @@ const compiler::Specialization &Dispatcher::lookup(const std::vector<uint32_t> &
     std::vector<const ir::Type *> params;
     if (!eager.empty()) {
       std::vector<const ir::Type *> actual = typesFromCodes(codes, /*weak=*/true);
-      int idx = compiler::selectSignature(actual, eager);
+      int idx = ir::selectSignature(actual, eager);
       if (idx < 0) {
         std::string have;
         for (const auto &e : eager)

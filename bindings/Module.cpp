@@ -8,6 +8,7 @@
 #include "bindings/Ufunc.h"
 #include "compiler/Compiler.h"
 #include "compiler/DiskCache.h"
+#include "ir/Conversions.h"
 #include "runtime/Device.h"
 
 #include <pybind11/pybind11.h>
@@ -57,6 +58,18 @@ PYBIND11_MODULE(_core, m) {
       },
       "The disk cache's process-wide counters (cache=True): hits, misses, stores and rejected "
       "(corrupt or unreadable) entries.");
+  m.def(
+      "_conversion",
+      [](const std::string &from, const std::string &to) {
+        const ir::ScalarType *f = ir::types::scalarByName(from), *t = ir::types::scalarByName(to);
+        if (!f || !t)
+          throw py::value_error("unknown scalar type '" + (f ? to : from) + "'");
+        return py::make_tuple(ir::conversionName(ir::scalarConversion(f, t, ir::Rules::NumPy)),
+                              ir::conversionName(ir::scalarConversion(f, t, ir::Rules::Numba)));
+      },
+      py::arg("from_type"), py::arg("to_type"),
+      "(NumPy's grade, Numba's grade) of converting one scalar type to another, from the "
+      "compiler's table (ir/Conversions.h), for tests.");
   m.def("get_current_device", [] {
     const runtime::Device &dev = runtime::Device::current();
     py::dict d;

@@ -95,14 +95,11 @@ py::object numpyDtype(const ir::ScalarType *t) {
 }
 
 ufunc::InputType inputTypeOf(const LeafValue &l, uint32_t code) {
-  ufunc::InputType in;
-  in.dtype = dtypeType(l.dtype);
-  if ((code & codes::kTagMask) == codes::kScalar && (code & codes::kPython)) {
-    in.kind = l.dtype == DType::Float64      ? ufunc::InputKind::PyFloat
-              : l.dtype == DType::Complex128 ? ufunc::InputKind::PyComplex
-                                             : ufunc::InputKind::PyInt;
-  }
-  return in;
+  if ((code & codes::kTagMask) == codes::kScalar && (code & codes::kPython))
+    return l.dtype == DType::Float64      ? ir::types::weakFloat()
+           : l.dtype == DType::Complex128 ? ir::types::weakComplex()
+                                          : ir::types::weakInt();
+  return dtypeType(l.dtype);
 }
 
 ufunc::ScalarValue scalarOf(const LeafValue &l) {
@@ -326,7 +323,7 @@ void readKeywords(const std::string &fname, PyObject *kwargs, py::object &out, p
 
 void checkOutputCast(const std::string &fname, const ir::ScalarType *from,
                      const ir::ScalarType *to) {
-  if (!ufunc::canCastSameKind(from, to))
+  if (!ir::canCast(from, to, ir::Casting::SameKind))
     throw py::type_error("Cannot cast ufunc '" + fname + "' output from dtype('" + from->str() +
                          "') to dtype('" + to->str() + "') with casting rule 'same_kind'");
 }
@@ -570,9 +567,26 @@ py::object callElementwise(PyUfunc &pu, PyObject *const *args, size_t nargs, PyO
   std::vector<LeafValue> &leaves = ca.reader.leaves;
   codegen::Backend backend = callBackend(pu, leaves);
 
-  // The loop, cached per fingerprint.
+  // The output array given (out=) takes part in choosing the loop, as in NumPy.
+  ArgReader outReader;
+  const ir::ScalarType *outGiven = nullptr;
+  if (!outObj.is_none()) {
+    std::string why;
+    if (!outReader.read(outObj.ptr(), 0, why) || outReader.leaves.size() != 1 ||
+        outReader.leaves[0].kind != LeafValue::Kind::Array)
+      throw py::type_error("ufunc '" + u.name + "': out must be an array, not " +
+                           std::string(Py_TYPE(outObj.ptr())->tp_name));
+    outGiven = dtypeType(outReader.leaves[0].dtype);
+  }
+
+  // The loop, cached per fingerprint (of the inputs alone when no output is given).
   int loop;
-  if (pu.lastLoop >= 0 && ca.reader.codes == pu.lastCodes) [[likely]] {
+  if (outGiven) {
+    std::vector<ufunc::InputType> ins;
+    for (size_t k = 0; k < leaves.size(); ++k)
+      ins.push_back(inputTypeOf(leaves[k], ca.reader.codes[k]));
+    loop = translated([&] { return u.resolve(ins, {outGiven}); });
+  } else if (pu.lastLoop >= 0 && ca.reader.codes == pu.lastCodes) [[likely]] {
     loop = pu.lastLoop;
   } else {
     auto it = pu.loopCache.find(ca.reader.codes);
@@ -631,13 +645,7 @@ py::object callElementwise(PyUfunc &pu, PyObject *const *args, size_t nargs, PyO
   Operand out;
   out.dtype = outType;
   out.shape = shape;
-  if (!outObj.is_none()) {
-    ArgReader outReader;
-    std::string why;
-    if (!outReader.read(outObj.ptr(), 0, why) || outReader.leaves.size() != 1 ||
-        outReader.leaves[0].kind != LeafValue::Kind::Array)
-      throw py::type_error("ufunc '" + u.name + "': out must be an array, not " +
-                           std::string(Py_TYPE(outObj.ptr())->tp_name));
+  if (outGiven) {
     const LeafValue &ol = outReader.leaves[0];
     if (!ol.writeable)
       throw py::value_error("ufunc '" + u.name + "': the output array is read-only");
@@ -661,7 +669,6 @@ py::object callElementwise(PyUfunc &pu, PyObject *const *args, size_t nargs, PyO
                             ufunc::shapeStr(b));
     callBackend(pu, outReader.leaves);
     out.dtype = dtypeType(ol.dtype);
-    checkOutputCast(u.name, outType, out.dtype);
     out.shape = oshape;
     out.strides.assign(ol.strides, ol.strides + ol.ndim);
     out.data = ol.data;

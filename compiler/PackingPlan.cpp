@@ -2,7 +2,6 @@
 
 #include "ir/Diagnostics.h"
 
-#include <algorithm>
 
 namespace ptxjit::compiler {
 namespace {
@@ -85,69 +84,6 @@ const char *sourceName(ParamSlot::Source s) {
   return "?";
 }
 
-Conversion worse(Conversion a, Conversion b) { return std::max(a, b); }
-
-/// Bits of mantissa (plus one) a float type represents exactly.
-int exactIntBits(int floatBits) { return floatBits == 32 ? 24 : 53; }
-
-Conversion intToFloat(const ir::ScalarType *from, int floatBits) {
-  int bits = from->bits() - (from->isSigned() ? 1 : 0);
-  return bits <= exactIntBits(floatBits) ? Conversion::Safe : Conversion::Unsafe;
-}
-
-Conversion scalarConversion(const ir::ScalarType *from, const ir::ScalarType *to) {
-  using K = ir::TypeKind;
-  K fk = from->kind(), tk = to->kind();
-  if (from == to)
-    return Conversion::Exact;
-  if (fk == K::Bool)
-    return Conversion::Safe;
-  if (tk == K::Bool)
-    return fk == K::Complex ? Conversion::None : Conversion::Unsafe;
-  if (fk == K::Int) {
-    if (tk == K::Int) {
-      if (from->isSigned() == to->isSigned())
-        return to->bits() >= from->bits() ? Conversion::Promote : Conversion::Unsafe;
-      if (!from->isSigned() && to->bits() > from->bits())
-        return Conversion::Safe;
-      return Conversion::Unsafe;
-    }
-    if (tk == K::Float)
-      return intToFloat(from, to->bits());
-    return intToFloat(from, to->bits() / 2); // complex
-  }
-  if (fk == K::Float) {
-    if (tk == K::Int)
-      return Conversion::Unsafe;
-    int toBits = tk == K::Complex ? to->bits() / 2 : to->bits();
-    if (toBits > from->bits())
-      return tk == K::Float ? Conversion::Promote : Conversion::Safe;
-    if (toBits == from->bits())
-      return Conversion::Safe; // float → complex of the same precision
-    return Conversion::Unsafe;
-  }
-  // complex
-  if (tk != K::Complex)
-    return Conversion::None;
-  return to->bits() > from->bits() ? Conversion::Promote : Conversion::Unsafe;
-}
-
-Conversion weakConversion(const ir::WeakType *from, const ir::ScalarType *to) {
-  using K = ir::TypeKind;
-  if (from->defaultType() == to)
-    return Conversion::Exact;
-  switch (from->kind()) {
-  case K::WeakInt:
-    return to->kind() == K::Bool ? Conversion::Unsafe : Conversion::Safe;
-  case K::WeakFloat:
-    if (to->kind() == K::Float || to->kind() == K::Complex)
-      return Conversion::Safe;
-    return to->kind() == K::Bool ? Conversion::None : Conversion::Unsafe;
-  default: // WeakComplex
-    return to->kind() == K::Complex ? Conversion::Safe : Conversion::None;
-  }
-}
-
 } // namespace
 
 PackingPlan buildPackingPlan(const std::vector<const ir::Type *> &argTypes) {
@@ -177,59 +113,6 @@ std::string PackingPlan::str() const {
       out.append("[").append(std::to_string(s.dim)).append("]");
   }
   return out;
-}
-
-Conversion conversion(const ir::Type *from, const ir::Type *to) {
-  if (from == to)
-    return Conversion::Exact;
-  if (const auto *ts = ir::dyn_cast<ir::ScalarType>(to)) {
-    if (const auto *fs = ir::dyn_cast<ir::ScalarType>(from))
-      return scalarConversion(fs, ts);
-    if (const auto *fw = ir::dyn_cast<ir::WeakType>(from))
-      return weakConversion(fw, ts);
-    return Conversion::None;
-  }
-  if (const auto *ta = ir::dyn_cast<ir::ArrayType>(to)) {
-    const auto *fa = ir::dyn_cast<ir::ArrayType>(from);
-    if (!fa || fa->dtype() != ta->dtype() || fa->ndim() != ta->ndim())
-      return Conversion::None;
-    if (fa->readonly() && !ta->readonly())
-      return Conversion::None;
-    if (fa->layout() != ta->layout() && ta->layout() != ir::Layout::A)
-      return Conversion::None;
-    return Conversion::Promote;
-  }
-  if (const auto *tt = ir::dyn_cast<ir::TupleType>(to)) {
-    const auto *ft = ir::dyn_cast<ir::TupleType>(from);
-    if (!ft || ft->size() != tt->size())
-      return Conversion::None;
-    Conversion c = Conversion::Exact;
-    for (size_t i = 0; i < tt->size(); ++i)
-      c = worse(c, conversion(ft->elements()[i], tt->elements()[i]));
-    return c;
-  }
-  return Conversion::None;
-}
-
-int selectSignature(const std::vector<const ir::Type *> &actual,
-                    const std::vector<std::vector<const ir::Type *>> &signatures) {
-  int best = -1;
-  Conversion bestConv = Conversion::None;
-  for (size_t s = 0; s < signatures.size(); ++s) {
-    const auto &params = signatures[s];
-    if (params.size() != actual.size())
-      continue;
-    Conversion c = Conversion::Exact;
-    for (size_t i = 0; i < params.size() && c != Conversion::None; ++i)
-      c = worse(c, conversion(actual[i], params[i]));
-    if (c == Conversion::Exact)
-      return static_cast<int>(s);
-    if (c < bestConv) {
-      bestConv = c;
-      best = static_cast<int>(s);
-    }
-  }
-  return best;
 }
 
 } // namespace ptxjit::compiler

@@ -61,15 +61,4 @@ struct PackingPlan {
 /// a kernel argument.
 PackingPlan buildPackingPlan(const std::vector<const ir::Type *> &argTypes);
 
-/// How an argument of type `from` converts to a parameter of type `to` for eager signatures,
-/// from best to worst; None when it does not. Weak types stand for Python scalars (a Python
-/// int converts to any numeric type as Numba allows).
-enum class Conversion : uint8_t { Exact, Promote, Safe, Unsafe, None };
-Conversion conversion(const ir::Type *from, const ir::Type *to);
-
-/// The index of the signature (argument-type lists) that `actual` converts to: the first exact
-/// match, else the first with the best worst-argument conversion; -1 when none fits.
-int selectSignature(const std::vector<const ir::Type *> &actual,
-                    const std::vector<std::vector<const ir::Type *>> &signatures);
-
 } // namespace ptxjit::compiler

@@ -2,6 +2,7 @@
 // Python literals are NEP 50 weak scalars (see docs/language.md).
 #pragma once
 
+#include "ir/Conversions.h"
 #include "ir/IR.h"
 
 #include <string>
@@ -30,11 +31,6 @@ public:
 /// `resolver` may be null when the function calls no user functions.
 /// Throws CompileError (kind Typing or Unsupported) naming the types and the location.
 void inferTypes(Function &fn, const std::vector<const Type *> &argTypes, CallResolver *resolver);
-
-/// The result type of NumPy-style promotion of two numeric types (weak types follow NEP 50:
-/// float32 + weak float = float32; int32 + weak float = float64; weak + weak = weak).
-/// Returns null when there is no common numeric type.
-const Type *promote(const Type *a, const Type *b);
 
 /// A parsed signature: `void(float32, float32[:])` or an argument tuple `(float32[:], int64)`
 /// (returnType null then).

@@ -1,50 +1,53 @@
-// How ufunc inputs choose a loop, as NumPy does: the first loop (signature) to which every
-// input casts safely, with Python int/float/complex scalars weak (NEP 50: they take the loop's
-// type when it is of their kind or a higher one); and, for ufuncs compiled lazily, the loop
-// types NumPy's promotion gives the inputs.
+// How a ufunc call chooses its loop, as NumPy's legacy type resolver does for ufuncs with
+// user loops: the first loop (signature) to which every input casts safely — Python int, float
+// and complex scalars being weak (NEP 50: they take the loop's type when it is of their kind or
+// a higher one) — and whose outputs cast to the output arrays the call gives, under the
+// output casting rule. For ufuncs compiled lazily, the loop types NumPy's promotion gives the
+// inputs. The casting rules themselves are ir/Conversions.h's.
 #pragma once
 
-#include "ir/Types.h"
+#include "ir/Conversions.h"
 
 #include <string>
 #include <vector>
 
 namespace ptxjit::ufunc {
 
-/// How an input was given.
-enum class InputKind : uint8_t {
-  Strong,    ///< an array or a NumPy scalar (its dtype counts), or a Python bool
-  PyInt,     ///< a Python int (weak)
-  PyFloat,   ///< a Python float (weak)
-  PyComplex, ///< a Python complex (weak)
+/// The type of one input of a call: a concrete scalar type (an array's or a NumPy scalar's
+/// dtype, a Python bool) or a weak type (a Python int, float or complex).
+using InputType = const ir::Type *;
+
+/// True when an input of type `in` may be passed to a loop parameter of type `to`: safe casting
+/// for concrete types; a weak Python int goes to any integer, float or complex type, a weak
+/// float to float and complex types, a weak complex to complex types (ir::weakConversion).
+bool inputCastsTo(InputType in, const ir::ScalarType *to);
+
+/// The loop types NumPy's resolution sees.
+struct LoopTypes {
+  std::vector<const ir::ScalarType *> inputs;
+  std::vector<const ir::ScalarType *> outputs;
 };
 
-struct InputType {
-  const ir::ScalarType *dtype = nullptr; ///< Strong: the dtype; weak: int64/float64/complex128
-  InputKind kind = InputKind::Strong;
-  bool operator==(const InputType &o) const { return dtype == o.dtype && kind == o.kind; }
+/// The outcome of resolveLoop.
+struct LoopMatch {
+  int loop = -1; ///< the loop chosen, or -1
+  /// loop == -1 only: some loop took the inputs but its output k could not be cast to the
+  /// output array given; these name the first such cast (NumPy reports it).
+  bool outputRefused = false;
+  const ir::ScalarType *outputFrom = nullptr, *outputTo = nullptr;
 };
 
-/// NumPy's np.can_cast(from, to, casting='safe').
-bool canCastSafely(const ir::ScalarType *from, const ir::ScalarType *to);
-/// NumPy's casting='same_kind' (safe casts, and casts within a kind or to a lower kind:
-/// float64 → float32, int64 → int8; not float → int or complex → float).
-bool canCastSameKind(const ir::ScalarType *from, const ir::ScalarType *to);
+/// The first of `loops` to which every input casts (inputCastsTo) and, for each output the
+/// call gives (`outputs[k]` not null), whose output k casts to it under `outputCasting`
+/// (ir::canCast). When every input is weak they count as their default types (NumPy).
+LoopMatch resolveLoop(const std::vector<InputType> &inputs, const std::vector<LoopTypes> &loops,
+                      const std::vector<const ir::ScalarType *> &outputs,
+                      ir::Casting outputCasting);
 
-/// True when input `in` may be passed to a loop parameter of type `to`: safe casting for
-/// strong inputs; a weak Python int goes to any integer, float or complex type, a weak float
-/// to float and complex types, a weak complex to complex types.
-bool inputCastsTo(const InputType &in, const ir::ScalarType *to);
-
-/// The index of the first loop whose parameters every input casts to (inputCastsTo), or -1.
-/// When every input is weak, they count as strong inputs of their default types (NumPy).
-int resolveLoop(const std::vector<InputType> &inputs,
-                const std::vector<std::vector<const ir::ScalarType *>> &loops);
-
-/// The loop types of a lazily compiled ufunc for `inputs`: strong inputs keep their dtype;
-/// weak Python scalars take the NEP 50 promotion of their kind with the strong inputs' common
-/// type (float32 array and 2.0 → float32; int32 array and 2.0 → float64), or their default
-/// type (int64, float64, complex128) when every input is weak.
+/// The loop input types of a lazily compiled ufunc for `inputs`: concrete inputs keep their
+/// type; weak Python scalars take the NEP 50 promotion of their kind with the concrete inputs'
+/// common type (float32 array and 2.0 → float32; int32 array and 2.0 → float64), or their
+/// default type (int64, float64, complex128) when every input is weak.
 std::vector<const ir::ScalarType *> lazyLoopTypes(const std::vector<InputType> &inputs);
 
 /// "float32, int64" (weak inputs spelled "int", "float", "complex" as NumPy does for Python

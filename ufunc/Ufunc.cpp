@@ -275,11 +275,8 @@ std::string Ufunc::signaturesStr() const {
 
 int Ufunc::resolve(const std::vector<InputType> &inputs,
                    const std::vector<const ScalarType *> &outputDtypes) {
-  std::vector<uint64_t> key;
-  for (const InputType &in : inputs)
-    key.push_back(reinterpret_cast<uintptr_t>(in.dtype) | static_cast<uint64_t>(in.kind));
-  for (const ScalarType *t : outputDtypes)
-    key.push_back(reinterpret_cast<uintptr_t>(t) | 7u);
+  std::vector<const ir::Type *> key(inputs.begin(), inputs.end());
+  key.insert(key.end(), outputDtypes.begin(), outputDtypes.end());
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = resolved_.find(key);
@@ -289,31 +286,26 @@ int Ufunc::resolve(const std::vector<InputType> &inputs,
   if (inputs.size() != nin)
     throw TypeMismatch("ufunc '" + name + "' takes " + std::to_string(nin) + " input(s), got " +
                        std::to_string(inputs.size()));
-  std::vector<std::vector<const ScalarType *>> ins;
+  std::vector<LoopTypes> types;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (const Loop &l : loops)
-      ins.push_back(l.inputs);
+    types.assign(loops.begin(), loops.end());
   }
-  int idx = resolveLoop(inputs, ins);
-  // Loops with outputs given: their dtypes must be reachable (same_kind) from the loop's.
-  if (idx >= 0 && !outputDtypes.empty()) {
-    const Loop &l = loops[idx];
-    for (size_t k = 0; k < outputDtypes.size() && k < l.outputs.size(); ++k)
-      if (outputDtypes[k] && layout && outputDtypes[k] != l.outputs[k])
-        idx = -1;
-  }
+  // A gufunc loop writes into the output arrays themselves: their dtypes must be the loop's.
+  ir::Casting outputCasting = layout ? ir::Casting::No : ir::Casting::SameKind;
+  LoopMatch match = resolveLoop(inputs, types, outputDtypes, outputCasting);
+  int idx = match.loop;
   if (idx < 0 && lazy) {
-    std::vector<const ScalarType *> types = lazyLoopTypes(inputs);
+    std::vector<const ScalarType *> loopTypes = lazyLoopTypes(inputs);
     std::vector<const ir::Type *> params;
     if (!layout) {
-      params.assign(types.begin(), types.end());
+      params.assign(loopTypes.begin(), loopTypes.end());
     } else {
       const ir::Type *common = nullptr;
-      for (const ScalarType *t : types)
+      for (const ScalarType *t : loopTypes)
         common = common ? ir::promote(common, t) : t;
       for (size_t k = 0; k < nin + nout; ++k) {
-        const ScalarType *el = k < nin ? types[k]
+        const ScalarType *el = k < nin ? loopTypes[k]
                                        : (k - nin < outputDtypes.size() && outputDtypes[k - nin]
                                               ? outputDtypes[k - nin]
                                               : ir::dyn_cast<ScalarType>(ir::concretize(common)));
@@ -326,7 +318,20 @@ int Ufunc::resolve(const std::vector<InputType> &inputs,
       }
     }
     idx = addLoop(params, nullptr);
+    const Loop &l = loops[idx];
+    for (size_t k = 0; k < outputDtypes.size() && k < l.outputs.size(); ++k)
+      if (outputDtypes[k] && !ir::canCast(l.outputs[k], outputDtypes[k], outputCasting)) {
+        match.outputRefused = true;
+        match.outputFrom = l.outputs[k];
+        match.outputTo = outputDtypes[k];
+        idx = -1;
+      }
   }
+  if (idx < 0 && match.outputRefused)
+    throw TypeMismatch("ufunc '" + name + "' output (dtype " + match.outputFrom->str() +
+                       ") could not be coerced to provided output parameter (dtype " +
+                       match.outputTo->str() + ") according to the casting rule '" +
+                       ir::castingName(outputCasting) + "'");
   if (idx < 0)
     throw TypeMismatch("ufunc '" + name + "': no loop matching the input types (" +
                        inputTypesStr(inputs) +
@@ -345,7 +350,7 @@ int Ufunc::resolveReduce(const ScalarType *dtype) {
     for (size_t k = 0; k < loops.size(); ++k) {
       const Loop &l = loops[k];
       if (l.inputs[0] == l.inputs[1] && l.outputs[0] == l.inputs[0] &&
-          canCastSafely(dtype, l.inputs[0]))
+          ir::canCast(dtype, l.inputs[0], ir::Casting::Safe))
         return static_cast<int>(k);
     }
   }
@@ -355,7 +360,7 @@ int Ufunc::resolveReduce(const ScalarType *dtype) {
       return idx;
     // The function promotes (e.g. int32 + int32 → int64): reduce in the result type.
     const ScalarType *r = loops[idx].outputs[0];
-    if (canCastSafely(dtype, r)) {
+    if (ir::canCast(dtype, r, ir::Casting::Safe)) {
       idx = addLoop({r, r}, nullptr);
       if (loops[idx].outputs[0] == r)
         return idx;

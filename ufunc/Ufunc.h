@@ -29,11 +29,10 @@ struct TypeMismatch : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// One loop (signature) of a ufunc.
-struct Loop {
-  std::vector<const ir::Type *> params;        ///< the device function's parameter types
-  std::vector<const ir::ScalarType *> inputs;  ///< per input: its dtype (resolution)
-  std::vector<const ir::ScalarType *> outputs; ///< per output: its dtype
+/// One loop (signature) of a ufunc: its input and output dtypes (resolution) and the device
+/// function's parameter types.
+struct Loop : LoopTypes {
+  std::vector<const ir::Type *> params;
 };
 
 /// A Python scalar or NumPy scalar value.
@@ -93,10 +92,13 @@ public:
   /// ir::CompileError for functions that do not compile.
   int addLoop(const std::vector<const ir::Type *> &params, const ir::Type *declaredReturn);
 
-  /// The loop for `inputs` (cached per input-type tuple): the first loop every input casts to;
-  /// for a lazy ufunc without one, a new loop for lazyLoopTypes(inputs) (gufuncs: outputs of
-  /// `outputDtypes` where given, else the inputs' common type). Throws TypeMismatch naming
-  /// the input types and the signatures.
+  /// The loop for `inputs` and the output arrays given (`outputDtypes[k]`: output k's dtype,
+  /// null when the call allocates it), cached per input and output types: resolveLoop's
+  /// choice, outputs cast under 'same_kind' (gufuncs: of the same dtype, since their loops
+  /// write into the arrays given); for a lazy ufunc without one, a new loop for
+  /// lazyLoopTypes(inputs) (gufuncs: outputs of `outputDtypes` where given, else the inputs'
+  /// common type). Throws TypeMismatch naming the input types and the signatures, or the
+  /// output cast NumPy would refuse.
   int resolve(const std::vector<InputType> &inputs,
               const std::vector<const ir::ScalarType *> &outputDtypes = {});
 
@@ -136,7 +138,7 @@ private:
   void compileGuarded(const std::function<void()> &work);
 
   mutable std::mutex mutex_;
-  std::map<std::vector<uint64_t>, int> resolved_;
+  std::map<std::vector<const ir::Type *>, int> resolved_;
   std::map<std::string, std::unique_ptr<LoopKernel>> kernels_;
 };
 

@@ -200,7 +200,8 @@ def test_errors(backend):
         add(np.zeros(3), np.zeros(4))
     with pytest.raises(ValueError, match="non-broadcastable output operand with shape"):
         add(np.zeros(3), np.zeros(3), out=np.zeros(4))
-    with pytest.raises(TypeError, match="Cannot cast ufunc 'add' output from dtype"):
+    with pytest.raises(TypeError, match=r"ufunc 'add' output \(dtype float64\) could not be "
+                                        r"coerced to provided output parameter \(dtype int32\)"):
         add(np.zeros(3), np.zeros(3), out=np.zeros(3, np.int32))
     ro = np.zeros(3)
     ro.flags.writeable = False

@@ -1,4 +1,4 @@
-// The packing plan (kernel ABI flattening) and eager-signature conversion rules.
+// The packing plan (kernel ABI flattening).
 #include "compiler/PackingPlan.h"
 
 #include "ir/Diagnostics.h"
@@ -75,54 +75,3 @@ TEST(PackingPlan, RejectsNonArgumentTypes) {
   EXPECT_THROW(buildPackingPlan({t::symbol("math")}), ir::CompileError);
 }
 
-TEST(Conversion, ScalarRules) {
-  EXPECT_EQ(conversion(t::float32(), t::float32()), Conversion::Exact);
-  EXPECT_EQ(conversion(t::float32(), t::float64()), Conversion::Promote);
-  EXPECT_EQ(conversion(t::float64(), t::float32()), Conversion::Unsafe);
-  EXPECT_EQ(conversion(t::int32(), t::int64()), Conversion::Promote);
-  EXPECT_EQ(conversion(t::uint32(), t::int64()), Conversion::Safe);
-  EXPECT_EQ(conversion(t::int64(), t::int32()), Conversion::Unsafe);
-  EXPECT_EQ(conversion(t::int16(), t::float32()), Conversion::Safe);
-  EXPECT_EQ(conversion(t::int64(), t::float32()), Conversion::Unsafe);
-  EXPECT_EQ(conversion(t::complex128(), t::float64()), Conversion::None);
-  EXPECT_EQ(conversion(t::boolean(), t::int32()), Conversion::Safe);
-}
-
-TEST(Conversion, PythonScalarsAreWeak) {
-  EXPECT_EQ(conversion(t::weakInt(), t::int64()), Conversion::Exact);
-  EXPECT_EQ(conversion(t::weakInt(), t::int8()), Conversion::Safe);
-  EXPECT_EQ(conversion(t::weakInt(), t::float32()), Conversion::Safe);
-  EXPECT_EQ(conversion(t::weakFloat(), t::float32()), Conversion::Safe);
-  EXPECT_EQ(conversion(t::weakFloat(), t::float64()), Conversion::Exact);
-  EXPECT_EQ(conversion(t::weakFloat(), t::int32()), Conversion::Unsafe);
-  EXPECT_EQ(conversion(t::weakComplex(), t::float64()), Conversion::None);
-  EXPECT_EQ(conversion(t::weakComplex(), t::complex64()), Conversion::Safe);
-}
-
-TEST(Conversion, ArraysNeedDtypeNdimAndCompatibleLayout) {
-  auto c = t::array(t::float32(), 1, ir::Layout::C);
-  auto a = t::array(t::float32(), 1, ir::Layout::A);
-  auto ro = t::array(t::float32(), 1, ir::Layout::C, true);
-  EXPECT_EQ(conversion(c, a), Conversion::Promote);
-  EXPECT_EQ(conversion(a, c), Conversion::None);
-  EXPECT_EQ(conversion(ro, c), Conversion::None);
-  EXPECT_EQ(conversion(c, t::array(t::float64(), 1, ir::Layout::A)), Conversion::None);
-  EXPECT_EQ(conversion(c, t::array(t::float32(), 2, ir::Layout::A)), Conversion::None);
-  EXPECT_EQ(conversion(t::tuple({t::weakInt(), c}), t::tuple({t::int32(), a})), Conversion::Safe);
-  EXPECT_EQ(conversion(t::tuple({t::int32(), c}), t::tuple({t::int32(), a})), Conversion::Promote);
-  EXPECT_EQ(conversion(t::tuple({t::int32()}), t::tuple({t::int32(), a})), Conversion::None);
-}
-
-TEST(SelectSignature, ExactFirstThenBestConversion) {
-  auto a32 = t::array(t::float32(), 1, ir::Layout::A);
-  auto a64 = t::array(t::float64(), 1, ir::Layout::A);
-  auto c32 = t::array(t::float32(), 1, ir::Layout::C);
-  std::vector<std::vector<const ir::Type *>> sigs = {
-      {t::float64(), a64}, {t::float32(), a32}, {t::int32(), a32}};
-  EXPECT_EQ(selectSignature({t::float32(), a32}, sigs), 1);
-  EXPECT_EQ(selectSignature({t::weakFloat(), c32}, sigs), 1); // safe beats unsafe (int32)
-  EXPECT_EQ(selectSignature({t::int16(), c32}, sigs), 2);     // promote beats safe
-  EXPECT_EQ(selectSignature({t::float64(), a64}, sigs), 0);
-  EXPECT_EQ(selectSignature({t::complex64(), a32}, sigs), -1);
-  EXPECT_EQ(selectSignature({t::float32()}, sigs), -1); // wrong count
-}

@@ -62,38 +62,46 @@ TEST(Broadcast, BroadcastOperandsKeepTheGeneralPath) {
   EXPECT_EQ(simplifyLoop({{}, {Strides{}}}, 0).shape, Shape{});
 }
 
-TEST(TypeResolution, SafeCastsAreNumpys) {
-  EXPECT_TRUE(canCastSafely(t::int16(), t::float32()));
-  EXPECT_FALSE(canCastSafely(t::int32(), t::float32()));
-  EXPECT_TRUE(canCastSafely(t::int64(), t::float64()));
-  EXPECT_TRUE(canCastSafely(t::uint8(), t::int16()));
-  EXPECT_FALSE(canCastSafely(t::int8(), t::uint64()));
-  EXPECT_FALSE(canCastSafely(t::float64(), t::float32()));
-  EXPECT_TRUE(canCastSafely(t::float32(), t::complex64()));
-  EXPECT_FALSE(canCastSafely(t::float64(), t::complex64()));
-  EXPECT_TRUE(canCastSafely(t::boolean(), t::uint8()));
-  EXPECT_FALSE(canCastSafely(t::int8(), t::boolean()));
-  EXPECT_TRUE(canCastSameKind(t::float64(), t::float32()));
-  EXPECT_FALSE(canCastSameKind(t::float64(), t::int32()));
-  EXPECT_FALSE(canCastSameKind(t::int64(), t::uint8()));
-}
-
 TEST(TypeResolution, FirstSafeLoopWinsAndPythonScalarsAreWeak) {
-  std::vector<std::vector<const ir::ScalarType *>> loops = {
-      {t::float32(), t::float32()}, {t::float64(), t::float64()}, {t::int64(), t::int64()}};
-  InputType f32{t::float32(), InputKind::Strong}, i32{t::int32(), InputKind::Strong};
-  InputType pyf{t::float64(), InputKind::PyFloat}, pyi{t::int64(), InputKind::PyInt};
-  EXPECT_EQ(resolveLoop({f32, f32}, loops), 0);
-  EXPECT_EQ(resolveLoop({f32, pyf}, loops), 0); // NEP 50: the Python float stays float32
-  EXPECT_EQ(resolveLoop({i32, i32}, loops), 1); // int32 → float64 is the first safe loop
-  EXPECT_EQ(resolveLoop({pyi, pyi}, loops), 1); // all weak: int64 defaults, → float64 loop
-  EXPECT_EQ(resolveLoop({{t::complex64(), InputKind::Strong}, f32}, loops), -1);
+  std::vector<LoopTypes> loops = {{{t::float32(), t::float32()}, {t::float32()}},
+                                  {{t::float64(), t::float64()}, {t::float64()}},
+                                  {{t::int64(), t::int64()}, {t::int64()}}};
+  InputType f32 = t::float32(), i32 = t::int32(), pyf = t::weakFloat(), pyi = t::weakInt();
+  EXPECT_EQ(resolveLoop({f32, f32}, loops, {}, ir::Casting::SameKind).loop, 0);
+  // NEP 50: the Python float stays float32.
+  EXPECT_EQ(resolveLoop({f32, pyf}, loops, {}, ir::Casting::SameKind).loop, 0);
+  // int32 → float64 is the first safe loop.
+  EXPECT_EQ(resolveLoop({i32, i32}, loops, {}, ir::Casting::SameKind).loop, 1);
+  // All weak: int64 defaults, → the float64 loop.
+  EXPECT_EQ(resolveLoop({pyi, pyi}, loops, {}, ir::Casting::SameKind).loop, 1);
+  EXPECT_EQ(resolveLoop({t::complex64(), f32}, loops, {}, ir::Casting::SameKind).loop, -1);
   EXPECT_EQ(inputTypesStr({f32, pyf}), "float32, float");
 }
 
+// NumPy skips a loop whose output cannot be cast to the output array given: int64 inputs with
+// an int64 `out` take the int64 loop, not the float64 one before it.
+TEST(TypeResolution, OutputArraysTakePartInTheChoice) {
+  std::vector<LoopTypes> loops = {{{t::float32(), t::float32()}, {t::float32()}},
+                                  {{t::float64(), t::float64()}, {t::float64()}},
+                                  {{t::int64(), t::int64()}, {t::int64()}}};
+  InputType i64 = t::int64();
+  EXPECT_EQ(resolveLoop({i64, i64}, loops, {}, ir::Casting::SameKind).loop, 1);
+  EXPECT_EQ(resolveLoop({i64, i64}, loops, {t::int64()}, ir::Casting::SameKind).loop, 2);
+  // float64 → float32 is same_kind: the first loop taking the inputs stays.
+  EXPECT_EQ(resolveLoop({i64, i64}, loops, {t::float32()}, ir::Casting::SameKind).loop, 1);
+  // Without a loop whose output casts, the first refused cast is reported.
+  LoopMatch m = resolveLoop({t::float64(), t::float64()}, loops, {t::int32()},
+                            ir::Casting::SameKind);
+  EXPECT_EQ(m.loop, -1);
+  EXPECT_TRUE(m.outputRefused);
+  EXPECT_EQ(m.outputFrom, t::float64());
+  EXPECT_EQ(m.outputTo, t::int32());
+  // Casting::No (gufuncs): only the same dtype.
+  EXPECT_EQ(resolveLoop({i64, i64}, loops, {t::float32()}, ir::Casting::No).loop, -1);
+}
+
 TEST(TypeResolution, LazyLoopsPromoteWeakScalars) {
-  InputType f32{t::float32(), InputKind::Strong}, i32{t::int32(), InputKind::Strong};
-  InputType pyf{t::float64(), InputKind::PyFloat}, pyi{t::int64(), InputKind::PyInt};
+  InputType f32 = t::float32(), i32 = t::int32(), pyf = t::weakFloat(), pyi = t::weakInt();
   EXPECT_EQ(lazyLoopTypes({f32, pyf}),
             (std::vector<const ir::ScalarType *>{t::float32(), t::float32()}));
   EXPECT_EQ(lazyLoopTypes({i32, pyf}),

@@ -1,0 +1,285 @@
+#include "ir/Conversions.h"
+
+#include <algorithm>
+
+namespace ptxjit::ir {
+namespace {
+
+/// NumPy's kind order, in which a same_kind cast may only go up: bool < unsigned < signed <
+/// float < complex.
+int kindRank(const ScalarType *t) {
+  switch (t->kind()) {
+  case TypeKind::Bool:
+    return 0;
+  case TypeKind::Int:
+    return t->isSigned() ? 2 : 1;
+  case TypeKind::Float:
+    return 3;
+  default:
+    return 4;
+  }
+}
+
+/// The bits of the float (or complex part) that `t` is represented in, for int → float casts:
+/// the value bits of an integer must fit the mantissa of float32 (ints up to 16 bits) or be
+/// accepted by float64 (NumPy calls every integer → float64 cast safe).
+int partBits(const ScalarType *t) { return t->kind() == TypeKind::Complex ? t->bits() / 2 : t->bits(); }
+
+bool numpySafe(const ScalarType *from, const ScalarType *to) {
+  if (from == to || from->kind() == TypeKind::Bool)
+    return true;
+  switch (from->kind()) {
+  case TypeKind::Int:
+    switch (to->kind()) {
+    case TypeKind::Int:
+      if (from->isSigned() == to->isSigned())
+        return to->bits() >= from->bits();
+      return !from->isSigned() && to->bits() > from->bits();
+    case TypeKind::Float:
+    case TypeKind::Complex:
+      // (u)int8 and (u)int16 fit float32's 24-bit mantissa; wider integers go to float64.
+      return partBits(to) == 64 || from->bits() <= 16;
+    default:
+      return false;
+    }
+  case TypeKind::Float:
+    return (to->kind() == TypeKind::Float || to->kind() == TypeKind::Complex) &&
+           partBits(to) >= from->bits();
+  case TypeKind::Complex:
+    return to->kind() == TypeKind::Complex && to->bits() >= from->bits();
+  default:
+    return false;
+  }
+}
+
+/// The same class of type (bool, signed, unsigned, float, complex) at least as wide.
+bool promotes(const ScalarType *from, const ScalarType *to) {
+  return from->kind() == to->kind() && from->kind() != TypeKind::Bool &&
+         from->isSigned() == to->isSigned() && to->bits() >= from->bits();
+}
+
+int weakRank(TypeKind k) {
+  switch (k) {
+  case TypeKind::WeakInt:
+    return 0;
+  case TypeKind::WeakFloat:
+    return 1;
+  default:
+    return 2;
+  }
+}
+
+/// The float width (32 or 64) that represents every value of a scalar as NumPy sees it:
+/// ints of up to 16 bits fit float32, wider ones need float64; complex counts per part.
+int floatBitsFor(const ScalarType *t) {
+  switch (t->kind()) {
+  case TypeKind::Int:
+    return t->bits() <= 16 ? 32 : 64;
+  case TypeKind::Float:
+    return t->bits();
+  case TypeKind::Complex:
+    return t->bits() / 2;
+  default:
+    return 32;
+  }
+}
+
+const ScalarType *promoteInts(const ScalarType *a, const ScalarType *b) {
+  if (a->isSigned() == b->isSigned())
+    return types::integer(std::max(a->bits(), b->bits()), a->isSigned());
+  const ScalarType *s = a->isSigned() ? a : b;
+  const ScalarType *u = a->isSigned() ? b : a;
+  if (u->bits() < s->bits())
+    return s;
+  if (u->bits() < 64)
+    return types::integer(u->bits() * 2, true);
+  return types::float64(); // int64 + uint64: no integer holds both
+}
+
+const ScalarType *promoteConcrete(const ScalarType *a, const ScalarType *b) {
+  if (a == b)
+    return a;
+  if (a->kind() == TypeKind::Bool)
+    return b;
+  if (b->kind() == TypeKind::Bool)
+    return a;
+  if (a->kind() == TypeKind::Int && b->kind() == TypeKind::Int)
+    return promoteInts(a, b);
+  int bits = std::max(floatBitsFor(a), floatBitsFor(b));
+  if (a->kind() == TypeKind::Complex || b->kind() == TypeKind::Complex)
+    return types::complex(bits * 2);
+  return types::floating(bits);
+}
+
+/// NEP 50: a concrete scalar `c` combined with a Python literal of weak kind `w`.
+const Type *promoteWeak(const ScalarType *c, TypeKind w) {
+  switch (w) {
+  case TypeKind::WeakInt:
+    return c->kind() == TypeKind::Bool ? types::int64() : c;
+  case TypeKind::WeakFloat:
+    if (c->kind() == TypeKind::Bool || c->kind() == TypeKind::Int)
+      return types::float64();
+    return c;
+  default: // WeakComplex
+    if (c->kind() == TypeKind::Complex)
+      return c;
+    if (c->kind() == TypeKind::Float && c->bits() == 32)
+      return types::complex64();
+    return types::complex128();
+  }
+}
+
+} // namespace
+
+const char *conversionName(Conversion c) {
+  switch (c) {
+  case Conversion::Exact:
+    return "exact";
+  case Conversion::Promote:
+    return "promote";
+  case Conversion::Safe:
+    return "safe";
+  case Conversion::SameKind:
+    return "same_kind";
+  case Conversion::Unsafe:
+    return "unsafe";
+  case Conversion::None:
+    break;
+  }
+  return "none";
+}
+
+const char *castingName(Casting c) {
+  switch (c) {
+  case Casting::No:
+    return "no";
+  case Casting::Safe:
+    return "safe";
+  case Casting::SameKind:
+    return "same_kind";
+  case Casting::Unsafe:
+    break;
+  }
+  return "unsafe";
+}
+
+Conversion scalarConversion(const ScalarType *from, const ScalarType *to, Rules rules) {
+  if (from == to)
+    return Conversion::Exact;
+  bool complexToReal = from->kind() == TypeKind::Complex && to->kind() != TypeKind::Complex;
+  if (rules == Rules::Numba) {
+    if (complexToReal)
+      return Conversion::None;
+    // Numba's casting graph reaches float32 only from int16 and narrower signed integers.
+    bool uint16ToSingle = from->kind() == TypeKind::Int && !from->isSigned() &&
+                          from->bits() == 16 && partBits(to) == 32 &&
+                          to->kind() != TypeKind::Int;
+    if (uint16ToSingle)
+      return Conversion::Unsafe;
+  }
+  if (promotes(from, to))
+    return Conversion::Promote;
+  if (numpySafe(from, to))
+    return Conversion::Safe;
+  bool sameKind = kindRank(to) >= kindRank(from) && !complexToReal;
+  if (sameKind && rules == Rules::NumPy)
+    return Conversion::SameKind;
+  return Conversion::Unsafe;
+}
+
+bool canCast(const ScalarType *from, const ScalarType *to, Casting casting) {
+  Conversion c = scalarConversion(from, to, Rules::NumPy);
+  switch (casting) {
+  case Casting::No:
+    return c == Conversion::Exact;
+  case Casting::Safe:
+    return c <= Conversion::Safe;
+  case Casting::SameKind:
+    return c <= Conversion::SameKind;
+  case Casting::Unsafe:
+    break;
+  }
+  return c <= Conversion::Unsafe;
+}
+
+Conversion weakConversion(const WeakType *from, const ScalarType *to) {
+  if (from->defaultType() == to)
+    return Conversion::Exact;
+  switch (from->kind()) {
+  case TypeKind::WeakInt:
+    return to->kind() == TypeKind::Bool ? Conversion::Unsafe : Conversion::Safe;
+  case TypeKind::WeakFloat:
+    if (to->kind() == TypeKind::Float || to->kind() == TypeKind::Complex)
+      return Conversion::Safe;
+    return to->kind() == TypeKind::Bool ? Conversion::None : Conversion::Unsafe;
+  default: // WeakComplex
+    return to->kind() == TypeKind::Complex ? Conversion::Safe : Conversion::None;
+  }
+}
+
+Conversion argumentConversion(const Type *from, const Type *to) {
+  if (from == to)
+    return Conversion::Exact;
+  if (const auto *ts = dyn_cast<ScalarType>(to)) {
+    if (const auto *fs = dyn_cast<ScalarType>(from))
+      return scalarConversion(fs, ts, Rules::Numba);
+    if (const auto *fw = dyn_cast<WeakType>(from))
+      return weakConversion(fw, ts);
+    return Conversion::None;
+  }
+  if (const auto *ta = dyn_cast<ArrayType>(to)) {
+    const auto *fa = dyn_cast<ArrayType>(from);
+    if (!fa || fa->dtype() != ta->dtype() || fa->ndim() != ta->ndim())
+      return Conversion::None;
+    if (fa->readonly() && !ta->readonly())
+      return Conversion::None;
+    if (fa->layout() != ta->layout() && ta->layout() != Layout::A)
+      return Conversion::None;
+    return Conversion::Promote;
+  }
+  if (const auto *tt = dyn_cast<TupleType>(to)) {
+    const auto *ft = dyn_cast<TupleType>(from);
+    if (!ft || ft->size() != tt->size())
+      return Conversion::None;
+    Conversion c = Conversion::Exact;
+    for (size_t i = 0; i < tt->size(); ++i)
+      c = std::max(c, argumentConversion(ft->elements()[i], tt->elements()[i]));
+    return c;
+  }
+  return Conversion::None;
+}
+
+int selectSignature(const std::vector<const Type *> &actual,
+                    const std::vector<std::vector<const Type *>> &signatures) {
+  int best = -1;
+  Conversion bestConv = Conversion::None;
+  for (size_t s = 0; s < signatures.size(); ++s) {
+    const auto &params = signatures[s];
+    if (params.size() != actual.size())
+      continue;
+    Conversion c = Conversion::Exact;
+    for (size_t i = 0; i < params.size() && c != Conversion::None; ++i)
+      c = std::max(c, argumentConversion(actual[i], params[i]));
+    if (c == Conversion::Exact)
+      return static_cast<int>(s);
+    if (c < bestConv) {
+      bestConv = c;
+      best = static_cast<int>(s);
+    }
+  }
+  return best;
+}
+
+const Type *promote(const Type *a, const Type *b) {
+  if (!a || !b || !a->isScalarNumber() || !b->isScalarNumber())
+    return nullptr;
+  if (a->isWeak() && b->isWeak())
+    return weakRank(a->kind()) >= weakRank(b->kind()) ? a : b;
+  if (a->isWeak())
+    return promoteWeak(cast<ScalarType>(b), a->kind());
+  if (b->isWeak())
+    return promoteWeak(cast<ScalarType>(a), b->kind());
+  return promoteConcrete(cast<ScalarType>(a), cast<ScalarType>(b));
+}
+
+} // namespace ptxjit::ir

@@ -1,0 +1,88 @@
+"""The compiler's one table of numeric conversions (ir/Conversions.h) against NumPy, and the
+choices kernels and ufuncs make from it."""
+import itertools
+
+import numpy as np
+import pytest
+
+from ptxjit import _core, cuda, vectorize
+
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float32", "float64", "complex64", "complex128"]
+
+# The grades at or below which each NumPy casting level allows a cast.
+ALLOWED = {
+    "no": {"exact"},
+    "safe": {"exact", "promote", "safe"},
+    "same_kind": {"exact", "promote", "safe", "same_kind"},
+    "unsafe": {"exact", "promote", "safe", "same_kind", "unsafe"},
+}
+
+
+@pytest.mark.parametrize("casting", ["no", "safe", "same_kind", "unsafe"])
+def test_every_pair_matches_numpy_can_cast(casting):
+    for a, b in itertools.product(DTYPES, DTYPES):
+        numpy_grade, _ = _core._conversion(a, b)
+        assert (numpy_grade in ALLOWED[casting]) == np.can_cast(a, b, casting), (a, b, casting)
+
+
+def test_numba_grades_differ_from_numpy_only_where_documented():
+    for a, b in itertools.product(DTYPES, DTYPES):
+        numpy_grade, numba_grade = _core._conversion(a, b)
+        if a.startswith("complex") and not b.startswith("complex"):
+            assert numba_grade == "none"
+        elif a == "uint16" and b in ("float32", "complex64"):
+            assert (numpy_grade, numba_grade) == ("safe", "unsafe")
+        elif numpy_grade == "same_kind":
+            assert numba_grade == "unsafe"
+        else:
+            assert numba_grade == numpy_grade, (a, b)
+
+
+def test_unknown_type_names_are_refused():
+    with pytest.raises(ValueError, match="unknown scalar type 'float17'"):
+        _core._conversion("float32", "float17")
+
+
+def test_kernels_and_ufuncs_choose_float64_for_a_wide_integer(backend):
+    """(int32) and (float64) signatures: an int64 converts safely to float64 only, for a kernel
+    as for a ufunc (the value 2**40 would become 0 as int32)."""
+
+    @cuda.jit(["void(int32, float64[:])", "void(float64, float64[:])"])
+    def k(v, out):
+        out[0] = v
+
+    out = np.zeros(1)
+    k[1, 1](np.int64(2**40), out)
+    assert out[0] == 2.0**40
+    k[1, 1](np.uint64(2**40), out)
+    assert out[0] == 2.0**40
+
+    @vectorize(["int32(int32)", "float64(float64)"], target="cuda")
+    def ident(v):
+        return v
+
+    r = ident(np.array([2**40], dtype=np.int64))
+    assert r.dtype == np.float64 and r[0] == 2.0**40
+
+
+def test_ufunc_output_array_takes_part_in_loop_selection(backend):
+    """NumPy skips a loop whose output cannot be cast to `out` (same_kind) and takes the next."""
+
+    @vectorize(["float32(float32, float32)", "float64(float64, float64)", "int64(int64, int64)"],
+               target="cuda")
+    def add(a, b):
+        return a + b
+
+    a = np.arange(5, dtype=np.int64)
+    out = np.zeros(5, dtype=np.int64)
+    r = add(a, a, out=out)
+    assert r is out
+    assert (out == 2 * a).all()
+    assert add(a, a).dtype == np.float64  # without out: the first loop taking the inputs
+    f = np.zeros(5, dtype=np.float32)
+    add(a, a, out=f)  # float64 → float32 is same_kind: the float64 loop stays
+    assert (f == 2 * a).all()
+    with pytest.raises(TypeError, match=r"ufunc 'add' output \(dtype float64\) could not be "
+                                        r"coerced to provided output parameter \(dtype int32\)"):
+        add(a.astype(np.float64), a.astype(np.float64), out=np.zeros(5, dtype=np.int32))
