@@ -36,29 +36,6 @@ bool interpreterFinalizing() {
 #endif
 }
 
-/// A strong reference to a Python object that can be dropped from any thread (it takes the GIL)
-/// and is leaked at interpreter exit.
-struct PyRef {
-  PyObject *obj;
-  explicit PyRef(py::handle h) : obj(h.inc_ref().ptr()) {}
-  PyRef(const PyRef &) = delete;
-  PyRef &operator=(const PyRef &) = delete;
-  ~PyRef() {
-    if (!Py_IsInitialized() || interpreterFinalizing())
-      return;
-    py::gil_scoped_acquire gil;
-    Py_DECREF(obj);
-  }
-};
-
-compiler::SnapshotProvider providerFor(py::handle func) {
-  auto ref = std::make_shared<PyRef>(func);
-  return [ref]() -> std::shared_ptr<const frontend::CodeSnapshot> {
-    py::gil_scoped_acquire gil;
-    return snapshotFunction(ref->obj);
-  };
-}
-
 std::string joinTypes(const std::vector<const ir::Type *> &types) {
   std::string s;
   for (const ir::Type *t : types) {
@@ -278,8 +255,7 @@ Dispatcher::Dispatcher(py::object func, py::dict options, std::vector<std::strin
     eager.push_back(sig.args);
   }
   id = compiler::Compiler::instance().registerFunction(
-      name, device ? ir::FunctionKind::Device : ir::FunctionKind::Kernel, providerFor(pyFunc),
-      fopts);
+      name, device ? ir::FunctionKind::Device : ir::FunctionKind::Kernel, fopts);
   // Eager signatures compile now, for the backend in use (device functions are type-checked:
   // they are compiled into the kernels that call them).
   if (eager.empty())
@@ -288,27 +264,26 @@ Dispatcher::Dispatcher(py::object func, py::dict options, std::vector<std::strin
     codegen::Backend backend = currentBackend();
     for (const auto &params : eager) {
       if (device) {
+        compiler::SnapshotSet snaps = snapshotWithCallees(pyFunc, id);
         py::gil_scoped_release release;
-        compiler::Compiler::instance().typeCheck(id, params);
+        compiler::Compiler::instance().typeCheck(id, params, snaps);
       } else {
         compileFor(params, backend);
       }
       recordCompiled(params);
     }
   } catch (...) {
-    {
-      py::gil_scoped_release release;
-      compiler::Compiler::instance().unregisterFunction(id);
-    }
+    compiler::Compiler::instance().unregisterFunction(id);
     throw;
   }
 }
 
+// The interpreter stays held: releasing it in the middle of pybind11's deallocation of this
+// object let another thread's deallocations run and abort ("Tried to deallocate unregistered
+// instance"), and unregisterFunction never waits for a compile.
 Dispatcher::~Dispatcher() {
-  if (!Py_IsInitialized() || interpreterFinalizing())
-    return;
-  py::gil_scoped_release release;
-  compiler::Compiler::instance().unregisterFunction(id);
+  if (Py_IsInitialized() && !interpreterFinalizing()) // at exit, nothing needs freeing
+    compiler::Compiler::instance().unregisterFunction(id);
 }
 
 void Dispatcher::recordCompiled(const std::vector<const ir::Type *> &params) {
@@ -321,12 +296,7 @@ void Dispatcher::recordCompiled(const std::vector<const ir::Type *> &params) {
 const compiler::Specialization &Dispatcher::compileFor(const std::vector<const ir::Type *> &params,
                                                        codegen::Backend backend) {
   codegen::CompileOptions opts = compileOptionsFor(backend, fopts);
-  const compiler::Specialization *spec;
-  {
-    py::gil_scoped_release release;
-    runtime::StartupTimer timer("compiling a kernel (or loading it from the disk cache)");
-    spec = &compiler::Compiler::instance().specialize(id, params, opts);
-  }
+  const compiler::Specialization *spec = &specialize(params, opts);
   recordCompiled(params);
   if (fopts.cache && cacheCounted.insert(spec).second) {
     ++(spec->fromDiskCache ? cacheHits : cacheMisses)[params];
@@ -334,6 +304,15 @@ const compiler::Specialization &Dispatcher::compileFor(const std::vector<const i
       cachePath = std::filesystem::path(spec->cachePath).parent_path().string();
   }
   return *spec;
+}
+
+const compiler::Specialization &
+Dispatcher::specialize(const std::vector<const ir::Type *> &params,
+                       const codegen::CompileOptions &opts) {
+  compiler::SnapshotSet snaps = snapshotWithCallees(pyFunc, id);
+  py::gil_scoped_release release;
+  runtime::StartupTimer timer("compiling a kernel (or loading it from the disk cache)");
+  return compiler::Compiler::instance().specialize(id, params, opts, snaps);
 }
 
 py::object Dispatcher::stats() const {
@@ -650,11 +629,7 @@ py::object Dispatcher::inspect(bool ptx, py::handle signature) {
                          "code");
   codegen::CompileOptions opts = compileOptionsFor(codegen::Backend::CUDA, fopts);
   auto textOf = [&](const std::vector<const ir::Type *> &params) {
-    const compiler::Specialization *spec;
-    {
-      py::gil_scoped_release release;
-      spec = &compiler::Compiler::instance().specialize(id, params, opts);
-    }
+    const compiler::Specialization *spec = &specialize(params, opts);
     recordCompiled(params);
     return py::str(ptx ? spec->ptx : spec->llvmIR);
   };
@@ -673,11 +648,7 @@ std::string Dispatcher::launchParams(py::handle signature) {
     notALaunch();
   std::vector<const ir::Type *> params = paramsFromPython(signature);
   codegen::CompileOptions opts = compileOptionsFor(codegen::Backend::CUDA, fopts);
-  const compiler::Specialization *spec;
-  {
-    py::gil_scoped_release release;
-    spec = &compiler::Compiler::instance().specialize(id, params, opts);
-  }
+  const compiler::Specialization *spec = &specialize(params, opts);
   if (!spec->loaded())
     return "not loaded";
   return spec->paramBuffer() ? "buffer" : "pointers";
@@ -689,7 +660,7 @@ std::optional<DispatcherIdentity> dispatcherIdentity(py::handle v) {
   if (!py::isinstance<Dispatcher>(v))
     return std::nullopt;
   const Dispatcher &d = dispatcherOf(v.ptr());
-  return DispatcherIdentity{d.id, d.device, d.name};
+  return DispatcherIdentity{d.id, d.device, d.name, d.pyFunc};
 }
 
 namespace {
@@ -775,21 +746,18 @@ void defineDispatcher(py::module_ &m) {
         std::string fname = py::cast<std::string>(func.attr("__code__").attr("co_name"));
         compiler::FunctionOptions fo = functionOptions(fastmath, opt);
         compiler::Compiler &c = compiler::Compiler::instance();
-        int id =
-            c.registerFunction(fname, device ? ir::FunctionKind::Device : ir::FunctionKind::Kernel,
-                               providerFor(func), fo);
+        int id = c.registerFunction(
+            fname, device ? ir::FunctionKind::Device : ir::FunctionKind::Kernel, fo);
         struct Unregister {
           int id;
-          ~Unregister() {
-            py::gil_scoped_release release;
-            compiler::Compiler::instance().unregisterFunction(id);
-          }
+          ~Unregister() { compiler::Compiler::instance().unregisterFunction(id); }
         } unregister{id};
         codegen::CompileOptions opts = cudaOptionsForCC(ccMajor, ccMinor, fo);
+        compiler::SnapshotSet snaps = snapshotWithCallees(func, id);
         compiler::Compiler::PtxResult r;
         {
           py::gil_scoped_release release;
-          r = c.compilePTX(id, sig.args, opts);
+          r = c.compilePTX(id, sig.args, opts, snaps);
         }
         return py::make_tuple(r.ptx, typeDescription(r.returnType));
       },

@@ -17,6 +17,7 @@ struct DispatcherIdentity {
   int functionId;
   bool isDevice;
   std::string name;
+  py::object pyFunc; ///< the Python function it compiles
 };
 
 /// The identity of `v` when it is a Dispatcher, else nullopt.

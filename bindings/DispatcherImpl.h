@@ -71,6 +71,10 @@ public:
                                          codegen::Backend backend);
   const compiler::Specialization &compileFor(const std::vector<const ir::Type *> &params,
                                              codegen::Backend backend);
+  /// The compiler's specialization for `params` under `opts`: snapshots the function and its
+  /// device functions (interpreter held), then compiles without the interpreter.
+  const compiler::Specialization &specialize(const std::vector<const ir::Type *> &params,
+                                             const codegen::CompileOptions &opts);
   /// The specialization of the last launch on `backend` with `args` packed into `buf` (sized
   /// for it), when they have the kinds and fingerprint codes of that launch's arguments
   /// (DirectPlan); else null, `buf` partly written, for the general path to read them.

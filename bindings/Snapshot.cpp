@@ -240,7 +240,8 @@ ir::GlobalValue globalFromPython(py::handle v) {
   return ir::GlobalValue::unsupported(shortTypeName(v));
 }
 
-std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func) {
+std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
+                                                         std::vector<py::object> *callees) {
   if (!PyFunction_Check(func.ptr()))
     throw PtxjitPyError("UnsupportedError",
                         "only Python functions can be compiled, not " + typeName(func));
@@ -312,6 +313,8 @@ std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func) {
         throw py::error_already_set();
     }
     s->globals[name] = v ? globalFromPython(v) : ir::GlobalValue::missing();
+    if (callees && s->globals[name].kind == ir::GlobalValue::Kind::DeviceFunction)
+      callees->push_back(py::reinterpret_borrow<py::object>(v));
   }
 
   // Closure cells, by free-variable name.
@@ -322,6 +325,8 @@ std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func) {
       PyObject *contents = PyCell_GET(cells[i].ptr());
       s->closure[s->freevars[i]] =
           contents ? globalFromPython(contents) : ir::GlobalValue::missing();
+      if (callees && s->closure[s->freevars[i]].kind == ir::GlobalValue::Kind::DeviceFunction)
+        callees->push_back(py::reinterpret_borrow<py::object>(contents));
     }
   }
 
@@ -330,6 +335,23 @@ std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func) {
     for (py::handle d : defaults)
       s->defaults.push_back(constFromPython(d));
   return s;
+}
+
+compiler::SnapshotSet snapshotWithCallees(py::handle func, int id) {
+  compiler::SnapshotSet set;
+  std::vector<std::pair<int, py::object>> todo{{id, py::reinterpret_borrow<py::object>(func)}};
+  while (!todo.empty()) {
+    auto [fid, f] = std::move(todo.back());
+    todo.pop_back();
+    if (set.count(fid))
+      continue; // recursion: typing reports it
+    std::vector<py::object> callees;
+    set[fid] = snapshotFunction(f, &callees);
+    for (const py::object &d : callees)
+      if (std::optional<DispatcherIdentity> ident = dispatcherIdentity(d))
+        todo.emplace_back(ident->functionId, ident->pyFunc);
+  }
+  return set;
 }
 
 namespace {

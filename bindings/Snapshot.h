@@ -3,6 +3,7 @@
 // ir::GlobalValue) so that no compiler layer touches a Python object.
 #pragma once
 
+#include "compiler/Compiler.h"
 #include "frontend/CodeSnapshot.h"
 
 #include <pybind11/pybind11.h>
@@ -13,10 +14,18 @@ namespace ptxjit::bindings {
 
 namespace py = pybind11;
 
-/// The snapshot of Python function `func` (a types.FunctionType). Globals are read now.
-/// Throws PtxjitPyError("UnsupportedError") on an interpreter other than CPython 3.11-3.13 or
-/// for objects that are not Python functions; Python errors propagate.
-std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func);
+/// The snapshot of Python function `func` (a types.FunctionType). Globals are read now. With
+/// `callees`, the device functions (@cuda.jit(device=True) objects) that its globals and
+/// closure cells name are appended to it. Throws PtxjitPyError("UnsupportedError") on an
+/// interpreter other than CPython 3.11-3.13 or for objects that are not Python functions;
+/// Python errors propagate.
+std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
+                                                         std::vector<py::object> *callees = nullptr);
+
+/// What the compiler reads to compile function `id` (Python function `func`): its snapshot and,
+/// transitively, those of the device functions it names, taken now (the interpreter held), so
+/// that the compiler never calls back into Python. Throws as snapshotFunction.
+compiler::SnapshotSet snapshotWithCallees(py::handle func, int id);
 
 /// A code-object constant as a ConstValue (nested code objects, bytes, huge ints, ... become
 /// ConstValue::unsupported(<type name>)).

@@ -11,6 +11,7 @@
 #include "bindings/Dispatcher.h"
 #include "bindings/DispatcherImpl.h"
 #include "bindings/Errors.h"
+#include "bindings/Snapshot.h"
 #include "bindings/Streams.h"
 #include "bindings/Target.h"
 #include "compiler/Compiler.h"
@@ -1071,6 +1072,14 @@ std::unique_ptr<PyUfunc> makeUfunc(py::object dispatcher, const std::string &nam
   pu->u = std::make_unique<ufunc::Ufunc>(id->functionId, name, targetOf(target), nin, layout);
   pu->dispatcher = dispatcher;
   pu->identity = identity;
+  // Called before a compile starts (never under the compiler's lock): the interpreter is
+  // taken when the call released it around the loop.
+  PyObject *fn = dispatcherOf(dispatcher.ptr()).pyFunc.ptr(); // kept alive by pu->dispatcher
+  int fid = id->functionId;
+  pu->u->snapshot = [fn, fid] {
+    py::gil_scoped_acquire gil;
+    return snapshotWithCallees(fn, fid);
+  };
   pu->u->compileWrapper = [](const std::function<void()> &work) {
     if (PyGILState_Check()) {
       py::gil_scoped_release release;

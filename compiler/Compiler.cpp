@@ -57,11 +57,13 @@ struct Compiler::SpecKeyHash {
 };
 
 struct Compiler::Entry {
+  // Set at registration, then only read.
   std::string name;
   ir::FunctionKind kind = ir::FunctionKind::Kernel;
-  SnapshotProvider provider;
   FunctionOptions options;
+  /// Guarded by the registry lock.
   bool registered = true;
+  // Guarded by the compile lock.
   /// Typed IR per argument types (kept after unregistering: other functions' typed IR may
   /// point at it).
   std::map<std::vector<const ir::Type *>, std::unique_ptr<ir::Function>> typed;
@@ -151,12 +153,15 @@ public:
 
   ir::Function *specializeCallee(int functionId, const std::vector<const ir::Type *> &argTypes,
                                  const std::string &file, const ir::SourceLoc &loc) override {
-    auto it = compiler_.entries_.find(functionId);
-    if (it == compiler_.entries_.end() || !it->second->registered)
+    Entry *found = nullptr;
+    try {
+      found = &compiler_.entry(functionId);
+    } catch (const std::out_of_range &) {
       ir::raiseDiag(
           ir::DiagCode::Internal, file, loc,
           {"the called function (id " + std::to_string(functionId) + ") no longer exists"});
-    Entry &callee = *it->second;
+    }
+    Entry &callee = *found;
     if (callee.kind == ir::FunctionKind::Kernel)
       ir::raiseDiag(ir::DiagCode::KernelCallFromDevice, file, loc, {callee.name});
     for (const auto &frame : compiler_.inProgress_)
@@ -187,75 +192,78 @@ Compiler &Compiler::instance() {
 Compiler::Compiler() = default;
 Compiler::~Compiler() = default;
 
-int Compiler::registerFunction(std::string name, ir::FunctionKind kind, SnapshotProvider provider,
-                               FunctionOptions options) {
-  std::lock_guard<std::mutex> lock(mutex_);
+/// Makes `snapshots` the compile-locked call's snapshots until the scope ends.
+class Compiler::SnapshotScope {
+public:
+  SnapshotScope(Compiler &c, const SnapshotSet &s) : c_(c) { c_.snapshots_ = &s; }
+  ~SnapshotScope() { c_.snapshots_ = nullptr; }
+  SnapshotScope(const SnapshotScope &) = delete;
+  SnapshotScope &operator=(const SnapshotScope &) = delete;
+
+private:
+  Compiler &c_;
+};
+
+int Compiler::registerFunction(std::string name, ir::FunctionKind kind, FunctionOptions options) {
   auto e = std::make_unique<Entry>();
   e->name = std::move(name);
   e->kind = kind;
-  e->provider = std::move(provider);
   e->options = options;
+  std::lock_guard<std::mutex> lock(registryMutex_);
   int id = nextId_++;
   entries_.emplace(id, std::move(e));
   return id;
 }
 
 void Compiler::unregisterFunction(int id) {
-  SnapshotProvider provider;
-  std::unordered_map<SpecKey, std::unique_ptr<Specialization>, SpecKeyHash> specs;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(registryMutex_);
     auto it = entries_.find(id);
-    if (it == entries_.end())
+    if (it == entries_.end() || !it->second->registered)
       return;
     it->second->registered = false;
-    provider = std::move(it->second->provider);
-    specs = std::move(it->second->specs);
-    it->second->provider = nullptr;
+    retired_.push_back(id);
   }
-  // Destroyed outside the lock: the provider may hold interpreter objects whose release must
-  // not wait for the compiler.
+  // Free the specializations now unless a compile is under way (never wait for one: the
+  // caller may hold the interpreter, which a compile never needs, but waiting would stall it).
+  std::unique_lock<std::mutex> compile(mutex_, std::try_to_lock);
+  if (compile.owns_lock())
+    freeRetiredLocked();
+}
+
+void Compiler::freeRetiredLocked() {
+  std::vector<Entry *> retired;
+  {
+    std::lock_guard<std::mutex> lock(registryMutex_);
+    for (int id : retired_)
+      retired.push_back(entries_.at(id).get()); // entries are never erased, only retired
+    retired_.clear();
+  }
+  for (Entry *e : retired)
+    e->specs.clear();
 }
 
 bool Compiler::isRegistered(int id) const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(registryMutex_);
   auto it = entries_.find(id);
   return it != entries_.end() && it->second->registered;
 }
 
-Compiler::Entry &Compiler::entry(int id) {
+Compiler::Entry &Compiler::entry(int id) const {
+  std::lock_guard<std::mutex> lock(registryMutex_);
   auto it = entries_.find(id);
   if (it == entries_.end() || !it->second->registered)
     throw std::out_of_range("no registered function with id " + std::to_string(id));
   return *it->second;
 }
 
-const Compiler::Entry &Compiler::entry(int id) const {
-  auto it = entries_.find(id);
-  if (it == entries_.end() || !it->second->registered)
-    throw std::out_of_range("no registered function with id " + std::to_string(id));
-  return *it->second;
-}
+ir::FunctionKind Compiler::kind(int id) const { return entry(id).kind; }
 
-ir::FunctionKind Compiler::kind(int id) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return entry(id).kind;
-}
+std::string Compiler::name(int id) const { return entry(id).name; }
 
-std::string Compiler::name(int id) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return entry(id).name;
-}
+const FunctionOptions &Compiler::options(int id) const { return entry(id).options; }
 
-const FunctionOptions &Compiler::options(int id) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return entry(id).options;
-}
-
-size_t Compiler::compiledCount() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return compiled_;
-}
+size_t Compiler::compiledCount() const { return compiled_.load(); }
 
 std::string sanitizeSymbol(const std::string &name) {
   std::string s;
@@ -277,13 +285,10 @@ ir::Function *Compiler::typedLocked(int id, const std::vector<const ir::Type *> 
   auto found = e.typed.find(argTypes);
   if (found != e.typed.end())
     return found->second.get();
-  if (!e.provider)
-    throw std::logic_error("function '" + e.name + "' has no snapshot provider");
-  auto pre = prefetched_.find(id);
-  std::shared_ptr<const frontend::CodeSnapshot> snap =
-      pre != prefetched_.end() ? pre->second : e.provider();
-  if (!snap)
-    throw std::logic_error("the snapshot provider of '" + e.name + "' returned nothing");
+  auto given = snapshots_ ? snapshots_->find(id) : SnapshotSet::const_iterator();
+  if (!snapshots_ || given == snapshots_->end() || !given->second)
+    throw std::logic_error("no snapshot of '" + e.name + "' was given to the compiler");
+  std::shared_ptr<const frontend::CodeSnapshot> snap = given->second;
   std::unique_ptr<ir::Function> fn = frontend::buildFunction(*snap, e.kind);
   size_t params = fn->argNames.size();
   size_t optional = std::min(snap->defaults.size(), params);
@@ -306,14 +311,20 @@ ir::Function *Compiler::typedLocked(int id, const std::vector<const ir::Type *> 
   return raw;
 }
 
-const ir::Type *Compiler::typeCheck(int id, const std::vector<const ir::Type *> &argTypes) {
+const ir::Type *Compiler::typeCheck(int id, const std::vector<const ir::Type *> &argTypes,
+                                    const SnapshotSet &snapshots) {
   std::lock_guard<std::mutex> lock(mutex_);
+  freeRetiredLocked();
+  SnapshotScope scope(*this, snapshots);
   return typedLocked(id, argTypes, {}, {}, 0)->returnType;
 }
 
 void Compiler::withTypedFunction(int id, const std::vector<const ir::Type *> &argTypes,
+                                 const SnapshotSet &snapshots,
                                  const std::function<void(const ir::Function &)> &use) {
   std::lock_guard<std::mutex> lock(mutex_);
+  freeRetiredLocked();
+  SnapshotScope scope(*this, snapshots);
   use(*typedLocked(id, argTypes, {}, {}, 0));
   ++compiled_;
 }
@@ -352,44 +363,37 @@ Compiler::diskKeyLocked(int id, const std::vector<const ir::Type *> &argTypes,
   std::vector<int> stack;
   // Appends function `fid`'s options and snapshot, and its callees' transitively.
   std::function<void(CacheKey &, int)> addFunction = [&](CacheKey &key, int fid) {
-    auto it = entries_.find(fid);
-    if (!ok || it == entries_.end() || !it->second->registered || !it->second->provider) {
+    if (!ok)
+      return;
+    Entry *fe = nullptr;
+    try {
+      fe = &entry(fid);
+    } catch (const std::out_of_range &) {
+      ok = false; // the compile that follows reports it
+      return;
+    }
+    if (std::find(stack.begin(), stack.end(), fid) != stack.end()) {
+      key.add("recursive", fe->name); // rejected by typing: nothing will be stored
+      return;
+    }
+    auto given = snapshots_->find(fid);
+    if (given == snapshots_->end() || !given->second) {
       ok = false;
       return;
     }
-    Entry &fe = *it->second;
-    if (std::find(stack.begin(), stack.end(), fid) != stack.end()) {
-      key.add("recursive", fe.name); // rejected by typing: nothing will be stored
-      return;
+    const frontend::CodeSnapshot &snap = *given->second;
+    // Typed IR built earlier in this process from other globals would be reused by the
+    // compile: then the key would not describe the code.
+    if (!fe->typedFrom.empty()) {
+      Digest now = shallowDigest(snap);
+      for (const auto &old : fe->typedFrom)
+        if (old.get() != &snap && shallowDigest(*old) != now)
+          ok = false;
     }
-    std::shared_ptr<const frontend::CodeSnapshot> snap;
-    if (auto pre = prefetched_.find(fid); pre != prefetched_.end()) {
-      snap = pre->second;
-    } else {
-      try {
-        snap = fe.provider();
-      } catch (...) {
-        ok = false; // the compile that follows reports the error
-        return;
-      }
-      if (!snap) {
-        ok = false;
-        return;
-      }
-      // Typed IR built earlier in this process from other globals would be reused by the
-      // compile: then the key would not describe the code.
-      if (!fe.typedFrom.empty()) {
-        Digest now = shallowDigest(*snap);
-        for (const auto &old : fe.typedFrom)
-          if (old != snap && shallowDigest(*old) != now)
-            ok = false;
-      }
-      prefetched_[fid] = snap;
-    }
-    key.addInt("kind", static_cast<int>(fe.kind));
-    addFunctionOptions(key, fe.options);
+    key.addInt("kind", static_cast<int>(fe->kind));
+    addFunctionOptions(key, fe->options);
     stack.push_back(fid);
-    addSnapshot(key, *snap,
+    addSnapshot(key, snap,
                 [&](CacheKey &kk, const ir::GlobalValue &g) { addFunction(kk, g.functionId); });
     stack.pop_back();
   };
@@ -402,7 +406,7 @@ Compiler::diskKeyLocked(int id, const std::vector<const ir::Type *> &argTypes,
   addArgTypes(k, argTypes);
   addCompileOptions(k, opts);
   addToolchain(k, opts.backend);
-  const frontend::CodeSnapshot &snap = *prefetched_.at(id);
+  const frontend::CodeSnapshot &snap = *snapshots_->at(id);
   std::string dir = diskcache::directoryFor(snap.filename);
   if (dir.empty())
     return std::nullopt;
@@ -452,8 +456,11 @@ bool Compiler::loadFromDiskLocked(const DiskKey &k, Specialization &spec) {
 }
 
 const Specialization &Compiler::specialize(int id, const std::vector<const ir::Type *> &argTypes,
-                                           const codegen::CompileOptions &opts) {
+                                           const codegen::CompileOptions &opts,
+                                           const SnapshotSet &snapshots) {
   std::lock_guard<std::mutex> lock(mutex_);
+  freeRetiredLocked();
+  SnapshotScope scope(*this, snapshots);
   Entry &e = entry(id);
   if (e.kind != ir::FunctionKind::Kernel)
     throw std::invalid_argument("'" + e.name + "' is a device function, not a kernel");
@@ -472,10 +479,6 @@ const Specialization &Compiler::specialize(int id, const std::vector<const ir::T
   spec->plan = buildPackingPlan(argTypes); // weak floats get their float32 copy
 
   // cache=True: look in the disk cache first (no typing, lowering or LLVM on a hit).
-  struct PrefetchReset {
-    std::unordered_map<int, std::shared_ptr<const frontend::CodeSnapshot>> &m;
-    ~PrefetchReset() { m.clear(); }
-  } prefetchReset{prefetched_};
   std::optional<DiskKey> disk;
   if (e.options.cache) {
     disk = diskKeyLocked(id, argTypes, opts);
@@ -524,10 +527,13 @@ const Specialization &Compiler::specialize(int id, const std::vector<const ir::T
 }
 
 Compiler::PtxResult Compiler::compilePTX(int id, const std::vector<const ir::Type *> &argTypes,
-                                         const codegen::CompileOptions &opts) {
+                                         const codegen::CompileOptions &opts,
+                                         const SnapshotSet &snapshots) {
   if (opts.backend != codegen::Backend::CUDA)
     throw std::invalid_argument("compilePTX needs CUDA compile options");
   std::lock_guard<std::mutex> lock(mutex_);
+  freeRetiredLocked();
+  SnapshotScope scope(*this, snapshots);
   Entry &e = entry(id);
   ir::Function *fn = typedLocked(id, argTypes, {}, {}, 0);
   PtxResult r;

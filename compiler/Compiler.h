@@ -5,8 +5,17 @@
 // once, and is cached under (id, T, O). CUDA modules are loaded into the driver lazily, at the
 // first launch, so PTX can be produced on a machine without a GPU.
 //
-// Python-free: the bindings register each @cuda.jit function with a SnapshotProvider (which
-// copies the Python function into a CodeSnapshot), and GoogleTest registers fixtures.
+// Python-free: every call that may compile takes the snapshots of the function and of the
+// device functions it may call (SnapshotSet), taken by the caller beforehand; the compiler
+// never calls back into its caller, and never into Python.
+//
+// Locks, always taken in this order: the Python interpreter's (held by the bindings' callers,
+// released by them around compiles), then the compile lock (typing, lowering and the caches of
+// typed IR and specializations), then the registry lock (the table of registered functions,
+// held only for lookups and updates, never while anything else is acquired). Registering and
+// unregistering a function take the registry lock only, so they never wait for a compile:
+// a function unregistered while a compile holds the compile lock has its specializations freed
+// by the next compile-locked call.
 #pragma once
 
 #include "codegen/CompileOptions.h"
@@ -32,10 +41,11 @@ class Module;
 
 namespace ptxjit::compiler {
 
-/// Produces the snapshot of a user function. Called (with the compiler's lock held) each time
-/// the function is typed for new argument types, so globals are read as they are then; may
-/// throw (the exception propagates to the caller of specialize()).
-using SnapshotProvider = std::function<std::shared_ptr<const frontend::CodeSnapshot>()>;
+/// The snapshots of a function and of every device function it may call, transitively, keyed
+/// by function id. The caller takes them (the bindings: with the interpreter held) before it
+/// asks for code; they are read only when the function, or a callee, is typed for new argument
+/// types, so its globals are read as they were at that request.
+using SnapshotSet = std::unordered_map<int, std::shared_ptr<const frontend::CodeSnapshot>>;
 
 /// Decorator options that are not part of CompileOptions.
 struct FunctionOptions {
@@ -102,11 +112,13 @@ public:
   Compiler(const Compiler &) = delete;
   Compiler &operator=(const Compiler &) = delete;
 
-  /// Registers a user function and returns its id (> 0; ids are never reused).
-  int registerFunction(std::string name, ir::FunctionKind kind, SnapshotProvider provider,
-                       FunctionOptions options = {});
-  /// Forgets the provider and the kernel specializations of `id` (typed IR that other
-  /// functions' specializations may refer to stays). Unknown ids are ignored.
+  /// Registers a user function and returns its id (> 0; ids are never reused). Takes the
+  /// registry lock only.
+  int registerFunction(std::string name, ir::FunctionKind kind, FunctionOptions options = {});
+  /// Forgets `id`: it is no longer registered when this returns, and its specializations are
+  /// freed now, or by the next compile-locked call when a compile is under way (typed IR that
+  /// other functions' specializations may refer to stays). Never waits for a compile, so it may
+  /// be called from a destructor with the interpreter held. Unknown ids are ignored.
   void unregisterFunction(int id);
   /// True while `id` is registered.
   bool isRegistered(int id) const;
@@ -115,15 +127,18 @@ public:
   std::string name(int id) const;
   const FunctionOptions &options(int id) const;
 
-  /// The compiled kernel `id` for `argTypes` under `opts`, compiled on first request. A
+  /// The compiled kernel `id` for `argTypes` under `opts`, compiled on first request (typing
+  /// reads `snapshots`, which must hold `id` and the device functions it may call). A
   /// top-level weak float/complex type stands for a Python scalar launch argument: typed as
   /// weak (NEP 50), passed as float64/complex128 (Specialization::argTypes and the packing
   /// plan hold the concrete type); other types must be concrete. CUDA: PTX is emitted but not
   /// loaded (see Specialization::cudaFunction). The reference stays valid until
   /// unregisterFunction(id). Throws ir::CompileError for bad programs, std::out_of_range for an
-  /// unknown id, std::invalid_argument when `id` is a device function.
+  /// unknown id, std::invalid_argument when `id` is a device function, std::logic_error when a
+  /// snapshot that typing needs is missing.
   const Specialization &specialize(int id, const std::vector<const ir::Type *> &argTypes,
-                                   const codegen::CompileOptions &opts);
+                                   const codegen::CompileOptions &opts,
+                                   const SnapshotSet &snapshots);
 
   /// compile_ptx: lowers kernel or device function `id` for `argTypes` with opts.backend ==
   /// CUDA and returns PTX, LLVM IR and the return type (void for kernels) without caching the
@@ -135,17 +150,19 @@ public:
     const ir::Type *returnType = nullptr;
   };
   PtxResult compilePTX(int id, const std::vector<const ir::Type *> &argTypes,
-                       const codegen::CompileOptions &opts);
+                       const codegen::CompileOptions &opts, const SnapshotSet &snapshots);
 
   /// Types function `id` (kernel or device) for `argTypes` and returns its return type, so that
   /// eager signatures of device functions report errors at decoration time. Cached.
-  const ir::Type *typeCheck(int id, const std::vector<const ir::Type *> &argTypes);
+  const ir::Type *typeCheck(int id, const std::vector<const ir::Type *> &argTypes,
+                            const SnapshotSet &snapshots);
 
   /// Types function `id` (kernel or device) for `argTypes` like typeCheck and calls `use` with
   /// the typed IR while holding the compiler's lock, so code generators outside the compiler
   /// (ufunc/ loop kernels) can lower it and its callees safely. Throws as typeCheck, and what
   /// `use` throws.
   void withTypedFunction(int id, const std::vector<const ir::Type *> &argTypes,
+                         const SnapshotSet &snapshots,
                          const std::function<void(const ir::Function &)> &use);
 
   /// The number of specializations compiled so far (all functions, all backends); for tests.
@@ -160,30 +177,40 @@ private:
   struct DiskKey;
   class Resolver;
 
-  Entry &entry(int id);
-  const Entry &entry(int id) const;
-  /// The typed IR of `id` for `argTypes` (lock held), built once.
+  class SnapshotScope;
+
+  /// The registered entry `id` (takes the registry lock). Throws std::out_of_range.
+  Entry &entry(int id) const;
+  /// Frees the specializations of functions unregistered while a compile held the lock
+  /// (compile lock held).
+  void freeRetiredLocked();
+  /// The typed IR of `id` for `argTypes` (compile lock held), built once from snapshots_.
   ir::Function *typedLocked(int id, const std::vector<const ir::Type *> &argTypes,
                             const std::string &callerFile, const ir::SourceLoc &callerLoc,
                             int depth);
   std::string makeSymbol(const Entry &e);
-  /// cache=True: the disk-cache key of kernel `id` for `argTypes` and `opts` (lock held), with
-  /// the snapshots it read kept in prefetched_ for the compile that may follow. nullopt when
-  /// the specialization cannot be cached (a callee is gone, a snapshot differs from the one
-  /// typed earlier in this process, no usable directory).
+  /// cache=True: the disk-cache key of kernel `id` for `argTypes` and `opts` (lock held), from
+  /// snapshots_. nullopt when the specialization cannot be cached (a callee's snapshot is
+  /// missing, a snapshot differs from the one typed earlier in this process, no usable
+  /// directory).
   std::optional<DiskKey> diskKeyLocked(int id, const std::vector<const ir::Type *> &argTypes,
                                        const codegen::CompileOptions &opts);
   /// cache=True: fills `spec` from the disk cache entry at `k` when there is a usable one.
   bool loadFromDiskLocked(const DiskKey &k, Specialization &spec);
 
+  /// The compile lock (see the file comment for the lock order).
   mutable std::mutex mutex_;
-  int nextId_ = 1;
   int nextSymbol_ = 0;
-  size_t compiled_ = 0;
+  std::atomic<size_t> compiled_{0};
+  /// The snapshots of the compile-locked call under way (null between calls).
+  const SnapshotSet *snapshots_ = nullptr;
+
+  /// The registry lock: entries_ (the map, and each Entry's `registered`), nextId_, retired_.
+  mutable std::mutex registryMutex_;
+  int nextId_ = 1;
   std::unordered_map<int, std::unique_ptr<Entry>> entries_;
-  /// Snapshots read for a disk-cache key, used by the compile that follows (so typing sees
-  /// what the key describes); cleared when specialize() returns.
-  std::unordered_map<int, std::shared_ptr<const frontend::CodeSnapshot>> prefetched_;
+  /// Unregistered while a compile held the compile lock: their specializations wait for it.
+  std::vector<int> retired_;
   /// Typed functions in progress (recursion detection), innermost last.
   std::vector<std::pair<int, std::vector<const ir::Type *>>> inProgress_;
 };

@@ -69,21 +69,23 @@ CUfunction LoopKernel::function() const {
 std::unique_ptr<LoopKernel> compileElementwise(int functionId,
                                                const std::vector<const ir::Type *> &params,
                                                const codegen::ElementwiseKernelDesc &desc,
-                                               const codegen::CompileOptions &opts) {
+                                               const codegen::CompileOptions &opts,
+                                               const compiler::SnapshotSet &snapshots) {
   auto k = std::make_unique<LoopKernel>();
   k->symbol = loopSymbol("ufunc", functionId);
-  compiler::Compiler::instance().withTypedFunction(functionId, params, [&](const ir::Function &fn) {
+  compiler::Compiler::instance().withTypedFunction(functionId, params, snapshots, [&](const ir::Function &fn) {
     finishModule(*k, codegen::lowerElementwiseKernel(fn, desc, opts, k->symbol), opts);
   });
   return k;
 }
 
 std::unique_ptr<LoopKernel> compileReduce(int functionId, const codegen::ReduceKernelDesc &desc,
-                                          const codegen::CompileOptions &opts) {
+                                          const codegen::CompileOptions &opts,
+                                          const compiler::SnapshotSet &snapshots) {
   auto k = std::make_unique<LoopKernel>();
   k->symbol = loopSymbol("reduce", functionId);
   std::vector<const ir::Type *> params{desc.accType, desc.accType};
-  compiler::Compiler::instance().withTypedFunction(functionId, params, [&](const ir::Function &fn) {
+  compiler::Compiler::instance().withTypedFunction(functionId, params, snapshots, [&](const ir::Function &fn) {
     finishModule(*k, codegen::lowerReduceKernel(fn, desc, opts, k->symbol), opts);
   });
   return k;

@@ -5,6 +5,7 @@
 
 #include "codegen/CompileOptions.h"
 #include "codegen/UfuncKernels.h"
+#include "compiler/Compiler.h"
 #include "runtime/HostGrid.h"
 
 #include <cuda.h>
@@ -57,11 +58,13 @@ private:
 std::unique_ptr<LoopKernel> compileElementwise(int functionId,
                                                const std::vector<const ir::Type *> &params,
                                                const codegen::ElementwiseKernelDesc &desc,
-                                               const codegen::CompileOptions &opts);
+                                               const codegen::CompileOptions &opts,
+                                               const compiler::SnapshotSet &snapshots);
 
 /// Compiles the reduction loop for `functionId` typed (accType, accType).
 std::unique_ptr<LoopKernel> compileReduce(int functionId, const codegen::ReduceKernelDesc &desc,
-                                          const codegen::CompileOptions &opts);
+                                          const codegen::CompileOptions &opts,
+                                          const compiler::SnapshotSet &snapshots);
 
 /// Runs an elementwise kernel over `n` iterations (`params`: the kernel's flattened parameters,
 /// see codegen/UfuncKernels.h). Device: asynchronous on `stream`, grid min(ceil(n / block),

@@ -197,11 +197,13 @@ Ufunc::Ufunc(int functionId, std::string name, Target target, size_t nin,
     : functionId(functionId), name(std::move(name)), target(target), nin(nin),
       nout(layout ? layout->nout() : 1), layout(std::move(layout)) {}
 
-void Ufunc::compileGuarded(const std::function<void()> &work) {
+void Ufunc::compileGuarded(const std::function<void(const compiler::SnapshotSet &)> &work) {
+  compiler::SnapshotSet snaps = snapshot ? snapshot() : compiler::SnapshotSet{};
+  auto run = [&] { work(snaps); };
   if (compileWrapper)
-    compileWrapper(work);
+    compileWrapper(run);
   else
-    work();
+    run();
 }
 
 int Ufunc::addLoop(const std::vector<const ir::Type *> &params, const ir::Type *declaredReturn) {
@@ -240,7 +242,9 @@ int Ufunc::addLoop(const std::vector<const ir::Type *> &params, const ir::Type *
     (k < nin ? l.inputs : l.outputs).push_back(el);
   }
   const ir::Type *ret = nullptr;
-  compileGuarded([&] { ret = compiler::Compiler::instance().typeCheck(functionId, params); });
+  compileGuarded([&](const compiler::SnapshotSet &snaps) {
+    ret = compiler::Compiler::instance().typeCheck(functionId, params, snaps);
+  });
   ret = ret ? ir::concretize(ret) : ret;
   if (layout) {
     if (ret && ret->kind() != TypeKind::Void && ret->kind() != TypeKind::None)
@@ -370,8 +374,9 @@ int Ufunc::resolveReduce(const ScalarType *dtype) {
                      " casts to safely, needed by reduce; its signatures are:" + signaturesStr());
 }
 
-const LoopKernel &Ufunc::kernel(const std::string &key,
-                                const std::function<std::unique_ptr<LoopKernel>()> &make) {
+const LoopKernel &
+Ufunc::kernel(const std::string &key,
+              const std::function<std::unique_ptr<LoopKernel>(const compiler::SnapshotSet &)> &make) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = kernels_.find(key);
@@ -379,7 +384,7 @@ const LoopKernel &Ufunc::kernel(const std::string &key,
       return *it->second;
   }
   std::unique_ptr<LoopKernel> k;
-  compileGuarded([&] { k = make(); });
+  compileGuarded([&](const compiler::SnapshotSet &snaps) { k = make(snaps); });
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = kernels_.find(key);
   if (it != kernels_.end())
@@ -402,7 +407,7 @@ const LoopKernel &Ufunc::elementwiseKernel(int loop, codegen::Backend backend,
                     (desc.returnsValue ? "r" : "v");
   for (const codegen::LoopOperand &lo : desc.operands)
     key += lo.kind == codegen::LoopOperand::Kind::Scalar ? "s" : "a" + typeKey(lo.elemType);
-  return kernel(key, [&] {
+  return kernel(key, [&](const compiler::SnapshotSet &snaps) {
     std::vector<const ir::Type *> params;
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -411,7 +416,7 @@ const LoopKernel &Ufunc::elementwiseKernel(int loop, codegen::Backend backend,
     codegen::CompileOptions opts =
         compileOptions ? compileOptions(backend) : codegen::CompileOptions{};
     opts.backend = backend;
-    return compileElementwise(functionId, params, desc, opts);
+    return compileElementwise(functionId, params, desc, opts, snaps);
   });
 }
 
@@ -516,11 +521,11 @@ void Ufunc::runGufunc(int loop, const std::vector<Operand> &ops, const CoreBindi
     desc.operands.push_back(lo);
     key += (op.scalar ? "s" : "a" + typeKey(op.dtype)) + std::to_string(lo.coreDims);
   }
-  const LoopKernel &k = kernel(key, [&] {
+  const LoopKernel &k = kernel(key, [&](const compiler::SnapshotSet &snaps) {
     codegen::CompileOptions opts =
         compileOptions ? compileOptions(backend) : codegen::CompileOptions{};
     opts.backend = backend;
-    return compileElementwise(functionId, l.params, desc, opts);
+    return compileElementwise(functionId, l.params, desc, opts, snaps);
   });
   Params p;
   p.i64(n);
@@ -602,11 +607,11 @@ void Ufunc::runReduce(const ReduceRequest &r, codegen::Backend backend, ExecMode
     std::string key = "R" + std::to_string(r.loop) + backendKey(backend) + typeKey(inType) + "_" +
                       typeKey(outType) + "_" + std::to_string(desc.keptDims) + "_" +
                       std::to_string(desc.reducedDims) + "_" + std::to_string(desc.blockSize);
-    const LoopKernel &kern = kernel(key, [&] {
+    const LoopKernel &kern = kernel(key, [&](const compiler::SnapshotSet &snaps) {
       codegen::CompileOptions opts =
           compileOptions ? compileOptions(backend) : codegen::CompileOptions{};
       opts.backend = backend;
-      return compileReduce(functionId, desc, opts);
+      return compileReduce(functionId, desc, opts, snaps);
     });
     Params p;
     p.i64(M);

@@ -4,6 +4,7 @@
 // Python values into Operands, stage host arrays and allocate outputs).
 #pragma once
 
+#include "compiler/Compiler.h"
 #include "ufunc/Broadcast.h"
 #include "ufunc/Layout.h"
 #include "ufunc/Loops.h"
@@ -78,6 +79,10 @@ public:
   std::vector<Loop> loops;
   /// No signatures were given: new input types compile new loops.
   bool lazy = true;
+  /// The snapshots of the device function and its callees, for a compile about to start
+  /// (called before compileWrapper, on the thread that compiles; the bindings take them with
+  /// the interpreter held). Default: none (compiles then fail unless typed IR is cached).
+  std::function<compiler::SnapshotSet()> snapshot;
   /// Runs `work` (which may compile and take the compiler's lock); the bindings release the
   /// GIL around it. Default: runs it directly.
   std::function<void(const std::function<void()> &)> compileWrapper;
@@ -133,9 +138,11 @@ public:
   std::vector<const LoopKernel *> kernels() const;
 
 private:
-  const LoopKernel &kernel(const std::string &key,
-                           const std::function<std::unique_ptr<LoopKernel>()> &make);
-  void compileGuarded(const std::function<void()> &work);
+  const LoopKernel &
+  kernel(const std::string &key,
+         const std::function<std::unique_ptr<LoopKernel>(const compiler::SnapshotSet &)> &make);
+  /// Takes the snapshots, then runs `work` with them through compileWrapper.
+  void compileGuarded(const std::function<void(const compiler::SnapshotSet &)> &work);
 
   mutable std::mutex mutex_;
   std::map<std::vector<const ir::Type *>, int> resolved_;

@@ -26,27 +26,28 @@ std::string compilerFixturePath(frontend::PyVersion v, const std::string &name) 
          "/" + name + ".json";
 }
 
-/// A provider returning the fixture's snapshot, with some globals redirected to registered
-/// functions, and counting its calls.
-struct FixtureProvider {
+/// A fixture's snapshot, with some globals redirected to registered functions.
+struct Fixture {
   std::shared_ptr<frontend::CodeSnapshot> snap;
-  std::shared_ptr<std::atomic<int>> calls = std::make_shared<std::atomic<int>>(0);
 
-  FixtureProvider(frontend::PyVersion v, const std::string &name, bool compilerFixture = true) {
+  Fixture(frontend::PyVersion v, const std::string &name, bool compilerFixture = true) {
     std::string path =
         compilerFixture ? compilerFixturePath(v, name) : fixtures::fixturePath(v, name);
     snap = std::make_shared<frontend::CodeSnapshot>(fixtures::loadFixtureFile(path).snapshot);
   }
   void redirect(const std::string &global, ir::GlobalValue g) { snap->globals[global] = g; }
-  compiler::SnapshotProvider provider() const {
-    auto s = snap;
-    auto c = calls;
-    return [s, c] {
-      ++*c;
-      return std::shared_ptr<const frontend::CodeSnapshot>(s);
-    };
-  }
 };
+
+/// The snapshots the bindings would take: function id → its fixture.
+compiler::SnapshotSet snapshots(std::initializer_list<std::pair<int, const Fixture *>> fns) {
+  compiler::SnapshotSet set;
+  for (const auto &[id, fx] : fns)
+    set[id] = fx->snap;
+  return set;
+}
+
+/// No snapshots: a request that must not type anything new.
+const compiler::SnapshotSet kNone;
 
 codegen::CompileOptions hostOpts() {
   codegen::CompileOptions o;
@@ -135,11 +136,11 @@ std::string versionName(const ::testing::TestParamInfo<frontend::PyVersion> &inf
 } // namespace
 
 TEST_P(CompilerTest, SaxpyCompilesForHostAndRuns) {
-  FixtureProvider fx(v(), "saxpy", /*compilerFixture=*/false);
-  int id = c.registerFunction("saxpy", ir::FunctionKind::Kernel, fx.provider());
+  Fixture fx(v(), "saxpy", /*compilerFixture=*/false);
+  int id = c.registerFunction("saxpy", ir::FunctionKind::Kernel);
   auto arr = t::array(t::float32(), 1, ir::Layout::C);
   const compiler::Specialization &spec =
-      c.specialize(id, {t::float32(), arr, arr, arr}, hostOpts());
+      c.specialize(id, {t::float32(), arr, arr, arr}, hostOpts(), snapshots({{id, &fx}}));
   ASSERT_NE(spec.hostEntry, nullptr);
   EXPECT_EQ(spec.returnType, t::void_());
   EXPECT_NE(spec.llvmIR.find(spec.symbol), std::string::npos);
@@ -161,40 +162,39 @@ TEST_P(CompilerTest, SaxpyCompilesForHostAndRuns) {
 }
 
 TEST_P(CompilerTest, SpecializationsAreCachedByTypesAndOptions) {
-  FixtureProvider fx(v(), "saxpy", false);
-  int id = c.registerFunction("saxpy", ir::FunctionKind::Kernel, fx.provider());
+  Fixture fx(v(), "saxpy", false);
+  int id = c.registerFunction("saxpy", ir::FunctionKind::Kernel);
   auto arr = t::array(t::float32(), 1, ir::Layout::C);
   std::vector<const ir::Type *> args{t::float32(), arr, arr, arr};
   size_t before = c.compiledCount();
-  const auto &a = c.specialize(id, args, hostOpts());
-  const auto &b = c.specialize(id, args, hostOpts());
+  const auto &a = c.specialize(id, args, hostOpts(), snapshots({{id, &fx}}));
+  const auto &b = c.specialize(id, args, hostOpts(), kNone); // cached: no snapshot read
   EXPECT_EQ(&a, &b);
   EXPECT_EQ(c.compiledCount(), before + 1);
-  EXPECT_EQ(fx.calls->load(), 1);
 
-  // Other options: a new specialization, but the typed IR is reused (no new snapshot).
+  // Other options: a new specialization, but the typed IR is reused (no snapshot read).
   codegen::CompileOptions o0 = hostOpts();
   o0.optLevel = 0;
-  const auto &d = c.specialize(id, args, o0);
+  const auto &d = c.specialize(id, args, o0, kNone);
   EXPECT_NE(&a, &d);
-  EXPECT_EQ(fx.calls->load(), 1);
-  // Other argument types: typed again.
+  // Other argument types: typed again, which needs the snapshot.
   auto arr64 = t::array(t::float64(), 1, ir::Layout::A);
-  const auto &e = c.specialize(id, {t::float64(), arr64, arr64, arr64}, hostOpts());
+  std::vector<const ir::Type *> args64{t::float64(), arr64, arr64, arr64};
+  EXPECT_THROW(c.specialize(id, args64, hostOpts(), kNone), std::logic_error);
+  const auto &e = c.specialize(id, args64, hostOpts(), snapshots({{id, &fx}}));
   EXPECT_NE(&a, &e);
-  EXPECT_EQ(fx.calls->load(), 2);
   EXPECT_EQ(c.compiledCount(), before + 3);
   c.unregisterFunction(id);
   EXPECT_FALSE(c.isRegistered(id));
-  EXPECT_THROW(c.specialize(id, args, hostOpts()), std::out_of_range);
+  EXPECT_THROW(c.specialize(id, args, hostOpts(), kNone), std::out_of_range);
 }
 
 TEST_P(CompilerTest, PtxWithoutAGpu) {
-  FixtureProvider fx(v(), "saxpy", false);
-  int id = c.registerFunction("saxpy", ir::FunctionKind::Kernel, fx.provider());
+  Fixture fx(v(), "saxpy", false);
+  int id = c.registerFunction("saxpy", ir::FunctionKind::Kernel);
   auto arr = t::array(t::float32(), 1, ir::Layout::C);
   const compiler::Specialization &spec =
-      c.specialize(id, {t::float32(), arr, arr, arr}, cudaOpts());
+      c.specialize(id, {t::float32(), arr, arr, arr}, cudaOpts(), snapshots({{id, &fx}}));
   EXPECT_EQ(spec.hostEntry, nullptr);
   EXPECT_FALSE(spec.loaded());
   EXPECT_NE(spec.ptx.find(".entry " + spec.symbol), std::string::npos) << spec.ptx;
@@ -205,15 +205,15 @@ TEST_P(CompilerTest, PtxWithoutAGpu) {
 }
 
 TEST_P(CompilerTest, DeviceFunctionsAreSpecializedPerArgumentTypes) {
-  FixtureProvider dev(v(), "add_one");
-  int devId = c.registerFunction("add_one", ir::FunctionKind::Device, dev.provider());
-  FixtureProvider ker(v(), "calls_add_one");
+  Fixture dev(v(), "add_one");
+  int devId = c.registerFunction("add_one", ir::FunctionKind::Device);
+  Fixture ker(v(), "calls_add_one");
   ker.redirect("add_one", ir::GlobalValue::deviceFunction(devId, "add_one"));
-  int id = c.registerFunction("calls_add_one", ir::FunctionKind::Kernel, ker.provider());
+  int id = c.registerFunction("calls_add_one", ir::FunctionKind::Kernel);
 
   auto f32 = t::array(t::float32(), 1, ir::Layout::C);
-  const auto &spec = c.specialize(id, {f32, f32}, hostOpts());
-  EXPECT_EQ(dev.calls->load(), 1);
+  compiler::SnapshotSet both = snapshots({{id, &ker}, {devId, &dev}});
+  const auto &spec = c.specialize(id, {f32, f32}, hostOpts(), both);
   std::vector<float> x{1.5f, -2.0f, 10.0f}, out(3, 0.0f);
   Packed p(spec.plan, {arrayLeaf(x.data(), {3}, 4), arrayLeaf(out.data(), {3}, 4)});
   runtime::launchHost(spec.hostEntry, {1, 1, 1}, {32, 1, 1}, p.params.data());
@@ -221,43 +221,45 @@ TEST_P(CompilerTest, DeviceFunctionsAreSpecializedPerArgumentTypes) {
   EXPECT_FLOAT_EQ(out[1], -1.0f);
   EXPECT_FLOAT_EQ(out[2], 11.0f);
 
-  // The same callee types from another backend: the typed device function is reused.
-  const auto &ptxSpec = c.specialize(id, {f32, f32}, cudaOpts());
-  EXPECT_EQ(dev.calls->load(), 1);
+  // The same types for another backend: the typed kernel and device function are reused.
+  const auto &ptxSpec = c.specialize(id, {f32, f32}, cudaOpts(), kNone);
   EXPECT_TRUE(testutil::ptxasAccepts(ptxSpec.ptx));
-  // Other element types: the device function is specialized again.
+  // Other element types: the device function is specialized again, from its snapshot.
   auto f64 = t::array(t::float64(), 1, ir::Layout::C);
-  c.specialize(id, {f64, f64}, hostOpts());
-  EXPECT_EQ(dev.calls->load(), 2);
-  EXPECT_EQ(c.typeCheck(devId, {t::int32()}), t::float64());
+  EXPECT_THROW(c.specialize(id, {f64, f64}, hostOpts(), snapshots({{id, &ker}})),
+               std::logic_error);
+  c.specialize(id, {f64, f64}, hostOpts(), both);
+  EXPECT_EQ(c.typeCheck(devId, {t::int32()}, both), t::float64());
 
   // Device functions are not kernels.
-  EXPECT_THROW(c.specialize(devId, {t::float32()}, hostOpts()), std::invalid_argument);
+  EXPECT_THROW(c.specialize(devId, {t::float32()}, hostOpts(), both), std::invalid_argument);
   c.unregisterFunction(id);
   c.unregisterFunction(devId);
 }
 
 TEST_P(CompilerTest, CompilePtxOfADeviceFunction) {
-  FixtureProvider dev(v(), "add_one");
-  int devId = c.registerFunction("add_one", ir::FunctionKind::Device, dev.provider());
-  compiler::Compiler::PtxResult r = c.compilePTX(devId, {t::float32()}, cudaOpts());
+  Fixture dev(v(), "add_one");
+  int devId = c.registerFunction("add_one", ir::FunctionKind::Device);
+  compiler::Compiler::PtxResult r =
+      c.compilePTX(devId, {t::float32()}, cudaOpts(), snapshots({{devId, &dev}}));
   EXPECT_EQ(r.returnType, t::float32()); // NEP 50: float32 + 1.0 stays float32
   EXPECT_NE(r.ptx.find(".func"), std::string::npos) << r.ptx;
   EXPECT_NE(r.ptx.find(r.symbol), std::string::npos);
   EXPECT_EQ(r.ptx.find(".entry"), std::string::npos);
-  EXPECT_THROW(c.compilePTX(devId, {t::float32()}, hostOpts()), std::invalid_argument);
+  EXPECT_THROW(c.compilePTX(devId, {t::float32()}, hostOpts(), kNone), std::invalid_argument);
   c.unregisterFunction(devId);
 }
 
 TEST_P(CompilerTest, RecursionIsRejected) {
-  FixtureProvider fact(v(), "fact");
-  int factId = c.registerFunction("fact", ir::FunctionKind::Device, fact.provider());
+  Fixture fact(v(), "fact");
+  int factId = c.registerFunction("fact", ir::FunctionKind::Device);
   fact.redirect("fact", ir::GlobalValue::deviceFunction(factId, "fact"));
-  FixtureProvider ker(v(), "calls_fact");
+  Fixture ker(v(), "calls_fact");
   ker.redirect("fact", ir::GlobalValue::deviceFunction(factId, "fact"));
-  int id = c.registerFunction("calls_fact", ir::FunctionKind::Kernel, ker.provider());
+  int id = c.registerFunction("calls_fact", ir::FunctionKind::Kernel);
   try {
-    c.specialize(id, {t::array(t::int64(), 1, ir::Layout::C)}, hostOpts());
+    c.specialize(id, {t::array(t::int64(), 1, ir::Layout::C)}, hostOpts(),
+                 snapshots({{id, &ker}, {factId, &fact}}));
     FAIL() << "recursion was not detected";
   } catch (const ir::CompileError &e) {
     EXPECT_EQ(e.code(), ir::DiagCode::Recursion) << e.what();
@@ -270,13 +272,14 @@ TEST_P(CompilerTest, RecursionIsRejected) {
 }
 
 TEST_P(CompilerTest, KernelsCannotBeCalledFromKernels) {
-  FixtureProvider scale(v(), "scale");
-  int scaleId = c.registerFunction("scale", ir::FunctionKind::Kernel, scale.provider());
-  FixtureProvider ker(v(), "calls_kernel");
+  Fixture scale(v(), "scale");
+  int scaleId = c.registerFunction("scale", ir::FunctionKind::Kernel);
+  Fixture ker(v(), "calls_kernel");
   ker.redirect("scale", ir::GlobalValue::kernel(scaleId, "scale"));
-  int id = c.registerFunction("calls_kernel", ir::FunctionKind::Kernel, ker.provider());
+  int id = c.registerFunction("calls_kernel", ir::FunctionKind::Kernel);
   try {
-    c.specialize(id, {t::array(t::float64(), 1, ir::Layout::C)}, hostOpts());
+    c.specialize(id, {t::array(t::float64(), 1, ir::Layout::C)}, hostOpts(),
+                 snapshots({{id, &ker}}));
     FAIL() << "a kernel call from a kernel compiled";
   } catch (const ir::CompileError &e) {
     EXPECT_EQ(e.code(), ir::DiagCode::KernelCallFromDevice) << e.what();
@@ -286,13 +289,14 @@ TEST_P(CompilerTest, KernelsCannotBeCalledFromKernels) {
 }
 
 TEST_P(CompilerTest, WrongArgumentCountOfADeviceFunction) {
-  FixtureProvider dev(v(), "add_one");
-  int devId = c.registerFunction("add_one", ir::FunctionKind::Device, dev.provider());
-  FixtureProvider ker(v(), "calls_add_one_twice_arity");
+  Fixture dev(v(), "add_one");
+  int devId = c.registerFunction("add_one", ir::FunctionKind::Device);
+  Fixture ker(v(), "calls_add_one_twice_arity");
   ker.redirect("add_one", ir::GlobalValue::deviceFunction(devId, "add_one"));
-  int id = c.registerFunction("k", ir::FunctionKind::Kernel, ker.provider());
+  int id = c.registerFunction("k", ir::FunctionKind::Kernel);
   try {
-    c.specialize(id, {t::array(t::float64(), 1, ir::Layout::C)}, hostOpts());
+    c.specialize(id, {t::array(t::float64(), 1, ir::Layout::C)}, hostOpts(),
+                 snapshots({{id, &ker}, {devId, &dev}}));
     FAIL() << "wrong arity compiled";
   } catch (const ir::CompileError &e) {
     EXPECT_EQ(e.kind(), ir::DiagKind::Typing) << e.what();
@@ -303,10 +307,11 @@ TEST_P(CompilerTest, WrongArgumentCountOfADeviceFunction) {
 }
 
 TEST_P(CompilerTest, TuplesAnd2dArraysAsArguments) {
-  FixtureProvider fx(v(), "tuple_and_2d");
-  int id = c.registerFunction("tuple_and_2d", ir::FunctionKind::Kernel, fx.provider());
+  Fixture fx(v(), "tuple_and_2d");
+  int id = c.registerFunction("tuple_and_2d", ir::FunctionKind::Kernel);
   auto a2 = t::array(t::float64(), 2, ir::Layout::C);
-  const auto &spec = c.specialize(id, {t::tuple({t::float64(), t::float64()}), a2, a2}, hostOpts());
+  const auto &spec = c.specialize(id, {t::tuple({t::float64(), t::float64()}), a2, a2},
+                                  hostOpts(), snapshots({{id, &fx}}));
   ASSERT_EQ(spec.plan.leaves.size(), 4u);
   const int rows = 5, cols = 7;
   std::vector<double> a(rows * cols), out(rows * cols, 0);
@@ -321,35 +326,36 @@ TEST_P(CompilerTest, TuplesAnd2dArraysAsArguments) {
 }
 
 TEST_P(CompilerTest, RejectedConstructsSurfaceAsCompileErrors) {
-  FixtureProvider fx(v(), "try_except", false);
-  int id = c.registerFunction("try_except", ir::FunctionKind::Kernel, fx.provider());
+  Fixture fx(v(), "try_except", false);
+  int id = c.registerFunction("try_except", ir::FunctionKind::Kernel);
   auto arr = t::array(t::float64(), 1, ir::Layout::C);
   try {
-    c.specialize(id, {arr, arr}, hostOpts());
+    c.specialize(id, {arr, arr}, hostOpts(), snapshots({{id, &fx}}));
     FAIL() << "try/except compiled";
   } catch (const ir::CompileError &e) {
     EXPECT_EQ(e.kind(), ir::DiagKind::Unsupported);
     EXPECT_GT(e.loc().line, 0);
   }
-  // A failed compile caches nothing: the next request snapshots again.
-  EXPECT_THROW(c.specialize(id, {arr, arr}, hostOpts()), ir::CompileError);
-  EXPECT_EQ(fx.calls->load(), 2);
+  // A failed compile caches nothing: the next request reads a snapshot again.
+  EXPECT_THROW(c.specialize(id, {arr, arr}, hostOpts(), kNone), std::logic_error);
+  EXPECT_THROW(c.specialize(id, {arr, arr}, hostOpts(), snapshots({{id, &fx}})), ir::CompileError);
   c.unregisterFunction(id);
 }
 
 TEST_P(CompilerTest, OmittedParametersTakeTheirDefaults) {
   // with_default(x, out, scale=2.0): with two arguments `scale` is the constant 2.0.
-  FixtureProvider fx(v(), "with_default");
-  int id = c.registerFunction("with_default", ir::FunctionKind::Kernel, fx.provider());
+  Fixture fx(v(), "with_default");
+  int id = c.registerFunction("with_default", ir::FunctionKind::Kernel);
   auto arr = t::array(t::float64(), 1, ir::Layout::C);
-  const auto &spec = c.specialize(id, {arr, arr}, hostOpts());
+  compiler::SnapshotSet snaps = snapshots({{id, &fx}});
+  const auto &spec = c.specialize(id, {arr, arr}, hostOpts(), snaps);
   EXPECT_EQ(spec.plan.leaves.size(), 2u);
   std::vector<double> x{1.5, 2.5}, out(2, 0.0);
   Packed p(spec.plan, {arrayLeaf(x.data(), {2}, 8), arrayLeaf(out.data(), {2}, 8)});
   runtime::launchHost(spec.hostEntry, {1, 1, 1}, {2, 1, 1}, p.params.data());
   EXPECT_EQ(out, (std::vector<double>{3.0, 5.0}));
   // All three given: another specialization.
-  const auto &full = c.specialize(id, {arr, arr, t::float64()}, hostOpts());
+  const auto &full = c.specialize(id, {arr, arr, t::float64()}, hostOpts(), snaps);
   EXPECT_NE(&full, &spec);
   Packed p2(full.plan,
             {arrayLeaf(x.data(), {2}, 8), arrayLeaf(out.data(), {2}, 8), scalarLeaf(10.0)});
@@ -357,7 +363,7 @@ TEST_P(CompilerTest, OmittedParametersTakeTheirDefaults) {
   EXPECT_EQ(out, (std::vector<double>{15.0, 25.0}));
   // Too few: a parameter without a default is missing.
   try {
-    c.specialize(id, {arr}, hostOpts());
+    c.specialize(id, {arr}, hostOpts(), snaps);
     FAIL() << "a missing argument compiled";
   } catch (const ir::CompileError &e) {
     EXPECT_EQ(e.code(), ir::DiagCode::ArgumentCount) << e.what();
@@ -366,26 +372,28 @@ TEST_P(CompilerTest, OmittedParametersTakeTheirDefaults) {
 }
 
 TEST_P(CompilerTest, ConcurrentRequestsCompileOnce) {
-  FixtureProvider fx(v(), "saxpy", false);
-  int id = c.registerFunction("saxpy", ir::FunctionKind::Kernel, fx.provider());
+  Fixture fx(v(), "saxpy", false);
+  int id = c.registerFunction("saxpy", ir::FunctionKind::Kernel);
   auto arr = t::array(t::float32(), 1, ir::Layout::A);
   std::vector<const ir::Type *> args{t::float32(), arr, arr, arr};
   std::vector<const compiler::Specialization *> got(4, nullptr);
+  compiler::SnapshotSet snaps = snapshots({{id, &fx}});
+  size_t before = c.compiledCount();
   std::vector<std::thread> threads;
   for (int k = 0; k < 4; ++k)
-    threads.emplace_back([&, k] { got[k] = &c.specialize(id, args, hostOpts()); });
+    threads.emplace_back([&, k] { got[k] = &c.specialize(id, args, hostOpts(), snaps); });
   for (auto &th : threads)
     th.join();
   for (int k = 1; k < 4; ++k)
     EXPECT_EQ(got[k], got[0]);
-  EXPECT_EQ(fx.calls->load(), 1);
+  EXPECT_EQ(c.compiledCount(), before + 1);
   c.unregisterFunction(id);
 }
 
 TEST(CompilerRegistry, IdsNamesAndKinds) {
   compiler::Compiler &c = compiler::Compiler::instance();
-  int a = c.registerFunction("first", ir::FunctionKind::Kernel, nullptr);
-  int b = c.registerFunction("second", ir::FunctionKind::Device, nullptr);
+  int a = c.registerFunction("first", ir::FunctionKind::Kernel);
+  int b = c.registerFunction("second", ir::FunctionKind::Device);
   EXPECT_GT(a, 0);
   EXPECT_NE(a, b);
   EXPECT_EQ(c.name(a), "first");
@@ -394,7 +402,7 @@ TEST(CompilerRegistry, IdsNamesAndKinds) {
   EXPECT_THROW(c.kind(a), std::out_of_range);
   c.unregisterFunction(a); // twice: ignored
   c.unregisterFunction(b);
-  int d = c.registerFunction("third", ir::FunctionKind::Kernel, nullptr);
+  int d = c.registerFunction("third", ir::FunctionKind::Kernel);
   EXPECT_GT(d, b); // ids are not reused
   c.unregisterFunction(d);
 }

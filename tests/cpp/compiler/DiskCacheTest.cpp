@@ -92,20 +92,13 @@ Digest snapshotKey(const frontend::CodeSnapshot &s) {
   return k.digest();
 }
 
-/// A provider returning a fresh copy of `*base` on every call (as the bindings do), counting
-/// its calls.
-struct CopyProvider {
+/// A function's snapshot as the bindings take it: a fresh copy of `*base` at every request.
+struct CopySnapshot {
   std::shared_ptr<frontend::CodeSnapshot> base;
-  std::shared_ptr<int> calls = std::make_shared<int>(0);
-  explicit CopyProvider(frontend::CodeSnapshot s)
+  explicit CopySnapshot(frontend::CodeSnapshot s)
       : base(std::make_shared<frontend::CodeSnapshot>(std::move(s))) {}
-  SnapshotProvider provider() const {
-    auto b = base;
-    auto c = calls;
-    return [b, c] {
-      ++*c;
-      return std::make_shared<const frontend::CodeSnapshot>(*b);
-    };
+  std::shared_ptr<const frontend::CodeSnapshot> take() const {
+    return std::make_shared<const frontend::CodeSnapshot>(*base);
   }
 };
 
@@ -455,12 +448,12 @@ struct CachedPair {
   Compiler &c = Compiler::instance();
   int devId, id;
   const Specialization *spec;
-  CachedPair(const CopyProvider &dev, CopyProvider ker, const codegen::CompileOptions &o) {
-    devId = c.registerFunction("add_one", ir::FunctionKind::Device, dev.provider(), cached());
+  CachedPair(const CopySnapshot &dev, CopySnapshot ker, const codegen::CompileOptions &o) {
+    devId = c.registerFunction("add_one", ir::FunctionKind::Device, cached());
     ker.base->globals["add_one"] = ir::GlobalValue::deviceFunction(devId, "add_one");
-    id = c.registerFunction("calls_add_one", ir::FunctionKind::Kernel, ker.provider(), cached());
+    id = c.registerFunction("calls_add_one", ir::FunctionKind::Kernel, cached());
     auto f32 = t::array(t::float32(), 1, ir::Layout::C);
-    spec = &c.specialize(id, {f32, f32}, o);
+    spec = &c.specialize(id, {f32, f32}, o, {{id, ker.take()}, {devId, dev.take()}});
   }
   ~CachedPair() {
     c.unregisterFunction(id);
@@ -491,7 +484,7 @@ std::vector<float> runAddOne(const Specialization &spec) {
 TEST(CompilerDiskCache, SecondRegistrationLoadsInsteadOfCompiling) {
   TempDir dir;
   EnvVar env("PTXJIT_CACHE_DIR", dir.path.string());
-  CopyProvider dev(fixture("add_one", true)), ker(fixture("calls_add_one", true));
+  CopySnapshot dev(fixture("add_one", true)), ker(fixture("calls_add_one", true));
   for (const codegen::CompileOptions &o : {hostOpts(), cudaOpts()}) {
     size_t compiled = Compiler::instance().compiledCount();
     std::string ptx, symbol;
@@ -505,11 +498,9 @@ TEST(CompilerDiskCache, SecondRegistrationLoadsInsteadOfCompiling) {
         EXPECT_EQ(runAddOne(*first.spec), (std::vector<float>{2.5f, -1.0f, 11.0f}));
     }
     EXPECT_EQ(Compiler::instance().compiledCount(), compiled + 1);
-    int devCalls = *dev.calls;
     CachedPair second(dev, ker, o);
     EXPECT_TRUE(second.spec->fromDiskCache);
     EXPECT_EQ(Compiler::instance().compiledCount(), compiled + 1); // nothing compiled
-    EXPECT_EQ(*dev.calls, devCalls + 1); // the callee was snapshotted for the key, not typed
     EXPECT_EQ(second.spec->symbol, symbol);
     EXPECT_EQ(second.spec->returnType, t::void_());
     EXPECT_FALSE(second.spec->llvmIR.empty());
@@ -526,7 +517,7 @@ TEST(CompilerDiskCache, SecondRegistrationLoadsInsteadOfCompiling) {
 TEST(CompilerDiskCache, ChangedCalleeIsAMissAndCorruptEntriesAreReplaced) {
   TempDir dir;
   EnvVar env("PTXJIT_CACHE_DIR", dir.path.string());
-  CopyProvider dev(fixture("add_one", true)), ker(fixture("calls_add_one", true));
+  CopySnapshot dev(fixture("add_one", true)), ker(fixture("calls_add_one", true));
   { CachedPair warm(dev, ker, hostOpts()); }
   // The device function's constant 1.0 becomes 2.0: a new key, so compiled again, and right.
   for (ir::ConstValue &c : dev.base->consts)
@@ -560,13 +551,13 @@ TEST(CompilerDiskCache, ChangedCalleeIsAMissAndCorruptEntriesAreReplaced) {
 TEST(CompilerDiskCache, GlobalsChangedAfterTypingInThisProcessAreNotCached) {
   TempDir dir;
   EnvVar env("PTXJIT_CACHE_DIR", dir.path.string());
-  CopyProvider dev(fixture("add_one", true)), ker(fixture("calls_add_one", true));
+  CopySnapshot dev(fixture("add_one", true)), ker(fixture("calls_add_one", true));
   Compiler &c = Compiler::instance();
-  int devId = c.registerFunction("add_one", ir::FunctionKind::Device, dev.provider(), cached());
+  int devId = c.registerFunction("add_one", ir::FunctionKind::Device, cached());
   ker.base->globals["add_one"] = ir::GlobalValue::deviceFunction(devId, "add_one");
-  int id = c.registerFunction("calls_add_one", ir::FunctionKind::Kernel, ker.provider(), cached());
+  int id = c.registerFunction("calls_add_one", ir::FunctionKind::Kernel, cached());
   auto f32 = t::array(t::float32(), 1, ir::Layout::C);
-  c.specialize(id, {f32, f32}, hostOpts());
+  c.specialize(id, {f32, f32}, hostOpts(), {{id, ker.take()}, {devId, dev.take()}});
   // The callee changes after it was typed: this process keeps using the typed callee (globals
   // are frozen at first compile), so another backend's code must not be stored under the key
   // of the changed callee.
@@ -574,7 +565,8 @@ TEST(CompilerDiskCache, GlobalsChangedAfterTypingInThisProcessAreNotCached) {
     if (v.kind == ir::ConstValue::Kind::Float)
       v.f = 5.0;
   uint64_t stores = cacheCounters().stores.load();
-  const Specialization &cuda = c.specialize(id, {f32, f32}, cudaOpts());
+  const Specialization &cuda =
+      c.specialize(id, {f32, f32}, cudaOpts(), {{id, ker.take()}, {devId, dev.take()}});
   EXPECT_FALSE(cuda.fromDiskCache);
   EXPECT_TRUE(cuda.cachePath.empty());
   EXPECT_EQ(cacheCounters().stores.load(), stores);
