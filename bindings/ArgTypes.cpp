@@ -264,63 +264,6 @@ LeafValue &ArgReader::newLeaf(LeafValue::Kind k, DType d, int arg) {
 
 namespace {
 
-void setScalarFromRaw(LeafValue &l, const void *p) {
-  switch (l.dtype) {
-  case DType::Bool:
-    l.kind = LeafValue::Kind::Bool;
-    l.b = *static_cast<const uint8_t *>(p) != 0;
-    break;
-  case DType::Int8:
-    l.i = *static_cast<const int8_t *>(p);
-    break;
-  case DType::Int16:
-    l.i = *static_cast<const int16_t *>(p);
-    break;
-  case DType::Int32:
-    l.i = *static_cast<const int32_t *>(p);
-    break;
-  case DType::Int64:
-    l.i = *static_cast<const int64_t *>(p);
-    break;
-  case DType::UInt8:
-    l.kind = LeafValue::Kind::UInt;
-    l.u = *static_cast<const uint8_t *>(p);
-    break;
-  case DType::UInt16:
-    l.kind = LeafValue::Kind::UInt;
-    l.u = *static_cast<const uint16_t *>(p);
-    break;
-  case DType::UInt32:
-    l.kind = LeafValue::Kind::UInt;
-    l.u = *static_cast<const uint32_t *>(p);
-    break;
-  case DType::UInt64:
-    l.kind = LeafValue::Kind::UInt;
-    l.u = *static_cast<const uint64_t *>(p);
-    break;
-  case DType::Float32:
-    l.kind = LeafValue::Kind::Float;
-    l.re = *static_cast<const float *>(p);
-    break;
-  case DType::Float64:
-    l.kind = LeafValue::Kind::Float;
-    l.re = *static_cast<const double *>(p);
-    break;
-  case DType::Complex64:
-    l.kind = LeafValue::Kind::Complex;
-    l.re = static_cast<const float *>(p)[0];
-    l.im = static_cast<const float *>(p)[1];
-    break;
-  case DType::Complex128:
-    l.kind = LeafValue::Kind::Complex;
-    l.re = static_cast<const double *>(p)[0];
-    l.im = static_cast<const double *>(p)[1];
-    break;
-  case DType::Invalid:
-    break;
-  }
-}
-
 /// A NumPy scalar's value through its Python value (when the raw layout check failed).
 bool setScalarFromItem(LeafValue &l, PyObject *o) {
   PyObject *item = PyObject_CallMethod(o, "item", nullptr);
@@ -501,7 +444,8 @@ bool ArgReader::read(PyObject *o, int arg, std::string &why, int depth) {
       continue;
     LeafValue &l = newLeaf(LeafValue::Kind::Int, s.dtype, arg);
     if (np.rawScalars) {
-      setScalarFromRaw(l, rawScalarValue(o));
+      static_cast<compiler::ArgValue &>(l) =
+          compiler::ArgValue::load(dtypeType(s.dtype), rawScalarValue(o));
     } else if (!setScalarFromItem(l, o)) {
       why = "the NumPy scalar could not be read";
       return false;

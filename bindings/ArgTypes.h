@@ -3,6 +3,7 @@
 // and leaves (scalar values, array pointers/shapes/strides) that PackingPlan slots refer to.
 #pragma once
 
+#include "compiler/Packing.h"
 #include "ir/Types.h"
 
 #include <pybind11/pybind11.h>
@@ -50,31 +51,17 @@ DType dtypeFromNumpy(py::handle dtype);
 ir::Layout layoutFromStrides(int ndim, const int64_t *shape, const int64_t *strides, int itemsize);
 
 /// The largest ndim an argument array may have.
-constexpr int kMaxDims = 8;
+using compiler::kMaxDims;
 
-/// One leaf of the launch arguments (scalar or array), in flattening order.
-struct LeafValue {
-  enum class Kind : uint8_t { Bool, Int, UInt, Float, Complex, Array };
+/// One leaf of the launch arguments (scalar or array), in flattening order: the value the
+/// packer reads (compiler::ArgValue), and where it came from.
+struct LeafValue : compiler::ArgValue {
   enum class Origin : uint8_t { HostArray, DeviceArray, CudaInterface };
-  /// User-provided so that `emplace_back()` does not zero the whole object first (value
-  /// initialization of a class without one does); the members below keep their initializers.
   LeafValue() noexcept {}
-  Kind kind = Kind::Int;
   DType dtype = DType::Invalid;
-  bool b = false;
-  int64_t i = 0;
-  uint64_t u = 0;
-  double re = 0, im = 0;
   // Arrays.
   Origin origin = Origin::HostArray;
   bool writeable = true;
-  int ndim = 0;
-  uint64_t data = 0; ///< the address kernels get (replaced by a device copy for host arrays)
-  // Only the first `ndim` entries are meaningful. Left uninitialized on purpose: zeroing
-  // these 128 bytes for every argument of every launch (a `rep stos`) was the largest single
-  // cost of reading launch arguments.
-  int64_t shape[kMaxDims];
-  int64_t strides[kMaxDims];
   PyObject *object = nullptr;            ///< borrowed: the argument tuple keeps it alive
   const DeviceNDArray *device = nullptr; ///< Origin::DeviceArray
   int arg = 0;                           ///< the top-level argument index

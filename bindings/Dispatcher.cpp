@@ -14,6 +14,7 @@
 #include "runtime/HostGrid.h"
 #include "runtime/Launch.h"
 #include "runtime/Memory.h"
+#include "runtime/Staging.h"
 #include "runtime/StartupTrace.h"
 
 #include <pybind11/stl.h>
@@ -51,137 +52,10 @@ const char *kMissingConfig =
     "kernel_function[blockspergrid, threadsperblock](arg0, arg1, ..., argn)\n\n"
     "See https://numba.readthedocs.io/en/stable/cuda/kernels.html#kernel-invocation for help.";
 
-// ---- Scalar conversion for packing ---------------------------------------------------------
-
-template <typename T> T leafAs(const LeafValue &l) {
-  switch (l.kind) {
-  case LeafValue::Kind::Bool:
-    return static_cast<T>(l.b);
-  case LeafValue::Kind::Int:
-    return static_cast<T>(l.i);
-  case LeafValue::Kind::UInt:
-    return static_cast<T>(l.u);
-  case LeafValue::Kind::Float:
-  case LeafValue::Kind::Complex:
-  case LeafValue::Kind::Array:
-    break;
-  }
-  if constexpr (std::is_floating_point_v<T>) {
-    return static_cast<T>(l.re);
-  } else {
-    // float → int (an unsafe conversion of eager signatures): truncate, NaN → 0, saturate to
-    // int64, then wrap to the width as C casts of integers do.
-    double v = l.re;
-    if (std::isnan(v))
-      return 0;
-    int64_t i = v >= 9.2233720368547758e18    ? INT64_MAX
-                : v <= -9.2233720368547758e18 ? INT64_MIN
-                                              : static_cast<int64_t>(v);
-    return static_cast<T>(i);
-  }
-}
-
-bool leafTruth(const LeafValue &l) {
-  switch (l.kind) {
-  case LeafValue::Kind::Bool:
-    return l.b;
-  case LeafValue::Kind::Int:
-    return l.i != 0;
-  case LeafValue::Kind::UInt:
-    return l.u != 0;
-  case LeafValue::Kind::Float:
-    return l.re != 0;
-  case LeafValue::Kind::Complex:
-    return l.re != 0 || l.im != 0;
-  case LeafValue::Kind::Array:
-    break;
-  }
-  return false;
-}
-
 template <typename T> void put(char *dst, T v) { std::memcpy(dst, &v, sizeof(T)); }
 
-void storeScalar(const LeafValue &l, const compiler::ParamSlot &s, char *dst) {
-  const ir::ScalarType *t = s.type;
-  if (s.source == compiler::ParamSlot::Source::Imag) {
-    double im = l.kind == LeafValue::Kind::Complex ? l.im : 0.0;
-    if (t->bits() == 32)
-      put<float>(dst, static_cast<float>(im));
-    else
-      put<double>(dst, im);
-    return;
-  }
-  switch (t->kind()) {
-  case ir::TypeKind::Bool:
-    put<uint8_t>(dst, leafTruth(l) ? 1 : 0);
-    return;
-  case ir::TypeKind::Int:
-    switch (t->bits()) {
-    case 8:
-      return t->isSigned() ? put(dst, leafAs<int8_t>(l)) : put(dst, leafAs<uint8_t>(l));
-    case 16:
-      return t->isSigned() ? put(dst, leafAs<int16_t>(l)) : put(dst, leafAs<uint16_t>(l));
-    case 32:
-      return t->isSigned() ? put(dst, leafAs<int32_t>(l)) : put(dst, leafAs<uint32_t>(l));
-    default:
-      return t->isSigned() ? put(dst, leafAs<int64_t>(l)) : put(dst, leafAs<uint64_t>(l));
-    }
-  case ir::TypeKind::Float:
-    if (t->bits() == 32)
-      return put(dst, leafAs<float>(l));
-    return put(dst, leafAs<double>(l));
-  default:
-    throw std::logic_error("packing plan holds a non-scalar value slot");
-  }
-}
-
-/// Writes every slot of `plan` into `buf`.
-void pack(const compiler::PackingPlan &plan, const std::vector<LeafValue> &leaves, char *buf) {
-  for (size_t i = 0; i < plan.slots.size(); ++i) {
-    const compiler::ParamSlot &s = plan.slots[i];
-    const LeafValue &l = leaves[s.leaf];
-    char *dst = buf + s.offset;
-    switch (s.source) {
-    case compiler::ParamSlot::Source::Value:
-    case compiler::ParamSlot::Source::Real:
-    case compiler::ParamSlot::Source::Imag:
-      storeScalar(l, s, dst);
-      break;
-    case compiler::ParamSlot::Source::Data:
-      put<uint64_t>(dst, l.data);
-      break;
-    case compiler::ParamSlot::Source::Shape:
-      put<int64_t>(dst, l.shape[s.dim]);
-      break;
-    case compiler::ParamSlot::Source::Stride:
-      put<int64_t>(dst, l.strides[s.dim]);
-      break;
-    }
-  }
-}
-
-/// Points params[i] at slot i of `plan` in `buf` (the pointer form of a launch).
-void pointAtSlots(const compiler::PackingPlan &plan, char *buf, void **params) {
-  for (size_t i = 0; i < plan.slots.size(); ++i)
-    params[i] = buf + plan.slots[i].offset;
-}
-
-/// A CUDA launch of `spec` with its slots packed into `buf`: the buffer in one piece when the
-/// driver confirmed its layout (Specialization::paramBuffer), else one pointer per parameter
-/// (`params`, room for one per slot).
-void launchPacked(const compiler::Specialization &spec, CUfunction fn, runtime::Dim3 grid,
-                  runtime::Dim3 block, unsigned sharedMem, CUstream stream, char *buf,
-                  void **params) {
-  if (spec.paramBuffer()) {
-    runtime::launchKernelBuffer(fn, grid, block, sharedMem, stream, buf, spec.plan.paramBytes);
-    return;
-  }
-  pointAtSlots(spec.plan, buf, params);
-  runtime::launchKernel(fn, grid, block, sharedMem, stream, params);
-}
-
 /// The DirectPlan of a specialization with argument fingerprint `codes` and packing plan `plan`.
-DirectPlan makeDirectPlan(const std::vector<uint32_t> &codes, const compiler::PackingPlan &plan) {
+DirectPlan makeDirectPlan(const std::vector<uint32_t> &codes, const codegen::PackingPlan &plan) {
   DirectPlan d;
   for (uint32_t code : codes)
     if ((code & codes::kTagMask) != codes::kArray && code != codes::scalar(DType::Float64, true) &&
@@ -192,7 +66,7 @@ DirectPlan makeDirectPlan(const std::vector<uint32_t> &codes, const compiler::Pa
     return d;
   for (size_t a = 0; a < codes.size(); ++a) {
     DirectPlan::Arg arg{codes[a], static_cast<uint32_t>(d.slots.size()), 0};
-    for (const compiler::ParamSlot &slot : plan.slots)
+    for (const codegen::ParamSlot &slot : plan.slots)
       if (slot.leaf == static_cast<int>(a))
         d.slots.push_back(slot);
     arg.endSlot = static_cast<uint32_t>(d.slots.size());
@@ -201,15 +75,6 @@ DirectPlan makeDirectPlan(const std::vector<uint32_t> &codes, const compiler::Pa
   d.usable = true;
   return d;
 }
-
-/// A host array copied to the device for one launch.
-struct Staged {
-  LeafValue *leaf;
-  std::shared_ptr<runtime::Allocation> buf;
-  int64_t low = 0; ///< byte offset of the lowest element relative to the data pointer
-  size_t bytes = 0;
-  char *host = nullptr;
-};
 
 /// Per-thread launch scratch space, reused across launches.
 struct Scratch {
@@ -386,8 +251,8 @@ const compiler::Specialization *Dispatcher::packDirect(codegen::Backend backend,
   for (size_t i = 0; i < nargs; ++i) {
     const DirectPlan::Arg &a = d.args[i];
     PyObject *o = args[i];
-    const compiler::ParamSlot *slot = d.slots.data() + a.firstSlot;
-    const compiler::ParamSlot *end = d.slots.data() + a.endSlot;
+    const codegen::ParamSlot *slot = d.slots.data() + a.firstSlot;
+    const codegen::ParamSlot *end = d.slots.data() + a.endSlot;
     if ((a.code & codes::kTagMask) == codes::kArray) {
       const DeviceNDArray *dev = asDeviceArray(o);
       if (!dev || dev->code() != a.code || dev->backend() != backend)
@@ -398,13 +263,13 @@ const compiler::Specialization *Dispatcher::packDirect(codegen::Backend backend,
       for (; slot != end; ++slot) {
         char *dst = buf + slot->offset;
         switch (slot->source) {
-        case compiler::ParamSlot::Source::Data:
+        case codegen::ParamSlot::Source::Data:
           put<uint64_t>(dst, data);
           break;
-        case compiler::ParamSlot::Source::Shape:
+        case codegen::ParamSlot::Source::Shape:
           put<int64_t>(dst, shape[slot->dim]);
           break;
-        case compiler::ParamSlot::Source::Stride:
+        case codegen::ParamSlot::Source::Stride:
           put<int64_t>(dst, strides[slot->dim]);
           break;
         default:
@@ -438,7 +303,7 @@ const compiler::Specialization *Dispatcher::packDirect(codegen::Backend backend,
       l.b = o == Py_True;
     }
     for (; slot != end; ++slot)
-      storeScalar(l, *slot, buf + slot->offset);
+      compiler::packSlot(*slot, l, buf + slot->offset);
   }
   return c.last;
 }
@@ -484,19 +349,19 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
       if (tpb == 0)
         tpb = backend == codegen::Backend::CUDA
                   ? static_cast<unsigned>(
-                        runtime::maxPotentialBlockSize(spec.cudaFunction(), sharedMem).blockSize)
+                        sharedMem == 0
+                            ? spec.occupancy().blockSize
+                            : runtime::maxPotentialBlockSize(spec.cudaFunction(), sharedMem)
+                                  .blockSize)
                   : 256u;
       block = {tpb, 1, 1};
       grid = {static_cast<unsigned>(std::max<int64_t>(1, (forallTasks + tpb - 1) / tpb)), 1, 1};
     }
     sc.params.resize(spec.plan.slots.size() + 1);
   };
-  auto launchHost = [&](const compiler::Specialization &spec, char *buf, void **params) {
-    pointAtSlots(spec.plan, buf, params);
+  auto launchHost = [&](const compiler::Specialization &spec, char *buf) {
     py::gil_scoped_release release;
-    runtime::HostLaunchOptions hostOpts = spec.hostLaunch;
-    hostOpts.dynamicSharedBytes = sharedMem;
-    runtime::launchHost(spec.hostEntry, grid, block, params, hostOpts);
+    spec.launchHost(grid, block, sharedMem, buf, sc.params.data());
   };
 
   // The common case first: the arguments of the last launch again (their kinds and types).
@@ -505,11 +370,10 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
     CUstream h = streamHandle(stream, backend);
     prepare(*spec);
     char *buf = reinterpret_cast<char *>(sc.buffer.data());
-    void **params = sc.params.data();
     if (backend == codegen::Backend::Host)
-      return launchHost(*spec, buf, params);
+      return launchHost(*spec, buf);
     // Device arrays only: an asynchronous launch, short enough to keep the GIL (as Numba).
-    launchPacked(*spec, spec->cudaFunction(), grid, block, sharedMem, h, buf, params);
+    spec->launchCuda(grid, block, sharedMem, h, buf, sc.params.data());
     return;
   }
 
@@ -523,9 +387,11 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
                            "': cannot pass a value of type " + Py_TYPE(o)->tp_name + " (" + why +
                            ")");
   }
+  bool hostArrays = false;
   for (LeafValue &l : r.leaves) {
     if (l.kind != LeafValue::Kind::Array)
       continue;
+    hostArrays = hostArrays || l.origin == LeafValue::Origin::HostArray;
     if (l.origin == LeafValue::Origin::DeviceArray && l.device->backend() != backend)
       throw py::type_error("argument '" + argNames[l.arg] + "' of kernel '" + name +
                            "': the device array belongs to the " +
@@ -538,62 +404,34 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
   }
 
   const compiler::Specialization &spec = lookup(r.codes, backend);
-  const compiler::PackingPlan &plan = spec.plan;
+  const codegen::PackingPlan &plan = spec.plan;
   CUstream h = streamHandle(stream, backend);
   prepare(spec);
   sc.buffer.resize(plan.bufferSize() / 8 + 1);
   char *buf = reinterpret_cast<char *>(sc.buffer.data());
-  void **params = sc.params.data();
 
   if (backend == codegen::Backend::Host) {
-    pack(plan, r.leaves, buf);
-    return launchHost(spec, buf, params);
+    compiler::pack(plan, r.leaves.data(), buf);
+    return launchHost(spec, buf);
   }
-
-  // CUDA: host arrays are copied to the device around the launch, as Numba does.
-  std::vector<Staged> staged;
-  for (LeafValue &l : r.leaves) {
-    if (l.kind != LeafValue::Kind::Array || l.origin != LeafValue::Origin::HostArray)
-      continue;
-    Staged s;
-    s.leaf = &l;
-    int64_t low = 0, high = 0;
-    bool empty = false;
-    for (int k = 0; k < l.ndim; ++k) {
-      empty = empty || l.shape[k] == 0;
-      int64_t span = (l.shape[k] - 1) * l.strides[k];
-      (span < 0 ? low : high) += span;
-    }
-    s.low = low;
-    s.bytes = empty ? 0 : static_cast<size_t>(high - low + dtypeSize(l.dtype));
-    s.host = reinterpret_cast<char *>(l.data) + low;
-    staged.push_back(std::move(s));
-  }
-  CUfunction fn = spec.cudaFunction();
-  if (staged.empty()) {
+  if (!hostArrays) {
     // Device arrays only: an asynchronous launch, short enough to keep the GIL (as Numba).
-    pack(plan, r.leaves, buf);
-    launchPacked(spec, fn, grid, block, sharedMem, h, buf, params);
+    compiler::pack(plan, r.leaves.data(), buf);
+    spec.launchCuda(grid, block, sharedMem, h, buf, sc.params.data());
     return;
   }
-  {
-    py::gil_scoped_release release;
-    for (Staged &s : staged) {
-      s.buf = runtime::allocateDevice(s.bytes, h, runtime::FirstUse::OnStreamNow);
-      if (s.bytes)
-        runtime::copyHostToDevice(s.buf->devicePtr(), s.host, s.bytes, h);
-      s.leaf->data = s.buf->devicePtr() - static_cast<uint64_t>(s.low);
-    }
-  }
-  pack(plan, r.leaves, buf);
+  // Host arrays are copied to the device around the launch, as Numba does
+  // (runtime/Staging.h: the launch returns once they are back).
+  spec.cudaFunction(); // load (or fail) before copying anything
   py::gil_scoped_release release;
-  launchPacked(spec, fn, grid, block, sharedMem, h, buf, params);
-  for (Staged &s : staged)
-    if (s.bytes && s.leaf->writeable)
-      runtime::copyDeviceToHost(s.host, s.buf->devicePtr(), s.bytes, h);
-  // The launch is synchronous with host arrays: wait before the staging memory goes away.
-  runtime::Device::current();
-  runtime::check(runtime::driver().cuStreamSynchronize(h), "cuStreamSynchronize");
+  runtime::HostStaging staging(h);
+  for (LeafValue &l : r.leaves)
+    if (l.kind == LeafValue::Kind::Array && l.origin == LeafValue::Origin::HostArray)
+      l.data = staging.stage(l.data, l.ndim, l.shape, l.strides, dtypeSize(l.dtype), true,
+                             l.writeable);
+  compiler::pack(plan, r.leaves.data(), buf);
+  spec.launchCuda(grid, block, sharedMem, h, buf, sc.params.data());
+  staging.finish();
 }
 
 std::vector<const ir::Type *> Dispatcher::paramsFromPython(py::handle signature) {

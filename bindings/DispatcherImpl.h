@@ -32,7 +32,7 @@ struct DirectPlan {
   };
   bool usable = false;
   std::vector<Arg> args;
-  std::vector<compiler::ParamSlot> slots; ///< the plan's slots, grouped by argument
+  std::vector<codegen::ParamSlot> slots; ///< the plan's slots, grouped by argument
 };
 
 /// The C++ side of a @cuda.jit function (exposed as ptxjit._core.Dispatcher).

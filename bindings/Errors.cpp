@@ -1,6 +1,7 @@
 #include "bindings/Errors.h"
 
 #include "runtime/Driver.h"
+#include "ufunc/Ufunc.h"
 
 #include <pybind11/stl.h>
 
@@ -96,7 +97,9 @@ void warn(const std::string &message) {
 
 namespace {
 
-/// Sets the Python error for ptxjit's own exception types; false for other exceptions.
+/// Sets the Python error for ptxjit's own exception types (and the Python-free layers' errors
+/// that name a Python exception: ufunc type and axis errors, integer overflow); false for other
+/// exceptions.
 bool translateOwn(std::exception_ptr p) {
   // Building the Python exception can itself fail (e.g. ptxjit.errors cannot be imported):
   // then that error is the one raised.
@@ -127,6 +130,18 @@ bool translateOwn(std::exception_ptr p) {
       py::object cls = errorClass(e.className().c_str());
       setError(cls, cls(e.what()));
     });
+  } catch (const ufunc::TypeMismatch &e) {
+    PyErr_SetString(PyExc_TypeError, e.what());
+  } catch (const ufunc::AxisError &e) {
+    guarded([&] {
+      // numpy.exceptions appeared in NumPy 1.25; older versions have numpy.AxisError.
+      py::object np = py::module_::import("numpy");
+      py::object cls = py::hasattr(np, "exceptions") ? np.attr("exceptions").attr("AxisError")
+                                                     : np.attr("AxisError");
+      PyErr_SetString(cls.ptr(), e.what());
+    });
+  } catch (const std::overflow_error &e) {
+    PyErr_SetString(PyExc_OverflowError, e.what());
   } catch (...) {
     return false;
   }

@@ -15,7 +15,8 @@ namespace py = pybind11;
 /// Registers the exception translator: ir::CompileError → UnsupportedError / TypingError /
 /// CompileError (message with the source line), runtime::CudaError → CudaDriverError (with
 /// .code), runtime::DriverUnavailable → CudaSupportError, std::invalid_argument → ValueError,
-/// std::out_of_range → IndexError, TargetError → its class.
+/// std::out_of_range → IndexError, ufunc::TypeMismatch → TypeError, ufunc::AxisError → NumPy's
+/// AxisError, std::overflow_error → OverflowError, PtxjitPyError → its class.
 void registerErrorTranslators();
 
 /// An error to raise as ptxjit.errors.<className>(message) (e.g. "CudaSupportError").

@@ -16,84 +16,9 @@ namespace {
 
 const ScalarType *scalarOf(const Type *t) { return dyn_cast<ScalarType>(concretize(t)); }
 
-/// The float type of a complex type's parts.
-const ScalarType *complexPart(const ScalarType *c) { return types::floating(c->bits() / 2); }
-
 } // namespace
 
 // ---- Conversions ----
-
-llvm::Value *FunctionLowerer::convertScalar(llvm::Value *v, const ScalarType *from,
-                                            const ScalarType *to) {
-  if (from == to)
-    return v;
-  llvm::Type *toTy = M.reprType(to, fn, SourceLoc{});
-  auto makeComplex = [&](llvm::Value *re, llvm::Value *im) {
-    llvm::Value *c = llvm::PoisonValue::get(toTy);
-    c = B.CreateInsertValue(c, re, 0);
-    return B.CreateInsertValue(c, im, 1);
-  };
-  switch (from->kind()) {
-  case TypeKind::Bool:
-    switch (to->kind()) {
-    case TypeKind::Int:
-      return B.CreateZExt(v, toTy);
-    case TypeKind::Float:
-      return B.CreateUIToFP(v, toTy);
-    case TypeKind::Complex: {
-      const ScalarType *part = complexPart(to);
-      return makeComplex(convertScalar(v, from, part),
-                         llvm::ConstantFP::get(M.reprType(part, fn, SourceLoc{}), 0.0));
-    }
-    default:
-      return v;
-    }
-  case TypeKind::Int:
-    switch (to->kind()) {
-    case TypeKind::Bool:
-      return B.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
-    case TypeKind::Int:
-      if (to->bits() < from->bits())
-        return B.CreateTrunc(v, toTy);
-      if (to->bits() > from->bits())
-        return from->isSigned() ? B.CreateSExt(v, toTy) : B.CreateZExt(v, toTy);
-      return v;
-    case TypeKind::Float:
-      return from->isSigned() ? B.CreateSIToFP(v, toTy) : B.CreateUIToFP(v, toTy);
-    default: {
-      const ScalarType *part = complexPart(to);
-      return makeComplex(convertScalar(v, from, part),
-                         llvm::ConstantFP::get(M.reprType(part, fn, SourceLoc{}), 0.0));
-    }
-    }
-  case TypeKind::Float:
-    switch (to->kind()) {
-    case TypeKind::Bool:
-      return B.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
-    case TypeKind::Int:
-      return to->isSigned() ? B.CreateFPToSI(v, toTy) : B.CreateFPToUI(v, toTy);
-    case TypeKind::Float:
-      return to->bits() > from->bits() ? B.CreateFPExt(v, toTy) : B.CreateFPTrunc(v, toTy);
-    default: {
-      const ScalarType *part = complexPart(to);
-      return makeComplex(convertScalar(v, from, part),
-                         llvm::ConstantFP::get(M.reprType(part, fn, SourceLoc{}), 0.0));
-    }
-    }
-  default: { // Complex
-    const ScalarType *fpart = complexPart(from);
-    llvm::Value *re = B.CreateExtractValue(v, 0), *im = B.CreateExtractValue(v, 1);
-    if (to->kind() == TypeKind::Complex) {
-      const ScalarType *tpart = complexPart(to);
-      return makeComplex(convertScalar(re, fpart, tpart), convertScalar(im, fpart, tpart));
-    }
-    if (to->kind() == TypeKind::Bool)
-      return B.CreateOr(convertScalar(re, fpart, to), convertScalar(im, fpart, to));
-    // NumPy discards the imaginary part.
-    return convertScalar(re, fpart, to);
-  }
-  }
-}
 
 llvm::Value *FunctionLowerer::convert(llvm::Value *v, const Type *from, const Type *to,
                                       SourceLoc at) {
@@ -105,7 +30,7 @@ llvm::Value *FunctionLowerer::convert(llvm::Value *v, const Type *from, const Ty
   auto *fs = dyn_cast<ScalarType>(f);
   auto *ts = dyn_cast<ScalarType>(t);
   if (fs && ts)
-    return convertScalar(v, fs, ts);
+    return castScalar(B, v, fs, ts);
   if (auto *ft = dyn_cast<TupleType>(f)) {
     if (auto *tt = dyn_cast<TupleType>(t); tt && tt->size() == ft->size()) {
       llvm::Value *out = llvm::PoisonValue::get(repr(tt, at));
@@ -676,7 +601,7 @@ llvm::Value *FunctionLowerer::truth(llvm::Value *v, const Type *t, SourceLoc at)
   case TypeKind::Int:
   case TypeKind::Float:
   case TypeKind::Complex:
-    return convertScalar(v, cast<ScalarType>(c), types::boolean());
+    return castScalar(B, v, cast<ScalarType>(c), types::boolean());
   case TypeKind::None:
     return B.getInt1(false);
   case TypeKind::Tuple:

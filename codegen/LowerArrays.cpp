@@ -78,22 +78,6 @@ llvm::Value *FunctionLowerer::elementAddress(llvm::Value *arr, const ArrayType *
   return B.CreateGEP(B.getInt8Ty(), data, off);
 }
 
-llvm::Value *FunctionLowerer::loadElement(llvm::Value *addr, const ScalarType *dtype) {
-  llvm::Type *ty = M.memType(dtype);
-  unsigned align = dtype->kind() == TypeKind::Complex ? dtype->byteSize() / 2 : dtype->byteSize();
-  llvm::Value *v = B.CreateAlignedLoad(ty, addr, llvm::Align(align));
-  if (dtype->kind() == TypeKind::Bool)
-    return B.CreateICmpNE(v, B.getInt8(0));
-  return v;
-}
-
-void FunctionLowerer::storeElement(llvm::Value *addr, llvm::Value *v, const ScalarType *dtype) {
-  unsigned align = dtype->kind() == TypeKind::Complex ? dtype->byteSize() / 2 : dtype->byteSize();
-  if (dtype->kind() == TypeKind::Bool)
-    v = B.CreateZExt(v, B.getInt8Ty());
-  B.CreateAlignedStore(v, addr, llvm::Align(align));
-}
-
 llvm::Value *FunctionLowerer::subarray(llvm::Value *arr, const ArrayType *aty,
                                        const std::vector<llvm::Value *> &idx) {
   int nd = aty->ndim(), k = static_cast<int>(idx.size());
@@ -139,7 +123,7 @@ llvm::Value *FunctionLowerer::lowerGetItem(const GetItemInstr &i) {
       return view;
     }
     std::vector<llvm::Value *> idx = arrayIndices(v, aty, iv, it, at);
-    return convert(loadElement(elementAddress(v, aty, idx), aty->dtype()), aty->dtype(), res, at);
+    return convert(loadScalar(B, elementAddress(v, aty, idx), aty->dtype()), aty->dtype(), res, at);
   }
   if (auto *tt = dyn_cast<TupleType>(ot)) {
     auto *its = dyn_cast<ScalarType>(concretize(it));
@@ -202,7 +186,7 @@ void FunctionLowerer::lowerSetItem(const SetItemInstr &i) {
   if (!dyn_cast<ScalarType>(concretize(vt)))
     fail(at, DiagCode::SetItemTypes, {ot->str(), it->str(), vt->str()});
   llvm::Value *v = convert(valueOf(value, at), vt, aty->dtype(), at);
-  storeElement(elementAddress(arr, aty, idx), v, aty->dtype());
+  storeScalar(B, elementAddress(arr, aty, idx), v, aty->dtype());
 }
 
 // ---- Tuples ----
@@ -359,7 +343,7 @@ llvm::Value *FunctionLowerer::iterNext(llvm::Value *state, const IteratorType *i
     llvm::Value *arr =
         B.CreateLoad(sty->getStructElementType(1), B.CreateStructGEP(sty, state, 1));
     if (aty->ndim() == 1)
-      return loadElement(elementAddress(arr, aty, {idx}), aty->dtype());
+      return loadScalar(B, elementAddress(arr, aty, {idx}), aty->dtype());
     return subarray(arr, aty, {idx});
   }
   case IterKind::Enumerate: {

@@ -188,7 +188,7 @@ void FunctionLowerer::assignToView(llvm::Value *dst, const ArrayType *dty, llvm:
       fail(at, DiagCode::SetItemTypes, {dty->str(), ":", valueType->str()});
     llvm::Value *v = convert(value, valueType, dty->dtype(), at);
     emitLoopNest(dshape, [&](const std::vector<llvm::Value *> &k) {
-      storeElement(elementAddress(dst, dty, k), v, dty->dtype());
+      storeScalar(B, elementAddress(dst, dty, k), v, dty->dtype());
     });
     return;
   }
@@ -222,8 +222,8 @@ void FunctionLowerer::assignToView(llvm::Value *dst, const ArrayType *dty, llvm:
     }
     for (int j = 0; j < m; ++j)
       si.push_back(B.CreateSelect(isOne[j], B.getInt64(0), di[lead + j]));
-    llvm::Value *v = loadElement(elementAddress(value, sty, si), sdt);
-    storeElement(elementAddress(dst, dty, di), convert(v, sdt, dty->dtype(), at), dty->dtype());
+    llvm::Value *v = loadScalar(B, elementAddress(value, sty, si), sdt);
+    storeScalar(B, elementAddress(dst, dty, di), convert(v, sdt, dty->dtype(), at), dty->dtype());
   });
 }
 

@@ -2,6 +2,8 @@
 // ABI, function bodies, locals (entry-block allocas) and control flow.
 #include "codegen/Lowering.h"
 
+#include "codegen/KernelEntry.h"
+
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Metadata.h>
 #include <llvm/IR/Verifier.h>
@@ -98,26 +100,9 @@ bool ModuleLowerer::isCompileTimeOnly(const Type *t) {
   }
 }
 
-llvm::StructType *ModuleLowerer::arrayType(int ndim) {
-  auto *i64 = llvm::Type::getInt64Ty(ctx);
-  auto *dims = llvm::ArrayType::get(i64, ndim);
-  return llvm::StructType::get(ctx, {llvm::PointerType::getUnqual(ctx), dims, dims});
-}
+llvm::StructType *ModuleLowerer::arrayType(int ndim) { return arrayValueType(ctx, ndim); }
 
-llvm::Type *ModuleLowerer::memType(const ScalarType *t) {
-  switch (t->kind()) {
-  case TypeKind::Bool:
-    return llvm::Type::getInt8Ty(ctx);
-  case TypeKind::Int:
-    return llvm::Type::getIntNTy(ctx, t->bits());
-  case TypeKind::Float:
-    return t->bits() == 32 ? llvm::Type::getFloatTy(ctx) : llvm::Type::getDoubleTy(ctx);
-  default: { // complex
-    llvm::Type *part = t->bits() == 64 ? llvm::Type::getFloatTy(ctx) : llvm::Type::getDoubleTy(ctx);
-    return llvm::StructType::get(ctx, {part, part});
-  }
-  }
-}
+llvm::Type *ModuleLowerer::memType(const ScalarType *t) { return memoryType(ctx, t); }
 
 llvm::Type *ModuleLowerer::reprType(const Type *t, const Function &fn, SourceLoc loc) {
   switch (t->kind()) {
@@ -128,17 +113,10 @@ llvm::Type *ModuleLowerer::reprType(const Type *t, const Function &fn, SourceLoc
   case TypeKind::String:
     return emptyType();
   case TypeKind::Bool:
-    return llvm::Type::getInt1Ty(ctx);
   case TypeKind::Int:
-    return llvm::Type::getIntNTy(ctx, cast<ScalarType>(t)->bits());
   case TypeKind::Float:
-    return cast<ScalarType>(t)->bits() == 32 ? llvm::Type::getFloatTy(ctx)
-                                             : llvm::Type::getDoubleTy(ctx);
-  case TypeKind::Complex: {
-    llvm::Type *part = cast<ScalarType>(t)->bits() == 64 ? llvm::Type::getFloatTy(ctx)
-                                                         : llvm::Type::getDoubleTy(ctx);
-    return llvm::StructType::get(ctx, {part, part});
-  }
+  case TypeKind::Complex:
+    return registerType(ctx, cast<ScalarType>(t));
   case TypeKind::WeakInt:
   case TypeKind::WeakFloat:
   case TypeKind::WeakComplex:
@@ -553,118 +531,7 @@ void FunctionLowerer::lowerInstr(const Instr &i) {
     values[&i] = result;
 }
 
-// ---- Entry wrappers ----
-
-namespace {
-
-struct FlatParam {
-  llvm::Type *type;
-  std::string name;
-};
-
-/// Appends the flattened parameters of a kernel/device argument of type `t`.
-void flatten(ModuleLowerer &M, const Function &fn, const Type *t, const std::string &name,
-             std::vector<FlatParam> &out) {
-  SourceLoc loc{fn.firstLine, 0, 0, 0};
-  t = concretize(t);
-  auto *i64 = llvm::Type::getInt64Ty(M.ctx);
-  switch (t->kind()) {
-  case TypeKind::Bool:
-    out.push_back({llvm::Type::getInt8Ty(M.ctx), name});
-    return;
-  case TypeKind::Int:
-  case TypeKind::Float:
-    out.push_back({M.reprType(t, fn, loc), name});
-    return;
-  case TypeKind::Complex: {
-    llvm::Type *part = llvm::cast<llvm::StructType>(M.reprType(t, fn, loc))->getElementType(0);
-    out.push_back({part, name + "_re"});
-    out.push_back({part, name + "_im"});
-    return;
-  }
-  case TypeKind::Array: {
-    int nd = cast<ArrayType>(t)->ndim();
-    out.push_back({llvm::PointerType::getUnqual(M.ctx), name + "_data"});
-    for (int d = 0; d < nd; ++d)
-      out.push_back({i64, name + "_shape" + std::to_string(d)});
-    for (int d = 0; d < nd; ++d)
-      out.push_back({i64, name + "_stride" + std::to_string(d)});
-    return;
-  }
-  case TypeKind::Tuple: {
-    const auto &elems = cast<TupleType>(t)->elements();
-    for (size_t k = 0; k < elems.size(); ++k)
-      flatten(M, fn, elems[k], name + "_" + std::to_string(k), out);
-    return;
-  }
-  case TypeKind::None:
-    return;
-  default:
-    raiseDiag(DiagCode::UnsupportedConstruct, fn.filename, loc,
-              {"a parameter of type " + t->str()});
-  }
-}
-
-/// Rebuilds the register value of type `t` from flattened values starting at flat[pos].
-llvm::Value *rebuild(ModuleLowerer &M, const Function &fn, llvm::IRBuilderBase &b, const Type *t,
-                     const std::vector<llvm::Value *> &flat, size_t &pos) {
-  SourceLoc loc{fn.firstLine, 0, 0, 0};
-  t = concretize(t);
-  switch (t->kind()) {
-  case TypeKind::Bool:
-    return b.CreateICmpNE(flat[pos++], b.getInt8(0));
-  case TypeKind::Int:
-  case TypeKind::Float:
-    return flat[pos++];
-  case TypeKind::Complex: {
-    llvm::Value *v = llvm::PoisonValue::get(M.reprType(t, fn, loc));
-    v = b.CreateInsertValue(v, flat[pos++], 0);
-    return b.CreateInsertValue(v, flat[pos++], 1);
-  }
-  case TypeKind::Array: {
-    int nd = cast<ArrayType>(t)->ndim();
-    llvm::Value *v = llvm::PoisonValue::get(M.arrayType(nd));
-    v = b.CreateInsertValue(v, flat[pos++], 0);
-    for (int d = 0; d < nd; ++d)
-      v = b.CreateInsertValue(v, flat[pos++], {1u, unsigned(d)});
-    for (int d = 0; d < nd; ++d)
-      v = b.CreateInsertValue(v, flat[pos++], {2u, unsigned(d)});
-    return v;
-  }
-  case TypeKind::Tuple: {
-    llvm::Value *v = llvm::PoisonValue::get(M.reprType(t, fn, loc));
-    const auto &elems = cast<TupleType>(t)->elements();
-    for (size_t k = 0; k < elems.size(); ++k)
-      v = b.CreateInsertValue(v, rebuild(M, fn, b, elems[k], flat, pos), unsigned(k));
-    return v;
-  }
-  case TypeKind::None:
-    return llvm::PoisonValue::get(M.emptyType());
-  default:
-    raiseDiag(DiagCode::UnsupportedConstruct, fn.filename, loc,
-              {"a parameter of type " + t->str()});
-  }
-}
-
-std::vector<FlatParam> flattenAll(ModuleLowerer &M, const Function &fn) {
-  std::vector<FlatParam> flat;
-  for (size_t k = 0; k < fn.argTypes.size(); ++k)
-    flatten(M, fn, fn.argTypes[k], fn.argNames[k], flat);
-  return flat;
-}
-
-/// Calls `body` with the arguments rebuilt from `flat`, plus `ctx` on the host.
-llvm::CallInst *callBody(ModuleLowerer &M, const Function &fn, llvm::IRBuilderBase &b,
-                         llvm::Function *body, const std::vector<llvm::Value *> &flat,
-                         llvm::Value *ctx) {
-  std::vector<llvm::Value *> callArgs;
-  size_t pos = 0;
-  for (const Type *t : fn.argTypes)
-    callArgs.push_back(rebuild(M, fn, b, t, flat, pos));
-  if (ctx)
-    callArgs.push_back(ctx);
-  return b.CreateCall(body, callArgs);
-}
+// ---- Modules and entries ----
 
 std::unique_ptr<LoweredModule::Impl> newModule(const CompileOptions &opts,
                                                const std::string &symbol) {
@@ -684,7 +551,7 @@ std::unique_ptr<LoweredModule::Impl> newModule(const CompileOptions &opts,
   return impl;
 }
 
-void verify(llvm::Module &m, const Function &fn) {
+void verifyModule(llvm::Module &m, const Function &fn) {
   std::string err;
   llvm::raw_string_ostream os(err);
   if (llvm::verifyModule(m, &os)) {
@@ -703,8 +570,6 @@ void checkSymbol(const std::string &symbol, const Function &fn) {
               {"invalid entry symbol '" + symbol + "'"});
 }
 
-} // namespace
-
 } // namespace detail
 
 LoweredModule lowerKernel(const Function &kernel, const CompileOptions &opts,
@@ -713,78 +578,21 @@ LoweredModule lowerKernel(const Function &kernel, const CompileOptions &opts,
   checkSymbol(symbol, kernel);
   auto impl = newModule(opts, symbol);
   llvm::Module &mod = *impl->module;
-  llvm::LLVMContext &ctx = *impl->ctx;
   ModuleLowerer M(mod, opts);
   M.uniqueName(symbol); // reserve the entry's name
   llvm::Function *body = M.bodyFor(kernel);
-  // A Python float argument (a top-level weak float) is passed twice: as double, then as a
-  // float32 copy rounded by the launcher, so that float32 code uses the copy instead of
-  // converting the double in every thread (useFloat32Copies, after optimization).
-  std::vector<FlatParam> flat;
-  std::vector<bool> isCopy;
-  std::string copies; // "double index:float index,..." for useFloat32Copies
-  for (size_t k = 0; k < kernel.argTypes.size(); ++k) {
-    flatten(M, kernel, kernel.argTypes[k], kernel.argNames[k], flat);
-    isCopy.resize(flat.size(), false);
-    if (kernel.argTypes[k]->kind() == TypeKind::WeakFloat) {
-      copies += (copies.empty() ? "" : ",") + std::to_string(flat.size() - 1) + ":" +
-                std::to_string(flat.size());
-      flat.push_back({llvm::Type::getFloatTy(ctx), kernel.argNames[k] + "_f32"});
-      isCopy.push_back(true);
-    }
-  }
-
-  llvm::Function *entry;
-  if (opts.backend == Backend::CUDA) {
-    std::vector<llvm::Type *> types;
-    for (auto &p : flat)
-      types.push_back(p.type);
-    entry =
-        llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), types, false),
-                               llvm::GlobalValue::ExternalLinkage, symbol, mod);
-    std::vector<llvm::Value *> vals;
-    for (size_t k = 0; k < flat.size(); ++k) {
-      entry->getArg(k)->setName(flat[k].name);
-      if (!isCopy[k])
-        vals.push_back(entry->getArg(k));
-    }
-    if (!copies.empty())
-      entry->addFnAttr(kFloat32CopiesAttr, copies);
-    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
-    callBody(M, kernel, b, body, vals, nullptr);
-    b.CreateRetVoid();
-    llvm::Metadata *md[] = {llvm::ValueAsMetadata::get(entry), llvm::MDString::get(ctx, "kernel"),
-                            llvm::ConstantAsMetadata::get(b.getInt32(1))};
-    mod.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ctx, md));
-  } else {
-    auto *ptr = llvm::PointerType::getUnqual(ctx);
-    entry = llvm::Function::Create(
-        llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr}, false),
-        llvm::GlobalValue::ExternalLinkage, symbol, mod);
-    llvm::Argument *argv = entry->getArg(0), *ctxArg = entry->getArg(1);
-    argv->setName("args");
-    ctxArg->setName("ctx");
-    argv->addAttr(llvm::Attribute::NoCapture);
-    argv->addAttr(llvm::Attribute::ReadOnly);
-    ctxArg->addAttr(llvm::Attribute::NoAlias);
-    ctxArg->addAttr(llvm::Attribute::NoCapture);
-    ctxArg->addAttr(llvm::Attribute::ReadOnly);
-    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
-    std::vector<llvm::Value *> vals;
-    for (size_t k = 0; k < flat.size(); ++k) {
-      if (isCopy[k])
-        continue; // the host converts the double where float32 code needs it
-      llvm::Value *slot =
-          b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, argv, k), flat[k].name + "_ptr");
-      vals.push_back(b.CreateLoad(flat[k].type, slot, flat[k].name));
-    }
-    callBody(M, kernel, b, body, vals, ctxArg);
-    b.CreateRetVoid();
-  }
-  entry->setDoesNotThrow();
+  llvm::IRBuilder<> b(M.ctx);
+  KernelEntry e = buildEntry(mod, b, opts.backend, EntryKind::Kernel, symbol, kernel.argTypes,
+                             kernel.argNames,
+                             buildPackingPlan(kernel.argTypes, kernel.filename,
+                                              SourceLoc{kernel.firstLine, 0, 0, 0}));
+  if (e.hostCtx)
+    e.args.push_back(e.hostCtx);
+  b.CreateCall(body, e.args);
+  b.CreateRetVoid();
   M.lowerQueued();
   M.finishCuda(symbol, kernel); // shared-memory limit; host launch facts (LowerCuda.cpp)
-  verify(mod, kernel);
+  verifyModule(mod, kernel);
   return LoweredModule(std::move(impl));
 }
 
@@ -794,37 +602,24 @@ LoweredModule lowerDeviceFunction(const Function &fn, const CompileOptions &opts
   checkSymbol(symbol, fn);
   auto impl = newModule(opts, symbol);
   llvm::Module &mod = *impl->module;
-  llvm::LLVMContext &ctx = *impl->ctx;
   ModuleLowerer M(mod, opts);
   M.uniqueName(symbol);
   llvm::Function *body = M.bodyFor(fn);
-  std::vector<FlatParam> flat = flattenAll(M, fn);
-  std::vector<llvm::Type *> types;
-  for (auto &p : flat)
-    types.push_back(p.type);
-  if (M.isHost())
-    types.push_back(llvm::PointerType::getUnqual(ctx));
-  auto *entry = llvm::Function::Create(llvm::FunctionType::get(body->getReturnType(), types, false),
-                                       llvm::GlobalValue::ExternalLinkage, symbol, mod);
-  entry->setDoesNotThrow();
-  std::vector<llvm::Value *> vals;
-  for (size_t k = 0; k < flat.size(); ++k) {
-    entry->getArg(k)->setName(flat[k].name);
-    vals.push_back(entry->getArg(k));
-  }
-  llvm::Value *ctxArg = nullptr;
-  if (M.isHost()) {
-    ctxArg = entry->getArg(flat.size());
-    ctxArg->setName("ctx");
-  }
-  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
-  llvm::CallInst *call = callBody(M, fn, b, body, vals, ctxArg);
+  llvm::IRBuilder<> b(M.ctx);
+  KernelEntry e = buildEntry(mod, b, opts.backend, EntryKind::DeviceFunction, symbol, fn.argTypes,
+                             fn.argNames,
+                             buildPackingPlan(fn.argTypes, fn.filename,
+                                              SourceLoc{fn.firstLine, 0, 0, 0}),
+                             body->getReturnType());
+  if (e.hostCtx)
+    e.args.push_back(e.hostCtx);
+  llvm::CallInst *call = b.CreateCall(body, e.args);
   if (body->getReturnType()->isVoidTy())
     b.CreateRetVoid();
   else
     b.CreateRet(call);
   M.lowerQueued();
-  verify(mod, fn);
+  verifyModule(mod, fn);
   return LoweredModule(std::move(impl));
 }
 

@@ -35,6 +35,7 @@
 
 #include "codegen/MathLib.h"
 #include "codegen/ModuleImpl.h"
+#include "codegen/ScalarValues.h"
 #include "ir/CudaBuiltins.h"
 #include "ir/MathBuiltins.h"
 
@@ -56,6 +57,14 @@ enum class Sreg : uint8_t { Tid = 0, Ntid = 1, Ctaid = 2, Nctaid = 3 };
 /// The value of a constant integer (or bool) operand — a literal or a frozen global — if it
 /// is one.
 std::optional<int64_t> constantIntOf(const ir::Instr *i);
+
+/// A new module for `opts`' backend (its triple and data layout) whose entry will be `symbol`.
+std::unique_ptr<LoweredModule::Impl> newModule(const CompileOptions &opts,
+                                               const std::string &symbol);
+/// Throws CompileError(Internal) at `fn` when an entry symbol is not a valid PTX name.
+void checkSymbol(const std::string &symbol, const ir::Function &fn);
+/// Runs LLVM's verifier over `m`; throws CompileError(Internal) at `fn` with its findings.
+void verifyModule(llvm::Module &m, const ir::Function &fn);
 
 /// Module-wide lowering state: the function bodies, the type mapping, shared helpers.
 class ModuleLowerer {
@@ -144,7 +153,6 @@ private:
   /// `v` (of IR type `from`) converted to IR type `to` (numeric conversions, weak →
   /// concrete, tuples elementwise, array layout changes). Internal error when impossible.
   llvm::Value *convert(llvm::Value *v, const ir::Type *from, const ir::Type *to, ir::SourceLoc at);
-  llvm::Value *convertScalar(llvm::Value *v, const ir::ScalarType *from, const ir::ScalarType *to);
   llvm::Value *constant(const ir::ConstValue &c, const ir::Type *t, ir::SourceLoc at);
   /// A BinOp instruction: binaryValues on its operands.
   llvm::Value *lowerBinOp(const ir::BinOpInstr &i);
@@ -244,8 +252,6 @@ private:
   /// Address of element `idx` (one i64 per dimension) of array value `arr`.
   llvm::Value *elementAddress(llvm::Value *arr, const ir::ArrayType *aty,
                               const std::vector<llvm::Value *> &idx);
-  llvm::Value *loadElement(llvm::Value *addr, const ir::ScalarType *dtype);
-  void storeElement(llvm::Value *addr, llvm::Value *v, const ir::ScalarType *dtype);
   /// A sub-array view `arr[idx...]` for fewer indices than dimensions.
   llvm::Value *subarray(llvm::Value *arr, const ir::ArrayType *aty,
                         const std::vector<llvm::Value *> &idx);

@@ -2,6 +2,7 @@
 
 #include "codegen/Codegen.h"
 #include "compiler/DiskCache.h"
+#include "compiler/Packing.h"
 #include "frontend/Frontend.h"
 #include "ir/Typing.h"
 #include "runtime/HostBlock.h"
@@ -28,7 +29,7 @@ CUfunction Specialization::cudaFunction() const {
     CUfunction f = module->function(symbol);
     std::vector<runtime::ParamExtent> extents;
     extents.reserve(plan.slots.size());
-    for (const ParamSlot &s : plan.slots)
+    for (const codegen::ParamSlot &s : plan.slots)
       extents.push_back({s.offset, s.size});
     paramBuffer_ = runtime::functionParamLayoutIs(f, extents);
     module_ = std::move(module);
@@ -39,12 +40,47 @@ CUfunction Specialization::cudaFunction() const {
 
 bool Specialization::loaded() const { return function_.load(std::memory_order_acquire) != nullptr; }
 
+runtime::BlockSizeSuggestion Specialization::occupancy() const {
+  if (occupancyRead_.load(std::memory_order_acquire)) [[likely]]
+    return occupancy_;
+  CUfunction f = cudaFunction();
+  std::lock_guard<std::mutex> lock(loadMutex_);
+  if (!occupancyRead_.load(std::memory_order_relaxed)) {
+    occupancy_ = runtime::maxPotentialBlockSize(f);
+    occupancyRead_.store(true, std::memory_order_release);
+  }
+  return occupancy_;
+}
+
+void Specialization::launchCuda(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem,
+                                CUstream stream, char *buf, void **params) const {
+  CUfunction f = cudaFunction();
+  if (paramBuffer()) {
+    runtime::launchKernelBuffer(f, grid, block, sharedMem, stream, buf, plan.paramBytes);
+    return;
+  }
+  pointAtSlots(plan, buf, params);
+  runtime::launchKernel(f, grid, block, sharedMem, stream, params);
+}
+
+void Specialization::launchHost(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem,
+                                char *buf, void **params) const {
+  pointAtSlots(plan, buf, params);
+  runtime::HostLaunchOptions opts = hostLaunch;
+  opts.dynamicSharedBytes = sharedMem;
+  runtime::launchHost(hostEntry, grid, block, params, opts);
+}
+
 // ---- Compiler internals ---------------------------------------------------------------------
 
+/// A kernel's argument types, or a loop's device-function parameter types and its descriptor
+/// (`isLoop`), under options.
 struct Compiler::SpecKey {
   std::vector<const ir::Type *> args;
   codegen::CompileOptions opts;
-  bool operator==(const SpecKey &o) const { return args == o.args && opts == o.opts; }
+  bool isLoop = false;
+  codegen::LoopKernelDesc loop;
+  bool operator==(const SpecKey &o) const = default;
 };
 
 struct Compiler::SpecKeyHash {
@@ -52,7 +88,7 @@ struct Compiler::SpecKeyHash {
     size_t h = k.opts.hash();
     for (const ir::Type *t : k.args)
       h = h * 1000003u ^ std::hash<const void *>()(t);
-    return h;
+    return k.isLoop ? h * 1000003u ^ k.loop.hash() : h;
   }
 };
 
@@ -319,16 +355,6 @@ const ir::Type *Compiler::typeCheck(int id, const std::vector<const ir::Type *> 
   return typedLocked(id, argTypes, {}, {}, 0)->returnType;
 }
 
-void Compiler::withTypedFunction(int id, const std::vector<const ir::Type *> &argTypes,
-                                 const SnapshotSet &snapshots,
-                                 const std::function<void(const ir::Function &)> &use) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  freeRetiredLocked();
-  SnapshotScope scope(*this, snapshots);
-  use(*typedLocked(id, argTypes, {}, {}, 0));
-  ++compiled_;
-}
-
 // ---- Disk cache (cache=True) ----------------------------------------------------------------
 
 struct Compiler::DiskKey {
@@ -355,10 +381,11 @@ void addFunctionOptions(CacheKey &k, const FunctionOptions &o) {
 } // namespace
 
 std::optional<Compiler::DiskKey>
-Compiler::diskKeyLocked(int id, const std::vector<const ir::Type *> &argTypes,
+Compiler::diskKeyLocked(int id, const std::string &what,
+                        const std::vector<const ir::Type *> &argTypes,
                         const codegen::CompileOptions &opts) {
   CacheKey k;
-  k.add("entry", "kernel");
+  k.add("entry", what);
   bool ok = true;
   std::vector<int> stack;
   // Appends function `fid`'s options and snapshot, and its callees' transitively.
@@ -401,6 +428,7 @@ Compiler::diskKeyLocked(int id, const std::vector<const ir::Type *> &argTypes,
   if (!ok)
     return std::nullopt;
   CacheKey slot;
+  slot.add("entry", what);
   addArgTypes(slot, argTypes);
   addCompileOptions(slot, opts);
   addArgTypes(k, argTypes);
@@ -448,7 +476,7 @@ bool Compiler::loadFromDiskLocked(const DiskKey &k, Specialization &spec) {
   }
   spec.symbol = std::move(symbol);
   spec.llvmIR = std::move(entry->sections[2]);
-  spec.returnType = ir::types::void_();
+  spec.returnType = ir::types::void_(); // kernels and loops alike
   spec.fromDiskCache = true;
   spec.cachePath = k.path;
   ++cacheCounters().hits;
@@ -464,24 +492,54 @@ const Specialization &Compiler::specialize(int id, const std::vector<const ir::T
   Entry &e = entry(id);
   if (e.kind != ir::FunctionKind::Kernel)
     throw std::invalid_argument("'" + e.name + "' is a device function, not a kernel");
-  SpecKey key{argTypes, opts};
+  auto spec = std::make_unique<Specialization>();
+  for (const ir::Type *t : argTypes) // weak Python-scalar arguments travel concrete
+    spec->argTypes.push_back(ir::concretize(t));
+  spec->plan = codegen::buildPackingPlan(argTypes); // weak floats get their float32 copy
+  return compileLocked(id, e, SpecKey{argTypes, opts}, std::move(spec), argTypes, "kernel",
+                       [&](const ir::Function &fn, const std::string &symbol) {
+                         return codegen::lowerKernel(fn, opts, symbol);
+                       });
+}
+
+const Specialization &Compiler::specializeLoop(int id, const LoopKey &key,
+                                               const codegen::CompileOptions &opts,
+                                               const SnapshotSet &snapshots) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  freeRetiredLocked();
+  SnapshotScope scope(*this, snapshots);
+  Entry &e = entry(id);
+  if (e.kind != ir::FunctionKind::Device)
+    throw std::invalid_argument("'" + e.name + "' is a kernel, not a device function");
+  auto spec = std::make_unique<Specialization>();
+  spec->loop = key;
+  spec->argTypes = codegen::loopKernelParams(key.desc, key.fnParams);
+  spec->plan = codegen::buildPackingPlan(spec->argTypes);
+  return compileLocked(id, e, SpecKey{key.fnParams, opts, true, key.desc}, std::move(spec),
+                       key.fnParams, "loop " + key.desc.str(),
+                       [&](const ir::Function &fn, const std::string &symbol) {
+                         return codegen::lowerLoopKernel(fn, key.desc, opts, symbol);
+                       });
+}
+
+const Specialization &Compiler::compileLocked(
+    int id, Entry &e, SpecKey key, std::unique_ptr<Specialization> spec,
+    const std::vector<const ir::Type *> &fnParams, const std::string &what,
+    const std::function<codegen::LoweredModule(const ir::Function &, const std::string &)>
+        &lower) {
   auto found = e.specs.find(key);
   if (found != e.specs.end())
     return *found->second;
-
-  auto spec = std::make_unique<Specialization>();
+  const codegen::CompileOptions &opts = key.opts;
   spec->functionId = id;
   spec->functionName = e.name;
   spec->kind = e.kind;
-  for (const ir::Type *t : argTypes) // weak Python-scalar arguments travel concrete
-    spec->argTypes.push_back(ir::concretize(t));
   spec->options = opts;
-  spec->plan = buildPackingPlan(argTypes); // weak floats get their float32 copy
 
   // cache=True: look in the disk cache first (no typing, lowering or LLVM on a hit).
   std::optional<DiskKey> disk;
   if (e.options.cache) {
-    disk = diskKeyLocked(id, argTypes, opts);
+    disk = diskKeyLocked(id, what, fnParams, opts);
     if (disk && loadFromDiskLocked(*disk, *spec)) {
       Specialization &ref = *spec;
       e.specs.emplace(std::move(key), std::move(spec));
@@ -490,10 +548,10 @@ const Specialization &Compiler::specialize(int id, const std::vector<const ir::T
     ++cacheCounters().misses;
   }
 
-  ir::Function *fn = typedLocked(id, argTypes, {}, {}, 0);
-  spec->returnType = fn->returnType;
+  ir::Function *fn = typedLocked(id, fnParams, {}, {}, 0);
+  spec->returnType = spec->loop ? ir::types::void_() : fn->returnType;
   spec->symbol = makeSymbol(e);
-  codegen::LoweredModule m = codegen::lowerKernel(*fn, opts, spec->symbol);
+  codegen::LoweredModule m = lower(*fn, spec->symbol);
   std::string code; // what the disk cache stores: the PTX or the host object file
   if (opts.backend == codegen::Backend::CUDA) {
     spec->ptx = codegen::emitPTX(m, opts);

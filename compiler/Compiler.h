@@ -19,7 +19,8 @@
 #pragma once
 
 #include "codegen/CompileOptions.h"
-#include "compiler/PackingPlan.h"
+#include "codegen/KernelABI.h"
+#include "codegen/UfuncKernels.h"
 #include "frontend/CodeSnapshot.h"
 #include "ir/IR.h"
 #include "runtime/HostGrid.h"
@@ -54,24 +55,38 @@ struct FunctionOptions {
   bool debug = false;
   bool lineinfo = false;
   bool inlineHint = false;
-  /// cache=True: kernel specializations are looked up in, and written to, the disk cache
-  /// (compiler/DiskCache.h) before anything is typed or lowered.
+  /// cache=True: kernel specializations (and, for device functions, their ufunc loop
+  /// kernels) are looked up in, and written to, the disk cache (compiler/DiskCache.h) before
+  /// anything is typed or lowered.
   bool cache = false;
 };
 
-/// One compiled specialization of a kernel (or, for compile_ptx, of a device function).
+/// What a ufunc loop kernel specialization compiles: a loop (codegen/UfuncKernels.h) around a
+/// device function typed for `fnParams`.
+struct LoopKey {
+  std::vector<const ir::Type *> fnParams;
+  codegen::LoopKernelDesc desc;
+  bool operator==(const LoopKey &) const = default;
+};
+
+/// One compiled entry: a kernel specialization, or a ufunc loop kernel around a device function
+/// (the compiler's one compiled-kernel object; launchers pack its `plan` and launch it).
 class Specialization {
 public:
   int functionId = -1;
   std::string functionName;
-  ir::FunctionKind kind = ir::FunctionKind::Kernel;
+  ir::FunctionKind kind = ir::FunctionKind::Kernel; ///< of the function (Device for loops)
+  /// Set for a loop kernel: what it loops.
+  std::optional<LoopKey> loop;
+  /// The entry's parameter types: the kernel's argument types (concrete: a Python float's
+  /// weak type travels as float64), or codegen::loopKernelParams for a loop.
   std::vector<const ir::Type *> argTypes;
   const ir::Type *returnType = nullptr;
   codegen::CompileOptions options;
   std::string symbol; ///< the entry's name in the module / PTX
   std::string llvmIR; ///< CUDA: the linked, optimized module; Host: the lowered module
   std::string ptx;    ///< CUDA only
-  PackingPlan plan;   ///< how launch arguments are flattened into kernel parameters
+  codegen::PackingPlan plan; ///< how launch arguments are flattened into kernel parameters
   /// Host kernels only: the JIT-compiled entry.
   runtime::HostKernelEntry hostEntry = nullptr;
   /// Host kernels only: static shared memory, cooperative scheduling and local-array stack
@@ -93,12 +108,29 @@ public:
   /// the driver cannot say (before CUDA 12.4) or disagrees, and launches pass one pointer per
   /// parameter.
   bool paramBuffer() const { return paramBuffer_; }
+  /// CUDA kernels only: the block size with the best occupancy without dynamic shared memory,
+  /// and the smallest grid that fills the device at that size (cuOccupancyMaxPotentialBlockSize),
+  /// read once (loads the module). Throws as cudaFunction().
+  runtime::BlockSizeSuggestion occupancy() const;
+
+  /// Launches on CUDA with the arguments packed in `buf` (plan.bufferSize() bytes): the buffer
+  /// in one piece when paramBuffer(), else one pointer per parameter (`params`: room for one
+  /// per slot). Asynchronous on `stream`. Throws as runtime::launchKernel.
+  void launchCuda(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem, CUstream stream,
+                  char *buf, void **params) const;
+  /// Runs the host entry over `grid` x `block` (runtime::launchHost, with hostLaunch and
+  /// `sharedMem` bytes of dynamic shared memory) with the arguments packed in `buf`;
+  /// `params`: room for one pointer per slot. Returns when done.
+  void launchHost(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem, char *buf,
+                  void **params) const;
 
 private:
   mutable bool paramBuffer_ = false; ///< written before function_ is published
   mutable std::mutex loadMutex_;
   mutable std::shared_ptr<runtime::Module> module_;
   mutable std::atomic<CUfunction> function_{nullptr};
+  mutable std::atomic<bool> occupancyRead_{false};
+  mutable runtime::BlockSizeSuggestion occupancy_;
 };
 
 /// The process-wide compiler. Every public method is thread-safe (one lock around compiling).
@@ -140,6 +172,14 @@ public:
                                    const codegen::CompileOptions &opts,
                                    const SnapshotSet &snapshots);
 
+  /// The loop kernel `key` around device function `id` under `opts`, compiled on first request
+  /// (typing reads `snapshots` as specialize does; with the function's cache=True, through the
+  /// disk cache). The reference stays valid until unregisterFunction(id). Throws as specialize,
+  /// and std::invalid_argument when `id` is a kernel.
+  const Specialization &specializeLoop(int id, const LoopKey &key,
+                                       const codegen::CompileOptions &opts,
+                                       const SnapshotSet &snapshots);
+
   /// compile_ptx: lowers kernel or device function `id` for `argTypes` with opts.backend ==
   /// CUDA and returns PTX, LLVM IR and the return type (void for kernels) without caching the
   /// lowered code or loading anything.
@@ -156,14 +196,6 @@ public:
   /// eager signatures of device functions report errors at decoration time. Cached.
   const ir::Type *typeCheck(int id, const std::vector<const ir::Type *> &argTypes,
                             const SnapshotSet &snapshots);
-
-  /// Types function `id` (kernel or device) for `argTypes` like typeCheck and calls `use` with
-  /// the typed IR while holding the compiler's lock, so code generators outside the compiler
-  /// (ufunc/ loop kernels) can lower it and its callees safely. Throws as typeCheck, and what
-  /// `use` throws.
-  void withTypedFunction(int id, const std::vector<const ir::Type *> &argTypes,
-                         const SnapshotSet &snapshots,
-                         const std::function<void(const ir::Function &)> &use);
 
   /// The number of specializations compiled so far (all functions, all backends); for tests.
   size_t compiledCount() const;
@@ -189,14 +221,25 @@ private:
                             const std::string &callerFile, const ir::SourceLoc &callerLoc,
                             int depth);
   std::string makeSymbol(const Entry &e);
-  /// cache=True: the disk-cache key of kernel `id` for `argTypes` and `opts` (lock held), from
-  /// snapshots_. nullopt when the specialization cannot be cached (a callee's snapshot is
-  /// missing, a snapshot differs from the one typed earlier in this process, no usable
-  /// directory).
-  std::optional<DiskKey> diskKeyLocked(int id, const std::vector<const ir::Type *> &argTypes,
+  /// cache=True: the disk-cache key of the entry `what` ("kernel", or a loop's description) of
+  /// function `id` for `argTypes` and `opts` (lock held), from snapshots_. nullopt when the
+  /// specialization cannot be cached (a callee's snapshot is missing, a snapshot differs from
+  /// the one typed earlier in this process, no usable directory).
+  std::optional<DiskKey> diskKeyLocked(int id, const std::string &what,
+                                       const std::vector<const ir::Type *> &argTypes,
                                        const codegen::CompileOptions &opts);
   /// cache=True: fills `spec` from the disk cache entry at `k` when there is a usable one.
   bool loadFromDiskLocked(const DiskKey &k, Specialization &spec);
+  /// The specialization of function `id` (entry `e`) for `key`, from the cache or made now
+  /// (lock held):
+  /// `spec` (argTypes, plan and options set) is filled from the disk cache when `e` has
+  /// cache=True and an entry `what` exists, else `lower` lowers the typed function of
+  /// `fnParams` and the module is compiled for spec's backend (and stored on disk).
+  const Specialization &
+  compileLocked(int id, Entry &e, SpecKey key, std::unique_ptr<Specialization> spec,
+                const std::vector<const ir::Type *> &fnParams, const std::string &what,
+                const std::function<codegen::LoweredModule(const ir::Function &,
+                                                           const std::string &symbol)> &lower);
 
   /// The compile lock (see the file comment for the lock order).
   mutable std::mutex mutex_;

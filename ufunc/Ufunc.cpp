@@ -37,131 +37,7 @@ const ScalarType *elementOf(const ir::Type *t) {
   return nullptr;
 }
 
-template <typename T> T valueAs(const ScalarValue &v) {
-  switch (v.kind) {
-  case ScalarValue::Kind::Bool:
-    return static_cast<T>(v.b);
-  case ScalarValue::Kind::Int:
-    return static_cast<T>(v.i);
-  case ScalarValue::Kind::UInt:
-    return static_cast<T>(v.u);
-  case ScalarValue::Kind::Float:
-  case ScalarValue::Kind::Complex:
-    break;
-  }
-  if constexpr (std::is_floating_point_v<T>) {
-    return static_cast<T>(v.re);
-  } else {
-    double x = v.re;
-    if (std::isnan(x))
-      return 0;
-    int64_t i = x >= 9.2233720368547758e18    ? INT64_MAX
-                : x <= -9.2233720368547758e18 ? INT64_MIN
-                                              : static_cast<int64_t>(x);
-    return static_cast<T>(i);
-  }
-}
-
-bool truthOf(const ScalarValue &v) {
-  switch (v.kind) {
-  case ScalarValue::Kind::Bool:
-    return v.b;
-  case ScalarValue::Kind::Int:
-    return v.i != 0;
-  case ScalarValue::Kind::UInt:
-    return v.u != 0;
-  case ScalarValue::Kind::Float:
-    return v.re != 0;
-  case ScalarValue::Kind::Complex:
-    return v.re != 0 || v.im != 0;
-  }
-  return false;
-}
-
-template <typename T> void put(void *dst, T v) { std::memcpy(dst, &v, sizeof(T)); }
-
-/// Kernel parameters being collected: one 8-byte slot each.
-struct Params {
-  std::vector<uint64_t> slots;
-  std::vector<void *> ptrs;
-  void reserve(size_t n) { slots.reserve(n); }
-  void i64(int64_t v) { slots.push_back(static_cast<uint64_t>(v)); }
-  void u64(uint64_t v) { slots.push_back(v); }
-  void scalar(const ScalarValue &v, const ScalarType *t) {
-    uint64_t tmp[2] = {0, 0};
-    int n = packScalar(v, t, tmp);
-    for (int k = 0; k < n; ++k)
-      slots.push_back(tmp[k]);
-  }
-  void **finish() {
-    ptrs.resize(slots.size());
-    for (size_t k = 0; k < slots.size(); ++k)
-      ptrs[k] = &slots[k];
-    return ptrs.data();
-  }
-};
-
-std::string backendKey(codegen::Backend b) { return b == codegen::Backend::CUDA ? "G" : "H"; }
-
-std::string typeKey(const ir::Type *t) { return std::to_string(reinterpret_cast<uintptr_t>(t)); }
-
 } // namespace
-
-int packScalar(const ScalarValue &v, const ScalarType *t, uint64_t *dst) {
-  dst[0] = 0;
-  switch (t->kind()) {
-  case TypeKind::Bool:
-    put<uint8_t>(dst, truthOf(v) ? 1 : 0);
-    return 1;
-  case TypeKind::Int:
-    switch (t->bits()) {
-    case 8:
-      t->isSigned() ? put(dst, valueAs<int8_t>(v)) : put(dst, valueAs<uint8_t>(v));
-      return 1;
-    case 16:
-      t->isSigned() ? put(dst, valueAs<int16_t>(v)) : put(dst, valueAs<uint16_t>(v));
-      return 1;
-    case 32:
-      t->isSigned() ? put(dst, valueAs<int32_t>(v)) : put(dst, valueAs<uint32_t>(v));
-      return 1;
-    default:
-      t->isSigned() ? put(dst, valueAs<int64_t>(v)) : put(dst, valueAs<uint64_t>(v));
-      return 1;
-    }
-  case TypeKind::Float:
-    if (t->bits() == 32)
-      put(dst, valueAs<float>(v));
-    else
-      put(dst, valueAs<double>(v));
-    return 1;
-  case TypeKind::Complex: {
-    double im = v.kind == ScalarValue::Kind::Complex ? v.im : 0.0;
-    dst[1] = 0;
-    if (t->bits() == 64) {
-      put(dst, valueAs<float>(v));
-      put(dst + 1, static_cast<float>(im));
-    } else {
-      put(dst, valueAs<double>(v));
-      put(dst + 1, im);
-    }
-    return 2;
-  }
-  default:
-    throw std::logic_error("packScalar: not a scalar type: " + t->str());
-  }
-}
-
-void storeScalar(const ScalarValue &v, const ScalarType *t, void *dst) {
-  uint64_t tmp[2];
-  int n = packScalar(v, t, tmp);
-  if (n == 2) {
-    size_t part = t->byteSize() / 2;
-    std::memcpy(dst, &tmp[0], part);
-    std::memcpy(static_cast<char *>(dst) + part, &tmp[1], part);
-  } else {
-    std::memcpy(dst, tmp, t->byteSize());
-  }
-}
 
 ExecMode execMode(Target target, codegen::Backend backend) {
   switch (target) {
@@ -179,7 +55,7 @@ std::vector<int> normalizeAxes(const std::vector<int64_t> &axes, int ndim) {
   std::vector<int> out;
   for (int64_t a : axes) {
     if (a < -ndim || a >= ndim)
-      throw std::out_of_range("axis " + std::to_string(a) + " is out of bounds for array of " +
+      throw AxisError("axis " + std::to_string(a) + " is out of bounds for array of " +
                               "dimension " + std::to_string(ndim));
     int n = static_cast<int>(a < 0 ? a + ndim : a);
     if (std::find(out.begin(), out.end(), n) != out.end())
@@ -193,15 +69,15 @@ std::vector<int> normalizeAxes(const std::vector<int64_t> &axes, int ndim) {
 // ---- Ufunc ----------------------------------------------------------------------------------
 
 Ufunc::Ufunc(int functionId, std::string name, Target target, size_t nin,
-             std::optional<GufuncLayout> layout)
+             std::optional<GufuncLayout> layout, CompileHooks hooks)
     : functionId(functionId), name(std::move(name)), target(target), nin(nin),
-      nout(layout ? layout->nout() : 1), layout(std::move(layout)) {}
+      nout(layout ? layout->nout() : 1), layout(std::move(layout)), hooks_(std::move(hooks)) {}
 
 void Ufunc::compileGuarded(const std::function<void(const compiler::SnapshotSet &)> &work) {
-  compiler::SnapshotSet snaps = snapshot ? snapshot() : compiler::SnapshotSet{};
+  compiler::SnapshotSet snaps = hooks_.snapshot ? hooks_.snapshot() : compiler::SnapshotSet{};
   auto run = [&] { work(snaps); };
-  if (compileWrapper)
-    compileWrapper(run);
+  if (hooks_.run)
+    hooks_.run(run);
   else
     run();
 }
@@ -263,17 +139,28 @@ int Ufunc::addLoop(const std::vector<const ir::Type *> &params, const ir::Type *
     l.outputs.push_back(declared ? declared : rt);
   }
   std::lock_guard<std::mutex> lock(mutex_);
-  for (size_t k = 0; k < loops.size(); ++k)
-    if (loops[k].params == l.params && loops[k].outputs == l.outputs)
+  for (size_t k = 0; k < loops_.size(); ++k)
+    if (loops_[k]->params == l.params && loops_[k]->outputs == l.outputs)
       return static_cast<int>(k);
-  loops.push_back(std::move(l));
-  return static_cast<int>(loops.size() - 1);
+  loops_.push_back(std::make_unique<Loop>(std::move(l)));
+  return static_cast<int>(loops_.size() - 1);
+}
+
+const Loop &Ufunc::loop(int index) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return *loops_.at(index);
+}
+
+size_t Ufunc::loopCount() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return loops_.size();
 }
 
 std::string Ufunc::signaturesStr() const {
+  std::lock_guard<std::mutex> lock(mutex_);
   std::string s;
-  for (const Loop &l : loops)
-    s += "\n    " + loopStr(l, layout.has_value());
+  for (const auto &l : loops_)
+    s += "\n    " + loopStr(*l, layout.has_value());
   return s.empty() ? " (none)" : s;
 }
 
@@ -293,7 +180,8 @@ int Ufunc::resolve(const std::vector<InputType> &inputs,
   std::vector<LoopTypes> types;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    types.assign(loops.begin(), loops.end());
+    for (const auto &l : loops_)
+      types.push_back(*l);
   }
   // A gufunc loop writes into the output arrays themselves: their dtypes must be the loop's.
   ir::Casting outputCasting = layout ? ir::Casting::No : ir::Casting::SameKind;
@@ -322,7 +210,7 @@ int Ufunc::resolve(const std::vector<InputType> &inputs,
       }
     }
     idx = addLoop(params, nullptr);
-    const Loop &l = loops[idx];
+    const Loop &l = loop(idx);
     for (size_t k = 0; k < outputDtypes.size() && k < l.outputs.size(); ++k)
       if (outputDtypes[k] && !ir::canCast(l.outputs[k], outputDtypes[k], outputCasting)) {
         match.outputRefused = true;
@@ -351,8 +239,8 @@ int Ufunc::resolveReduce(const ScalarType *dtype) {
                        std::to_string(nin) + " input(s)" + (layout ? " (it is a gufunc)" : ""));
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (size_t k = 0; k < loops.size(); ++k) {
-      const Loop &l = loops[k];
+    for (size_t k = 0; k < loops_.size(); ++k) {
+      const Loop &l = *loops_[k];
       if (l.inputs[0] == l.inputs[1] && l.outputs[0] == l.inputs[0] &&
           ir::canCast(dtype, l.inputs[0], ir::Casting::Safe))
         return static_cast<int>(k);
@@ -360,13 +248,13 @@ int Ufunc::resolveReduce(const ScalarType *dtype) {
   }
   if (lazy) {
     int idx = addLoop({dtype, dtype}, nullptr);
-    if (loops[idx].outputs[0] == dtype)
+    if (loop(idx).outputs[0] == dtype)
       return idx;
     // The function promotes (e.g. int32 + int32 → int64): reduce in the result type.
-    const ScalarType *r = loops[idx].outputs[0];
+    const ScalarType *r = loop(idx).outputs[0];
     if (ir::canCast(dtype, r, ir::Casting::Safe)) {
       idx = addLoop({r, r}, nullptr);
-      if (loops[idx].outputs[0] == r)
+      if (loop(idx).outputs[0] == r)
         return idx;
     }
   }
@@ -374,55 +262,80 @@ int Ufunc::resolveReduce(const ScalarType *dtype) {
                      " casts to safely, needed by reduce; its signatures are:" + signaturesStr());
 }
 
-const LoopKernel &
-Ufunc::kernel(const std::string &key,
-              const std::function<std::unique_ptr<LoopKernel>(const compiler::SnapshotSet &)> &make) {
+const compiler::Specialization &Ufunc::loopKernel(int loop, codegen::Backend backend,
+                                                  const codegen::LoopKernelDesc &desc) {
+  KernelKey key{loop, backend, desc};
+  compiler::LoopKey loopKey;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = kernels_.find(key);
     if (it != kernels_.end())
       return *it->second;
+    loopKey.fnParams = loops_.at(loop)->params;
   }
-  std::unique_ptr<LoopKernel> k;
-  compileGuarded([&](const compiler::SnapshotSet &snaps) { k = make(snaps); });
+  loopKey.desc = desc;
+  codegen::CompileOptions opts =
+      hooks_.options ? hooks_.options(backend) : codegen::CompileOptions{};
+  opts.backend = backend;
+  const compiler::Specialization *spec = nullptr;
+  compileGuarded([&](const compiler::SnapshotSet &snaps) {
+    spec = &compiler::Compiler::instance().specializeLoop(functionId, loopKey, opts, snaps);
+  });
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = kernels_.find(key);
-  if (it != kernels_.end())
-    return *it->second;
-  return *kernels_.emplace(key, std::move(k)).first->second;
+  kernels_.emplace(key, spec);
+  return *spec;
 }
 
-std::vector<const LoopKernel *> Ufunc::kernels() const {
+std::vector<const compiler::Specialization *> Ufunc::kernels() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  std::vector<const LoopKernel *> out;
+  std::vector<const compiler::Specialization *> out;
   for (const auto &kv : kernels_)
-    out.push_back(kv.second.get());
+    out.push_back(kv.second);
   return out;
 }
 
-const LoopKernel &Ufunc::elementwiseKernel(int loop, codegen::Backend backend,
-                                           const codegen::ElementwiseKernelDesc &desc) {
-  std::string key = "E" + std::to_string(loop) + backendKey(backend) +
-                    (desc.flat ? "f" : "g" + std::to_string(desc.loopDims)) +
-                    (desc.returnsValue ? "r" : "v");
-  for (const codegen::LoopOperand &lo : desc.operands)
-    key += lo.kind == codegen::LoopOperand::Kind::Scalar ? "s" : "a" + typeKey(lo.elemType);
-  return kernel(key, [&](const compiler::SnapshotSet &snaps) {
-    std::vector<const ir::Type *> params;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      params = loops.at(loop).params;
-    }
-    codegen::CompileOptions opts =
-        compileOptions ? compileOptions(backend) : codegen::CompileOptions{};
-    opts.backend = backend;
-    return compileElementwise(functionId, params, desc, opts, snaps);
-  });
+namespace {
+
+/// The loop kernel's description of elementwise operands `ops` (`coreDims`: per operand, the
+/// core dimensions a gufunc operand passes to an array parameter).
+codegen::LoopKernelDesc elementwiseDesc(const std::vector<Operand> &ops, bool returnsValue,
+                                        bool flat, int loopDims,
+                                        const std::vector<int> &coreDims = {}) {
+  codegen::LoopKernelDesc d;
+  d.elementwise.returnsValue = returnsValue;
+  d.elementwise.flat = flat;
+  d.elementwise.loopDims = flat ? 0 : loopDims;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    codegen::LoopOperand lo;
+    lo.kind = ops[k].scalar ? codegen::LoopOperand::Kind::Scalar
+                            : codegen::LoopOperand::Kind::Array;
+    lo.elemType = ops[k].scalar ? nullptr : ops[k].dtype;
+    lo.coreDims = k < coreDims.size() ? coreDims[k] : 0;
+    d.elementwise.operands.push_back(lo);
+  }
+  return d;
+}
+
+/// An array argument of the loop kernel: `data` over `shape` ++ `core` with `strides` ++
+/// `coreStrides` (a flat loop passes the data pointer alone: ndim 0).
+compiler::ArgValue loopArray(uint64_t data, const Shape &shape, const Strides &strides,
+                             const Shape &core = {}, const Strides &coreStrides = {}) {
+  Shape dims = shape;
+  dims.insert(dims.end(), core.begin(), core.end());
+  Strides st = strides;
+  st.insert(st.end(), coreStrides.begin(), coreStrides.end());
+  return compiler::ArgValue::array(data, static_cast<int>(dims.size()), dims.data(), st.data());
+}
+
+} // namespace
+
+const compiler::Specialization &Ufunc::flatKernel(int loop, codegen::Backend backend,
+                                                  const std::vector<Operand> &ops) {
+  return loopKernel(loop, backend, elementwiseDesc(ops, true, true, 0));
 }
 
 void Ufunc::runElementwise(int loop, const std::vector<Operand> &ops, const Shape &shape,
                            codegen::Backend backend, ExecMode mode, CUstream stream) {
-  const Loop &l = loops.at(loop);
   size_t nops = ops.size();
   LoopSpace space;
   space.shape = shape;
@@ -440,42 +353,26 @@ void Ufunc::runElementwise(int loop, const std::vector<Operand> &ops, const Shap
   int64_t n = shapeSize(s.shape);
   if (n == 0)
     return;
-  codegen::ElementwiseKernelDesc desc;
-  desc.returnsValue = !layout;
-  desc.flat = isFlat(s, itemsizes);
-  desc.loopDims = desc.flat ? 0 : static_cast<int>(s.shape.size());
-  for (const Operand &op : ops) {
-    codegen::LoopOperand lo;
-    lo.kind = op.scalar ? codegen::LoopOperand::Kind::Scalar : codegen::LoopOperand::Kind::Array;
-    lo.elemType = op.scalar ? nullptr : op.dtype;
-    desc.operands.push_back(lo);
-  }
-  const LoopKernel &k = elementwiseKernel(loop, backend, desc);
-
-  Params p;
-  p.reserve(2 + nops * (2 + s.shape.size()));
-  p.i64(n);
-  if (!desc.flat)
-    for (int64_t v : s.shape)
-      p.i64(v);
+  bool flat = isFlat(s, itemsizes);
+  const compiler::Specialization &k = loopKernel(
+      loop, backend,
+      elementwiseDesc(ops, !layout, flat, static_cast<int>(s.shape.size())));
+  std::vector<compiler::ArgValue> leaves{compiler::ArgValue::integer(n)};
   for (size_t k2 = 0; k2 < nops; ++k2) {
     const Operand &op = ops[k2];
-    if (op.scalar) {
-      const auto *pt = ir::cast<ScalarType>(ir::concretize(l.params[k2]));
-      p.scalar(op.value, pt);
-      continue;
-    }
-    p.u64(op.data);
-    if (!desc.flat)
-      for (int64_t st : s.strides[k2])
-        p.i64(st);
+    if (op.scalar)
+      leaves.push_back(op.value);
+    else if (flat)
+      leaves.push_back(loopArray(op.data, {}, {}));
+    else
+      leaves.push_back(loopArray(op.data, s.shape, s.strides[k2]));
   }
-  ufunc::runElementwise(k, mode, n, p.finish(), stream);
+  launchElementwise(k, mode, n, leaves.data(), stream);
 }
 
 void Ufunc::runGufunc(int loop, const std::vector<Operand> &ops, const CoreBinding &cb,
                       codegen::Backend backend, ExecMode mode, CUstream stream) {
-  const Loop &l = loops.at(loop);
+  const Loop &l = this->loop(loop);
   size_t nops = ops.size();
   const Shape &loopShape = cb.loopShape;
   LoopSpace space;
@@ -498,61 +395,38 @@ void Ufunc::runGufunc(int loop, const std::vector<Operand> &ops, const CoreBindi
   int64_t n = shapeSize(s.shape);
   if (n == 0)
     return;
-  codegen::ElementwiseKernelDesc desc;
-  desc.returnsValue = false;
-  desc.flat = false;
-  desc.loopDims = static_cast<int>(s.shape.size());
-  std::string key =
-      "G" + std::to_string(loop) + backendKey(backend) + std::to_string(desc.loopDims);
+  std::vector<int> coreDims(nops, 0);
   for (size_t k = 0; k < nops; ++k) {
     const Operand &op = ops[k];
-    codegen::LoopOperand lo;
-    lo.kind = op.scalar ? codegen::LoopOperand::Kind::Scalar : codegen::LoopOperand::Kind::Array;
-    lo.elemType = op.scalar ? nullptr : op.dtype;
     const ir::Type *pt = ir::concretize(l.params[k]);
     bool arrayParam = ir::isa<ir::ArrayType>(pt);
-    lo.coreDims = (!op.scalar && arrayParam) ? static_cast<int>(cb.coreShapes[k].size()) : 0;
     if (!op.scalar && !arrayParam && !cb.coreShapes[k].empty())
       throw TypeMismatch("gufunc '" + name + "': argument " + std::to_string(k) +
                          " has core dimensions but its parameter is a scalar");
     if (!op.scalar && arrayParam && op.dtype != elementOf(pt))
       throw TypeMismatch("gufunc '" + name + "': argument " + std::to_string(k) + " has dtype " +
                          op.dtype->str() + " but the loop needs " + pt->str());
-    desc.operands.push_back(lo);
-    key += (op.scalar ? "s" : "a" + typeKey(op.dtype)) + std::to_string(lo.coreDims);
+    coreDims[k] = (!op.scalar && arrayParam) ? static_cast<int>(cb.coreShapes[k].size()) : 0;
   }
-  const LoopKernel &k = kernel(key, [&](const compiler::SnapshotSet &snaps) {
-    codegen::CompileOptions opts =
-        compileOptions ? compileOptions(backend) : codegen::CompileOptions{};
-    opts.backend = backend;
-    return compileElementwise(functionId, l.params, desc, opts, snaps);
-  });
-  Params p;
-  p.i64(n);
-  for (int64_t v : s.shape)
-    p.i64(v);
-  for (size_t k2 = 0; k2 < nops; ++k2) {
-    const Operand &op = ops[k2];
-    if (op.scalar) {
-      p.scalar(op.value, ir::cast<ScalarType>(ir::concretize(l.params[k2])));
-      continue;
-    }
-    p.u64(op.data);
-    for (int64_t st : s.strides[k2])
-      p.i64(st);
-    if (desc.operands[k2].coreDims > 0) {
-      for (int64_t v : cb.coreShapes[k2])
-        p.i64(v);
-      for (int64_t v : coreStrides[k2])
-        p.i64(v);
-    }
+  const compiler::Specialization &kern =
+      loopKernel(loop, backend,
+                 elementwiseDesc(ops, false, false, static_cast<int>(s.shape.size()), coreDims));
+  std::vector<compiler::ArgValue> leaves{compiler::ArgValue::integer(n)};
+  for (size_t k = 0; k < nops; ++k) {
+    const Operand &op = ops[k];
+    if (op.scalar)
+      leaves.push_back(op.value);
+    else if (coreDims[k] > 0)
+      leaves.push_back(loopArray(op.data, s.shape, s.strides[k], cb.coreShapes[k], coreStrides[k]));
+    else
+      leaves.push_back(loopArray(op.data, s.shape, s.strides[k]));
   }
-  ufunc::runElementwise(k, mode, n, p.finish(), stream);
+  launchElementwise(kern, mode, n, leaves.data(), stream);
 }
 
 void Ufunc::runReduce(const ReduceRequest &r, codegen::Backend backend, ExecMode mode,
                       CUstream stream) {
-  const Loop &l = loops.at(r.loop);
+  const Loop &l = loop(r.loop);
   const ScalarType *acc = l.outputs[0];
   const Operand &in = r.input;
   int nd = static_cast<int>(in.shape.size());
@@ -594,43 +468,32 @@ void Ufunc::runReduce(const ReduceRequest &r, codegen::Backend backend, ExecMode
       P = std::clamp<int64_t>((2 * threads + M - 1) / M, 1, K / (1 << 14));
   }
 
+  // One pass: folds `k` elements per result of `inType` at `inData` (strides over the kept
+  // and the reduced dimensions) into `parts` partitions of results of `outType` at `outData`.
   auto launch = [&](const ScalarType *inType, const ScalarType *outType, const Strides &inKept,
                     uint64_t inData, const Shape &redShape, const Strides &inRed, uint64_t outData,
                     const Strides &outKept, int64_t parts, int64_t partStride, int64_t k) {
-    codegen::ReduceKernelDesc desc;
-    desc.inType = inType;
-    desc.accType = acc;
-    desc.outType = outType;
-    desc.keptDims = static_cast<int>(kept.shape.size());
-    desc.reducedDims = static_cast<int>(redShape.size());
-    desc.blockSize = device ? B : 1;
-    std::string key = "R" + std::to_string(r.loop) + backendKey(backend) + typeKey(inType) + "_" +
-                      typeKey(outType) + "_" + std::to_string(desc.keptDims) + "_" +
-                      std::to_string(desc.reducedDims) + "_" + std::to_string(desc.blockSize);
-    const LoopKernel &kern = kernel(key, [&](const compiler::SnapshotSet &snaps) {
-      codegen::CompileOptions opts =
-          compileOptions ? compileOptions(backend) : codegen::CompileOptions{};
-      opts.backend = backend;
-      return compileReduce(functionId, desc, opts, snaps);
-    });
-    Params p;
-    p.i64(M);
-    p.i64(k);
-    p.i64(parts);
-    for (int64_t v : kept.shape)
-      p.i64(v);
-    for (int64_t v : redShape)
-      p.i64(v);
-    p.u64(inData);
-    for (int64_t v : inKept)
-      p.i64(v);
-    for (int64_t v : inRed)
-      p.i64(v);
-    p.u64(outData);
-    for (int64_t v : outKept)
-      p.i64(v);
-    p.i64(partStride);
-    ufunc::runReduce(kern, mode, M * parts, desc.blockSize, p.finish(), stream);
+    codegen::LoopKernelDesc desc;
+    desc.kind = codegen::LoopKernelDesc::Kind::Reduce;
+    desc.reduce.inType = inType;
+    desc.reduce.accType = acc;
+    desc.reduce.outType = outType;
+    desc.reduce.keptDims = static_cast<int>(kept.shape.size());
+    desc.reduce.reducedDims = static_cast<int>(redShape.size());
+    desc.reduce.blockSize = device ? B : 1;
+    const compiler::Specialization &kern = loopKernel(r.loop, backend, desc);
+    Shape inShape = kept.shape;
+    inShape.insert(inShape.end(), redShape.begin(), redShape.end());
+    Strides inStrides = inKept;
+    inStrides.insert(inStrides.end(), inRed.begin(), inRed.end());
+    compiler::ArgValue leaves[] = {
+        compiler::ArgValue::integer(M),
+        compiler::ArgValue::integer(k),
+        compiler::ArgValue::integer(parts),
+        loopArray(inData, inShape, inStrides),
+        loopArray(outData, kept.shape, outKept),
+        compiler::ArgValue::integer(partStride)};
+    launchReduce(kern, mode, M * parts, desc.reduce.blockSize, leaves, stream);
   };
 
   if (P == 1) {

@@ -1,10 +1,13 @@
 // A ufunc (@vectorize) or generalized ufunc (@guvectorize) over a registered device function:
-// its loops (signatures), type resolution cached per input-type tuple, loop kernels cached per
-// operand kinds, and the execution of one call on operands already in memory (the bindings turn
-// Python values into Operands, stage host arrays and allocate outputs).
+// its loops (signatures), type resolution cached per input and output types, and the running
+// of one loop over operands already in the memory of the backend that runs it. The loop
+// kernels are the compiler's specializations (Compiler::specializeLoop): compiled once per
+// loop, backend and loop descriptor, and with cache=True kept on disk as kernels are. The
+// NumPy semantics of a whole call (outputs, casts, staging) are ufunc/Call.h's.
 #pragma once
 
 #include "compiler/Compiler.h"
+#include "compiler/Packing.h"
 #include "ufunc/Broadcast.h"
 #include "ufunc/Layout.h"
 #include "ufunc/Loops.h"
@@ -17,6 +20,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ptxjit::ufunc {
@@ -36,22 +40,12 @@ struct Loop : LoopTypes {
   std::vector<const ir::Type *> params;
 };
 
-/// A Python scalar or NumPy scalar value.
-struct ScalarValue {
-  enum class Kind : uint8_t { Bool, Int, UInt, Float, Complex };
-  Kind kind = Kind::Int;
-  bool b = false;
-  int64_t i = 0;
-  uint64_t u = 0;
-  double re = 0, im = 0;
-};
-
-/// One operand of a call: a scalar passed by value or an array in the memory of the backend
+/// One operand of a loop: a scalar passed by value or an array in the memory of the backend
 /// that runs the loop.
 struct Operand {
   bool scalar = false;
   const ir::ScalarType *dtype = nullptr; ///< the array's element type, or the scalar's type
-  ScalarValue value;                     ///< scalars
+  compiler::ArgValue value;              ///< scalars
   uint64_t data = 0;                     ///< arrays: address of element 0
   Shape shape;
   Strides strides; ///< bytes
@@ -65,30 +59,33 @@ struct ReduceRequest {
   Operand output;        ///< an array with the kept dimensions (no keepdims ones of length 1)
 };
 
+/// What the bindings provide to compile loops (the ufunc layer never calls Python itself).
+struct CompileHooks {
+  /// The snapshots of the device function and its callees, taken before a compile (on the
+  /// thread that compiles, never under the compiler's lock).
+  std::function<compiler::SnapshotSet()> snapshot;
+  /// Runs `work` (which compiles and takes the compiler's lock); the bindings release the
+  /// interpreter around it. Default: runs it directly.
+  std::function<void(const std::function<void()> &)> run;
+  /// The compile options of loops for a backend. Default: the CompileOptions defaults.
+  std::function<codegen::CompileOptions(codegen::Backend)> options;
+};
+
 class Ufunc {
 public:
   /// `functionId`: a registered device function. `layout`: set for gufuncs.
   Ufunc(int functionId, std::string name, Target target, size_t nin,
-        std::optional<GufuncLayout> layout);
+        std::optional<GufuncLayout> layout, CompileHooks hooks = {});
 
   int functionId;
   std::string name;
   Target target;
   size_t nin, nout;
   std::optional<GufuncLayout> layout;
-  std::vector<Loop> loops;
   /// No signatures were given: new input types compile new loops.
   bool lazy = true;
-  /// The snapshots of the device function and its callees, for a compile about to start
-  /// (called before compileWrapper, on the thread that compiles; the bindings take them with
-  /// the interpreter held). Default: none (compiles then fail unless typed IR is cached).
-  std::function<compiler::SnapshotSet()> snapshot;
-  /// Runs `work` (which may compile and take the compiler's lock); the bindings release the
-  /// GIL around it. Default: runs it directly.
-  std::function<void(const std::function<void()> &)> compileWrapper;
-  /// The compile options of loops for a backend (the bindings use the device's compute
-  /// capability and the function's fastmath). Default: the CompileOptions defaults.
-  std::function<codegen::CompileOptions(codegen::Backend)> compileOptions;
+  /// The value of an empty reduction (NumPy's `identity`), when the ufunc has one.
+  std::optional<compiler::ArgValue> identity;
 
   /// Adds the loop for device-function parameter types `params` (vectorize: nin scalars, with
   /// `declaredReturn` the signature's return type or null to use the function's; gufunc: nin +
@@ -111,17 +108,25 @@ public:
   /// casting safely to R (a lazy ufunc compiles (dtype, dtype)). Throws TypeMismatch.
   int resolveReduce(const ir::ScalarType *dtype);
 
+  /// The compiled loop kernel of loop `loop` for `desc` on `backend`: the compiler's
+  /// specialization, compiled through the hooks on first request and remembered here (the
+  /// reference stays valid for the ufunc's lifetime).
+  const compiler::Specialization &loopKernel(int loop, codegen::Backend backend,
+                                             const codegen::LoopKernelDesc &desc);
+
+  /// The flat loop kernel of elementwise loop `loop` for operands of the kinds and dtypes of
+  /// `ops` (inputs, then the output): for callers that know every array operand is
+  /// C-contiguous over the same shape (the bindings' fast path), launched with
+  /// launchElementwise over n iterations with arguments n, then per operand its value or its
+  /// data pointer (a 0-d array).
+  const compiler::Specialization &flatKernel(int loop, codegen::Backend backend,
+                                             const std::vector<Operand> &ops);
+
   /// Runs elementwise loop `loop` over `ops` (nin inputs then nout outputs, outputs arrays of
   /// the broadcast shape `shape`, inputs broadcasting to it) on `backend` in `mode`.
   /// Asynchronous on `stream` for ExecMode::Device.
   void runElementwise(int loop, const std::vector<Operand> &ops, const Shape &shape,
                       codegen::Backend backend, ExecMode mode, CUstream stream);
-
-  /// The compiled elementwise kernel of loop `loop` for `desc` on `backend` (compiled on the
-  /// first request, through compileWrapper; cached for the ufunc's lifetime, so the reference
-  /// stays valid). runElementwise uses the same cache.
-  const LoopKernel &elementwiseKernel(int loop, codegen::Backend backend,
-                                      const codegen::ElementwiseKernelDesc &desc);
 
   /// Runs gufunc loop `loop` over `ops` (inputs then outputs, all arrays; scalars allowed for
   /// inputs with no core dimensions) with core dimensions `cb`.
@@ -131,38 +136,53 @@ public:
   /// Reduces `r.input` over `r.axes` into `r.output` (every reduced extent > 0).
   void runReduce(const ReduceRequest &r, codegen::Backend backend, ExecMode mode, CUstream stream);
 
+  /// Loop `index` (< loopCount()). Loops are only ever added, and each stays where it is, so
+  /// the reference stays valid while other threads add loops.
+  const Loop &loop(int index) const;
+  size_t loopCount() const;
+
   /// "float64(float64, float64)" for each loop, one per line, for error messages.
   std::string signaturesStr() const;
 
-  /// The LLVM IR / PTX of the kernels compiled so far (for inspection and tests).
-  std::vector<const LoopKernel *> kernels() const;
+  /// The loop kernels compiled so far (for inspection and tests).
+  std::vector<const compiler::Specialization *> kernels() const;
 
 private:
-  const LoopKernel &
-  kernel(const std::string &key,
-         const std::function<std::unique_ptr<LoopKernel>(const compiler::SnapshotSet &)> &make);
-  /// Takes the snapshots, then runs `work` with them through compileWrapper.
+  struct KernelKey {
+    int loop;
+    codegen::Backend backend;
+    codegen::LoopKernelDesc desc;
+    bool operator==(const KernelKey &) const = default;
+  };
+  struct KernelKeyHash {
+    size_t operator()(const KernelKey &k) const {
+      return (k.desc.hash() * 31u + static_cast<size_t>(k.loop)) * 2u +
+             static_cast<size_t>(k.backend);
+    }
+  };
+
+  /// Takes the snapshots, then runs `work` with them through the hooks.
   void compileGuarded(const std::function<void(const compiler::SnapshotSet &)> &work);
 
+  CompileHooks hooks_;
+  /// Guards loops_, resolved_ and kernels_ (never held while compiling).
   mutable std::mutex mutex_;
+  std::vector<std::unique_ptr<Loop>> loops_;
   std::map<std::vector<const ir::Type *>, int> resolved_;
-  std::map<std::string, std::unique_ptr<LoopKernel>> kernels_;
+  std::unordered_map<KernelKey, const compiler::Specialization *, KernelKeyHash> kernels_;
 };
-
-/// Writes `v` converted to `t` (NumPy's cast) as kernel parameters at `dst`: one 8-byte slot
-/// holding a bool byte, an int or a float, or two slots for a complex (real, imaginary).
-/// Returns the number of slots (1 or 2).
-int packScalar(const ScalarValue &v, const ir::ScalarType *t, uint64_t *dst);
-
-/// `v` as a value of type `t` stored in memory (`dst`: t->itemsize() bytes).
-void storeScalar(const ScalarValue &v, const ir::ScalarType *t, void *dst);
 
 /// The backend's execution mode for `target` (Cuda on the CPU backend → Parallel).
 ExecMode execMode(Target target, codegen::Backend backend);
 
-/// NumPy's axis normalization: each axis in [-ndim, ndim) wrapped, sorted; throws
-/// std::out_of_range("axis 2 is out of bounds for array of dimension 2") and
-/// std::invalid_argument("duplicate value in 'axis'").
+/// NumPy's axis normalization: each axis in [-ndim, ndim) wrapped, sorted; throws AxisError
+/// ("axis 2 is out of bounds for array of dimension 2") and std::invalid_argument("duplicate
+/// value in 'axis'").
 std::vector<int> normalizeAxes(const std::vector<int64_t> &axes, int ndim);
+
+/// An axis out of range (the bindings raise NumPy's AxisError).
+struct AxisError : std::out_of_range {
+  using std::out_of_range::out_of_range;
+};
 
 } // namespace ptxjit::ufunc

@@ -11,7 +11,7 @@ from . import types as _types
 
 _TARGETS = ("cuda", "cpu", "parallel")
 # Options Numba's decorators accept that change nothing here.
-_IGNORED = {"nopython", "cache", "forceobj", "nogil", "writable_args", "is_dynamic"}
+_IGNORED = {"nopython", "forceobj", "nogil", "writable_args", "is_dynamic"}
 
 
 def _lib():
@@ -47,12 +47,13 @@ def _identity_value(identity):
     return identity
 
 
-def _make_ufunc(func, sigs, target, identity, layout, fastmath):
+def _make_ufunc(func, sigs, target, identity, layout, fastmath, cache=False):
     if not isinstance(func, _pytypes.FunctionType):
         raise TypeError(f"ufuncs are made from Python functions, not {type(func).__name__}")
     from .cuda import jit
 
-    device_fn = jit(device=True, fastmath=fastmath)(func)
+    # cache=True: the device function's loop kernels go through the disk cache, as kernels do.
+    device_fn = jit(device=True, fastmath=fastmath, cache=cache)(func)
     nin = func.__code__.co_argcount
     u = _lib().Ufunc(device_fn, func.__name__, sigs, target, layout,
                      _identity_value(identity), nin)
@@ -66,31 +67,37 @@ def _make_ufunc(func, sigs, target, identity, layout, fastmath):
     return u
 
 
-def vectorize(ftylist_or_function=(), target="cpu", identity=None, fastmath=False, **kws):
+def vectorize(ftylist_or_function=(), target="cpu", identity=None, fastmath=False, cache=False,
+              **kws):
     """Makes a NumPy-style ufunc from a scalar function.
 
     ``@vectorize`` (lazy: a loop is compiled for each new combination of input types) or
     ``@vectorize(signatures, target='cuda'|'cpu'|'parallel', identity=None)`` with signatures
     as strings (``'float32(float32, float32)'``) or type objects. ``ptxjit.vectorize`` defaults
-    to target 'cpu' as Numba's does; ``ptxjit.cuda.vectorize`` defaults to 'cuda'.
+    to target 'cpu' as Numba's does; ``ptxjit.cuda.vectorize`` defaults to 'cuda'. With
+    ``cache=True`` the loop kernels are kept in the disk cache, as ``cuda.jit(cache=True)``
+    keeps kernels.
     """
     _check_options("vectorize", target, kws)
     if isinstance(ftylist_or_function, _pytypes.FunctionType):
-        return _make_ufunc(ftylist_or_function, [], target, identity, None, bool(fastmath))
+        return _make_ufunc(ftylist_or_function, [], target, identity, None, bool(fastmath),
+                           bool(cache))
     sigs = _signature_texts(ftylist_or_function)
 
     def decorator(func):
-        return _make_ufunc(func, sigs, target, identity, None, bool(fastmath))
+        return _make_ufunc(func, sigs, target, identity, None, bool(fastmath), bool(cache))
 
     return decorator
 
 
-def guvectorize(ftylist, signature=None, target="cpu", identity=None, fastmath=False, **kws):
+def guvectorize(ftylist, signature=None, target="cpu", identity=None, fastmath=False, cache=False,
+                **kws):
     """Makes a generalized ufunc: ``@guvectorize(signatures, '(n),(n)->()', target=...)``.
 
     The function takes its inputs and outputs as arrays (or scalars, for inputs without core
     dimensions) and writes its results into the outputs. ``@guvectorize('(n)->(n)')`` with the
-    layout alone compiles lazily for each new combination of input types.
+    layout alone compiles lazily for each new combination of input types. ``cache=True`` as for
+    ``vectorize``.
     """
     _check_options("guvectorize", target, kws)
     if signature is None:
@@ -105,7 +112,7 @@ def guvectorize(ftylist, signature=None, target="cpu", identity=None, fastmath=F
         layout, sigs = signature, _signature_texts(ftylist)
 
     def decorator(func):
-        return _make_ufunc(func, sigs, target, identity, layout, bool(fastmath))
+        return _make_ufunc(func, sigs, target, identity, layout, bool(fastmath), bool(cache))
 
     return decorator
 

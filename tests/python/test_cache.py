@@ -200,3 +200,56 @@ def test_stats_without_cache(cpu):
     s = k.stats
     assert s.cache_path is None
     assert not s.cache_hits and not s.cache_misses
+
+
+UFUNC_PROGRAM = textwrap.dedent('''
+    import json, os
+    import numpy as np
+    from ptxjit import cuda, vectorize, guvectorize, _core
+
+    OFFSET = float(os.environ.get("OFFSET", "1.0"))
+
+    @vectorize(["float64(float64, float64)"], target="cuda", cache=True)
+    def fma1(a, b):
+        return a * b + OFFSET
+
+    @guvectorize(["void(float64[:], float64[:])"], "(n)->()", target="cuda", cache=True)
+    def total(x, out):
+        s = 0.0
+        for i in range(x.shape[0]):
+            s += x[i]
+        out[0] = s + OFFSET
+
+    x = np.arange(6.0)
+    print(json.dumps({
+        "elementwise": fma1(x, x).tolist(),
+        "reduce": float(fma1.reduce(x)),
+        "gufunc": total(x.reshape(2, 3)).tolist(),
+        "counters": _core.cache_counters(),
+    }))
+''')
+
+
+def test_ufunc_loops_are_cached_like_kernels(tmp_path, backend, subprocess_env):
+    """@vectorize / @guvectorize(cache=True): a second process loads every loop kernel (the
+    elementwise loop, the reduction, the gufunc loop) from the disk cache; changed globals make
+    new entries."""
+    program = tmp_path / "cached_ufuncs.py"
+    program.write_text(UFUNC_PROGRAM)
+    cache = tmp_path / "cache"
+    first = run(program, backend, subprocess_env, PTXJIT_CACHE_DIR=cache)
+    x = np.arange(6.0)
+    assert first["elementwise"] == (x * x + 1.0).tolist()
+    assert first["gufunc"] == [4.0, 13.0]
+    assert first["counters"]["hits"] == 0
+    stores = first["counters"]["stores"]
+    assert stores >= 3  # one entry per loop kernel
+    assert len(os.listdir(cache)) == stores
+    second = run(program, backend, subprocess_env, PTXJIT_CACHE_DIR=cache)
+    assert second == dict(first, counters=second["counters"])
+    assert second["counters"]["hits"] == stores
+    assert second["counters"]["misses"] == 0
+    assert second["counters"]["stores"] == 0
+    changed = run(program, backend, subprocess_env, PTXJIT_CACHE_DIR=cache, OFFSET=2.0)
+    assert changed["elementwise"] == (x * x + 2.0).tolist()
+    assert changed["counters"]["hits"] == 0

@@ -4,6 +4,7 @@
 
 #include "tests/cpp/codegen/TypedIR.h"
 #include "tests/cpp/common/Ptxas.h"
+#include "tests/cpp/common/TestPacking.h"
 
 #include <gtest/gtest.h>
 
@@ -56,22 +57,24 @@ Entry hostEntry(LoweredModule m) {
   return reinterpret_cast<Entry>(addToHostJIT(std::move(m), hostOpts()));
 }
 
-struct Params {
-  std::vector<uint64_t> slots;
-  void add(uint64_t v) { slots.push_back(v); }
-  void addPtr(const void *p) { slots.push_back(reinterpret_cast<uint64_t>(p)); }
-  void addDouble(double d) {
-    uint64_t v;
-    std::memcpy(&v, &d, 8);
-    slots.push_back(v);
-  }
-  std::vector<void *> ptrs() {
-    std::vector<void *> p;
-    for (auto &s : slots)
-      p.push_back(&s);
-    return p;
-  }
-};
+LoopKernelDesc elementwise(const ElementwiseKernelDesc &d) {
+  LoopKernelDesc k;
+  k.elementwise = d;
+  return k;
+}
+
+LoopKernelDesc reduction(const ReduceKernelDesc &d) {
+  LoopKernelDesc k;
+  k.kind = LoopKernelDesc::Kind::Reduce;
+  k.reduce = d;
+  return k;
+}
+
+/// The packed arguments of loop `desc` around `fn`, laid out by the kernel ABI.
+testutil::Packed packLoop(const ir::Function &fn, const LoopKernelDesc &desc,
+                          const std::vector<testutil::TestLeaf> &leaves) {
+  return testutil::Packed(buildPackingPlan(loopKernelParams(desc, fn.argTypes)), leaves);
+}
 
 void runChunks(Entry e, std::vector<void *> &params, unsigned chunks) {
   for (unsigned b = 0; b < chunks; ++b) {
@@ -82,22 +85,26 @@ void runChunks(Entry e, std::vector<void *> &params, unsigned chunks) {
 
 } // namespace
 
+using testutil::arrayLeaf;
+using testutil::scalarLeaf;
+using testutil::stridedLeaf;
+
 TEST(UfuncKernel, FlatLoopWithScalarOperandOnHost) {
   auto fn = makeCombine(types::float64());
   ElementwiseKernelDesc d;
   d.operands = {{LoopOperand::Kind::Array, types::float32(), 0},
                 {LoopOperand::Kind::Scalar, nullptr, 0},
                 {LoopOperand::Kind::Array, types::float64(), 0}};
-  auto e = hostEntry(lowerElementwiseKernel(*fn, d, hostOpts(), "flat_loop"));
+  // A flat loop takes n, then each array as its data pointer alone.
+  EXPECT_EQ(buildPackingPlan(loopKernelParams(elementwise(d), fn->argTypes)).str(),
+            "int64@0 <- leaf0; ptr@8 <- leaf1.data; float64@16 <- leaf2; ptr@24 <- leaf3.data");
+  auto e = hostEntry(lowerLoopKernel(*fn, elementwise(d), hostOpts(), "flat_loop"));
   std::vector<float> x{1, 2, 3, 4, 5};
   std::vector<double> out(5, -1);
-  Params p;
-  p.add(5);
-  p.addPtr(x.data());
-  p.addDouble(0.5);
-  p.addPtr(out.data());
-  auto ptrs = p.ptrs();
-  runChunks(e, ptrs, 3); // chunks of 2, 2, 1
+  auto p = packLoop(*fn, elementwise(d),
+                    {scalarLeaf(5), stridedLeaf(x.data(), {}, {}), scalarLeaf(0.5),
+                     stridedLeaf(out.data(), {}, {})});
+  runChunks(e, p.params, 3); // chunks of 2, 2, 1
   for (int i = 0; i < 5; ++i)
     EXPECT_DOUBLE_EQ(out[i], x[i] * 10 + 0.5);
 }
@@ -110,26 +117,15 @@ TEST(UfuncKernel, StridedLoopBroadcastsWithZeroStrides) {
   d.operands = {{LoopOperand::Kind::Array, types::int32(), 0},
                 {LoopOperand::Kind::Array, types::int64(), 0},
                 {LoopOperand::Kind::Array, types::int64(), 0}};
-  auto e = hostEntry(lowerElementwiseKernel(*fn, d, hostOpts(), "strided_loop"));
+  auto e = hostEntry(lowerLoopKernel(*fn, elementwise(d), hostOpts(), "strided_loop"));
   // x: column (3, 1) broadcast along 4 columns; y: row (4,) broadcast along 3 rows, strided by 2.
   std::vector<int32_t> x{1, 2, 3};
   std::vector<int64_t> y{1, 0, 2, 0, 3, 0, 4, 0};
   std::vector<int64_t> out(12, -1);
-  Params p;
-  p.add(12);
-  p.add(3);
-  p.add(4);
-  p.addPtr(x.data());
-  p.add(4);
-  p.add(0);
-  p.addPtr(y.data());
-  p.add(0);
-  p.add(16);
-  p.addPtr(out.data());
-  p.add(32);
-  p.add(8);
-  auto ptrs = p.ptrs();
-  runChunks(e, ptrs, 1);
+  auto p = packLoop(*fn, elementwise(d),
+                    {scalarLeaf(12), stridedLeaf(x.data(), {3, 4}, {4, 0}),
+                     stridedLeaf(y.data(), {3, 4}, {0, 16}), arrayLeaf(out.data(), {3, 4}, 8)});
+  runChunks(e, p.params, 1);
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 4; ++j)
       EXPECT_EQ(out[i * 4 + j], x[i] * 10 + y[2 * j]) << i << "," << j;
@@ -145,24 +141,14 @@ TEST(UfuncKernel, ReduceFoldsLeftToRightOnHost) {
   d.keptDims = 1;
   d.reducedDims = 1;
   d.blockSize = 1;
-  auto e = hostEntry(lowerReduceKernel(*fn, d, hostOpts(), "reduce_loop"));
+  auto e = hostEntry(lowerLoopKernel(*fn, reduction(d), hostOpts(), "reduce_loop"));
   // in: 2 x 3, reduce axis 1.
   std::vector<int32_t> in{1, 2, 3, 4, 5, 6};
   std::vector<int64_t> out(2, -1);
-  Params p;
-  p.add(2); // M
-  p.add(3); // K
-  p.add(1); // P
-  p.add(2); // kept shape
-  p.add(3); // reduced shape
-  p.addPtr(in.data());
-  p.add(12);
-  p.add(4);
-  p.addPtr(out.data());
-  p.add(8);
-  p.add(0);
-  auto ptrs = p.ptrs();
-  runChunks(e, ptrs, 2);
+  auto p = packLoop(*fn, reduction(d),
+                    {scalarLeaf(2), scalarLeaf(3), scalarLeaf(1), arrayLeaf(in.data(), {2, 3}, 4),
+                     arrayLeaf(out.data(), {2}, 8), scalarLeaf(0)});
+  runChunks(e, p.params, 2);
   EXPECT_EQ(out[0], 123);
   EXPECT_EQ(out[1], 456);
 }
@@ -173,7 +159,7 @@ TEST(UfuncKernel, CudaLoopsPassPtxas) {
   flat.operands = {{LoopOperand::Kind::Array, types::float32(), 0},
                    {LoopOperand::Kind::Scalar, nullptr, 0},
                    {LoopOperand::Kind::Array, types::float32(), 0}};
-  LoweredModule m = lowerElementwiseKernel(*fn, flat, cudaOpts(), "ufunc_flat");
+  LoweredModule m = lowerLoopKernel(*fn, elementwise(flat), cudaOpts(), "ufunc_flat");
   std::string ptx = emitPTX(m, cudaOpts());
   EXPECT_NE(ptx.find(".entry ufunc_flat"), std::string::npos);
   EXPECT_TRUE(testutil::ptxasAccepts(ptx));
@@ -181,7 +167,7 @@ TEST(UfuncKernel, CudaLoopsPassPtxas) {
   ElementwiseKernelDesc strided = flat;
   strided.flat = false;
   strided.loopDims = 3;
-  LoweredModule m2 = lowerElementwiseKernel(*fn, strided, cudaOpts(), "ufunc_strided");
+  LoweredModule m2 = lowerLoopKernel(*fn, elementwise(strided), cudaOpts(), "ufunc_strided");
   EXPECT_TRUE(testutil::ptxasAccepts(emitPTX(m2, cudaOpts())));
 
   for (const ir::ScalarType *acc : {types::float32(), types::float64()}) {
@@ -193,7 +179,7 @@ TEST(UfuncKernel, CudaLoopsPassPtxas) {
     r.keptDims = 1;
     r.reducedDims = 2;
     r.blockSize = 128;
-    LoweredModule m3 = lowerReduceKernel(*add, r, cudaOpts(), "ufunc_reduce");
+    LoweredModule m3 = lowerLoopKernel(*add, reduction(r), cudaOpts(), "ufunc_reduce");
     std::string rptx = emitPTX(m3, cudaOpts());
     EXPECT_NE(rptx.find("bar.sync"), std::string::npos);
     EXPECT_NE(rptx.find(".shared"), std::string::npos);
@@ -205,10 +191,27 @@ TEST(UfuncKernel, MismatchedOperandsAreInternalErrors) {
   auto fn = makeAdd(types::float64());
   ElementwiseKernelDesc d;
   d.operands = {{LoopOperand::Kind::Array, types::float64(), 0}};
-  EXPECT_THROW(lowerElementwiseKernel(*fn, d, hostOpts(), "bad"), ir::CompileError);
+  EXPECT_THROW(lowerLoopKernel(*fn, elementwise(d), hostOpts(), "bad"), ir::CompileError);
   ReduceKernelDesc r;
   r.inType = types::float32();
   r.accType = types::float32(); // the function takes float64
   r.outType = types::float32();
-  EXPECT_THROW(lowerReduceKernel(*fn, r, hostOpts(), "bad_reduce"), ir::CompileError);
+  EXPECT_THROW(lowerLoopKernel(*fn, reduction(r), hostOpts(), "bad_reduce"), ir::CompileError);
+}
+
+TEST(UfuncKernel, DescriptorsAreKeys) {
+  ElementwiseKernelDesc a;
+  a.operands = {{LoopOperand::Kind::Array, types::float32(), 0},
+                {LoopOperand::Kind::Array, types::float32(), 0}};
+  ElementwiseKernelDesc b = a;
+  EXPECT_EQ(elementwise(a), elementwise(b));
+  EXPECT_EQ(elementwise(a).hash(), elementwise(b).hash());
+  b.operands[0].elemType = types::float64();
+  EXPECT_NE(elementwise(a), elementwise(b));
+  EXPECT_EQ(elementwise(a).str(), "elementwise flat value (array float32, array float32)");
+  ReduceKernelDesc r;
+  r.inType = r.accType = r.outType = types::int32();
+  r.keptDims = 1;
+  r.reducedDims = 2;
+  EXPECT_EQ(reduction(r).str(), "reduce int32 -> int32 -> int32 kept 1 reduced 2 block 256");
 }

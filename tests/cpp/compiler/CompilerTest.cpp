@@ -6,6 +6,7 @@
 #include "codegen/Codegen.h"
 #include "runtime/HostGrid.h"
 #include "tests/cpp/common/Ptxas.h"
+#include "tests/cpp/common/TestPacking.h"
 #include "tests/cpp/frontend/FixtureLoader.h"
 
 #include <gtest/gtest.h>
@@ -64,64 +65,9 @@ codegen::CompileOptions cudaOpts() {
   return o;
 }
 
-/// A leaf value for packing in tests: a scalar (as double) or a 1-3 d array.
-struct TestLeaf {
-  double value = 0;
-  void *data = nullptr;
-  std::vector<int64_t> shape, strides;
-};
-
-/// Packs leaves by the plan, as the bindings do.
-struct Packed {
-  std::vector<uint64_t> buffer;
-  std::vector<void *> params;
-  Packed(const compiler::PackingPlan &plan, const std::vector<TestLeaf> &leaves) {
-    buffer.assign(plan.bufferSize() / 8 + 1, 0);
-    char *buf = reinterpret_cast<char *>(buffer.data());
-    for (const compiler::ParamSlot &s : plan.slots) {
-      const TestLeaf &l = leaves.at(s.leaf);
-      char *dst = buf + s.offset;
-      using S = compiler::ParamSlot::Source;
-      if (s.source == S::Data) {
-        std::memcpy(dst, &l.data, 8);
-      } else if (s.source == S::Shape) {
-        std::memcpy(dst, &l.shape.at(s.dim), 8);
-      } else if (s.source == S::Stride) {
-        std::memcpy(dst, &l.strides.at(s.dim), 8);
-      } else if (s.type == t::float32()) {
-        float f = static_cast<float>(l.value);
-        std::memcpy(dst, &f, 4);
-      } else if (s.type == t::float64()) {
-        std::memcpy(dst, &l.value, 8);
-      } else if (s.type == t::int64()) {
-        int64_t i = static_cast<int64_t>(l.value);
-        std::memcpy(dst, &i, 8);
-      } else {
-        ADD_FAILURE() << "test packing does not handle " << s.type->str();
-      }
-      params.push_back(dst);
-    }
-  }
-};
-
-TestLeaf arrayLeaf(void *data, std::vector<int64_t> shape, int itemsize) {
-  TestLeaf l;
-  l.data = data;
-  l.shape = shape;
-  l.strides.assign(shape.size(), 0);
-  int64_t acc = itemsize;
-  for (size_t k = shape.size(); k-- > 0;) {
-    l.strides[k] = acc;
-    acc *= shape[k];
-  }
-  return l;
-}
-
-TestLeaf scalarLeaf(double v) {
-  TestLeaf l;
-  l.value = v;
-  return l;
-}
+using testutil::arrayLeaf;
+using testutil::Packed;
+using testutil::scalarLeaf;
 
 class CompilerTest : public ::testing::TestWithParam<frontend::PyVersion> {
 protected:

@@ -1,16 +1,22 @@
-#include "compiler/PackingPlan.h"
+#include "codegen/KernelABI.h"
 
 #include "ir/Diagnostics.h"
 
 
-namespace ptxjit::compiler {
+namespace ptxjit::codegen {
 namespace {
 
 class PlanBuilder {
 public:
+  PlanBuilder(const std::string &file, ir::SourceLoc loc) : file(file), loc(loc) {}
   PackingPlan plan;
+  const std::string &file;
+  ir::SourceLoc loc;
 
   void add(const ir::Type *t, int arg) {
+    t = ir::concretize(t);
+    if (t->kind() == ir::TypeKind::None)
+      return; // a None argument has no run-time value
     if (const auto *s = ir::dyn_cast<ir::ScalarType>(t)) {
       int leaf = newLeaf(arg, t);
       if (s->kind() == ir::TypeKind::Complex) {
@@ -36,8 +42,8 @@ public:
         add(e, arg);
       return;
     }
-    ir::raiseDiag(ir::DiagCode::Internal, "<arguments>", {},
-                  {"type " + t->str() + " cannot be a kernel argument"});
+    ir::raiseDiag(ir::DiagCode::UnsupportedConstruct, file, loc,
+                  {"a parameter of type " + t->str()});
   }
 
   /// One more Value slot of the last leaf, converted to `type` (the float32 copy of a Python
@@ -86,15 +92,16 @@ const char *sourceName(ParamSlot::Source s) {
 
 } // namespace
 
-PackingPlan buildPackingPlan(const std::vector<const ir::Type *> &argTypes) {
-  PlanBuilder b;
+PackingPlan buildPackingPlan(const std::vector<const ir::Type *> &argTypes,
+                             const std::string &file, ir::SourceLoc loc) {
+  PlanBuilder b(file, loc);
   for (size_t i = 0; i < argTypes.size(); ++i) {
     if (argTypes[i]->kind() == ir::TypeKind::WeakFloat) { // a Python float: f64, then f32
       b.add(ir::types::float64(), static_cast<int>(i));
       b.addShadow(ir::types::float32());
       continue;
     }
-    b.add(ir::concretize(argTypes[i]), static_cast<int>(i));
+    b.add(argTypes[i], static_cast<int>(i));
   }
   return std::move(b.plan);
 }
@@ -115,4 +122,4 @@ std::string PackingPlan::str() const {
   return out;
 }
 
-} // namespace ptxjit::compiler
+} // namespace ptxjit::codegen

@@ -1,12 +1,12 @@
-// The packing plan (kernel ABI flattening).
-#include "compiler/PackingPlan.h"
+// The kernel ABI's flattening of parameter types into leaves and slots (the packing plan).
+#include "codegen/KernelABI.h"
 
 #include "ir/Diagnostics.h"
 
 #include <gtest/gtest.h>
 
 using namespace ptxjit;
-using namespace ptxjit::compiler;
+using namespace ptxjit::codegen;
 namespace t = ptxjit::ir::types;
 
 TEST(PackingPlan, ScalarsArraysAndTuplesFlattenInOrder) {

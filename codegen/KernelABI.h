@@ -1,13 +1,27 @@
-// How the arguments of a launch become the flattened kernel parameters of the kernel ABI
-// (codegen/Codegen.h): built once per specialization from its argument types, then followed by
-// the bindings at every launch without looking at types again.
+// The kernel ABI, written once: how the arguments of a kernel entry become its flattened
+// parameters. Every entry follows it — user kernels (lowerKernel), ufunc loop kernels
+// (codegen/UfuncKernels.h) and device functions compiled alone (lowerDeviceFunction) — and so
+// does every launcher: a specialization builds its PackingPlan once from its parameter types,
+// and launches fill the plan's slots (compiler/Packing.h) without looking at types again.
 //
 // Arguments are first split into leaves, in order: each scalar and each array is one leaf,
 // tuples contribute their elements' leaves. Each parameter slot then says which leaf it comes
 // from and which part of it (the value, a complex part, the data pointer, one shape or stride
-// entry), and where it goes in the packed buffer.
+// entry), and where it lies in the packed buffer: slots are laid out as CUDA lays out a
+// kernel's parameters, each aligned to its size, in order.
+//
+//   scalar T      one slot of T (bool as one byte; complex as two slots, real then imaginary)
+//   array ndim N  ptr data, i64 shape[N], i64 strides[N] (bytes); a 0-d array: data alone
+//   tuple         its elements' slots, in order
+//   Python float  (a top-level weak float) the double, then its float32 copy: the launcher
+//                 rounds it once, and float32 code uses the copy (useFloat32Copies, EmitPTX)
+//
+// CUDA entries take exactly these parameters; host entries are `void entry(void **args, const
+// HostThreadCtx *ctx)` with args[i] pointing at slot i (the float32 copies unread), so one
+// packed buffer serves both backends.
 #pragma once
 
+#include "ir/Diagnostics.h"
 #include "ir/Types.h"
 
 #include <cstddef>
@@ -15,7 +29,7 @@
 #include <string>
 #include <vector>
 
-namespace ptxjit::compiler {
+namespace ptxjit::codegen {
 
 /// One leaf of the arguments: a scalar or an array, with the parameter type it is passed as.
 struct ArgLeaf {
@@ -56,9 +70,10 @@ struct PackingPlan {
 
 /// The plan for kernel parameters of types `argTypes` (scalars, arrays, tuples of those).
 /// A top-level weak float (a Python float argument) is passed twice, as float64 and then as
-/// float32 (the kernel ABI's float32 copy, see codegen/Codegen.h); other weak types are
-/// passed as their concrete type. Throws ir::CompileError(Internal) for a type that cannot be
-/// a kernel argument.
-PackingPlan buildPackingPlan(const std::vector<const ir::Type *> &argTypes);
+/// float32 (the float32 copy); other weak types are passed as their concrete type. Throws
+/// ir::CompileError(UnsupportedConstruct) at `file`/`loc` for a type that cannot be a kernel
+/// parameter (a range, a slice, a symbol, ...).
+PackingPlan buildPackingPlan(const std::vector<const ir::Type *> &argTypes,
+                             const std::string &file = "<arguments>", ir::SourceLoc loc = {});
 
-} // namespace ptxjit::compiler
+} // namespace ptxjit::codegen

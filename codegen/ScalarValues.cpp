@@ -1,0 +1,125 @@
+#include "codegen/ScalarValues.h"
+
+#include <llvm/IR/Constants.h>
+
+namespace ptxjit::codegen::detail {
+
+using ir::ScalarType;
+using ir::TypeKind;
+
+namespace {
+
+/// The alignment of an element in memory: its size, or a complex type's part size.
+llvm::Align elementAlign(const ScalarType *t) {
+  return llvm::Align(t->kind() == TypeKind::Complex ? t->byteSize() / 2 : t->byteSize());
+}
+
+/// The float type of a complex type's parts, as an IR type.
+const ScalarType *complexPart(const ScalarType *c) { return ir::types::floating(c->bits() / 2); }
+
+} // namespace
+
+llvm::Type *partType(llvm::LLVMContext &ctx, const ScalarType *t) {
+  int bits = t->kind() == TypeKind::Complex ? t->bits() / 2 : t->bits();
+  return bits == 32 ? llvm::Type::getFloatTy(ctx) : llvm::Type::getDoubleTy(ctx);
+}
+
+llvm::Type *registerType(llvm::LLVMContext &ctx, const ScalarType *t) {
+  switch (t->kind()) {
+  case TypeKind::Bool:
+    return llvm::Type::getInt1Ty(ctx);
+  case TypeKind::Int:
+    return llvm::Type::getIntNTy(ctx, t->bits());
+  case TypeKind::Float:
+    return partType(ctx, t);
+  default: // complex
+    return llvm::StructType::get(ctx, {partType(ctx, t), partType(ctx, t)});
+  }
+}
+
+llvm::Type *memoryType(llvm::LLVMContext &ctx, const ScalarType *t) {
+  return t->kind() == TypeKind::Bool ? llvm::Type::getInt8Ty(ctx) : registerType(ctx, t);
+}
+
+llvm::StructType *arrayValueType(llvm::LLVMContext &ctx, int ndim) {
+  auto *dims = llvm::ArrayType::get(llvm::Type::getInt64Ty(ctx), ndim);
+  return llvm::StructType::get(ctx, {llvm::PointerType::getUnqual(ctx), dims, dims});
+}
+
+llvm::Value *loadScalar(llvm::IRBuilderBase &b, llvm::Value *addr, const ScalarType *t) {
+  llvm::Value *v = b.CreateAlignedLoad(memoryType(b.getContext(), t), addr, elementAlign(t));
+  return t->kind() == TypeKind::Bool ? b.CreateICmpNE(v, b.getInt8(0)) : v;
+}
+
+void storeScalar(llvm::IRBuilderBase &b, llvm::Value *addr, llvm::Value *v, const ScalarType *t) {
+  if (t->kind() == TypeKind::Bool)
+    v = b.CreateZExt(v, b.getInt8Ty());
+  b.CreateAlignedStore(v, addr, elementAlign(t));
+}
+
+llvm::Value *castScalar(llvm::IRBuilderBase &b, llvm::Value *v, const ScalarType *from,
+                        const ScalarType *to) {
+  if (from == to)
+    return v;
+  llvm::Type *toTy = registerType(b.getContext(), to);
+  auto makeComplex = [&](llvm::Value *re, llvm::Value *im) {
+    llvm::Value *c = llvm::PoisonValue::get(toTy);
+    c = b.CreateInsertValue(c, re, 0);
+    return b.CreateInsertValue(c, im, 1);
+  };
+  // A real value as the complex `to`: the value cast to the part type, and a zero part.
+  auto realToComplex = [&]() {
+    const ScalarType *part = complexPart(to);
+    return makeComplex(castScalar(b, v, from, part),
+                       llvm::ConstantFP::get(partType(b.getContext(), to), 0.0));
+  };
+  switch (from->kind()) {
+  case TypeKind::Bool:
+    switch (to->kind()) {
+    case TypeKind::Int:
+      return b.CreateZExt(v, toTy);
+    case TypeKind::Float:
+      return b.CreateUIToFP(v, toTy);
+    case TypeKind::Complex:
+      return realToComplex();
+    default:
+      return v;
+    }
+  case TypeKind::Int:
+    switch (to->kind()) {
+    case TypeKind::Bool:
+      return b.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+    case TypeKind::Int:
+      return b.CreateIntCast(v, toTy, from->isSigned());
+    case TypeKind::Float:
+      return from->isSigned() ? b.CreateSIToFP(v, toTy) : b.CreateUIToFP(v, toTy);
+    default:
+      return realToComplex();
+    }
+  case TypeKind::Float:
+    switch (to->kind()) {
+    case TypeKind::Bool:
+      return b.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
+    case TypeKind::Int:
+      return to->isSigned() ? b.CreateFPToSI(v, toTy) : b.CreateFPToUI(v, toTy);
+    case TypeKind::Float:
+      return b.CreateFPCast(v, toTy);
+    default:
+      return realToComplex();
+    }
+  default: { // Complex
+    const ScalarType *fpart = complexPart(from);
+    llvm::Value *re = b.CreateExtractValue(v, 0), *im = b.CreateExtractValue(v, 1);
+    if (to->kind() == TypeKind::Complex) {
+      const ScalarType *tpart = complexPart(to);
+      return makeComplex(castScalar(b, re, fpart, tpart), castScalar(b, im, fpart, tpart));
+    }
+    if (to->kind() == TypeKind::Bool)
+      return b.CreateOr(castScalar(b, re, fpart, to), castScalar(b, im, fpart, to));
+    // NumPy discards the imaginary part.
+    return castScalar(b, re, fpart, to);
+  }
+  }
+}
+
+} // namespace ptxjit::codegen::detail

@@ -1,0 +1,39 @@
+// Codegen-internal: how scalar values and array views look in LLVM, in one place for the
+// function lowering (Lowering.h), the kernel entries (KernelEntry.h) and the ufunc loop
+// generator (LowerUfunc.cpp): the register and memory types of each scalar type, the array
+// view struct, element loads and stores, and the one emitter of numeric casts.
+//
+// Register form: bool → i1, intN/uintN → iN, float32/64 → float/double, complex → {T, T}.
+// Memory form (array elements, kernel parameters): the same, but bool → i8. An array view is
+// {ptr data, [N x i64] shape, [N x i64] strides (bytes)}.
+#pragma once
+
+#include "ir/Types.h"
+
+#include <llvm/IR/IRBuilder.h>
+
+namespace ptxjit::codegen::detail {
+
+/// The register type of scalar `t`.
+llvm::Type *registerType(llvm::LLVMContext &ctx, const ir::ScalarType *t);
+/// The in-memory type of an element of dtype `t` (bool → i8).
+llvm::Type *memoryType(llvm::LLVMContext &ctx, const ir::ScalarType *t);
+/// float for complex64 and float32, double for complex128 and float64 (a complex type's parts).
+llvm::Type *partType(llvm::LLVMContext &ctx, const ir::ScalarType *t);
+/// {ptr, [ndim x i64], [ndim x i64]}.
+llvm::StructType *arrayValueType(llvm::LLVMContext &ctx, int ndim);
+
+/// Loads an element of dtype `t` from `addr` (aligned to the element, or to a complex type's
+/// part) in register form.
+llvm::Value *loadScalar(llvm::IRBuilderBase &b, llvm::Value *addr, const ir::ScalarType *t);
+/// Stores register value `v` of type `t` at `addr` in memory form.
+void storeScalar(llvm::IRBuilderBase &b, llvm::Value *addr, llvm::Value *v,
+                 const ir::ScalarType *t);
+
+/// Register value `v` of type `from` cast to `to` as NumPy casts (and Numba converts): ints
+/// wrap or extend by their sign, floats round to nearest, float → int truncates toward zero,
+/// x → bool is x != 0 (either part for complex), complex → real drops the imaginary part.
+llvm::Value *castScalar(llvm::IRBuilderBase &b, llvm::Value *v, const ir::ScalarType *from,
+                        const ir::ScalarType *to);
+
+} // namespace ptxjit::codegen::detail

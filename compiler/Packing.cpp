@@ -1,0 +1,216 @@
+#include "compiler/Packing.h"
+
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+namespace ptxjit::compiler {
+namespace {
+
+template <typename T> void put(void *dst, T v) { std::memcpy(dst, &v, sizeof(T)); }
+template <typename T> T get(const void *src) {
+  T v;
+  std::memcpy(&v, src, sizeof(T));
+  return v;
+}
+
+/// `v` as a value of C++ type T, as NumPy casts it.
+template <typename T> T valueAs(const ArgValue &v) {
+  switch (v.kind) {
+  case ArgValue::Kind::Bool:
+    return static_cast<T>(v.b);
+  case ArgValue::Kind::Int:
+    return static_cast<T>(v.i);
+  case ArgValue::Kind::UInt:
+    return static_cast<T>(v.u);
+  case ArgValue::Kind::Float:
+  case ArgValue::Kind::Complex:
+  case ArgValue::Kind::Array:
+    break;
+  }
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(v.re);
+  } else {
+    // float → int: truncate, NaN → 0, saturate to int64, then wrap to the width as C casts of
+    // integers do.
+    double x = v.re;
+    if (std::isnan(x))
+      return 0;
+    int64_t i = x >= 9.2233720368547758e18    ? INT64_MAX
+                : x <= -9.2233720368547758e18 ? INT64_MIN
+                                              : static_cast<int64_t>(x);
+    return static_cast<T>(i);
+  }
+}
+
+bool truthOf(const ArgValue &v) {
+  switch (v.kind) {
+  case ArgValue::Kind::Bool:
+    return v.b;
+  case ArgValue::Kind::Int:
+    return v.i != 0;
+  case ArgValue::Kind::UInt:
+    return v.u != 0;
+  case ArgValue::Kind::Float:
+    return v.re != 0;
+  case ArgValue::Kind::Complex:
+    return v.re != 0 || v.im != 0;
+  case ArgValue::Kind::Array:
+    break;
+  }
+  return false;
+}
+
+/// Stores a float value of `bits` (32 or 64).
+void putFloat(void *dst, int bits, double v) {
+  if (bits == 32)
+    put<float>(dst, static_cast<float>(v));
+  else
+    put<double>(dst, v);
+}
+
+} // namespace
+
+ArgValue ArgValue::boolean(bool v) {
+  ArgValue a;
+  a.kind = Kind::Bool;
+  a.b = v;
+  return a;
+}
+
+ArgValue ArgValue::integer(int64_t v) {
+  ArgValue a;
+  a.kind = Kind::Int;
+  a.i = v;
+  return a;
+}
+
+ArgValue ArgValue::unsignedInteger(uint64_t v) {
+  ArgValue a;
+  a.kind = Kind::UInt;
+  a.u = v;
+  return a;
+}
+
+ArgValue ArgValue::floating(double v) {
+  ArgValue a;
+  a.kind = Kind::Float;
+  a.re = v;
+  return a;
+}
+
+ArgValue ArgValue::complexNumber(double re, double im) {
+  ArgValue a;
+  a.kind = Kind::Complex;
+  a.re = re;
+  a.im = im;
+  return a;
+}
+
+ArgValue ArgValue::array(uint64_t data, int ndim, const int64_t *shape, const int64_t *strides) {
+  if (ndim < 0 || ndim > kMaxDims)
+    throw std::invalid_argument("arrays of more than " + std::to_string(kMaxDims) +
+                                " dimensions are not supported");
+  ArgValue a;
+  a.kind = Kind::Array;
+  a.data = data;
+  a.ndim = ndim;
+  for (int d = 0; d < ndim; ++d) {
+    a.shape[d] = shape[d];
+    a.strides[d] = strides[d];
+  }
+  return a;
+}
+
+ArgValue ArgValue::load(const ir::ScalarType *t, const void *src) {
+  switch (t->kind()) {
+  case ir::TypeKind::Bool:
+    return boolean(get<uint8_t>(src) != 0);
+  case ir::TypeKind::Int:
+    switch (t->bits()) {
+    case 8:
+      return t->isSigned() ? integer(get<int8_t>(src)) : unsignedInteger(get<uint8_t>(src));
+    case 16:
+      return t->isSigned() ? integer(get<int16_t>(src)) : unsignedInteger(get<uint16_t>(src));
+    case 32:
+      return t->isSigned() ? integer(get<int32_t>(src)) : unsignedInteger(get<uint32_t>(src));
+    default:
+      return t->isSigned() ? integer(get<int64_t>(src)) : unsignedInteger(get<uint64_t>(src));
+    }
+  case ir::TypeKind::Float:
+    return floating(t->bits() == 32 ? get<float>(src) : get<double>(src));
+  case ir::TypeKind::Complex: {
+    const char *p = static_cast<const char *>(src);
+    if (t->bits() == 64)
+      return complexNumber(get<float>(p), get<float>(p + 4));
+    return complexNumber(get<double>(p), get<double>(p + 8));
+  }
+  default:
+    throw std::logic_error("ArgValue::load: not a scalar type: " + t->str());
+  }
+}
+
+void storeScalar(const ArgValue &v, const ir::ScalarType *t, void *dst) {
+  if (v.kind == ArgValue::Kind::Array)
+    throw std::logic_error("storeScalar: an array is not a scalar value");
+  switch (t->kind()) {
+  case ir::TypeKind::Bool:
+    put<uint8_t>(dst, truthOf(v) ? 1 : 0);
+    return;
+  case ir::TypeKind::Int:
+    switch (t->bits()) {
+    case 8:
+      return t->isSigned() ? put(dst, valueAs<int8_t>(v)) : put(dst, valueAs<uint8_t>(v));
+    case 16:
+      return t->isSigned() ? put(dst, valueAs<int16_t>(v)) : put(dst, valueAs<uint16_t>(v));
+    case 32:
+      return t->isSigned() ? put(dst, valueAs<int32_t>(v)) : put(dst, valueAs<uint32_t>(v));
+    default:
+      return t->isSigned() ? put(dst, valueAs<int64_t>(v)) : put(dst, valueAs<uint64_t>(v));
+    }
+  case ir::TypeKind::Float:
+    if (t->bits() == 32)
+      return put(dst, valueAs<float>(v));
+    return put(dst, valueAs<double>(v));
+  case ir::TypeKind::Complex: {
+    int part = t->bits() / 2;
+    if (part == 32)
+      put(dst, valueAs<float>(v));
+    else
+      put(dst, valueAs<double>(v));
+    putFloat(static_cast<char *>(dst) + part / 8, part,
+             v.kind == ArgValue::Kind::Complex ? v.im : 0.0);
+    return;
+  }
+  default:
+    throw std::logic_error("storeScalar: not a scalar type: " + t->str());
+  }
+}
+
+void packSlot(const codegen::ParamSlot &s, const ArgValue &v, char *dst) {
+  switch (s.source) {
+  case codegen::ParamSlot::Source::Value:
+  case codegen::ParamSlot::Source::Real:
+    storeScalar(v, s.type, dst);
+    return;
+  case codegen::ParamSlot::Source::Imag:
+    putFloat(dst, s.type->bits(), v.kind == ArgValue::Kind::Complex ? v.im : 0.0);
+    return;
+  case codegen::ParamSlot::Source::Data:
+    put<uint64_t>(dst, v.data);
+    return;
+  case codegen::ParamSlot::Source::Shape:
+    put<int64_t>(dst, v.shape[s.dim]);
+    return;
+  case codegen::ParamSlot::Source::Stride:
+    put<int64_t>(dst, v.strides[s.dim]);
+    return;
+  }
+}
+
+void pointAtSlots(const codegen::PackingPlan &plan, char *buf, void **params) {
+  for (size_t i = 0; i < plan.slots.size(); ++i)
+    params[i] = buf + plan.slots[i].offset;
+}
+
+} // namespace ptxjit::compiler
