@@ -271,7 +271,7 @@ const Type *Cursor::type() {
     expect('(', "'(' after 'UniTuple'");
     const Type *elem = type();
     expectWord("x");
-    int64_t n = integer("the element count of the UniTuple", 1 << 16);
+    int64_t n = integer("the element count of the UniTuple", 4096);
     if (n == 0)
       failHere("a UniTuple needs at least one element");
     expect(')', "')' closing the UniTuple");
