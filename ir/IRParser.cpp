@@ -169,6 +169,15 @@ public:
     return std::string(text_.substr(start, end - start));
   }
 
+  /// The run of non-blank characters at the cursor (an operator), possibly empty.
+  std::string token() {
+    skipSpace();
+    size_t start = pos_;
+    while (pos_ < text_.size() && text_[pos_] != ' ' && text_[pos_] != '\t')
+      ++pos_;
+    return std::string(text_.substr(start, pos_ - start));
+  }
+
   /// A non-negative decimal integer that fits `max`.
   int64_t integer(const std::string &what, int64_t max = std::numeric_limits<int64_t>::max()) {
     skipSpace();
@@ -918,7 +927,7 @@ std::unique_ptr<Instr> FunctionParser::parseBody(Cursor &c, Opcode op) {
   case Opcode::BinOp: {
     c.skipSpace();
     size_t start = c.pos();
-    std::string tok = c.until(' ');
+    std::string tok = c.token();
     bool inplace = !tok.empty() && tok.back() == '=';
     if (inplace)
       tok.pop_back();
@@ -936,7 +945,7 @@ std::unique_ptr<Instr> FunctionParser::parseBody(Cursor &c, Opcode op) {
   case Opcode::UnaryOp: {
     c.skipSpace();
     size_t start = c.pos();
-    auto uop = enumByName<UnaryOpKind>(c.until(' '), unaryOpName);
+    auto uop = enumByName<UnaryOpKind>(c.token(), unaryOpName);
     if (!uop) {
       c.setPos(start);
       c.fail("a unary operator (-, +, not, ~)");
@@ -947,7 +956,7 @@ std::unique_ptr<Instr> FunctionParser::parseBody(Cursor &c, Opcode op) {
   case Opcode::Compare: {
     c.skipSpace();
     size_t start = c.pos();
-    std::string tok = c.until(' ');
+    std::string tok = c.token();
     if (tok == "is" && c.acceptWord("not"))
       tok = "is not";
     else if (tok == "not" && c.acceptWord("in"))

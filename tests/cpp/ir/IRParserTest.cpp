@@ -301,7 +301,7 @@ bb2:
 }
 
 TEST(IRParser, LocationsTypesBuiltinsAndLeniency) {
-  // Free indentation and padding, blank and ';' comment lines, "Arg N" without its name, a
+  // Free indentation and padding (tabs too), blank and ';' comment lines, "Arg N" without its name, a
   // value used on a line before its definition.
   std::unique_ptr<Function> fn = parseFunction(R"(
 ; a hand-written device function
@@ -314,7 +314,7 @@ bb0:
     %1 = LoadLocal a : int32 ; line 7
     Jump bb1   ; line 8
 bb1:
-    %3 = BinOp + %1, %5 : float64 ; line 9
+    %3 = BinOp	+	%1, %5 : float64 ; line 9
     StoreLocal r, %3
     %5 = Const 2.5 : Literal[float]
     %6 = Global abs [symbol builtins.abs] : Symbol(builtins.abs)
