@@ -301,8 +301,8 @@ bb2:
 }
 
 TEST(IRParser, LocationsTypesBuiltinsAndLeniency) {
-  // Free indentation and padding (tabs too), blank and ';' comment lines, "Arg N" without its name, a
-  // value used on a line before its definition.
+  // Free indentation and padding (tabs too), blank and ';' comment lines, "Arg N" without its name,
+  // a value used on a line before its definition.
   std::unique_ptr<Function> fn = parseFunction(R"(
 ; a hand-written device function
 function f(a: int32) device -> float64
