@@ -185,12 +185,11 @@ public:
     while (pos_ < text_.size() && isDigit(text_[pos_]))
       ++pos_;
     int64_t v = 0;
-    auto [ptr, ec] = std::from_chars(text_.data() + start, text_.data() + pos_, v);
+    std::errc ec = std::from_chars(text_.data() + start, text_.data() + pos_, v).ec;
     if (pos_ == start || ec != std::errc() || v > max) {
       pos_ = start;
       fail(what);
     }
-    (void)ptr;
     return v;
   }
 
