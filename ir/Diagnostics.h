@@ -57,6 +57,7 @@ enum class DiagKind : uint8_t {
   X(BadSignature, Typing, "invalid signature '{0}': {1}")                                          \
   X(ConstantRequired, Typing, "{0}: {1} must be a compile-time constant ({2})")                 \
   X(UnsupportedDtype, Typing, "{0} does not support {1}; it supports {2}")                         \
+  X(IRSyntax, Internal, "IR text line {0}: {1}")                                                 \
   X(Internal, Internal, "internal compiler error: {0}")
 
 enum class DiagCode : uint16_t {

@@ -139,11 +139,8 @@ int Function::varIndex(const std::string &n) {
   return static_cast<int>(vars.size() - 1);
 }
 
-namespace {
-
-/// Ops whose instructions produce no value (printed without "%N = ").
-bool producesValue(const Instr *i) {
-  switch (i->op()) {
+bool producesValue(Opcode op) {
+  switch (op) {
   case Opcode::StoreLocal:
   case Opcode::SetItem:
   case Opcode::Jump:
@@ -154,6 +151,10 @@ bool producesValue(const Instr *i) {
     return true;
   }
 }
+
+namespace {
+
+bool producesValue(const Instr *i) { return producesValue(i->op()); }
 
 std::string ref(const Instr *i) { return i ? "%" + std::to_string(i->id) : "%?"; }
 std::string blockRef(const Block *b) { return b ? "bb" + std::to_string(b->id) : "bb?"; }

@@ -58,6 +58,9 @@ enum class Opcode : uint8_t {
 
 /// The op's name as printed ("BinOp").
 const char *opcodeName(Opcode op);
+/// True for ops whose instructions are values (printed "%N = ..."); false for StoreLocal,
+/// SetItem and the terminators.
+bool producesValue(Opcode op);
 
 enum class BinaryOp : uint8_t { Add, Sub, Mul, TrueDiv, FloorDiv, Mod, Pow, LShift, RShift, And, Or, Xor, MatMul };
 enum class UnaryOpKind : uint8_t { Neg, Pos, Not, Invert };

@@ -1,10 +1,12 @@
 // The text form of IR (Function::print) before and after typing.
+#include "IRText.h"
 #include "IrBuilder.h"
 
 #include <gtest/gtest.h>
 
 using namespace ptxjit::ir;
 using ptxjit::ir::test::FnBuilder;
+using ptxjit::ir::test::typeChecked;
 
 namespace {
 
@@ -78,7 +80,7 @@ TEST(Printer, LocationsAreAligned) {
 
 TEST(Printer, TypedText) {
   FnBuilder b = buildSmall();
-  inferTypes(*b.fn, {types::array(types::float32(), 1, Layout::C), types::int32()}, nullptr);
+  typeChecked(*b.fn, {types::array(types::float32(), 1, Layout::C), types::int32()}, nullptr);
   std::string text = b.fn->print();
   EXPECT_EQ(text.substr(0, text.find("bb0:")),
             "function k(x: array(float32, 1d, C), n: int32) kernel -> void\n"

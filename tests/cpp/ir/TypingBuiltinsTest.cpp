@@ -1,11 +1,13 @@
 // Typing of the builtins divmod, round, pow and print: result types (NEP 50 weak literals
 // included) and the errors for arguments that do not fit.
+#include "IRText.h"
 #include "IrBuilder.h"
 
 #include <gtest/gtest.h>
 
 using namespace ptxjit::ir;
 using ptxjit::ir::test::FnBuilder;
+using ptxjit::ir::test::typeChecked;
 
 namespace {
 
@@ -35,7 +37,7 @@ TEST(TypingBuiltins, DivmodFollowsFloorDivision) {
                                            b.add<ConstInstr>(ConstValue::boolean(true))});
   auto *iu = b.call(builtin(b, "divmod"), {b.load("i"), b.load("u")});
   b.ret();
-  inferTypes(*b.fn, {types::int32(), types::float32(), types::uint64()}, nullptr);
+  typeChecked(*b.fn, {types::int32(), types::float32(), types::uint64()}, nullptr);
   EXPECT_EQ(ii->type, types::tuple({types::int32(), types::int32()}));
   EXPECT_EQ(ii->builtin, BuiltinId::Divmod);
   EXPECT_EQ(fi->type, types::tuple({types::float64(), types::float64()}));
@@ -55,8 +57,8 @@ TEST(TypingBuiltins, RoundResults) {
   auto *bl = b.call(builtin(b, "round"), {b.load("flag")});
   auto *lit = b.call(builtin(b, "round"), {b.cfloat(2.5), b.cint(1)});
   b.ret();
-  inferTypes(*b.fn, {types::float32(), types::float64(), types::int16(), types::boolean()},
-             nullptr);
+  typeChecked(*b.fn, {types::float32(), types::float64(), types::int16(), types::boolean()},
+              nullptr);
   EXPECT_EQ(f0->type, types::int64());
   EXPECT_EQ(f0->builtin, BuiltinId::Round);
   EXPECT_EQ(f2->type, types::float32());
@@ -77,7 +79,8 @@ TEST(TypingBuiltins, PowLikeTheOperatorAndModular) {
   auto *lit = b.call(builtin(b, "pow"), {b.cint(2), b.cint(10)});
   auto *mod = b.call(builtin(b, "pow"), {b.load("i"), b.load("j"), b.cint(7)});
   b.ret();
-  inferTypes(*b.fn, {types::float32(), types::int8(), types::int32(), types::complex64()}, nullptr);
+  typeChecked(*b.fn, {types::float32(), types::int8(), types::int32(), types::complex64()},
+              nullptr);
   EXPECT_EQ(fp->type, op->type);
   EXPECT_EQ(fp->type, types::float32());
   EXPECT_EQ(ii->type, types::int32());
@@ -95,7 +98,7 @@ TEST(TypingBuiltins, PrintTakesNumbersStringConstantsAndTuples) {
              {cstr(b, "x ="), b.load("x"), b.load("z"), b.cnone(), t, cstr(b, ", "), cstr(b, "\n")},
              {"sep", "end"});
   b.ret();
-  inferTypes(*b.fn, {types::float32(), types::complex128()}, nullptr);
+  typeChecked(*b.fn, {types::float32(), types::complex128()}, nullptr);
   EXPECT_EQ(p->type, types::none());
   EXPECT_EQ(p->builtin, BuiltinId::Print);
 }

@@ -1,6 +1,7 @@
 // Typing of the cooperating-threads builtins (ir/CudaBuiltins.def): memory-space arrays with
 // constant shapes and dtypes, barriers, warp functions, atomics and intrinsics, and their
 // compile-time errors.
+#include "IRText.h"
 #include "IrBuilder.h"
 
 #include "ir/CudaBuiltins.h"
@@ -9,6 +10,7 @@
 
 using namespace ptxjit::ir;
 using ptxjit::ir::test::FnBuilder;
+using ptxjit::ir::test::typeChecked;
 
 namespace {
 
@@ -67,7 +69,7 @@ TEST(TypingCuda, ArraysWithConstantShapes) {
   auto *l2 = b.call(cudaFn(b, "local.array"), {b.load("n"), b.sym("uint8", "numpy.uint8")});
   auto *dyn = b.call(cudaFn(b, "shared.array"), {b.cint(0), b.sym("float64", "numpy.float64")});
   b.ret();
-  inferTypes(*b.fn, {types::array(types::float32(), 1, Layout::C)}, nullptr);
+  typeChecked(*b.fn, {types::array(types::float32(), 1, Layout::C)}, nullptr);
   EXPECT_EQ(s1->type, types::array(types::float32(), 1, Layout::C));
   EXPECT_EQ(s2->type, types::array(types::int64(), 2, Layout::C));
   EXPECT_EQ(l1->type, types::array(types::float64(), 3, Layout::C));
@@ -100,7 +102,8 @@ TEST(TypingCuda, BarriersWarpFunctionsAndIntrinsics) {
   auto *fmaMixed = b.call(cudaFn(b, "fma"), {b.load("f"), b.load("d"), b.load("f")});
   auto *selp = b.call(cudaFn(b, "selp"), {b.load("i"), b.load("i"), b.cint(3)});
   b.ret();
-  inferTypes(*b.fn, {types::float32(), types::int32(), types::float64(), types::uint64()}, nullptr);
+  typeChecked(*b.fn, {types::float32(), types::int32(), types::float64(), types::uint64()},
+              nullptr);
   EXPECT_EQ(sync->type, types::void_());
   EXPECT_EQ(count->type, types::int32());
   EXPECT_EQ(shf->type, types::float32());
@@ -130,11 +133,11 @@ TEST(TypingCuda, Atomics) {
   auto *cas = b.call(cudaFn(b, "atomic.compare_and_swap"), {b.load("u"), b.cint(0), b.cint(1)});
   auto *cas4 = b.call(cudaFn(b, "atomic.cas"), {b.load("u"), b.cint(0), b.cint(0), b.cint(1)});
   b.ret();
-  inferTypes(*b.fn,
-             {types::array(types::float32(), 1, Layout::C),
-              types::array(types::float64(), 2, Layout::A),
-              types::array(types::uint32(), 1, Layout::C)},
-             nullptr);
+  typeChecked(*b.fn,
+              {types::array(types::float32(), 1, Layout::C),
+               types::array(types::float64(), 2, Layout::A),
+               types::array(types::uint32(), 1, Layout::C)},
+              nullptr);
   EXPECT_EQ(add->type, types::float32());
   EXPECT_EQ(mx->type, types::float64());
   EXPECT_EQ(inc->type, types::uint32());

@@ -1,5 +1,6 @@
 // Typing of the math-like builtins: math/numpy functions and constants, NumPy
 // casts, cmath, complex(), .real/.imag/.conjugate(), and their argument errors.
+#include "IRText.h"
 #include "IrBuilder.h"
 
 #include "ir/MathBuiltins.h"
@@ -8,6 +9,7 @@
 
 using namespace ptxjit::ir;
 using ptxjit::ir::test::FnBuilder;
+using ptxjit::ir::test::typeChecked;
 
 namespace {
 
@@ -40,8 +42,7 @@ TEST(TypingMath, FloatResultsFollowTheArgument) {
   auto *castU8 = b.call(b.sym("uint8", "numpy.uint8"), {b.load("i")});
   auto *npabs = b.call(fnAttr(b, "numpy", "abs"), {b.load("i")});
   b.ret();
-  inferTypes(*b.fn, {types::float32(), types::float64(), types::int32()},
-             nullptr);
+  typeChecked(*b.fn, {types::float32(), types::float64(), types::int32()}, nullptr);
   EXPECT_EQ(s32->type, types::float32());
   EXPECT_EQ(s32->builtin, BuiltinId::MathSin);
   EXPECT_EQ(s64->type, types::float64());
@@ -80,8 +81,7 @@ TEST(TypingMath, ComplexBuiltinsAndAttributes) {
   auto *ab = b.call(b.sym("abs", "builtins.abs"), {b.load("w")});
   auto *pw = b.bin(BinaryOp::Pow, b.load("z"), b.cint(2));
   b.ret();
-  inferTypes(*b.fn, {types::complex64(), types::complex128(), types::float64()},
-             nullptr);
+  typeChecked(*b.fn, {types::complex64(), types::complex128(), types::float64()}, nullptr);
   EXPECT_EQ(e64->type, types::complex64());
   EXPECT_EQ(e128->type, types::complex128());
   EXPECT_EQ(ph->type, types::float32());

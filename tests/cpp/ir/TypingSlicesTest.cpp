@@ -1,5 +1,6 @@
 // Typing of slices, views (their ndim, layout and read-only flag), assignment to views, and
 // the iterator builtins enumerate() and zip().
+#include "IRText.h"
 #include "IrBuilder.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 using namespace ptxjit::ir;
 using ptxjit::ir::test::arr1;
 using ptxjit::ir::test::FnBuilder;
+using ptxjit::ir::test::typeChecked;
 
 namespace {
 
@@ -29,7 +31,7 @@ const Type *viewType(const ArrayType *a, const std::function<Instr *(FnBuilder &
   FnBuilder b("k", {"a", "i"});
   Instr *g = b.item(b.load("a"), index(b));
   b.ret();
-  inferTypes(*b.fn, {a, types::int32()}, nullptr);
+  typeChecked(*b.fn, {a, types::int32()}, nullptr);
   return g->type;
 }
 
@@ -57,7 +59,7 @@ TEST(TypingSlices, SliceTypesKnowWhetherTheyHaveAStep) {
   Instr *back = slice(b, {nullptr, nullptr, b.cint(-1)});
   Instr *dyn = slice(b, {b.cint(0), b.load("i"), b.load("s")});
   b.ret();
-  inferTypes(*b.fn, {arr1(types::float32()), types::uint8(), types::int16()}, nullptr);
+  typeChecked(*b.fn, {arr1(types::float32()), types::uint8(), types::int16()}, nullptr);
   EXPECT_EQ(two->type, types::slice(false));
   EXPECT_EQ(two->type->str(), "slice<a:b>");
   EXPECT_EQ(none->type, types::slice(false));
@@ -185,10 +187,10 @@ TEST(TypingSlices, AssigningToViews) {
   b.setItem(b.load("img"), slice(b, {nullptr, nullptr}), b.load("a"));
   b.setItem(b.load("img"), slice(b, {nullptr, nullptr}), b.load("img"));
   b.ret();
-  EXPECT_NO_THROW(inferTypes(*b.fn,
-                             {arr(1, Layout::C, false, types::int16()), arr(2, Layout::F),
-                              arr(1, Layout::A, true, types::float32()), types::uint32()},
-                             nullptr));
+  EXPECT_NO_THROW(typeChecked(*b.fn,
+                              {arr(1, Layout::C, false, types::int16()), arr(2, Layout::F),
+                               arr(1, Layout::A, true, types::float32()), types::uint32()},
+                              nullptr));
 
   // An array of more dimensions than the view, and complex into a real view.
   FnBuilder big("k", {"a", "img"});
@@ -221,7 +223,7 @@ TEST(TypingIter, EnumerateAndZipYieldTuples) {
   Instr *valid = b.add<IterValidInstr>(enIter);
   b.ret();
   auto *m = arr(2, Layout::C, false, types::int8());
-  inferTypes(*b.fn, {arr1(types::float32()), m, types::int32()}, nullptr);
+  typeChecked(*b.fn, {arr1(types::float32()), m, types::int32()}, nullptr);
   EXPECT_EQ(en->builtin, BuiltinId::Enumerate);
   EXPECT_EQ(zp->builtin, BuiltinId::Zip);
   auto *enT = cast<IteratorType>(en->type);
