@@ -5,6 +5,7 @@
 #include "compiler/Packing.h"
 #include "frontend/Frontend.h"
 #include "ir/Typing.h"
+#include "ir/Verify.h"
 #include "runtime/HostBlock.h"
 #include "runtime/Launch.h"
 #include "runtime/Module.h"
@@ -326,6 +327,7 @@ ir::Function *Compiler::typedLocked(int id, const std::vector<const ir::Type *> 
     throw std::logic_error("no snapshot of '" + e.name + "' was given to the compiler");
   std::shared_ptr<const frontend::CodeSnapshot> snap = given->second;
   std::unique_ptr<ir::Function> fn = frontend::buildFunction(*snap, e.kind);
+  ir::verifyInDebug(*fn);
   size_t params = fn->argNames.size();
   size_t optional = std::min(snap->defaults.size(), params);
   if (argTypes.size() > params || argTypes.size() < params - optional) {
@@ -341,6 +343,7 @@ ir::Function *Compiler::typedLocked(int id, const std::vector<const ir::Type *> 
     Resolver resolver(*this, depth);
     ir::inferTypes(*fn, argTypes, &resolver);
   }
+  ir::verifyInDebug(*fn);
   ir::Function *raw = fn.get();
   e.typed.emplace(argTypes, std::move(fn));
   e.typedFrom.push_back(std::move(snap));

@@ -15,6 +15,9 @@ BENCH_DIR = os.path.join(ROOT, "bench")
 if BENCH_DIR not in sys.path:
     sys.path.append(BENCH_DIR)
 
+# The compiler verifies the IR it builds and types (ir::verifyInDebug) in every test.
+os.environ.setdefault("PTXJIT_VERIFY_IR", "1")
+
 from ptxjit import cuda  # noqa: E402
 
 
