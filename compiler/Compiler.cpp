@@ -2,6 +2,7 @@
 
 #include "codegen/Codegen.h"
 #include "compiler/DiskCache.h"
+#include "compiler/Dump.h"
 #include "compiler/Packing.h"
 #include "frontend/Frontend.h"
 #include "ir/Typing.h"
@@ -119,6 +120,24 @@ struct InProgressGuard {
 };
 
 constexpr int kMaxCallDepth = 64;
+
+/// "saxpy(float32, array(float32, 1d, C))", for dumps.
+std::string signatureText(const std::string &name, const std::vector<const ir::Type *> &args) {
+  std::string s = name + "(";
+  for (size_t k = 0; k < args.size(); ++k)
+    s += (k ? ", " : "") + args[k]->str();
+  return s + ")";
+}
+
+/// PTXJIT_DUMP's llvm and ptx stages for a compiled entry (`what` names it).
+void dumpCode(const Specialization &spec, const std::string &what) {
+  const DumpStages &stages = dumpStages();
+  std::string from = spec.fromDiskCache ? " (from the disk cache)" : "";
+  if (stages.llvm)
+    dump("llvm", what + from, spec.llvmIR);
+  if (stages.ptx && !spec.ptx.empty())
+    dump("ptx", what + from, spec.ptx);
+}
 
 /// Host kernels: makes the runtime helpers they may call resolvable by the JIT (once), and
 /// records the launch facts of `spec`'s entry (shared memory, fibers, local arrays).
@@ -328,6 +347,9 @@ ir::Function *Compiler::typedLocked(int id, const std::vector<const ir::Type *> 
   std::shared_ptr<const frontend::CodeSnapshot> snap = given->second;
   std::unique_ptr<ir::Function> fn = frontend::buildFunction(*snap, e.kind);
   ir::verifyInDebug(*fn);
+  const DumpStages &stages = dumpStages();
+  if (stages.ir)
+    dump("ir", signatureText(e.name, argTypes), fn->print(true));
   size_t params = fn->argNames.size();
   size_t optional = std::min(snap->defaults.size(), params);
   if (argTypes.size() > params || argTypes.size() < params - optional) {
@@ -344,6 +366,8 @@ ir::Function *Compiler::typedLocked(int id, const std::vector<const ir::Type *> 
     ir::inferTypes(*fn, argTypes, &resolver);
   }
   ir::verifyInDebug(*fn);
+  if (stages.typed)
+    dump("typed", signatureText(e.name, argTypes), fn->print(true));
   ir::Function *raw = fn.get();
   e.typed.emplace(argTypes, std::move(fn));
   e.typedFrom.push_back(std::move(snap));
@@ -538,12 +562,15 @@ const Specialization &Compiler::compileLocked(
   spec->functionName = e.name;
   spec->kind = e.kind;
   spec->options = opts;
+  std::string dumpWhat = signatureText(e.name, fnParams) + (what == "kernel" ? "" : " " + what) +
+                         " [" + opts.str() + "]";
 
   // cache=True: look in the disk cache first (no typing, lowering or LLVM on a hit).
   std::optional<DiskKey> disk;
   if (e.options.cache) {
     disk = diskKeyLocked(id, what, fnParams, opts);
     if (disk && loadFromDiskLocked(*disk, *spec)) {
+      dumpCode(*spec, dumpWhat);
       Specialization &ref = *spec;
       e.specs.emplace(std::move(key), std::move(spec));
       return ref;
@@ -582,6 +609,7 @@ const Specialization &Compiler::compileLocked(
     spec->cachePath = disk->path;
   }
   ++compiled_;
+  dumpCode(*spec, dumpWhat);
   Specialization &ref = *spec;
   e.specs.emplace(std::move(key), std::move(spec));
   return ref;
@@ -605,6 +633,12 @@ Compiler::PtxResult Compiler::compilePTX(int id, const std::vector<const ir::Typ
   r.ptx = codegen::emitPTX(m, opts);
   r.llvmIR = m.llvmIR();
   r.returnType = fn->returnType;
+  const DumpStages &stages = dumpStages();
+  std::string what = signatureText(e.name, argTypes) + " compile_ptx [" + opts.str() + "]";
+  if (stages.llvm)
+    dump("llvm", what, r.llvmIR);
+  if (stages.ptx)
+    dump("ptx", what, r.ptx);
   return r;
 }
 

@@ -284,3 +284,53 @@ def test_cuda_target_with_a_gpu(subprocess_env):
                    subprocess_env, {"PTXJIT_TARGET": "cuda"})
     assert r.returncode == 0, r.stderr
     assert "result 42.0" in r.stdout and "cuda" in r.stdout
+
+
+DUMP_PROGRAM = '''
+import numpy as np
+from ptxjit import cuda, vectorize
+
+@cuda.jit(device=True)
+def twice(v):
+    return v * 2.0
+
+@cuda.jit
+def k(x):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i] = twice(x[i])
+
+k[1, 4](np.arange(4.0))
+
+@vectorize(["float32(float32)"], target="cuda")
+def inc(v):
+    return v + 1
+
+inc(np.arange(3, dtype=np.float32))
+cuda.compile_ptx(k.py_func, "void(float32[:])")
+'''
+
+
+def test_ptxjit_dump_prints_every_stage(tmp_path, subprocess_env):
+    """PTXJIT_DUMP=ir,typed,llvm,ptx prints each stage of every compile to stderr, headed by the
+    function and its signature; unknown stage names are reported."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "dumped.py"
+    script.write_text(DUMP_PROGRAM)
+    env = dict(subprocess_env, PTXJIT_TARGET="cpu", PTXJIT_DUMP="ir,typed,llvm,ptx,nonsense")
+    r = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    err = r.stderr
+    assert "PTXJIT_DUMP: unknown stage(s) 'nonsense' ignored" in err
+    assert "==== ptxjit ir: k(array(float64, 1d, C)) ====\nfunction k(x) kernel" in err
+    assert "==== ptxjit typed: twice(float64) ====\nfunction twice(v: float64) device" in err
+    assert "==== ptxjit llvm: k(array(float64, 1d, C)) [host O3] ====" in err
+    assert "==== ptxjit llvm: inc(float32) loop elementwise flat value" in err
+    assert "==== ptxjit ptx: k(array(float32, 1d, A)) compile_ptx [cuda sm_90" in err
+    assert ".entry " in err
+    quiet = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                           timeout=120, env=dict(subprocess_env, PTXJIT_TARGET="cpu"))
+    assert quiet.returncode == 0 and "==== ptxjit" not in quiet.stderr
