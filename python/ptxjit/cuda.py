@@ -11,26 +11,9 @@ import types as _pytypes
 from . import errors as _errors
 from . import types as _types
 
-_lib_module = None
-
-
-def _lib():
-    """The C++ extension, imported on first use."""
-    global _lib_module
-    if _lib_module is None:
-        import os
-        import time
-
-        t0 = time.perf_counter()
-        from . import _core
-
-        if os.environ.get("PTXJIT_TRACE_STARTUP", "") not in ("", "0"):
-            import sys
-
-            ms = (time.perf_counter() - t0) * 1e3
-            sys.stderr.write(f"ptxjit startup: [main] importing ptxjit._core (LLVM): {ms:.3f} ms\n")
-        _lib_module = _core
-    return _lib_module
+from . import ufunc as _ufunc
+from ._loader import lib as _lib
+from ._loader import make_dispatcher as _make_dispatcher
 
 
 # ---------------------------------------------------------------------------------------------
@@ -91,17 +74,6 @@ def _signature_texts(sig):
             raise TypeError("cuda.jit() was given an empty list of signatures")
         return [_types.signature_text(s) for s in sig]
     return [_types.signature_text(sig)]
-
-
-def _make_dispatcher(func, sigs, options):
-    disp = _lib().Dispatcher(func, options, sigs or [])
-    for attr in ("__name__", "__qualname__", "__module__", "__doc__"):
-        try:
-            setattr(disp, attr, getattr(func, attr))
-        except AttributeError:
-            pass
-    disp.__wrapped__ = func
-    return disp
 
 
 def compile_ptx(pyfunc, sig, device=False, fastmath=False, cc=None, opt=True, debug=False,
@@ -408,24 +380,18 @@ __all__ = [
 
 def vectorize(ftylist_or_function=(), target="cuda", **kws):
     """``ptxjit.vectorize`` with target 'cuda' by default."""
-    from . import ufunc
-
-    return ufunc.vectorize(ftylist_or_function, target=target, **kws)
+    return _ufunc.vectorize(ftylist_or_function, target=target, **kws)
 
 
 def guvectorize(ftylist, signature=None, target="cuda", **kws):
     """``ptxjit.guvectorize`` with target 'cuda' by default."""
-    from . import ufunc
-
-    return ufunc.guvectorize(ftylist, signature, target=target, **kws)
+    return _ufunc.guvectorize(ftylist, signature, target=target, **kws)
 
 
 def reduce(functor):
     """Numba's ``cuda.reduce``: ``sum_reduce = cuda.reduce(lambda a, b: a + b)``, then
     ``sum_reduce(ary, size=None, res=None, init=0, stream=0)``."""
-    from . import ufunc
-
-    return ufunc.reduce(functor)
+    return _ufunc.reduce(functor)
 
 
 __all__ += ["vectorize", "guvectorize", "reduce"]

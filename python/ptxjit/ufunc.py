@@ -8,16 +8,12 @@ launch happen in C++ (``ptxjit._core.Ufunc``). See docs/ufuncs.md.
 import types as _pytypes
 
 from . import types as _types
+from ._loader import lib as _lib
+from ._loader import make_dispatcher as _make_dispatcher
 
 _TARGETS = ("cuda", "cpu", "parallel")
 # Options Numba's decorators accept that change nothing here.
 _IGNORED = {"nopython", "forceobj", "nogil", "writable_args", "is_dynamic"}
-
-
-def _lib():
-    from .cuda import _lib as lib
-
-    return lib()
 
 
 def _signature_texts(sigs):
@@ -50,10 +46,9 @@ def _identity_value(identity):
 def _make_ufunc(func, sigs, target, identity, layout, fastmath, cache=False):
     if not isinstance(func, _pytypes.FunctionType):
         raise TypeError(f"ufuncs are made from Python functions, not {type(func).__name__}")
-    from .cuda import jit
-
     # cache=True: the device function's loop kernels go through the disk cache, as kernels do.
-    device_fn = jit(device=True, fastmath=fastmath, cache=cache)(func)
+    device_fn = _make_dispatcher(func, None, {"device": True, "fastmath": fastmath,
+                                              "cache": cache})
     nin = func.__code__.co_argcount
     u = _lib().Ufunc(device_fn, func.__name__, sigs, target, layout,
                      _identity_value(identity), nin)

@@ -139,3 +139,30 @@ def test_jit_decorator_forms(cpu):
         cuda.jit(42)
     with pytest.raises(TypeError):
         cuda.jit("void()")(3)
+
+
+def test_the_package_modules_import_each_other_without_cycles():
+    """Every relative import between ptxjit's modules (at the top or inside functions) points
+    one way: cuda -> ufunc -> _loader, no module importing back."""
+    import ast
+    import pathlib
+
+    pkg = pathlib.Path(__file__).resolve().parents[2] / "python" / "ptxjit"
+    graph = {}
+    for path in pkg.glob("*.py"):
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                if node.module:
+                    deps.add(node.module.split(".")[0])
+                else:
+                    deps.update(a.name for a in node.names)
+        graph[path.stem] = deps & {p.stem for p in pkg.glob("*.py")}
+
+    def reaches(start, target, seen=()):
+        return any(d == target or (d not in seen and reaches(d, target, seen + (d,)))
+                   for d in graph.get(start, ()))
+
+    cycles = [m for m in graph if m != "__init__" and reaches(m, m)]
+    assert cycles == [], graph
+    assert "cuda" not in graph["ufunc"] and "_loader" in graph["ufunc"]

@@ -1,0 +1,39 @@
+"""The C++ extension ``ptxjit._core``, imported on first use, and the construction of the
+objects that compile a Python function (the kernel object of ``cuda.jit``; ufuncs build theirs
+on it). ``cuda`` and ``ufunc`` both import this module and neither imports the other's
+internals, so the package has no import cycle.
+"""
+_lib_module = None
+
+
+def lib():
+    """The C++ extension, imported (with LLVM) on first use."""
+    global _lib_module
+    if _lib_module is None:
+        import os
+        import time
+
+        t0 = time.perf_counter()
+        from . import _core
+
+        if os.environ.get("PTXJIT_TRACE_STARTUP", "") not in ("", "0"):
+            import sys
+
+            ms = (time.perf_counter() - t0) * 1e3
+            sys.stderr.write(f"ptxjit startup: [main] importing ptxjit._core (LLVM): {ms:.3f} ms\n")
+        _lib_module = _core
+    return _lib_module
+
+
+def make_dispatcher(func, sigs, options):
+    """The kernel (or device function) object of ``func`` for signature texts ``sigs`` (a list,
+    empty for lazy compilation) and ``options`` (a dict of flags: device, fastmath, cache, ...;
+    missing ones take their defaults), with the function's name and docstring."""
+    disp = lib().Dispatcher(func, options, sigs or [])
+    for attr in ("__name__", "__qualname__", "__module__", "__doc__"):
+        try:
+            setattr(disp, attr, getattr(func, attr))
+        except AttributeError:
+            pass
+    disp.__wrapped__ = func
+    return disp
