@@ -8,7 +8,7 @@
 #include "bindings/Streams.h"
 #include "bindings/Target.h"
 #include "compiler/Compiler.h"
-#include "ir/Typing.h"
+#include "ir/typing/Typing.h"
 #include "runtime/Device.h"
 #include "runtime/Driver.h"
 #include "runtime/HostGrid.h"

@@ -5,7 +5,7 @@
 
 #include <pybind11/stl.h>
 
-#include "ir/CudaBuiltins.h"
+#include "ir/typing/CudaBuiltins.h"
 
 #include <climits>
 

@@ -12,7 +12,7 @@
 #include "bindings/Snapshot.h"
 #include "bindings/Streams.h"
 #include "bindings/Target.h"
-#include "ir/Typing.h"
+#include "ir/typing/Typing.h"
 #include "ufunc/Call.h"
 
 #include <pybind11/stl.h>

@@ -59,7 +59,7 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
-/// Lowers the typed kernel `kernel` (ir/Typing.h's output; kind Kernel) and, once each, every
+/// Lowers the typed kernel `kernel` (ir/typing/Typing.h's output; kind Kernel) and, once each, every
 /// device function it calls transitively (CallInstr::calleeFunction; internal linkage, unique
 /// names) into one module whose only external symbol is the kernel entry `symbol` with the
 /// kernel ABI of opts.backend. Throws ir::CompileError (Unsupported* for constructs the

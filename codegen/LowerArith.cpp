@@ -4,7 +4,7 @@
 // float comparisons (`!=` unordered).
 #include "codegen/Lowering.h"
 
-#include "ir/Typing.h"
+#include "ir/typing/Typing.h"
 
 #include <llvm/IR/Constants.h>
 

@@ -1,7 +1,7 @@
 // Lowering of calls (builtins, user device functions), attributes and the CUDA thread-index
 // builtins: llvm.nvvm.read.ptx.sreg.* on CUDA, loads from the HostThreadCtx on the host.
 #include "codegen/Lowering.h"
-#include "ir/MathBuiltins.h"
+#include "ir/typing/MathBuiltins.h"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>

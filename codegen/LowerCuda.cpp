@@ -1,4 +1,4 @@
-// Lowering of the cooperating-threads builtins (ir/CudaBuiltins.def).
+// Lowering of the cooperating-threads builtins (ir/typing/CudaBuiltins.def).
 //
 // CUDA: shared arrays are addrspace(3) globals (dynamic ones alias one external [0 x i8]
 // array), local arrays entry-block allocas, constant arrays addrspace(4) globals; their data

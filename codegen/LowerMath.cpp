@@ -1,4 +1,4 @@
-// Lowering of the math-like builtins (ir/MathBuiltins.def): math.* and numpy.*
+// Lowering of the math-like builtins (ir/typing/MathBuiltins.def): math.* and numpy.*
 // scalar functions through MathLib (libdevice on CUDA, libm on the host), their
 // constants, and NumPy scalar types used as casts. Float32 arguments use the
 // float32 routines; other arguments convert to float64 first, as in Numba.
@@ -17,7 +17,7 @@ MathFn mathFnOf(BuiltinId id) {
 #define PTXJIT_MATH_BUILTIN(id, path, kind, fn)                                \
   case BuiltinId::id:                                                          \
     return MathFn::fn;
-#include "ir/MathBuiltins.def"
+#include "ir/typing/MathBuiltins.def"
 #undef PTXJIT_MATH_BUILTIN
   default:
     return MathFn::Fabs;

@@ -1,8 +1,12 @@
 // Codegen-internal: the translator from typed IR to LLVM IR, split by construct over
-// Lowering.cpp (module, entries, locals, control flow), LowerArith.cpp (constants, numeric
-// operations and conversions), LowerCalls.cpp (builtins, thread indices, device calls),
-// LowerArrays.cpp (arrays, tuples, iterators) and LowerSlices.cpp (slices, views, assignment
-// to views).
+// Lowering.cpp (modules, the kernel and device-function entries, locals, control flow),
+// LowerArith.cpp (constants, conversions, operators), LowerCalls.cpp (builtins, attributes,
+// thread indices, device calls), LowerMath.cpp (math and NumPy functions), LowerNumeric.cpp
+// (divmod, round, pow), LowerComplex.cpp (cmath and complex operations), LowerPrint.cpp
+// (print), LowerCuda.cpp (shared/local/constant memory, barriers, warp functions, atomics),
+// LowerArrays.cpp (arrays, tuples, iterators), LowerSlices.cpp (slices, views, assignment to
+// views) and LowerUfunc.cpp (ufunc loop kernels). The entries follow the kernel ABI
+// (KernelEntry.h); scalar types, casts and element access are ScalarValues.h's.
 //
 // Representation of values in registers (reprType):
 //   bool → i1 (i8 in array memory and in kernel parameters); intN/uintN → iN; float32/64 →
@@ -36,8 +40,8 @@
 #include "codegen/MathLib.h"
 #include "codegen/ModuleImpl.h"
 #include "codegen/ScalarValues.h"
-#include "ir/CudaBuiltins.h"
-#include "ir/MathBuiltins.h"
+#include "ir/typing/CudaBuiltins.h"
+#include "ir/typing/MathBuiltins.h"
 
 #include <llvm/IR/IRBuilder.h>
 

@@ -5,7 +5,7 @@
 #include "compiler/Dump.h"
 #include "compiler/Packing.h"
 #include "frontend/Frontend.h"
-#include "ir/Typing.h"
+#include "ir/typing/Typing.h"
 #include "ir/Verify.h"
 #include "runtime/HostBlock.h"
 #include "runtime/Launch.h"

@@ -91,7 +91,7 @@ const char *cmpOpName(CmpOp op) {
 BuiltinId builtinByPath(const std::string &path) {
   static const std::unordered_map<std::string, BuiltinId> table = {
 #define PTXJIT_BUILTIN(id, p) {p, BuiltinId::id},
-#include "ir/Builtins.def"
+#include "ir/typing/Builtins.def"
 #undef PTXJIT_BUILTIN
   };
   auto it = table.find(path);
@@ -105,7 +105,7 @@ const char *builtinPath(BuiltinId id) {
 #define PTXJIT_BUILTIN(i, p)                                                                       \
   case BuiltinId::i:                                                                               \
     return p;
-#include "ir/Builtins.def"
+#include "ir/typing/Builtins.def"
 #undef PTXJIT_BUILTIN
   }
   return "";

@@ -5,7 +5,7 @@
 // variables named "$stackN"), every instruction carries its source location, and each block
 // ends with exactly one terminator (Jump, Branch, Return).
 //
-// Type inference (ir/Typing.h) then fills, per specialization, `Instr::type` of every value,
+// Type inference (ir/typing/Typing.h) then fills, per specialization, `Instr::type` of every value,
 // `Variable::type` of every local, and the resolution fields (`builtin`, `callee`). Codegen
 // lowers the typed IR; it inserts the numeric conversions the types imply (operand →
 // result type, stored value → variable type).
@@ -74,7 +74,7 @@ const char *cmpOpName(CmpOp op);
 enum class BuiltinId : uint16_t {
   None,
 #define PTXJIT_BUILTIN(id, path) id,
-#include "ir/Builtins.def"
+#include "ir/typing/Builtins.def"
 #undef PTXJIT_BUILTIN
 };
 /// The Id for a symbol path ("math.sin"), or BuiltinId::None.

@@ -1,6 +1,6 @@
 // Parsing of Numba signature strings: "void(float32, float32[:], float32[::1])",
 // "(float32[:], int64)", "float64[:, ::1]".
-#include "ir/Typing.h"
+#include "ir/typing/Typing.h"
 
 #include <cctype>
 

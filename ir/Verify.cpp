@@ -3,7 +3,7 @@
 // per-instruction checks of operands, variables and, for typed IR, types.
 #include "ir/Verify.h"
 
-#include "ir/Typing.h"
+#include "ir/typing/Typing.h"
 
 #include <cstdlib>
 #include <string>

@@ -1,7 +1,7 @@
 #include "ufunc/Ufunc.h"
 
 #include "compiler/Compiler.h"
-#include "ir/Typing.h"
+#include "ir/typing/Typing.h"
 #include "runtime/Device.h"
 #include "runtime/Memory.h"
 

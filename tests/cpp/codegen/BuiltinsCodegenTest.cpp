@@ -6,7 +6,7 @@
 
 #include "codegen/CmathSpecial.h"
 #include "codegen/Codegen.h"
-#include "ir/Typing.h"
+#include "ir/typing/Typing.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include "TestUtil.h"
 
 #include "codegen/Codegen.h"
-#include "ir/Typing.h"
+#include "ir/typing/Typing.h"
 
 #include <gtest/gtest.h>
 

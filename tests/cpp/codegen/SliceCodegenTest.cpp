@@ -4,7 +4,7 @@
 #include "HostRun.h"
 #include "TestUtil.h"
 
-#include "ir/Typing.h"
+#include "ir/typing/Typing.h"
 #include "tests/cpp/ir/IrBuilder.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Hand-built *typed* IR for the codegen tests: every instruction gets its type (and builtin
-// resolution) explicitly, as ir/Typing.h would set them, so these tests do not depend on
+// resolution) explicitly, as ir/typing/Typing.h would set them, so these tests do not depend on
 // the frontend or on type inference.
 #pragma once
 

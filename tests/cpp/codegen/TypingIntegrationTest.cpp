@@ -4,7 +4,7 @@
 #include "HostRun.h"
 #include "Kernels.h"
 
-#include "ir/Typing.h"
+#include "ir/typing/Typing.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // 3.12+ with BINARY_SLICE / STORE_SLICE. Each version's function is decoded, typed, run on the
 // host and assembled by ptxas.
 #include "frontend/Frontend.h"
-#include "ir/Typing.h"
+#include "ir/typing/Typing.h"
 #include "tests/cpp/codegen/HostRun.h"
 #include "tests/cpp/common/Ptxas.h"
 #include "tests/cpp/frontend/FixtureLoader.h"

@@ -19,7 +19,7 @@
 // intended change, then review the diff by eye.
 #include "frontend/Frontend.h"
 #include "ir/IRParser.h"
-#include "ir/Typing.h"
+#include "ir/typing/Typing.h"
 #include "ir/Verify.h"
 #include "tests/cpp/frontend/FixtureLoader.h"
 

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "ir/IRParser.h"
-#include "ir/Typing.h"
+#include "ir/typing/Typing.h"
 #include "ir/Verify.h"
 
 #include <gtest/gtest.h>

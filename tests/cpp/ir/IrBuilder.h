@@ -2,7 +2,7 @@
 #pragma once
 
 #include "ir/IR.h"
-#include "ir/Typing.h"
+#include "ir/typing/Typing.h"
 
 #include <memory>
 #include <string>

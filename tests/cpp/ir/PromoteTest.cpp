@@ -1,5 +1,5 @@
 // NumPy 2 promotion of concrete types and NEP 50 weak literals.
-#include "ir/Typing.h"
+#include "ir/typing/Typing.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Parsing Numba signature strings.
-#include "ir/Typing.h"
+#include "ir/typing/Typing.h"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
-// Typing of the cooperating-threads builtins (ir/CudaBuiltins.def): memory-space arrays with
+// Typing of the cooperating-threads builtins (ir/typing/CudaBuiltins.def): memory-space arrays with
 // constant shapes and dtypes, barriers, warp functions, atomics and intrinsics, and their
 // compile-time errors.
 #include "IRText.h"
 #include "IrBuilder.h"
 
-#include "ir/CudaBuiltins.h"
+#include "ir/typing/CudaBuiltins.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 #include "IRText.h"
 #include "IrBuilder.h"
 
-#include "ir/MathBuiltins.h"
+#include "ir/typing/MathBuiltins.h"
 
 #include <gtest/gtest.h>
 

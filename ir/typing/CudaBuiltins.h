@@ -1,4 +1,4 @@
-// The cooperating-threads builtins (ir/CudaBuiltins.def): their kinds, and the compile-time
+// The cooperating-threads builtins (ir/typing/CudaBuiltins.def): their kinds, and the compile-time
 // facts typing and lowering both need (constant shapes and dtypes of cuda.shared.array and
 // cuda.local.array, the binding of keyword arguments).
 #pragma once

@@ -1,7 +1,7 @@
 // Typing rules of the math-like builtins (math.*, numpy.* scalar functions,
-// NumPy scalar types as casts); see ir/MathBuiltins.def.
-#include "ir/MathBuiltins.h"
-#include "ir/TypingInternal.h"
+// NumPy scalar types as casts); see ir/typing/MathBuiltins.def.
+#include "ir/typing/MathBuiltins.h"
+#include "ir/typing/TypingInternal.h"
 
 namespace ptxjit::ir::typing_detail {
 

@@ -1,6 +1,7 @@
 // Type inference driver: unification of variables (through ir::promote, ir/Conversions.h) and
-// the fixpoint over all blocks. The rules for each instruction live in TypingOps.cpp and TypingCalls.cpp.
-#include "ir/TypingInternal.h"
+// the fixpoint over all blocks. The rules for each instruction live in the other Typing*.cpp
+// files (see TypingInternal.h).
+#include "ir/typing/TypingInternal.h"
 
 namespace ptxjit::ir {
 

@@ -1,5 +1,5 @@
 // Tables for the math-like builtins (see MathBuiltins.h).
-#include "ir/MathBuiltins.h"
+#include "ir/typing/MathBuiltins.h"
 
 #include "ir/Types.h"
 
@@ -13,7 +13,7 @@ namespace ptxjit::ir {
 const MathKind *mathKindOf(BuiltinId id) {
   static const std::unordered_map<BuiltinId, MathKind> table = {
 #define PTXJIT_MATH_BUILTIN(id, path, kind, fn) {BuiltinId::id, MathKind::kind},
-#include "ir/MathBuiltins.def"
+#include "ir/typing/MathBuiltins.def"
 #undef PTXJIT_MATH_BUILTIN
   };
   auto it = table.find(id);

@@ -1,6 +1,6 @@
 // Typing rules for constants, globals, variables, operators, attributes, indexing and slices,
 // tuples, iteration and control flow.
-#include "ir/TypingInternal.h"
+#include "ir/typing/TypingInternal.h"
 
 namespace ptxjit::ir::typing_detail {
 namespace {
@@ -13,7 +13,7 @@ bool isValueBuiltin(BuiltinId id) {
 bool isBuiltinPrefix(const std::string &path) {
   static const std::vector<std::string> paths = {
 #define PTXJIT_BUILTIN(id, p) p,
-#include "ir/Builtins.def"
+#include "ir/typing/Builtins.def"
 #undef PTXJIT_BUILTIN
   };
   std::string prefix = path + ".";

@@ -7,7 +7,7 @@
 //   print(...)      -> None; numbers, None, string constants and tuples of those; the keywords
 //                      sep= and end= take string constants (or None)
 #include "ir/ConstantOf.h"
-#include "ir/TypingInternal.h"
+#include "ir/typing/TypingInternal.h"
 
 namespace ptxjit::ir {
 

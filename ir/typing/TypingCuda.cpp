@@ -1,8 +1,8 @@
-// Typing of the cooperating-threads builtins (ir/CudaBuiltins.def): shared, local and constant
+// Typing of the cooperating-threads builtins (ir/typing/CudaBuiltins.def): shared, local and constant
 // arrays, barriers and fences, warp functions, atomics and the integer/float intrinsics. The
 // argument and result types follow Numba's CUDA target (numba/cuda/cudadecl.py).
-#include "ir/CudaBuiltins.h"
-#include "ir/TypingInternal.h"
+#include "ir/typing/CudaBuiltins.h"
+#include "ir/typing/TypingInternal.h"
 
 namespace ptxjit::ir {
 
@@ -15,7 +15,7 @@ const CudaBuiltinInfo *cudaBuiltinInfo(BuiltinId id) {
     static const CudaBuiltinInfo info{CudaKind::kind, variant};                                    \
     return &info;                                                                                  \
   }
-#include "ir/CudaBuiltins.def"
+#include "ir/typing/CudaBuiltins.def"
 #undef PTXJIT_CUDA_BUILTIN
   default:
     return nullptr;

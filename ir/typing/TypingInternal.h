@@ -1,10 +1,13 @@
-// Internal to the typing implementation (Typing.cpp, TypingOps.cpp, TypingCalls.cpp): the
-// per-function inference state and the rules for each instruction. Not for other layers.
+// Internal to the typing implementation (ir/typing/: Typing.cpp the driver and unification,
+// TypingOps.cpp operators and memory, TypingCalls.cpp calls, TypingBuiltins.cpp Python builtins,
+// TypingMath.cpp math and NumPy functions, TypingCuda.cpp the cuda module, TypingIter.cpp
+// iteration): the per-function inference state and the rules for each instruction. Not for
+// other layers.
 #pragma once
 
-#include "ir/CudaBuiltins.h"
-#include "ir/MathBuiltins.h"
-#include "ir/Typing.h"
+#include "ir/typing/CudaBuiltins.h"
+#include "ir/typing/MathBuiltins.h"
+#include "ir/typing/Typing.h"
 
 #include <initializer_list>
 #include <string>

@@ -1,7 +1,7 @@
 // Typing of the iterator builtins enumerate() and zip(). Both return an iterator (Python's
 // enumerate and zip objects are iterators): `for` calls iter() on it, which gives it back
 // (Typer::iteratorOf), so `for i, v in enumerate(a)` and `z = zip(a, b); for p in z` both work.
-#include "ir/TypingInternal.h"
+#include "ir/typing/TypingInternal.h"
 
 namespace ptxjit::ir::typing_detail {
 

@@ -1,7 +1,7 @@
 // Typing rules for calls: builtins (range, len, int, float, bool, abs, min, max, cuda.grid,
 // cuda.gridsize) and user device functions through the CallResolver.
-#include "ir/CudaBuiltins.h"
-#include "ir/TypingInternal.h"
+#include "ir/typing/CudaBuiltins.h"
+#include "ir/typing/TypingInternal.h"
 
 namespace ptxjit::ir::typing_detail {
 

@@ -1,5 +1,5 @@
 // The kinds of the math-like builtins (math.*, numpy.* functions and constants,
-// NumPy scalar types used as casts); the table itself is ir/MathBuiltins.def.
+// NumPy scalar types used as casts); the table itself is ir/typing/MathBuiltins.def.
 #pragma once
 
 #include "ir/IR.h"
