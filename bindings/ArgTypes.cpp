@@ -6,6 +6,7 @@
 
 #include <complex>
 #include <cstring>
+#include <unordered_map>
 
 namespace ptxjit::bindings {
 
@@ -234,6 +235,16 @@ const NumpyApi &numpyApi() {
     return a;
   }();
   return *api;
+}
+
+py::object numpyDtypeOf(const ir::ScalarType *t) {
+  static auto *cache = new std::unordered_map<const ir::ScalarType *, py::object>();
+  auto it = cache->find(t);
+  if (it != cache->end())
+    return it->second;
+  py::object d = numpyApi().module.attr("dtype")(dtypeName(dtypeOf(t)));
+  (*cache)[t] = d;
+  return d;
 }
 
 bool isNumpyArray(PyObject *o) {
@@ -517,6 +528,13 @@ const ir::Type *decode(const std::vector<uint32_t> &cs, size_t &pos, bool weak) 
 }
 
 } // namespace
+
+const ir::Type *typeFromCode(uint32_t code, bool weak) {
+  if ((code & codes::kTagMask) == codes::kTuple)
+    throw std::logic_error("typeFromCode: a tuple's code");
+  size_t pos = 0;
+  return decode({code}, pos, weak);
+}
 
 std::vector<const ir::Type *> typesFromCodes(const std::vector<uint32_t> &cs, bool weak) {
   std::vector<const ir::Type *> out;

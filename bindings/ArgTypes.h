@@ -96,6 +96,8 @@ struct CodesHash {
 /// Decodes fingerprint codes into argument types. With `weak`, Python scalars give weak types
 /// (for matching eager signatures); otherwise int64/float64/complex128.
 std::vector<const ir::Type *> typesFromCodes(const std::vector<uint32_t> &codes, bool weak);
+/// The type of one scalar or array code (not a tuple's), as typesFromCodes decodes it.
+const ir::Type *typeFromCode(uint32_t code, bool weak);
 
 /// Reads launch arguments. Reused across launches (clear() keeps capacity).
 class ArgReader {
@@ -130,6 +132,21 @@ struct NumpyApi {
   py::object module;
 };
 const NumpyApi &numpyApi();
+
+/// The numpy.dtype object of a scalar type (cached; needs the GIL).
+py::object numpyDtypeOf(const ir::ScalarType *t);
+
+/// The C++ object behind a pybind11 instance `self` of a class with the simple layout (one value
+/// and holder) without a pybind11 cast; `what` names the class for the error when it was never
+/// initialized.
+template <typename T> T &simpleInstance(PyObject *self, const char *what) {
+  auto *inst = reinterpret_cast<py::detail::instance *>(self);
+  if (!inst->simple_layout)
+    return py::handle(self).cast<T &>();
+  if (!inst->simple_holder_constructed)
+    throw py::type_error(std::string("this ") + what + " was never initialized");
+  return *static_cast<T *>(inst->simple_value_holder[0]);
+}
 
 /// True when `o` is a numpy.ndarray (or subclass).
 bool isNumpyArray(PyObject *o);

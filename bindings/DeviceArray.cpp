@@ -2,6 +2,7 @@
 
 #include "bindings/Streams.h"
 #include "bindings/Target.h"
+#include "ufunc/Broadcast.h"
 
 #include <pybind11/stl.h>
 
@@ -11,18 +12,6 @@ namespace ptxjit::bindings {
 namespace {
 
 PyTypeObject *gDeviceArrayType = nullptr;
-
-std::vector<int64_t> contiguousStrides(const std::vector<int64_t> &shape, int itemsize,
-                                       bool fortran) {
-  std::vector<int64_t> strides(shape.size());
-  int64_t acc = itemsize;
-  for (size_t k = 0; k < shape.size(); ++k) {
-    size_t d = fortran ? k : shape.size() - 1 - k;
-    strides[d] = acc;
-    acc *= std::max<int64_t>(shape[d], 1);
-  }
-  return strides;
-}
 
 std::string shapeStr(const std::vector<int64_t> &shape) {
   std::string s = "(";
@@ -192,7 +181,7 @@ std::shared_ptr<DeviceNDArray> toDevice(py::object ary, py::object stream, bool 
   py::object dtype = ary.attr("dtype");
   int itemsize = dtypeSize(dtypeFromNumpy(dtype));
   bool fortran = !(f.flags & kNpyCContiguous) && (f.flags & kNpyFContiguous) && f.ndim > 1;
-  auto strides = contiguousStrides(shape, std::max(itemsize, 1), fortran);
+  auto strides = ufunc::contiguousStrides(shape, std::max(itemsize, 1), fortran);
   auto dev = makeDeviceArray(shape, strides, dtype, stream, currentBackend());
   if (copy)
     copyToDevice(*dev, ary, stream);
@@ -242,7 +231,7 @@ std::shared_ptr<DeviceNDArray> reshape(const DeviceNDArray &d, std::vector<int64
   if (!ok)
     throw py::value_error("reshape: the operation requires copying (the array is not " +
                           std::string(fortran ? "Fortran" : "C") + "-contiguous)");
-  return view(d, shape, contiguousStrides(shape, d.itemsize(), fortran));
+  return view(d, shape, ufunc::contiguousStrides(shape, d.itemsize(), fortran));
 }
 
 py::dict cudaArrayInterface(const DeviceNDArray &d) {
@@ -289,6 +278,17 @@ int64_t DeviceNDArray::size() const {
   for (int64_t s : shape_)
     n *= s;
   return n;
+}
+
+py::object wrapDeviceArray(std::shared_ptr<DeviceNDArray> arr) {
+  // py::cast(arr) without its per-call lookup of the registered type (by type name).
+  static const py::detail::type_info *type = py::detail::get_type_info(typeid(DeviceNDArray));
+  DeviceNDArray *raw = arr.get();
+  py::object o = py::reinterpret_steal<py::object>(py::detail::type_caster_generic::cast(
+      raw, py::return_value_policy::take_ownership, py::handle(), type, nullptr, nullptr, &arr));
+  if (!o)
+    throw py::error_already_set();
+  return o;
 }
 
 const DeviceNDArray *asDeviceArray(PyObject *o) {
@@ -400,6 +400,21 @@ void defineDeviceArrays(py::module_ &m) {
   gDeviceArrayType = reinterpret_cast<PyTypeObject *>(cls.ptr());
 
   m.def("to_device", &toDevice, py::arg("ary"), py::arg("stream") = 0, py::arg("copy") = true);
+  m.def(
+      "_store_first",
+      [](py::object array, py::object value) {
+        const DeviceNDArray *d = asDeviceArray(array.ptr());
+        if (!d)
+          throw py::type_error("res must be a device array, not " +
+                               std::string(Py_TYPE(array.ptr())->tp_name));
+        if (d->size() < 1)
+          throw py::value_error("res must have at least one element");
+        py::object v = numpy().attr("asarray")(value, d->numpyDtype());
+        const void *p = numpyFields(v.ptr()).data;
+        d->allocation()->upload(p, static_cast<size_t>(d->itemsize()), d->offset());
+      },
+      py::arg("array"), py::arg("value"),
+      "Writes `value` into the first element of a device array (cuda.reduce's res=).");
   m.def(
       "device_array",
       [](std::vector<int64_t> shape, std::vector<int64_t> strides, py::object dtype,

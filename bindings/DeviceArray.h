@@ -59,10 +59,13 @@ private:
   uint32_t code_ = 0;
 };
 
+/// The Python object of a new DeviceNDArray (cheaper than py::cast: no per-call type lookup).
+py::object wrapDeviceArray(std::shared_ptr<DeviceNDArray> arr);
+
 /// The DeviceNDArray behind `o`, or null when `o` is not one. Cheap (a type check).
 const DeviceNDArray *asDeviceArray(PyObject *o);
 
-/// Registers DeviceNDArray, to_device(), device_array().
+/// Registers DeviceNDArray, to_device(), device_array(), _store_first().
 void defineDeviceArrays(py::module_ &m);
 
 } // namespace ptxjit::bindings

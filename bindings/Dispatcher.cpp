@@ -171,9 +171,8 @@ const compiler::Specialization &Dispatcher::compileFor(const std::vector<const i
   return *spec;
 }
 
-const compiler::Specialization &
-Dispatcher::specialize(const std::vector<const ir::Type *> &params,
-                       const codegen::CompileOptions &opts) {
+const compiler::Specialization &Dispatcher::specialize(const std::vector<const ir::Type *> &params,
+                                                       const codegen::CompileOptions &opts) {
   compiler::SnapshotSet snaps = snapshotWithCallees(pyFunc, id);
   py::gil_scoped_release release;
   runtime::StartupTimer timer("compiling a kernel (or loading it from the disk cache)");
@@ -348,11 +347,10 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
       unsigned tpb = block.x;
       if (tpb == 0)
         tpb = backend == codegen::Backend::CUDA
-                  ? static_cast<unsigned>(
-                        sharedMem == 0
-                            ? spec.occupancy().blockSize
-                            : runtime::maxPotentialBlockSize(spec.cudaFunction(), sharedMem)
-                                  .blockSize)
+                  ? static_cast<unsigned>(sharedMem == 0 ? spec.occupancy().blockSize
+                                                         : runtime::maxPotentialBlockSize(
+                                                               spec.cudaFunction(), sharedMem)
+                                                               .blockSize)
                   : 256u;
       block = {tpb, 1, 1};
       grid = {static_cast<unsigned>(std::max<int64_t>(1, (forallTasks + tpb - 1) / tpb)), 1, 1};
@@ -427,8 +425,8 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
   runtime::HostStaging staging(h);
   for (LeafValue &l : r.leaves)
     if (l.kind == LeafValue::Kind::Array && l.origin == LeafValue::Origin::HostArray)
-      l.data = staging.stage(l.data, l.ndim, l.shape, l.strides, dtypeSize(l.dtype), true,
-                             l.writeable);
+      l.data =
+          staging.stage(l.data, l.ndim, l.shape, l.strides, dtypeSize(l.dtype), true, l.writeable);
   compiler::pack(plan, r.leaves.data(), buf);
   spec.launchCuda(grid, block, sharedMem, h, buf, sc.params.data());
   staging.finish();

@@ -190,14 +190,8 @@ PyTypeObject *gDispatcherType = nullptr;
 } // namespace
 
 Dispatcher &dispatcherOf(PyObject *self) {
-  if (gDispatcherType && PyObject_TypeCheck(self, gDispatcherType)) {
-    auto *inst = reinterpret_cast<py::detail::instance *>(self);
-    if (inst->simple_layout) {
-      if (!inst->simple_holder_constructed)
-        throw py::type_error("this Dispatcher was never initialized (use cuda.jit)");
-      return *static_cast<Dispatcher *>(inst->simple_value_holder[0]);
-    }
-  }
+  if (gDispatcherType && PyObject_TypeCheck(self, gDispatcherType))
+    return simpleInstance<Dispatcher>(self, "Dispatcher (use cuda.jit)");
   return py::handle(self).cast<Dispatcher &>();
 }
 

@@ -75,14 +75,14 @@ std::optional<ir::GlobalValue> numpyArrayGlobal(py::handle v) {
   int64_t nbytes = py::cast<int64_t>(v.attr("nbytes"));
   int ndim = py::cast<int>(v.attr("ndim"));
   std::string name = py::cast<std::string>(dtype.attr("name"));
-  if (ndim < 1 || py::cast<bool>(dtype.attr("hasobject")) ||
-      !ir::types::scalarByName(name))
+  if (ndim < 1 || py::cast<bool>(dtype.attr("hasobject")) || !ir::types::scalarByName(name))
     return ir::GlobalValue::unsupported("ndarray of dtype " + name + " and " +
                                         std::to_string(ndim) + " dimensions");
   if (nbytes > ir::kMaxConstArrayBytes)
-    return ir::GlobalValue::unsupported(
-        "ndarray of " + std::to_string(nbytes) + " bytes (global arrays are frozen into "
-        "constant memory, which holds " + std::to_string(ir::kMaxConstArrayBytes) + " bytes)");
+    return ir::GlobalValue::unsupported("ndarray of " + std::to_string(nbytes) +
+                                        " bytes (global arrays are frozen into "
+                                        "constant memory, which holds " +
+                                        std::to_string(ir::kMaxConstArrayBytes) + " bytes)");
   std::vector<int64_t> shape;
   for (py::handle d : v.attr("shape"))
     shape.push_back(py::cast<int64_t>(d));

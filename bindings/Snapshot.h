@@ -19,8 +19,8 @@ namespace py = pybind11;
 /// closure cells name are appended to it. Throws PtxjitPyError("UnsupportedError") on an
 /// interpreter other than CPython 3.11-3.13 or for objects that are not Python functions;
 /// Python errors propagate.
-std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
-                                                         std::vector<py::object> *callees = nullptr);
+std::shared_ptr<frontend::CodeSnapshot>
+snapshotFunction(py::handle func, std::vector<py::object> *callees = nullptr);
 
 /// What the compiler reads to compile function `id` (Python function `func`): its snapshot and,
 /// transitively, those of the device functions it names, taken now (the interpreter held), so

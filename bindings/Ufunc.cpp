@@ -18,7 +18,6 @@
 #include <pybind11/stl.h>
 
 #include <cstring>
-#include <unordered_map>
 
 namespace ptxjit::bindings {
 namespace {
@@ -41,45 +40,14 @@ struct PyUfunc {
     const compiler::Specialization *kernel = nullptr; ///< the flat loop kernel
     ufunc::ExecMode mode = ufunc::ExecMode::Serial;
     const ir::ScalarType *outType = nullptr;
-    py::object outNpDtype; ///< numpy.dtype of outType
     /// Per input: the loop's parameter type (scalars are converted to it).
     const ir::ScalarType *params[kFastMaxInputs] = {};
   } fast;
 };
 
-PyUfunc &ufuncOf(PyObject *self) {
-  auto *inst = reinterpret_cast<py::detail::instance *>(self);
-  if (inst->simple_layout) {
-    if (!inst->simple_holder_constructed)
-      throw py::type_error("this Ufunc was never initialized (use ptxjit.vectorize)");
-    return *static_cast<PyUfunc *>(inst->simple_value_holder[0]);
-  }
-  return py::handle(self).cast<PyUfunc &>();
-}
-
-/// The numpy.dtype object of a scalar type (cached).
-py::object numpyDtype(const ir::ScalarType *t) {
-  static auto *cache = new std::unordered_map<const ir::ScalarType *, py::object>();
-  auto it = cache->find(t);
-  if (it != cache->end())
-    return it->second;
-  py::object d = numpyApi().module.attr("dtype")(dtypeName(dtypeOf(t)));
-  (*cache)[t] = d;
-  return d;
-}
-
-/// The input type of leaf `l` with fingerprint code `code`: weak for Python int/float/complex.
-ufunc::InputType inputTypeOf(const LeafValue &l, uint32_t code) {
-  if ((code & codes::kTagMask) == codes::kScalar && (code & codes::kPython))
-    return l.dtype == DType::Float64      ? ir::types::weakFloat()
-           : l.dtype == DType::Complex128 ? ir::types::weakComplex()
-                                          : ir::types::weakInt();
-  return dtypeType(l.dtype);
-}
-
 CallArg callArgOf(const LeafValue &l, uint32_t code) {
   if (l.kind != LeafValue::Kind::Array)
-    return CallArg::scalar(inputTypeOf(l, code), l);
+    return CallArg::scalar(typeFromCode(code, /*weak=*/true), l);
   ufunc::Memory memory = l.origin == LeafValue::Origin::HostArray     ? ufunc::Memory::Host
                          : l.origin == LeafValue::Origin::DeviceArray ? ufunc::Memory::Backend
                                                                       : ufunc::Memory::Gpu;
@@ -116,9 +84,9 @@ void readArg(CallArgs &ca, PyObject *o, int k, const std::string &fname, bool ou
     ca.keep.push_back(arr);
   }
   if (!ok || (output && ca.reader.leaves.back().kind != LeafValue::Kind::Array))
-    throw py::type_error("ufunc '" + fname + "': " + (output ? "out must be an array, not " :
-                         "unsupported input of type ") + Py_TYPE(o)->tp_name +
-                         (why.empty() ? "" : " (" + why + ")"));
+    throw py::type_error("ufunc '" + fname + "': " +
+                         (output ? "out must be an array, not " : "unsupported input of type ") +
+                         Py_TYPE(o)->tp_name + (why.empty() ? "" : " (" + why + ")"));
 }
 
 /// The backend a call's loops run on: the one in use for target 'cuda', else the host.
@@ -126,29 +94,35 @@ codegen::Backend backendOf(const ufunc::Ufunc &u) {
   return u.target == ufunc::Target::Cuda ? currentBackend() : codegen::Backend::Host;
 }
 
-/// A new output array as `req` asks: a device array of `backend`, or a NumPy array.
-std::pair<py::object, CallArg> newOutput(const ufunc::OutputRequest &req,
-                                         codegen::Backend backend, py::handle stream, CUstream h) {
+/// A new output array as `req` asks: a device array of `backend`, or a NumPy array. Its first
+/// use is the loop launched right after on `h` (FirstUse::OnStreamNow).
+std::pair<py::object, CallArg> newOutput(const ufunc::OutputRequest &req, codegen::Backend backend,
+                                         PyObject *stream, CUstream h) {
   int item = req.dtype->byteSize();
   ufunc::Strides strides = ufunc::contiguousStrides(req.shape, item, req.fortran);
   int nd = static_cast<int>(req.shape.size());
   if (!req.device) {
-    py::object obj = numpyApi().module.attr("empty")(py::cast(req.shape), numpyDtype(req.dtype),
-                                                      req.fortran ? "F" : "C");
+    py::object obj = numpyApi().module.attr("empty")(py::cast(req.shape), numpyDtypeOf(req.dtype),
+                                                     req.fortran ? "F" : "C");
     uint64_t data = reinterpret_cast<uint64_t>(numpyFields(obj.ptr()).data);
     return {obj, CallArg::array(req.dtype, data, nd, req.shape.data(), strides.data(),
                                 ufunc::Memory::Host, codegen::Backend::Host, true)};
   }
   size_t bytes = static_cast<size_t>(ufunc::shapeSize(req.shape) * item);
-  std::shared_ptr<runtime::Allocation> alloc = backend == codegen::Backend::CUDA
-                                                   ? runtime::allocateDevice(bytes, h)
-                                                   : runtime::allocateHost(bytes);
+  std::shared_ptr<runtime::Allocation> alloc =
+      backend == codegen::Backend::CUDA
+          ? runtime::allocateDevice(bytes, h, runtime::FirstUse::OnStreamNow)
+          : runtime::allocateHost(bytes);
+  // The default stream (0 or None) is remembered as None without a type check.
+  bool defaultStream =
+      stream == Py_None || (PyLong_CheckExact(stream) && PyLong_AsLongLong(stream) == 0);
   auto arr = std::make_shared<DeviceNDArray>(alloc, 0, req.shape, strides, dtypeOf(req.dtype),
-                                             numpyDtype(req.dtype), backend, streamObject(stream));
+                                             numpyDtypeOf(req.dtype), backend,
+                                             defaultStream ? py::none() : streamObject(stream));
   uint64_t data = arr->address();
-  return {py::cast(std::move(arr)), CallArg::array(req.dtype, data, nd, req.shape.data(),
-                                                   strides.data(), ufunc::Memory::Backend,
-                                                   backend, true)};
+  return {wrapDeviceArray(std::move(arr)),
+          CallArg::array(req.dtype, data, nd, req.shape.data(), strides.data(),
+                         ufunc::Memory::Backend, backend, true)};
 }
 
 py::object unwrapScalar(py::object r) {
@@ -157,28 +131,21 @@ py::object unwrapScalar(py::object r) {
   return py::reinterpret_steal<py::object>(PyObject_GetItem(r.ptr(), py::tuple().ptr()));
 }
 
-/// Reads the out= / stream= keywords (and rejects others).
-void readKeywords(const std::string &fname, PyObject *kwargs, py::object &out, py::object &stream) {
-  if (!kwargs)
-    return;
-  PyObject *key, *value;
-  Py_ssize_t pos = 0;
-  while (PyDict_Next(kwargs, &pos, &key, &value)) {
-    std::string k = py::cast<std::string>(py::handle(key));
-    if (k == "out")
-      out = py::reinterpret_borrow<py::object>(value);
-    else if (k == "stream")
-      stream = py::reinterpret_borrow<py::object>(value);
-    else
-      throw py::type_error("ufunc '" + fname + "' got an unsupported keyword argument '" + k +
-                           "' (ptxjit ufuncs take out= and stream=)");
-  }
-}
-
-/// The output arguments of a call: positional after the inputs, or out= (an array, or a tuple
-/// of one per output); None where the call allocates.
+/// The output arguments of a call — positional after the inputs, or out= (an array, or a tuple
+/// of one per output); None where the call allocates — and its stream= (0 when not given).
+/// Other keywords are refused.
 std::vector<py::object> outputArgs(const ufunc::Ufunc &u, PyObject *const *args, size_t nargs,
-                                   py::object outKw) {
+                                   PyObject *kwargs, py::object &stream) {
+  py::object outKw = py::none();
+  stream = py::int_(0);
+  PyObject *key, *value;
+  for (Py_ssize_t pos = 0; kwargs && PyDict_Next(kwargs, &pos, &key, &value);) {
+    std::string k = py::cast<std::string>(py::handle(key));
+    if (k != "out" && k != "stream")
+      throw py::type_error("ufunc '" + u.name + "' got an unsupported keyword argument '" + k +
+                           "' (ptxjit ufuncs take out= and stream=)");
+    (k == "out" ? outKw : stream) = py::reinterpret_borrow<py::object>(value);
+  }
   std::vector<py::object> outs(u.nout, py::none());
   if (nargs > u.nin) {
     if (nargs != u.nin + u.nout || !outKw.is_none())
@@ -262,7 +229,7 @@ PyObject *fastElementwise(PyUfunc &pu, const ArgReader &reader, PyObject *outObj
     std::vector<ufunc::InputType> ins;
     std::vector<ufunc::Operand> ops(nin + 1);
     for (size_t k = 0; k < nin; ++k) {
-      ins.push_back(inputTypeOf(reader.leaves[k], reader.codes[k]));
+      ins.push_back(callArgOf(reader.leaves[k], reader.codes[k]).type);
       ops[k].scalar = reader.leaves[k].kind != LeafValue::Kind::Array;
       ops[k].dtype = dtypeType(reader.leaves[k].dtype);
     }
@@ -276,7 +243,6 @@ PyObject *fastElementwise(PyUfunc &pu, const ArgReader &reader, PyObject *outObj
     f.kernel = kernel;
     f.mode = ufunc::execMode(u.target, backend);
     f.outType = L.outputs[0];
-    f.outNpDtype = numpyDtype(f.outType);
     for (size_t k = 0; k < nin; ++k)
       f.params[k] = ir::cast<ir::ScalarType>(ir::concretize(L.params[k]));
     f.valid = true;
@@ -303,29 +269,10 @@ PyObject *fastElementwise(PyUfunc &pu, const ArgReader &reader, PyObject *outObj
     leaves[nin + 1] = compiler::ArgValue::array(out->address(), 0, nullptr, nullptr);
     result = py::reinterpret_borrow<py::object>(outObj);
   } else {
-    int item = f.outType->byteSize();
-    // Its first use is the launch below, on `h`.
-    std::shared_ptr<runtime::Allocation> alloc =
-        backend == codegen::Backend::CUDA
-            ? runtime::allocateDevice(static_cast<size_t>(n) * item, h,
-                                      runtime::FirstUse::OnStreamNow)
-            : runtime::allocateHost(static_cast<size_t>(n) * item);
-    std::vector<int64_t> shape(first->shape, first->shape + first->ndim);
-    std::vector<int64_t> strides = ufunc::contiguousStrides(shape, item, false);
-    bool defaultStream = streamObj == Py_None ||
-                         (PyLong_CheckExact(streamObj) && PyLong_AsLongLong(streamObj) == 0);
-    auto arr = std::make_shared<DeviceNDArray>(
-        std::move(alloc), 0, std::move(shape), std::move(strides), dtypeOf(f.outType),
-        f.outNpDtype, backend, defaultStream ? py::none() : streamObject(streamObj));
-    leaves[nin + 1] = compiler::ArgValue::array(arr->address(), 0, nullptr, nullptr);
-    // py::cast(arr) without its per-call lookup of the registered type (by type name).
-    static const py::detail::type_info *arrayType =
-        py::detail::get_type_info(typeid(DeviceNDArray));
-    result = py::reinterpret_steal<py::object>(py::detail::type_caster_generic::cast(
-        arr.get(), py::return_value_policy::take_ownership, py::handle(), arrayType, nullptr,
-        nullptr, &arr));
-    if (!result)
-      throw py::error_already_set();
+    ufunc::OutputRequest req{Shape(first->shape, first->shape + first->ndim), f.outType, true};
+    CallArg o;
+    std::tie(result, o) = newOutput(req, backend, streamObj, h);
+    leaves[nin + 1] = compiler::ArgValue::array(o.value.data, 0, nullptr, nullptr);
   }
   ufunc::launchElementwise(*f.kernel, f.mode, n, leaves, h);
   return result.release().ptr();
@@ -335,9 +282,8 @@ PyObject *fastElementwise(PyUfunc &pu, const ArgReader &reader, PyObject *outObj
 
 py::object call(PyUfunc &pu, PyObject *const *args, size_t nargs, PyObject *kwargs) {
   ufunc::Ufunc &u = *pu.u;
-  py::object outKw = py::none(), streamObj = py::int_(0);
-  readKeywords(u.name, kwargs, outKw, streamObj);
-  std::vector<py::object> outObjs = outputArgs(u, args, nargs, outKw);
+  py::object streamObj;
+  std::vector<py::object> outObjs = outputArgs(u, args, nargs, kwargs, streamObj);
 
   thread_local CallArgs reused;
   static thread_local bool busy = false;
@@ -376,14 +322,14 @@ py::object call(PyUfunc &pu, PyObject *const *args, size_t nargs, PyObject *kwar
   std::vector<py::object> results = outObjs;
   for (size_t k = 0; k < u.nout; ++k)
     if (plan.allocate[k])
-      std::tie(results[k], outs[k]) = newOutput(*plan.allocate[k], backend, streamObj, h);
+      std::tie(results[k], outs[k]) = newOutput(*plan.allocate[k], backend, streamObj.ptr(), h);
   {
     py::gil_scoped_release release;
     ufunc::runCall(u, plan, outs, h);
   }
   for (size_t k = 0; k < u.nout; ++k) {
-    bool zeroDimHost = plan.allocate[k] && !plan.allocate[k]->device &&
-                       plan.allocate[k]->shape.empty();
+    bool zeroDimHost =
+        plan.allocate[k] && !plan.allocate[k]->device && plan.allocate[k]->shape.empty();
     if (u.layout ? zeroDimHost : plan.scalarResult)
       results[k] = unwrapScalar(results[k]);
   }
@@ -421,7 +367,7 @@ py::object reduceCall(PyUfunc &pu, py::object array, py::object axis, py::object
   CUstream h = streamHandle(streamObj, backend);
   py::object result = outObj;
   if (plan.allocate)
-    std::tie(result, out) = newOutput(*plan.allocate, backend, streamObj, h);
+    std::tie(result, out) = newOutput(*plan.allocate, backend, streamObj.ptr(), h);
   {
     py::gil_scoped_release release;
     ufunc::runReduce(u, plan, out, h);
@@ -432,7 +378,7 @@ py::object reduceCall(PyUfunc &pu, py::object array, py::object axis, py::object
 
 PyObject *ufuncCallSlot(PyObject *self, PyObject *args, PyObject *kwargs) {
   try {
-    PyUfunc &pu = ufuncOf(self);
+    PyUfunc &pu = simpleInstance<PyUfunc>(self, "Ufunc (use ptxjit.vectorize)");
     size_t n = static_cast<size_t>(PyTuple_GET_SIZE(args));
     return call(pu, n ? &PyTuple_GET_ITEM(args, 0) : nullptr, n, kwargs).release().ptr();
   } catch (...) {
@@ -442,17 +388,6 @@ PyObject *ufuncCallSlot(PyObject *self, PyObject *args, PyObject *kwargs) {
 }
 
 // ---- construction --------------------------------------------------------------------------
-
-ufunc::Target targetOf(const std::string &t) {
-  if (t == "cuda")
-    return ufunc::Target::Cuda;
-  if (t == "cpu")
-    return ufunc::Target::Cpu;
-  if (t == "parallel")
-    return ufunc::Target::Parallel;
-  throw py::value_error("unsupported ufunc target '" + t +
-                        "' (ptxjit supports 'cuda', 'cpu' and 'parallel')");
-}
 
 std::unique_ptr<PyUfunc> makeUfunc(py::object dispatcher, const std::string &name,
                                    const std::vector<std::string> &sigs, const std::string &target,
@@ -483,8 +418,8 @@ std::unique_ptr<PyUfunc> makeUfunc(py::object dispatcher, const std::string &nam
   };
   hooks.options = [fopts](codegen::Backend b) { return compileOptionsFor(b, fopts); };
   auto pu = std::make_unique<PyUfunc>();
-  pu->u = std::make_unique<ufunc::Ufunc>(id->functionId, name, targetOf(target), nin, layout,
-                                         std::move(hooks));
+  pu->u = std::make_unique<ufunc::Ufunc>(id->functionId, name, ufunc::targetFromName(target), nin,
+                                         layout, std::move(hooks));
   pu->dispatcher = dispatcher;
   pu->identity = identity;
   if (!identity.is_none()) {
@@ -502,24 +437,6 @@ std::unique_ptr<PyUfunc> makeUfunc(py::object dispatcher, const std::string &nam
   return pu;
 }
 
-py::list loopTypes(const ufunc::Ufunc &u) {
-  py::list l;
-  for (size_t k = 0; k < u.loopCount(); ++k) {
-    const ufunc::Loop &loop = u.loop(static_cast<int>(k));
-    py::list ins, outs;
-    for (const ir::Type *t : loop.params)
-      ins.append(t->str());
-    for (const ir::ScalarType *t : loop.outputs)
-      outs.append(t->str());
-    l.append(py::make_tuple(ins, outs));
-  }
-  return l;
-}
-
-const char *targetName(ufunc::Target t) {
-  return t == ufunc::Target::Cpu ? "cpu" : t == ufunc::Target::Parallel ? "parallel" : "cuda";
-}
-
 } // namespace
 
 void defineUfunc(py::module_ &m) {
@@ -528,23 +445,22 @@ void defineUfunc(py::module_ &m) {
   cls.def(py::init(&makeUfunc), py::arg("dispatcher"), py::arg("name"), py::arg("signatures"),
           py::arg("target"), py::arg("layout"), py::arg("identity"), py::arg("nin"))
       .def("reduce", &reduceCall, py::arg("array"), py::arg("axis") = 0,
-           py::arg("dtype") = py::none(), py::arg("out") = py::none(),
-           py::arg("keepdims") = false, py::arg("stream") = 0, py::arg("_size") = -1,
+           py::arg("dtype") = py::none(), py::arg("out") = py::none(), py::arg("keepdims") = false,
+           py::arg("stream") = 0, py::arg("_size") = -1,
            "Reduces `array` along `axis` (an int, a tuple, or None for all) as NumPy's "
            "ufunc.reduce.")
       .def_property_readonly("nin", [](const PyUfunc &pu) { return pu.u->nin; })
       .def_property_readonly("nout", [](const PyUfunc &pu) { return pu.u->nout; })
       .def_property_readonly("nargs", [](const PyUfunc &pu) { return pu.u->nin + pu.u->nout; })
       .def_property_readonly("ntypes", [](const PyUfunc &pu) { return pu.u->loopCount(); })
-      .def_property_readonly("_loop_types", [](const PyUfunc &pu) { return loopTypes(*pu.u); })
       .def_property_readonly("identity", [](const PyUfunc &pu) { return pu.identity; })
       .def_property_readonly("signature",
                              [](const PyUfunc &pu) -> py::object {
-                               if (!pu.u->layout)
-                                 return py::none();
-                               return py::str(pu.u->layout->text);
+                               return pu.u->layout ? py::object(py::str(pu.u->layout->text))
+                                                   : py::none();
                              })
-      .def_property_readonly("target", [](const PyUfunc &pu) { return targetName(pu.u->target); })
+      .def_property_readonly("target",
+                             [](const PyUfunc &pu) { return ufunc::targetName(pu.u->target); })
       .def_property_readonly("device_function", [](const PyUfunc &pu) { return pu.dispatcher; })
       .def(
           "_kernel_texts",
@@ -559,21 +475,6 @@ void defineUfunc(py::module_ &m) {
         return std::string("<ptxjit ") + (pu.u->layout ? "gufunc '" : "ufunc '") + pu.u->name +
                "'>";
       });
-  m.def(
-      "_store_first",
-      [](py::object array, py::object value) {
-        const DeviceNDArray *d = asDeviceArray(array.ptr());
-        if (!d)
-          throw py::type_error("res must be a device array, not " +
-                               std::string(Py_TYPE(array.ptr())->tp_name));
-        if (d->size() < 1)
-          throw py::value_error("res must have at least one element");
-        py::object v = numpyApi().module.attr("asarray")(value, d->numpyDtype());
-        const void *p = numpyFields(v.ptr()).data;
-        d->allocation()->upload(p, static_cast<size_t>(d->itemsize()), d->offset());
-      },
-      py::arg("array"), py::arg("value"),
-      "Writes `value` into the first element of a device array.");
   auto *type = reinterpret_cast<PyTypeObject *>(cls.ptr());
   // The call goes straight to C++ (no pybind11 argument dispatch).
   type->tp_call = ufuncCallSlot;

@@ -2,7 +2,6 @@
 
 #include "ir/Diagnostics.h"
 
-
 namespace ptxjit::codegen {
 namespace {
 
@@ -92,8 +91,8 @@ const char *sourceName(ParamSlot::Source s) {
 
 } // namespace
 
-PackingPlan buildPackingPlan(const std::vector<const ir::Type *> &argTypes,
-                             const std::string &file, ir::SourceLoc loc) {
+PackingPlan buildPackingPlan(const std::vector<const ir::Type *> &argTypes, const std::string &file,
+                             ir::SourceLoc loc) {
   PlanBuilder b(file, loc);
   for (size_t i = 0; i < argTypes.size(); ++i) {
     if (argTypes[i]->kind() == ir::TypeKind::WeakFloat) { // a Python float: f64, then f32

@@ -176,8 +176,8 @@ KernelEntry buildEntry(llvm::Module &mod, llvm::IRBuilder<> &b, Backend backend,
     bool trailingCtx = host && kind == EntryKind::DeviceFunction;
     if (trailingCtx)
       params.push_back(ptr);
-    llvm::Type *ret = kind == EntryKind::Kernel || !returnType ? llvm::Type::getVoidTy(ctx)
-                                                                : returnType;
+    llvm::Type *ret =
+        kind == EntryKind::Kernel || !returnType ? llvm::Type::getVoidTy(ctx) : returnType;
     e.function = llvm::Function::Create(llvm::FunctionType::get(ret, params, false),
                                         llvm::GlobalValue::ExternalLinkage, symbol, mod);
     for (size_t i = 0; i < plan.slots.size(); ++i) {

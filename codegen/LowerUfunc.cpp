@@ -376,8 +376,7 @@ LoweredModule lowerReduce(const ir::Function &fn, const ReduceKernelDesc &desc,
       b.CreateCondBr(mine, both, copy);
       b.SetInsertPoint(both);
       storeScalar(b, sAccAt(tid),
-                  combine(loadScalar(b, sAccAt(tid), acc), loadScalar(b, sAccAt(other), acc)),
-                  acc);
+                  combine(loadScalar(b, sAccAt(tid), acc), loadScalar(b, sAccAt(other), acc)), acc);
       b.CreateBr(next);
       b.SetInsertPoint(copy);
       storeScalar(b, sAccAt(tid), loadScalar(b, sAccAt(other), acc), acc);

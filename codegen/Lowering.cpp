@@ -582,10 +582,9 @@ LoweredModule lowerKernel(const Function &kernel, const CompileOptions &opts,
   M.uniqueName(symbol); // reserve the entry's name
   llvm::Function *body = M.bodyFor(kernel);
   llvm::IRBuilder<> b(M.ctx);
-  KernelEntry e = buildEntry(mod, b, opts.backend, EntryKind::Kernel, symbol, kernel.argTypes,
-                             kernel.argNames,
-                             buildPackingPlan(kernel.argTypes, kernel.filename,
-                                              SourceLoc{kernel.firstLine, 0, 0, 0}));
+  KernelEntry e = buildEntry(
+      mod, b, opts.backend, EntryKind::Kernel, symbol, kernel.argTypes, kernel.argNames,
+      buildPackingPlan(kernel.argTypes, kernel.filename, SourceLoc{kernel.firstLine, 0, 0, 0}));
   if (e.hostCtx)
     e.args.push_back(e.hostCtx);
   b.CreateCall(body, e.args);
@@ -606,11 +605,10 @@ LoweredModule lowerDeviceFunction(const Function &fn, const CompileOptions &opts
   M.uniqueName(symbol);
   llvm::Function *body = M.bodyFor(fn);
   llvm::IRBuilder<> b(M.ctx);
-  KernelEntry e = buildEntry(mod, b, opts.backend, EntryKind::DeviceFunction, symbol, fn.argTypes,
-                             fn.argNames,
-                             buildPackingPlan(fn.argTypes, fn.filename,
-                                              SourceLoc{fn.firstLine, 0, 0, 0}),
-                             body->getReturnType());
+  KernelEntry e =
+      buildEntry(mod, b, opts.backend, EntryKind::DeviceFunction, symbol, fn.argTypes, fn.argNames,
+                 buildPackingPlan(fn.argTypes, fn.filename, SourceLoc{fn.firstLine, 0, 0, 0}),
+                 body->getReturnType());
   if (e.hostCtx)
     e.args.push_back(e.hostCtx);
   llvm::CallInst *call = b.CreateCall(body, e.args);

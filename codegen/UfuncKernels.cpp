@@ -68,9 +68,12 @@ std::vector<const ir::Type *> loopKernelParams(const LoopKernelDesc &desc,
     if (!r.inType || !r.accType || !r.outType || fnParams.size() != 2 ||
         ir::concretize(fnParams[0]) != r.accType || ir::concretize(fnParams[1]) != r.accType)
       detail::internalError("reduce loop: the function must take two " + typeName(r.accType));
-    out = {t::int64(), t::int64(), t::int64(),
+    out = {t::int64(),
+           t::int64(),
+           t::int64(),
            t::array(r.inType, r.keptDims + r.reducedDims, ir::Layout::A),
-           t::array(r.outType, r.keptDims, ir::Layout::A), t::int64()};
+           t::array(r.outType, r.keptDims, ir::Layout::A),
+           t::int64()};
     return out;
   }
   const ElementwiseKernelDesc &e = desc.elementwise;

@@ -5,8 +5,8 @@
 #include "compiler/Dump.h"
 #include "compiler/Packing.h"
 #include "frontend/Frontend.h"
-#include "ir/typing/Typing.h"
 #include "ir/Verify.h"
+#include "ir/typing/Typing.h"
 #include "runtime/HostBlock.h"
 #include "runtime/Launch.h"
 #include "runtime/Module.h"
@@ -552,8 +552,7 @@ const Specialization &Compiler::specializeLoop(int id, const LoopKey &key,
 const Specialization &Compiler::compileLocked(
     int id, Entry &e, SpecKey key, std::unique_ptr<Specialization> spec,
     const std::vector<const ir::Type *> &fnParams, const std::string &what,
-    const std::function<codegen::LoweredModule(const ir::Function &, const std::string &)>
-        &lower) {
+    const std::function<codegen::LoweredModule(const ir::Function &, const std::string &)> &lower) {
   auto found = e.specs.find(key);
   if (found != e.specs.end())
     return *found->second;

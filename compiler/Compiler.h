@@ -83,9 +83,9 @@ public:
   std::vector<const ir::Type *> argTypes;
   const ir::Type *returnType = nullptr;
   codegen::CompileOptions options;
-  std::string symbol; ///< the entry's name in the module / PTX
-  std::string llvmIR; ///< CUDA: the linked, optimized module; Host: the lowered module
-  std::string ptx;    ///< CUDA only
+  std::string symbol;        ///< the entry's name in the module / PTX
+  std::string llvmIR;        ///< CUDA: the linked, optimized module; Host: the lowered module
+  std::string ptx;           ///< CUDA only
   codegen::PackingPlan plan; ///< how launch arguments are flattened into kernel parameters
   /// Host kernels only: the JIT-compiled entry.
   runtime::HostKernelEntry hostEntry = nullptr;
@@ -235,11 +235,11 @@ private:
   /// `spec` (argTypes, plan and options set) is filled from the disk cache when `e` has
   /// cache=True and an entry `what` exists, else `lower` lowers the typed function of
   /// `fnParams` and the module is compiled for spec's backend (and stored on disk).
-  const Specialization &
-  compileLocked(int id, Entry &e, SpecKey key, std::unique_ptr<Specialization> spec,
-                const std::vector<const ir::Type *> &fnParams, const std::string &what,
-                const std::function<codegen::LoweredModule(const ir::Function &,
-                                                           const std::string &symbol)> &lower);
+  const Specialization &compileLocked(
+      int id, Entry &e, SpecKey key, std::unique_ptr<Specialization> spec,
+      const std::vector<const ir::Type *> &fnParams, const std::string &what,
+      const std::function<codegen::LoweredModule(const ir::Function &, const std::string &symbol)>
+          &lower);
 
   /// The compile lock (see the file comment for the lock order).
   mutable std::mutex mutex_;

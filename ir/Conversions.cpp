@@ -23,7 +23,9 @@ int kindRank(const ScalarType *t) {
 /// The bits of the float (or complex part) that `t` is represented in, for int → float casts:
 /// the value bits of an integer must fit the mantissa of float32 (ints up to 16 bits) or be
 /// accepted by float64 (NumPy calls every integer → float64 cast safe).
-int partBits(const ScalarType *t) { return t->kind() == TypeKind::Complex ? t->bits() / 2 : t->bits(); }
+int partBits(const ScalarType *t) {
+  return t->kind() == TypeKind::Complex ? t->bits() / 2 : t->bits();
+}
 
 bool numpySafe(const ScalarType *from, const ScalarType *to) {
   if (from == to || from->kind() == TypeKind::Bool)
@@ -172,8 +174,7 @@ Conversion scalarConversion(const ScalarType *from, const ScalarType *to, Rules 
       return Conversion::None;
     // Numba's casting graph reaches float32 only from int16 and narrower signed integers.
     bool uint16ToSingle = from->kind() == TypeKind::Int && !from->isSigned() &&
-                          from->bits() == 16 && partBits(to) == 32 &&
-                          to->kind() != TypeKind::Int;
+                          from->bits() == 16 && partBits(to) == 32 && to->kind() != TypeKind::Int;
     if (uint16ToSingle)
       return Conversion::Unsafe;
   }

@@ -39,9 +39,7 @@ CallArg CallArg::scalar(InputType type, const compiler::ArgValue &value) {
 
 namespace {
 
-const char *backendName(codegen::Backend b) {
-  return b == codegen::Backend::CUDA ? "cuda" : "cpu";
-}
+const char *backendName(codegen::Backend b) { return b == codegen::Backend::CUDA ? "cuda" : "cpu"; }
 
 /// Checks that array `a` lives where loops on `backend` can read it.
 void checkMemory(const Ufunc &u, const CallArg &a, codegen::Backend backend) {
@@ -50,12 +48,10 @@ void checkMemory(const Ufunc &u, const CallArg &a, codegen::Backend backend) {
   if (a.memory == Memory::Backend && a.memoryBackend != backend) {
     std::string where = u.target == Target::Cuda
                             ? " backend"
-                            : std::string(" (target '") +
-                                  (u.target == Target::Cpu ? "cpu" : "parallel") + "')";
-    throw TypeMismatch("ufunc '" + u.name + "': a device array of the " +
-                       backendName(a.memoryBackend) +
-                       " backend cannot be used by a ufunc running on the " +
-                       backendName(backend) + where);
+                            : std::string(" (target '") + targetName(u.target) + "')";
+    throw TypeMismatch(
+        "ufunc '" + u.name + "': a device array of the " + backendName(a.memoryBackend) +
+        " backend cannot be used by a ufunc running on the " + backendName(backend) + where);
   }
   if (a.memory == Memory::Gpu && backend != codegen::Backend::CUDA)
     throw TypeMismatch("ufunc '" + u.name +
@@ -187,8 +183,8 @@ void fillArray(const CallArg &out, const compiler::ArgValue &v, codegen::Backend
     return;
   }
   // Device memory: the extent comes down (its gaps keep their bytes), is filled, goes back.
-  runtime::ArrayExtent e = runtime::arrayExtent(out.value.ndim, out.value.shape,
-                                                out.value.strides, t->byteSize());
+  runtime::ArrayExtent e =
+      runtime::arrayExtent(out.value.ndim, out.value.shape, out.value.strides, t->byteSize());
   if (!e.bytes)
     return;
   auto host = runtime::allocateHost(e.bytes);
@@ -235,8 +231,8 @@ void planElementwise(Ufunc &u, CallPlan &p, const std::vector<const CallArg *> &
     p.shape = oshape;
     return;
   }
-  p.allocate[0] = OutputRequest{p.shape, L.outputs[0], anyDevice,
-                                preferFortran(p.inputs, p.shape.size())};
+  p.allocate[0] =
+      OutputRequest{p.shape, L.outputs[0], anyDevice, preferFortran(p.inputs, p.shape.size())};
   p.scalarResult = !anyArray;
 }
 

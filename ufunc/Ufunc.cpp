@@ -39,6 +39,29 @@ const ScalarType *elementOf(const ir::Type *t) {
 
 } // namespace
 
+Target targetFromName(const std::string &name) {
+  if (name == "cuda")
+    return Target::Cuda;
+  if (name == "cpu")
+    return Target::Cpu;
+  if (name == "parallel")
+    return Target::Parallel;
+  throw std::invalid_argument("unsupported ufunc target '" + name +
+                              "' (ptxjit supports 'cuda', 'cpu' and 'parallel')");
+}
+
+const char *targetName(Target t) {
+  switch (t) {
+  case Target::Cpu:
+    return "cpu";
+  case Target::Parallel:
+    return "parallel";
+  case Target::Cuda:
+    break;
+  }
+  return "cuda";
+}
+
 ExecMode execMode(Target target, codegen::Backend backend) {
   switch (target) {
   case Target::Cpu:
@@ -56,7 +79,7 @@ std::vector<int> normalizeAxes(const std::vector<int64_t> &axes, int ndim) {
   for (int64_t a : axes) {
     if (a < -ndim || a >= ndim)
       throw AxisError("axis " + std::to_string(a) + " is out of bounds for array of " +
-                              "dimension " + std::to_string(ndim));
+                      "dimension " + std::to_string(ndim));
     int n = static_cast<int>(a < 0 ? a + ndim : a);
     if (std::find(out.begin(), out.end(), n) != out.end())
       throw std::invalid_argument("duplicate value in 'axis'");
@@ -307,8 +330,8 @@ codegen::LoopKernelDesc elementwiseDesc(const std::vector<Operand> &ops, bool re
   d.elementwise.loopDims = flat ? 0 : loopDims;
   for (size_t k = 0; k < ops.size(); ++k) {
     codegen::LoopOperand lo;
-    lo.kind = ops[k].scalar ? codegen::LoopOperand::Kind::Scalar
-                            : codegen::LoopOperand::Kind::Array;
+    lo.kind =
+        ops[k].scalar ? codegen::LoopOperand::Kind::Scalar : codegen::LoopOperand::Kind::Array;
     lo.elemType = ops[k].scalar ? nullptr : ops[k].dtype;
     lo.coreDims = k < coreDims.size() ? coreDims[k] : 0;
     d.elementwise.operands.push_back(lo);
@@ -355,8 +378,7 @@ void Ufunc::runElementwise(int loop, const std::vector<Operand> &ops, const Shap
     return;
   bool flat = isFlat(s, itemsizes);
   const compiler::Specialization &k = loopKernel(
-      loop, backend,
-      elementwiseDesc(ops, !layout, flat, static_cast<int>(s.shape.size())));
+      loop, backend, elementwiseDesc(ops, !layout, flat, static_cast<int>(s.shape.size())));
   std::vector<compiler::ArgValue> leaves{compiler::ArgValue::integer(n)};
   for (size_t k2 = 0; k2 < nops; ++k2) {
     const Operand &op = ops[k2];
@@ -487,12 +509,9 @@ void Ufunc::runReduce(const ReduceRequest &r, codegen::Backend backend, ExecMode
     Strides inStrides = inKept;
     inStrides.insert(inStrides.end(), inRed.begin(), inRed.end());
     compiler::ArgValue leaves[] = {
-        compiler::ArgValue::integer(M),
-        compiler::ArgValue::integer(k),
-        compiler::ArgValue::integer(parts),
-        loopArray(inData, inShape, inStrides),
-        loopArray(outData, kept.shape, outKept),
-        compiler::ArgValue::integer(partStride)};
+        compiler::ArgValue::integer(M),          compiler::ArgValue::integer(k),
+        compiler::ArgValue::integer(parts),      loopArray(inData, inShape, inStrides),
+        loopArray(outData, kept.shape, outKept), compiler::ArgValue::integer(partStride)};
     launchReduce(kern, mode, M * parts, desc.reduce.blockSize, leaves, stream);
   };
 

@@ -29,6 +29,11 @@ namespace ptxjit::ufunc {
 /// without one), 'cpu' (one host thread) or 'parallel' (all host threads).
 enum class Target : uint8_t { Cuda, Cpu, Parallel };
 
+/// The target named `name` ("cuda", "cpu", "parallel"); std::invalid_argument otherwise.
+Target targetFromName(const std::string &name);
+/// "cuda", "cpu" or "parallel".
+const char *targetName(Target t);
+
 /// A type error of a call or a signature (the bindings raise TypeError).
 struct TypeMismatch : std::runtime_error {
   using std::runtime_error::runtime_error;

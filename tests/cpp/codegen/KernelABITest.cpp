@@ -74,4 +74,3 @@ TEST(PackingPlan, RejectsNonArgumentTypes) {
   EXPECT_THROW(buildPackingPlan({t::range()}), ir::CompileError);
   EXPECT_THROW(buildPackingPlan({t::symbol("math")}), ir::CompileError);
 }
-

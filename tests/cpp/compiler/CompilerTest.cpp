@@ -172,8 +172,7 @@ TEST_P(CompilerTest, DeviceFunctionsAreSpecializedPerArgumentTypes) {
   EXPECT_TRUE(testutil::ptxasAccepts(ptxSpec.ptx));
   // Other element types: the device function is specialized again, from its snapshot.
   auto f64 = t::array(t::float64(), 1, ir::Layout::C);
-  EXPECT_THROW(c.specialize(id, {f64, f64}, hostOpts(), snapshots({{id, &ker}})),
-               std::logic_error);
+  EXPECT_THROW(c.specialize(id, {f64, f64}, hostOpts(), snapshots({{id, &ker}})), std::logic_error);
   c.specialize(id, {f64, f64}, hostOpts(), both);
   EXPECT_EQ(c.typeCheck(devId, {t::int32()}, both), t::float64());
 
@@ -256,8 +255,8 @@ TEST_P(CompilerTest, TuplesAnd2dArraysAsArguments) {
   Fixture fx(v(), "tuple_and_2d");
   int id = c.registerFunction("tuple_and_2d", ir::FunctionKind::Kernel);
   auto a2 = t::array(t::float64(), 2, ir::Layout::C);
-  const auto &spec = c.specialize(id, {t::tuple({t::float64(), t::float64()}), a2, a2},
-                                  hostOpts(), snapshots({{id, &fx}}));
+  const auto &spec = c.specialize(id, {t::tuple({t::float64(), t::float64()}), a2, a2}, hostOpts(),
+                                  snapshots({{id, &fx}}));
   ASSERT_EQ(spec.plan.leaves.size(), 4u);
   const int rows = 5, cols = 7;
   std::vector<double> a(rows * cols), out(rows * cols, 0);

@@ -31,7 +31,7 @@ TEST(Packing, ScalarsCastAsNumpyDoes) {
   EXPECT_EQ(stored<int32_t>(ArgValue::floating(-2.75), t::int32()), -2); // toward zero
   EXPECT_EQ(stored<int64_t>(ArgValue::floating(NAN), t::int64()), 0);
   EXPECT_EQ(stored<int64_t>(ArgValue::floating(1e30), t::int64()),
-            std::numeric_limits<int64_t>::max()); // saturated
+            std::numeric_limits<int64_t>::max());                     // saturated
   EXPECT_EQ(stored<uint8_t>(ArgValue::integer(300), t::uint8()), 44); // wraps
   EXPECT_EQ(stored<uint8_t>(ArgValue::floating(0.5), t::boolean()), 1);
   EXPECT_EQ(stored<uint8_t>(ArgValue::integer(0), t::boolean()), 0);

@@ -14,8 +14,8 @@ namespace t = types;
 
 const std::vector<const ScalarType *> &allScalars() {
   static const std::vector<const ScalarType *> all = {
-      t::boolean(), t::int8(),   t::int16(),   t::int32(),   t::int64(),
-      t::uint8(),   t::uint16(), t::uint32(),  t::uint64(),  t::float32(),
+      t::boolean(), t::int8(),      t::int16(),     t::int32(),  t::int64(),
+      t::uint8(),   t::uint16(),    t::uint32(),    t::uint64(), t::float32(),
       t::float64(), t::complex64(), t::complex128()};
   return all;
 }

@@ -90,8 +90,8 @@ TEST(TypeResolution, OutputArraysTakePartInTheChoice) {
   // float64 → float32 is same_kind: the first loop taking the inputs stays.
   EXPECT_EQ(resolveLoop({i64, i64}, loops, {t::float32()}, ir::Casting::SameKind).loop, 1);
   // Without a loop whose output casts, the first refused cast is reported.
-  LoopMatch m = resolveLoop({t::float64(), t::float64()}, loops, {t::int32()},
-                            ir::Casting::SameKind);
+  LoopMatch m =
+      resolveLoop({t::float64(), t::float64()}, loops, {t::int32()}, ir::Casting::SameKind);
   EXPECT_EQ(m.loop, -1);
   EXPECT_TRUE(m.outputRefused);
   EXPECT_EQ(m.outputFrom, t::float64());

@@ -45,24 +45,23 @@ CallArg hostArray(std::vector<T> &data, const ir::ScalarType *dtype, Shape shape
   if (strides.empty())
     strides = contiguousStrides(shape, sizeof(T), false);
   return CallArg::array(dtype, reinterpret_cast<uint64_t>(data.data()),
-                        static_cast<int>(shape.size()), shape.data(), strides.data(),
-                        Memory::Host, kHost, writeable);
+                        static_cast<int>(shape.size()), shape.data(), strides.data(), Memory::Host,
+                        kHost, writeable);
 }
 
 /// A host array made for an output request (kept in `storage`).
 CallArg allocated(const OutputRequest &req, std::vector<double> &storage) {
   EXPECT_EQ(req.dtype, t::float64());
   storage.assign(static_cast<size_t>(shapeSize(req.shape)), -1.0);
-  return hostArray(storage, req.dtype, req.shape,
-                   contiguousStrides(req.shape, 8, req.fortran));
+  return hostArray(storage, req.dtype, req.shape, contiguousStrides(req.shape, 8, req.fortran));
 }
 
 TEST(UfuncCall, ElementwiseBroadcastsAndAllocatesTheOutput) {
   TestUfunc f("weighted_add", 2);
   f.u->addLoop({t::float64(), t::float64()}, nullptr);
   std::vector<double> col{1, 2, 3}, row{4, 5};
-  CallPlan p = planCall(*f.u, kHost, {hostArray(col, t::float64(), {3, 1}),
-                                      hostArray(row, t::float64(), {2})},
+  CallPlan p = planCall(*f.u, kHost,
+                        {hostArray(col, t::float64(), {3, 1}), hostArray(row, t::float64(), {2})},
                         {nullptr});
   EXPECT_EQ(p.shape, (Shape{3, 2}));
   ASSERT_TRUE(p.allocate[0]);
@@ -179,14 +178,13 @@ TEST(UfuncCall, ReductionsFoldLeftToRightOnOneThread) {
   EXPECT_EQ(kept.keptShape, (Shape{3}));
   ReducePlan all = planReduce(*f.u, kHost, in, std::nullopt, false, nullptr, -1);
   EXPECT_TRUE(all.scalarResult);
-  EXPECT_THROW(planReduce(*f.u, kHost, in, std::vector<int64_t>{2}, false, nullptr, -1),
-               AxisError);
+  EXPECT_THROW(planReduce(*f.u, kHost, in, std::vector<int64_t>{2}, false, nullptr, -1), AxisError);
   EXPECT_THROW(planReduce(*f.u, kHost, in, std::vector<int64_t>{0, -2}, false, nullptr, -1),
                std::invalid_argument);
-  EXPECT_THROW(
-      planReduce(*f.u, kHost, CallArg::scalar(t::float64(), compiler::ArgValue::floating(1)),
-                 std::nullopt, false, nullptr, -1),
-      TypeMismatch);
+  EXPECT_THROW(planReduce(*f.u, kHost,
+                          CallArg::scalar(t::float64(), compiler::ArgValue::floating(1)),
+                          std::nullopt, false, nullptr, -1),
+               TypeMismatch);
 }
 
 TEST(UfuncCall, EmptyReductionsTakeTheIdentity) {
