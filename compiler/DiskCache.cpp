@@ -464,29 +464,4 @@ bool store(const std::string &path, const Digest &key, const CacheEntry &e,
 
 } // namespace diskcache
 
-std::string cachedBlob(const std::string &sourceFile, const std::string &qualname,
-                       std::string_view slot, const Digest &key,
-                       const std::function<std::string()> &produce, bool *hit) {
-  std::string dir = diskcache::directoryFor(sourceFile);
-  std::string prefix = diskcache::entryPrefix(sourceFile, qualname, slot);
-  std::string path = dir.empty() ? std::string() : diskcache::entryPath(dir, prefix, key);
-  if (!path.empty()) {
-    if (auto e = diskcache::load(path, key);
-        e && e->kind == static_cast<uint32_t>(EntryKind::Blob) && e->sections.size() == 1) {
-      ++cacheCounters().hits;
-      if (hit)
-        *hit = true;
-      return std::move(e->sections[0]);
-    }
-  }
-  ++cacheCounters().misses;
-  if (hit)
-    *hit = false;
-  std::string bytes = produce();
-  if (!path.empty())
-    diskcache::store(path, key, CacheEntry{static_cast<uint32_t>(EntryKind::Blob), {bytes}},
-                     prefix);
-  return bytes;
-}
-
 } // namespace ptxjit::compiler

@@ -15,8 +15,8 @@
 // An entry that cannot be read, is truncated, has another key or a bad checksum is ignored
 // (and replaced by the next store), never trusted.
 //
-// No LLVM and no Python here: the compiler uses this for kernels (Compiler::specialize); other
-// code generators (ufuncs) use cachedBlob() with keys of their own.
+// No LLVM and no Python here: the compiler uses this for every specialization it compiles,
+// kernels (Compiler::specialize) and ufunc loop kernels (Compiler::specializeLoop) alike.
 #pragma once
 
 #include "codegen/CompileOptions.h"
@@ -78,7 +78,7 @@ struct CacheEntry {
 };
 
 /// Entry kinds written by the compiler; sections are {symbol, code, llvm IR}.
-enum class EntryKind : uint32_t { Ptx = 1, HostObject = 2, Blob = 3 };
+enum class EntryKind : uint32_t { Ptx = 1, HostObject = 2 };
 
 /// Process-wide counters (all functions), for tests and debugging.
 struct CacheCounters {
@@ -125,15 +125,5 @@ bool store(const std::string &path, const Digest &key, const CacheEntry &e,
            const std::string &stalePrefix = {});
 
 } // namespace diskcache
-
-/// The hook for code generators other than Compiler::specialize (ufuncs): the bytes stored
-/// under `key` in the cache directory for `sourceFile` with a name made of `qualname` and
-/// `slot` (see entryPrefix), or, when there is no usable entry, `produce()`'s result, which is
-/// stored for the next process. The key must cover everything the bytes depend on (use
-/// addSnapshot, addArgTypes, addCompileOptions, addToolchain and fields of your own). Sets
-/// *hit when given. What produce() throws propagates (nothing is stored).
-std::string cachedBlob(const std::string &sourceFile, const std::string &qualname,
-                       std::string_view slot, const Digest &key,
-                       const std::function<std::string()> &produce, bool *hit = nullptr);
 
 } // namespace ptxjit::compiler

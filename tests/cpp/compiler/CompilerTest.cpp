@@ -335,6 +335,48 @@ TEST_P(CompilerTest, ConcurrentRequestsCompileOnce) {
   c.unregisterFunction(id);
 }
 
+TEST_P(CompilerTest, LoopKernelsAreSpecializations) {
+  // weighted_add(a, b) = a * 10 + b as a flat elementwise loop: n, a, b (arrays, data alone),
+  // out.
+  Fixture fx(v(), "weighted_add");
+  int id = c.registerFunction("weighted_add", ir::FunctionKind::Device);
+  compiler::LoopKey key;
+  key.fnParams = {t::float64(), t::float64()};
+  using codegen::LoopOperand;
+  key.desc.elementwise.operands = {{LoopOperand::Kind::Array, t::float32(), 0},
+                                   {LoopOperand::Kind::Scalar, nullptr, 0},
+                                   {LoopOperand::Kind::Array, t::float64(), 0}};
+  compiler::SnapshotSet snaps = snapshots({{id, &fx}});
+  size_t before = c.compiledCount();
+  const compiler::Specialization &spec = c.specializeLoop(id, key, hostOpts(), snaps);
+  EXPECT_EQ(&c.specializeLoop(id, key, hostOpts(), kNone), &spec); // cached
+  EXPECT_EQ(c.compiledCount(), before + 1);
+  ASSERT_TRUE(spec.loop);
+  EXPECT_EQ(spec.loop->desc, key.desc);
+  EXPECT_EQ(spec.plan.str(),
+            "int64@0 <- leaf0; ptr@8 <- leaf1.data; float64@16 <- leaf2; ptr@24 <- leaf3.data");
+  std::vector<float> x{1, 2, 3};
+  std::vector<double> out(3, 0);
+  Packed p(spec.plan, {scalarLeaf(3), testutil::stridedLeaf(x.data(), {}, {}), scalarLeaf(0.5),
+                       testutil::stridedLeaf(out.data(), {}, {})});
+  runtime::launchHost(spec.hostEntry, {1, 1, 1}, {1, 1, 1}, p.params.data());
+  EXPECT_EQ(out, (std::vector<double>{10.5, 20.5, 30.5}));
+  // Another descriptor is another specialization; the typed function is shared.
+  compiler::LoopKey other = key;
+  other.desc.elementwise.operands[0].elemType = t::float64();
+  EXPECT_NE(&c.specializeLoop(id, other, hostOpts(), kNone), &spec);
+  // Loops are of device functions; descriptors must fit the function.
+  Fixture kernel(v(), "saxpy", false);
+  int kid = c.registerFunction("saxpy", ir::FunctionKind::Kernel);
+  EXPECT_THROW(c.specializeLoop(kid, key, hostOpts(), snapshots({{kid, &kernel}})),
+               std::invalid_argument);
+  compiler::LoopKey bad = key;
+  bad.fnParams = {t::float64()};
+  EXPECT_THROW(c.specializeLoop(id, bad, hostOpts(), snaps), ir::CompileError);
+  c.unregisterFunction(kid);
+  c.unregisterFunction(id);
+}
+
 TEST(CompilerRegistry, IdsNamesAndKinds) {
   compiler::Compiler &c = compiler::Compiler::instance();
   int a = c.registerFunction("first", ir::FunctionKind::Kernel);

@@ -417,27 +417,6 @@ TEST(DiskCacheDirectory, EnvThenPycacheThenUserCache) {
             "my_mod.A__locals__f-" + toHex(sha256("slot"), 6));
 }
 
-TEST(DiskCacheBlob, ProducedOnceThenLoaded) {
-  TempDir dir;
-  EnvVar env("PTXJIT_CACHE_DIR", dir.path.string());
-  Digest key = sha256("ufunc key");
-  int produced = 0;
-  auto produce = [&] {
-    ++produced;
-    return std::string("compiled bytes");
-  };
-  bool hit = true;
-  EXPECT_EQ(cachedBlob("<ufunc>", "add", "f4,f4->f4", key, produce, &hit), "compiled bytes");
-  EXPECT_FALSE(hit);
-  EXPECT_EQ(cachedBlob("<ufunc>", "add", "f4,f4->f4", key, produce, &hit), "compiled bytes");
-  EXPECT_TRUE(hit);
-  EXPECT_EQ(produced, 1);
-  // Another key: produced again.
-  cachedBlob("<ufunc>", "add", "f4,f4->f4", sha256("other"), produce, &hit);
-  EXPECT_FALSE(hit);
-  EXPECT_EQ(produced, 2);
-}
-
 // ---- The compiler with cache=True -----------------------------------------------------------
 
 namespace {
