@@ -2,7 +2,8 @@
 // host kernels run through the JIT, CUDA kernels are checked by ptxas.
 #include "codegen/UfuncKernels.h"
 
-#include "tests/cpp/codegen/TypedIR.h"
+#include "ir/IRParser.h"
+#include "ir/Verify.h"
 #include "tests/cpp/common/Ptxas.h"
 #include "tests/cpp/common/TestPacking.h"
 
@@ -13,7 +14,7 @@
 
 using namespace ptxjit;
 using namespace ptxjit::codegen;
-using namespace ptxjit::codegen::test;
+namespace types = ptxjit::ir::types;
 
 namespace {
 
@@ -38,19 +39,50 @@ CompileOptions cudaOpts() {
   return o;
 }
 
+/// Typed IR written as text (ir/IRParser.h), verified.
+std::unique_ptr<ir::Function> typedFunction(const std::string &text) {
+  std::unique_ptr<ir::Function> fn = ir::parseFunction(text);
+  fn->filename = "kernels.py";
+  ir::verify(*fn);
+  return fn;
+}
+
 /// f(x, y) = x * 10 + y over `t`.
 std::unique_ptr<ir::Function> makeCombine(const ir::ScalarType *t) {
-  TypedBuilder d("combine", {"x", "y"}, {t, t}, FunctionKind::Device, t);
-  Instr *ten = t->kind() == ir::TypeKind::Int ? d.cint(10, t) : d.cfloat(10.0, t);
-  d.ret(d.bin(BinaryOp::Add, d.bin(BinaryOp::Mul, d.load("x"), ten, t), d.load("y"), t));
-  return std::move(d.fn);
+  std::string T = t->str(), ten = t->kind() == ir::TypeKind::Int ? "10" : "10.0";
+  return typedFunction("function combine(x: " + T + ", y: " + T + ") device -> " + T + R"(
+  var x : )" + T + R"(
+  var y : )" + T + R"(
+bb0:
+  %0 = LoadLocal x : )" +
+                       T + R"(
+  %1 = Const )" + ten + " : " +
+                       T + R"(
+  %2 = BinOp * %0, %1 : )" +
+                       T + R"(
+  %3 = LoadLocal y : )" +
+                       T + R"(
+  %4 = BinOp + %2, %3 : )" +
+                       T + R"(
+  Return %4
+)");
 }
 
 /// f(x, y) = x + y over `t`.
 std::unique_ptr<ir::Function> makeAdd(const ir::ScalarType *t) {
-  TypedBuilder d("add", {"x", "y"}, {t, t}, FunctionKind::Device, t);
-  d.ret(d.bin(BinaryOp::Add, d.load("x"), d.load("y"), t));
-  return std::move(d.fn);
+  std::string T = t->str();
+  return typedFunction("function add(x: " + T + ", y: " + T + ") device -> " + T + R"(
+  var x : )" + T + R"(
+  var y : )" + T + R"(
+bb0:
+  %0 = LoadLocal x : )" +
+                       T + R"(
+  %1 = LoadLocal y : )" +
+                       T + R"(
+  %2 = BinOp + %0, %1 : )" +
+                       T + R"(
+  Return %2
+)");
 }
 
 Entry hostEntry(LoweredModule m) {
