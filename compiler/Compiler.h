@@ -1,9 +1,12 @@
 // The compiler's orchestration: a process-wide registry of user functions and their
-// specializations. A specialization of function `id` for argument types T and options O runs
+// specializations, the one compiled-kernel object. A specialization of kernel `id` for argument
+// types T and options O runs
 //   frontend::buildFunction → ir::inferTypes (device-function calls specialized through the
 //   registry) → codegen::lowerKernel → emitPTX (CUDA) or addToHostJIT (Host)
-// once, and is cached under (id, T, O). CUDA modules are loaded into the driver lazily, at the
-// first launch, so PTX can be produced on a machine without a GPU.
+// once, and is cached under (id, T, O); a ufunc loop kernel around device function `id` is made
+// the same way from a LoopKey (codegen::lowerLoopKernel) and cached under (id, key, O). CUDA
+// modules are loaded into the driver lazily, at the first launch, so PTX can be produced on a
+// machine without a GPU. PTXJIT_DUMP (compiler/Dump.h) prints every stage.
 //
 // Python-free: every call that may compile takes the snapshots of the function and of the
 // device functions it may call (SnapshotSet), taken by the caller beforehand; the compiler
@@ -202,8 +205,6 @@ public:
 
 private:
   struct Entry;
-  struct TypedKey;
-  struct TypedKeyHash;
   struct SpecKey;
   struct SpecKeyHash;
   struct DiskKey;

@@ -19,8 +19,8 @@
 // intended change, then review the diff by eye.
 #include "frontend/Frontend.h"
 #include "ir/IRParser.h"
-#include "ir/typing/Typing.h"
 #include "ir/Verify.h"
+#include "ir/typing/Typing.h"
 #include "tests/cpp/frontend/FixtureLoader.h"
 
 #include <gtest/gtest.h>

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "ir/IRParser.h"
-#include "ir/typing/Typing.h"
 #include "ir/Verify.h"
+#include "ir/typing/Typing.h"
 
 #include <gtest/gtest.h>
 
