@@ -18,6 +18,8 @@
 #include <pybind11/stl.h>
 
 #include <cstring>
+#include <new>
+#include <type_traits>
 
 namespace ptxjit::bindings {
 namespace {
@@ -40,6 +42,7 @@ struct PyUfunc {
     const compiler::Specialization *kernel = nullptr; ///< the flat loop kernel
     ufunc::ExecMode mode = ufunc::ExecMode::Serial;
     const ir::ScalarType *outType = nullptr;
+    py::object outNpDtype; ///< numpy.dtype of outType
     /// Per input: the loop's parameter type (scalars are converted to it).
     const ir::ScalarType *params[kFastMaxInputs] = {};
   } fast;
@@ -94,35 +97,39 @@ codegen::Backend backendOf(const ufunc::Ufunc &u) {
   return u.target == ufunc::Target::Cuda ? currentBackend() : codegen::Backend::Host;
 }
 
-/// A new output array as `req` asks: a device array of `backend`, or a NumPy array. Its first
-/// use is the loop launched right after on `h` (FirstUse::OnStreamNow).
-std::pair<py::object, CallArg> newOutput(const ufunc::OutputRequest &req, codegen::Backend backend,
-                                         PyObject *stream, CUstream h) {
+/// A new output array as `req` asks: a device array of `backend`, or a NumPy array; with `arg`,
+/// also as a CallArg. Its first use is the loop launched right after on `h`
+/// (FirstUse::OnStreamNow). `npDtype`: req.dtype's numpy.dtype when the caller has it. `req` is
+/// taken by value: its shape moves into the device array.
+py::object newOutput(ufunc::OutputRequest req, codegen::Backend backend, PyObject *stream,
+                     CUstream h, CallArg *arg, const py::object &npDtype = {}) {
   int item = req.dtype->byteSize();
   ufunc::Strides strides = ufunc::contiguousStrides(req.shape, item, req.fortran);
-  int nd = static_cast<int>(req.shape.size());
-  if (!req.device) {
-    py::object obj = numpyApi().module.attr("empty")(py::cast(req.shape), numpyDtypeOf(req.dtype),
-                                                     req.fortran ? "F" : "C");
-    uint64_t data = reinterpret_cast<uint64_t>(numpyFields(obj.ptr()).data);
-    return {obj, CallArg::array(req.dtype, data, nd, req.shape.data(), strides.data(),
-                                ufunc::Memory::Host, codegen::Backend::Host, true)};
+  py::object dtype = npDtype ? npDtype : numpyDtypeOf(req.dtype);
+  int ndim = static_cast<int>(req.shape.size());
+  if (req.device) {
+    size_t bytes = static_cast<size_t>(ufunc::shapeSize(req.shape) * item);
+    std::shared_ptr<runtime::Allocation> alloc =
+        backend == codegen::Backend::CUDA
+            ? runtime::allocateDevice(bytes, h, runtime::FirstUse::OnStreamNow)
+            : runtime::allocateHost(bytes);
+    if (arg) // before the shape and strides move into the array
+      *arg = CallArg::array(req.dtype, alloc->address(), ndim, req.shape.data(), strides.data(),
+                            ufunc::Memory::Backend, backend, true);
+    // The default stream (0 or None) is remembered as None without a type check.
+    bool defaultStream =
+        stream == Py_None || (PyLong_CheckExact(stream) && PyLong_AsLongLong(stream) == 0);
+    return wrapDeviceArray(std::make_shared<DeviceNDArray>(
+        std::move(alloc), 0, std::move(req.shape), std::move(strides), dtypeOf(req.dtype),
+        std::move(dtype), backend, defaultStream ? py::none() : streamObject(stream)));
   }
-  size_t bytes = static_cast<size_t>(ufunc::shapeSize(req.shape) * item);
-  std::shared_ptr<runtime::Allocation> alloc =
-      backend == codegen::Backend::CUDA
-          ? runtime::allocateDevice(bytes, h, runtime::FirstUse::OnStreamNow)
-          : runtime::allocateHost(bytes);
-  // The default stream (0 or None) is remembered as None without a type check.
-  bool defaultStream =
-      stream == Py_None || (PyLong_CheckExact(stream) && PyLong_AsLongLong(stream) == 0);
-  auto arr = std::make_shared<DeviceNDArray>(alloc, 0, req.shape, strides, dtypeOf(req.dtype),
-                                             numpyDtypeOf(req.dtype), backend,
-                                             defaultStream ? py::none() : streamObject(stream));
-  uint64_t data = arr->address();
-  return {wrapDeviceArray(std::move(arr)),
-          CallArg::array(req.dtype, data, nd, req.shape.data(), strides.data(),
-                         ufunc::Memory::Backend, backend, true)};
+  py::object obj =
+      numpyApi().module.attr("empty")(py::cast(req.shape), dtype, req.fortran ? "F" : "C");
+  if (arg)
+    *arg = CallArg::array(req.dtype, reinterpret_cast<uint64_t>(numpyFields(obj.ptr()).data), ndim,
+                          req.shape.data(), strides.data(), ufunc::Memory::Host,
+                          codegen::Backend::Host, true);
+  return obj;
 }
 
 py::object unwrapScalar(py::object r) {
@@ -131,52 +138,74 @@ py::object unwrapScalar(py::object r) {
   return py::reinterpret_steal<py::object>(PyObject_GetItem(r.ptr(), py::tuple().ptr()));
 }
 
-/// The output arguments of a call — positional after the inputs, or out= (an array, or a tuple
-/// of one per output); None where the call allocates — and its stream= (0 when not given).
-/// Other keywords are refused.
-std::vector<py::object> outputArgs(const ufunc::Ufunc &u, PyObject *const *args, size_t nargs,
-                                   PyObject *kwargs, py::object &stream) {
-  py::object outKw = py::none();
-  stream = py::int_(0);
+/// A call's output arguments, borrowed from its arguments (alive for the call): positional
+/// after the inputs, or out= (an array, or a tuple of one per output); null where the call
+/// allocates. Small counts stay on the stack: the common call has one.
+class OutputArgs {
+public:
+  explicit OutputArgs(size_t n) : n_(n) {
+    if (n > kInline) {
+      heap_.assign(n, nullptr);
+      p_ = heap_.data();
+    }
+  }
+  PyObject *&operator[](size_t k) { return p_[k]; }
+  PyObject *operator[](size_t k) const { return p_[k]; }
+  size_t size() const { return n_; }
+
+private:
+  static constexpr size_t kInline = 4;
+  size_t n_;
+  PyObject *inline_[kInline] = {};
+  std::vector<PyObject *> heap_;
+  PyObject **p_ = inline_;
+};
+
+/// Reads a call's outputs into `outs` (see OutputArgs) and its stream= into `stream` (left as is
+/// when not given). Other keywords are refused.
+void readOutputArgs(const ufunc::Ufunc &u, PyObject *const *args, size_t nargs, PyObject *kwargs,
+                    OutputArgs &outs, PyObject *&stream) {
+  PyObject *outKw = nullptr;
   PyObject *key, *value;
   for (Py_ssize_t pos = 0; kwargs && PyDict_Next(kwargs, &pos, &key, &value);) {
     std::string k = py::cast<std::string>(py::handle(key));
     if (k != "out" && k != "stream")
       throw py::type_error("ufunc '" + u.name + "' got an unsupported keyword argument '" + k +
                            "' (ptxjit ufuncs take out= and stream=)");
-    (k == "out" ? outKw : stream) = py::reinterpret_borrow<py::object>(value);
+    (k == "out" ? outKw : stream) = value;
   }
-  std::vector<py::object> outs(u.nout, py::none());
+  if (outKw == Py_None)
+    outKw = nullptr;
   if (nargs > u.nin) {
-    if (nargs != u.nin + u.nout || !outKw.is_none())
+    if (nargs != u.nin + u.nout || outKw)
       throw py::type_error("ufunc '" + u.name + "' takes " + std::to_string(u.nin) +
                            " input(s) and " + std::to_string(u.nout) + " output(s), but " +
                            std::to_string(nargs) + " positional arguments were given");
     for (size_t k = 0; k < u.nout; ++k)
-      outs[k] = py::reinterpret_borrow<py::object>(args[u.nin + k]);
+      outs[k] = args[u.nin + k] == Py_None ? nullptr : args[u.nin + k];
   } else if (nargs < u.nin) {
     throw py::type_error("ufunc '" + u.name + "' takes " + std::to_string(u.nin) +
                          " input argument(s) but " + std::to_string(nargs) + " were given");
-  } else if (PyTuple_Check(outKw.ptr())) {
-    py::tuple t = outKw;
-    if (t.size() != u.nout)
+  } else if (outKw && PyTuple_Check(outKw)) {
+    if (static_cast<size_t>(PyTuple_GET_SIZE(outKw)) != u.nout)
       throw py::value_error("ufunc '" + u.name + "': out must be a tuple of " +
                             std::to_string(u.nout) + " array(s)");
-    for (size_t k = 0; k < u.nout; ++k)
-      outs[k] = t[k];
-  } else if (!outKw.is_none()) {
+    for (size_t k = 0; k < u.nout; ++k) {
+      PyObject *o = PyTuple_GET_ITEM(outKw, static_cast<Py_ssize_t>(k));
+      outs[k] = o == Py_None ? nullptr : o;
+    }
+  } else if (outKw) {
     if (u.nout != 1)
       throw py::type_error("ufunc '" + u.name + "': out must be a tuple of " +
                            std::to_string(u.nout) + " arrays");
     outs[0] = outKw;
   }
-  return outs;
 }
 
 // ---- elementwise fast path -------------------------------------------------------------------
 
 /// The common call `f(a, b, ...)` on device arrays of one shape, all C-contiguous, and scalars,
-/// with the output allocated by the call or given (`out`, not None) as a C-contiguous device
+/// with the output allocated by the call (`outObj` null) or given as a C-contiguous device
 /// array of that shape and of the loop's output dtype: no broadcasting, no casts, no staging, a
 /// flat loop. It skips the general path's planning: the last such call's flat kernel is kept in
 /// `pu.fast`, keyed by the inputs' fingerprint and the backend. Returns null (with no Python
@@ -212,7 +241,7 @@ PyObject *fastElementwise(PyUfunc &pu, const ArgReader &reader, PyObject *outObj
         reader.leaves[k].device->backend() != backend)
       return nullptr;
   const DeviceNDArray *out = nullptr;
-  if (outObj != Py_None) {
+  if (outObj) {
     out = asDeviceArray(outObj);
     if (!out || out->backend() != backend || out->layout() != ir::Layout::C ||
         out->ndim() != first->ndim ||
@@ -243,6 +272,7 @@ PyObject *fastElementwise(PyUfunc &pu, const ArgReader &reader, PyObject *outObj
     f.kernel = kernel;
     f.mode = ufunc::execMode(u.target, backend);
     f.outType = L.outputs[0];
+    f.outNpDtype = numpyDtypeOf(f.outType);
     for (size_t k = 0; k < nin; ++k)
       f.params[k] = ir::cast<ir::ScalarType>(ir::concretize(L.params[k]));
     f.valid = true;
@@ -251,28 +281,35 @@ PyObject *fastElementwise(PyUfunc &pu, const ArgReader &reader, PyObject *outObj
     return nullptr; // a cast on output: the general path checks it
 
   // The loop kernel's arguments: n, per input its data or its value, the output's data.
-  compiler::ArgValue leaves[kFastMaxInputs + 2];
-  leaves[0] = compiler::ArgValue::integer(n);
+  // Raw storage, each leaf constructed once in place: a default-constructed array of ArgValues
+  // would first initialize all kFastMaxInputs + 2 of them on every call.
+  static_assert(std::is_trivially_destructible_v<compiler::ArgValue>);
+  alignas(
+      compiler::ArgValue) unsigned char storage[sizeof(compiler::ArgValue) * (kFastMaxInputs + 2)];
+  auto *leaves = reinterpret_cast<compiler::ArgValue *>(storage);
+  new (&leaves[0]) compiler::ArgValue(compiler::ArgValue::integer(n));
   for (size_t k = 0; k < nin; ++k) {
     const LeafValue &l = reader.leaves[k];
     if (l.kind == LeafValue::Kind::Array) {
-      leaves[k + 1] = compiler::ArgValue::array(l.data, 0, nullptr, nullptr);
+      new (&leaves[k + 1])
+          compiler::ArgValue(compiler::ArgValue::array(l.data, 0, nullptr, nullptr));
       continue;
     }
     if (reader.codes[k] & codes::kPython)
       ufunc::checkPythonInt(l, f.params[k]);
-    leaves[k + 1] = l;
+    new (&leaves[k + 1]) compiler::ArgValue(l);
   }
   CUstream h = streamHandle(streamObj, backend);
   py::object result;
   if (out) {
-    leaves[nin + 1] = compiler::ArgValue::array(out->address(), 0, nullptr, nullptr);
+    new (&leaves[nin + 1])
+        compiler::ArgValue(compiler::ArgValue::array(out->address(), 0, nullptr, nullptr));
     result = py::reinterpret_borrow<py::object>(outObj);
   } else {
     ufunc::OutputRequest req{Shape(first->shape, first->shape + first->ndim), f.outType, true};
-    CallArg o;
-    std::tie(result, o) = newOutput(req, backend, streamObj, h);
-    leaves[nin + 1] = compiler::ArgValue::array(o.value.data, 0, nullptr, nullptr);
+    result = newOutput(std::move(req), backend, streamObj, h, nullptr, f.outNpDtype);
+    new (&leaves[nin + 1]) compiler::ArgValue(
+        compiler::ArgValue::array(asDeviceArray(result.ptr())->address(), 0, nullptr, nullptr));
   }
   ufunc::launchElementwise(*f.kernel, f.mode, n, leaves, h);
   return result.release().ptr();
@@ -282,8 +319,11 @@ PyObject *fastElementwise(PyUfunc &pu, const ArgReader &reader, PyObject *outObj
 
 py::object call(PyUfunc &pu, PyObject *const *args, size_t nargs, PyObject *kwargs) {
   ufunc::Ufunc &u = *pu.u;
-  py::object streamObj;
-  std::vector<py::object> outObjs = outputArgs(u, args, nargs, kwargs, streamObj);
+  // The default stream, as a call that names none gets it.
+  static PyObject *const defaultStream = PyLong_FromLong(0);
+  PyObject *streamObj = defaultStream;
+  OutputArgs outObjs(u.nout);
+  readOutputArgs(u, args, nargs, kwargs, outObjs, streamObj);
 
   thread_local CallArgs reused;
   static thread_local bool busy = false;
@@ -299,7 +339,7 @@ py::object call(PyUfunc &pu, PyObject *const *args, size_t nargs, PyObject *kwar
   for (size_t k = 0; k < u.nin; ++k)
     readArg(ca, args[k], static_cast<int>(k), u.name, false);
   if (ca.keep.empty() && u.nout == 1)
-    if (PyObject *r = fastElementwise(pu, ca.reader, outObjs[0].ptr(), streamObj.ptr()))
+    if (PyObject *r = fastElementwise(pu, ca.reader, outObjs[0], streamObj))
       return py::reinterpret_steal<py::object>(r);
 
   std::vector<CallArg> inputs;
@@ -309,9 +349,9 @@ py::object call(PyUfunc &pu, PyObject *const *args, size_t nargs, PyObject *kwar
   std::vector<CallArg> outs(u.nout);
   std::vector<const CallArg *> given(u.nout, nullptr);
   for (size_t k = 0, r = 0; k < u.nout; ++k) {
-    if (outObjs[k].is_none())
+    if (!outObjs[k])
       continue;
-    readArg(outReader, outObjs[k].ptr(), static_cast<int>(k), u.name, true);
+    readArg(outReader, outObjs[k], static_cast<int>(k), u.name, true);
     outs[k] = callArgOf(outReader.reader.leaves[r], outReader.reader.codes[r]);
     given[k] = &outs[k];
     ++r;
@@ -319,10 +359,10 @@ py::object call(PyUfunc &pu, PyObject *const *args, size_t nargs, PyObject *kwar
   codegen::Backend backend = backendOf(u);
   ufunc::CallPlan plan = ufunc::planCall(u, backend, std::move(inputs), given);
   CUstream h = streamHandle(streamObj, backend);
-  std::vector<py::object> results = outObjs;
+  std::vector<py::object> results(u.nout);
   for (size_t k = 0; k < u.nout; ++k)
-    if (plan.allocate[k])
-      std::tie(results[k], outs[k]) = newOutput(*plan.allocate[k], backend, streamObj.ptr(), h);
+    results[k] = plan.allocate[k] ? newOutput(*plan.allocate[k], backend, streamObj, h, &outs[k])
+                                  : py::reinterpret_borrow<py::object>(outObjs[k]);
   {
     py::gil_scoped_release release;
     ufunc::runCall(u, plan, outs, h);
@@ -367,7 +407,7 @@ py::object reduceCall(PyUfunc &pu, py::object array, py::object axis, py::object
   CUstream h = streamHandle(streamObj, backend);
   py::object result = outObj;
   if (plan.allocate)
-    std::tie(result, out) = newOutput(*plan.allocate, backend, streamObj.ptr(), h);
+    result = newOutput(*plan.allocate, backend, streamObj.ptr(), h, &out);
   {
     py::gil_scoped_release release;
     ufunc::runReduce(u, plan, out, h);

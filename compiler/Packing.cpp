@@ -187,30 +187,10 @@ void storeScalar(const ArgValue &v, const ir::ScalarType *t, void *dst) {
   }
 }
 
-void packSlot(const codegen::ParamSlot &s, const ArgValue &v, char *dst) {
-  switch (s.source) {
-  case codegen::ParamSlot::Source::Value:
-  case codegen::ParamSlot::Source::Real:
-    storeScalar(v, s.type, dst);
-    return;
-  case codegen::ParamSlot::Source::Imag:
-    putFloat(dst, s.type->bits(), v.kind == ArgValue::Kind::Complex ? v.im : 0.0);
-    return;
-  case codegen::ParamSlot::Source::Data:
-    put<uint64_t>(dst, v.data);
-    return;
-  case codegen::ParamSlot::Source::Shape:
-    put<int64_t>(dst, v.shape[s.dim]);
-    return;
-  case codegen::ParamSlot::Source::Stride:
-    put<int64_t>(dst, v.strides[s.dim]);
-    return;
-  }
-}
-
-void pointAtSlots(const codegen::PackingPlan &plan, char *buf, void **params) {
-  for (size_t i = 0; i < plan.slots.size(); ++i)
-    params[i] = buf + plan.slots[i].offset;
+void packScalarSlot(const codegen::ParamSlot &s, const ArgValue &v, char *dst) {
+  if (s.source == codegen::ParamSlot::Source::Imag)
+    return putFloat(dst, s.type->bits(), v.kind == ArgValue::Kind::Complex ? v.im : 0.0);
+  storeScalar(v, s.type, dst);
 }
 
 } // namespace ptxjit::compiler

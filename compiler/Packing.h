@@ -7,6 +7,7 @@
 #include "codegen/KernelABI.h"
 
 #include <cstdint>
+#include <cstring>
 
 namespace ptxjit::compiler {
 
@@ -51,8 +52,47 @@ struct ArgValue {
 /// value → complex has a zero imaginary part). Throws std::logic_error for an array `v`.
 void storeScalar(const ArgValue &v, const ir::ScalarType *t, void *dst);
 
-/// Writes slot `s` of a plan from its leaf `v` at `dst` (the slot's place in the buffer).
-void packSlot(const codegen::ParamSlot &s, const ArgValue &v, char *dst);
+/// Writes scalar slot `s` (Source::Value, Real or Imag) of a plan from its leaf `v` at `dst`.
+void packScalarSlot(const codegen::ParamSlot &s, const ArgValue &v, char *dst);
+
+/// Writes slot `s` of a plan from its leaf `v` at `dst` (the slot's place in the buffer). Inline:
+/// it runs once per slot of every launch; an array's slots are plain copies, and so are the
+/// common scalars — a float into a float slot (a Python float fills a float64 slot and its
+/// float32 copy), an int into an int64 — which need none of storeScalar's conversions.
+inline void packSlot(const codegen::ParamSlot &s, const ArgValue &v, char *dst) {
+  int64_t word;
+  switch (s.source) {
+  case codegen::ParamSlot::Source::Data:
+    word = static_cast<int64_t>(v.data);
+    break;
+  case codegen::ParamSlot::Source::Shape:
+    word = v.shape[s.dim];
+    break;
+  case codegen::ParamSlot::Source::Stride:
+    word = v.strides[s.dim];
+    break;
+  case codegen::ParamSlot::Source::Value:
+    if (v.kind == ArgValue::Kind::Float && s.type->kind() == ir::TypeKind::Float) {
+      if (s.type->bits() == 32) {
+        float f = static_cast<float>(v.re);
+        std::memcpy(dst, &f, sizeof f);
+      } else {
+        std::memcpy(dst, &v.re, sizeof v.re);
+      }
+      return;
+    }
+    if (v.kind == ArgValue::Kind::Int && s.type->kind() == ir::TypeKind::Int &&
+        s.type->bits() == 64) {
+      word = v.i;
+      break;
+    }
+    return packScalarSlot(s, v, dst);
+  case codegen::ParamSlot::Source::Real:
+  case codegen::ParamSlot::Source::Imag:
+    return packScalarSlot(s, v, dst);
+  }
+  std::memcpy(dst, &word, sizeof word);
+}
 
 /// Writes every slot of `plan` into `buf` (plan.bufferSize() bytes) from `leaves`, one per
 /// plan leaf, of ArgValue or a type derived from it.
@@ -64,6 +104,9 @@ void pack(const codegen::PackingPlan &plan, const Leaf *leaves, char *buf) {
 
 /// Points params[i] at slot i of `plan` in `buf` (the pointer form of a launch, and the host
 /// entry's `args`).
-void pointAtSlots(const codegen::PackingPlan &plan, char *buf, void **params);
+inline void pointAtSlots(const codegen::PackingPlan &plan, char *buf, void **params) {
+  for (const codegen::ParamSlot &s : plan.slots)
+    *params++ = buf + s.offset;
+}
 
 } // namespace ptxjit::compiler

@@ -4,6 +4,7 @@
 #include "runtime/HostGrid.h"
 
 #include <algorithm>
+#include <memory>
 
 namespace ptxjit::ufunc {
 namespace {
@@ -15,13 +16,13 @@ constexpr int64_t kParallelGrain = 1 << 14;
 class Packed {
 public:
   Packed(const compiler::Specialization &spec, const compiler::ArgValue *leaves) {
-    size_t words = spec.plan.bufferSize() / 8 + 1;
-    size_t slots = spec.plan.slots.size() + 1;
-    if (words > kWords || slots > kSlots) {
-      heapBuf_.resize(words);
-      heapParams_.resize(slots);
-      buf_ = heapBuf_.data();
-      params_ = heapParams_.data();
+    size_t words = spec.plan.bufferSize() / 8;
+    size_t slots = spec.plan.slots.size();
+    if (words > kWords || slots > kSlots) [[unlikely]] {
+      heapBuf_ = std::make_unique<uint64_t[]>(words);
+      heapParams_ = std::make_unique<void *[]>(slots);
+      buf_ = heapBuf_.get();
+      params_ = heapParams_.get();
     }
     compiler::pack(spec.plan, leaves, buffer());
   }
@@ -34,8 +35,8 @@ private:
   void *stackParams_[kSlots];
   uint64_t *buf_ = stackBuf_;
   void **params_ = stackParams_;
-  std::vector<uint64_t> heapBuf_;
-  std::vector<void *> heapParams_;
+  std::unique_ptr<uint64_t[]> heapBuf_;
+  std::unique_ptr<void *[]> heapParams_;
 };
 
 /// Runs a host loop entry over `chunks` blocks of one thread (the entry splits its iteration
