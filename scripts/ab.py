@@ -2,12 +2,15 @@
 bench/run.py, timed in alternating fresh processes, one build then the other, so that the
 machine's drift falls on both alike.
 
-    python scripts/ab.py ROOT_A ROOT_B [--rounds 6] [--json out.json]
+    python scripts/ab.py ROOT_A ROOT_B [--rounds 6] [--cpu N] [--json out.json]
 
 Each ROOT is a checkout built by ./setup.sh (its .venv imports its ptxjit). The timing code is
 this checkout's (bench/run.py's launch_loop over bench/workloads.py's kernels), so both builds
 are measured the same way. Prints per metric the median of the rounds' medians for A and B and
-their ratio B/A, and writes every figure as JSON.
+their ratio B/A, the median of the per-round ratios (each round times A and B back to back), and
+writes every figure as JSON. --cpu N pins every worker to CPU N: launch timings of unpinned
+processes are bimodal (a process lands on a fast or a slow core and stays there), which makes
+the medians of a few rounds differ by 10% between two runs of the same builds.
 """
 import argparse
 import json
@@ -52,11 +55,13 @@ print(json.dumps(res))
 '''
 
 
-def measure(root):
+def measure(root, cpu=None):
     env = dict(os.environ)
     env.setdefault("PTXJIT_TARGET", "cuda")
+    pin = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
     out = subprocess.run([os.path.join(root, ".venv", "bin", "python"), "-c", WORKER, BENCH],
-                         capture_output=True, text=True, env=env, timeout=600, check=True)
+                         capture_output=True, text=True, env=env, timeout=600, check=True,
+                         preexec_fn=pin)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -65,21 +70,24 @@ def main():
     ap.add_argument("a")
     ap.add_argument("b")
     ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--cpu", type=int, help="pin the workers to this CPU")
     ap.add_argument("--json")
     args = ap.parse_args()
     runs = {"a": [], "b": []}
     for r in range(args.rounds):
         order = ("a", "b") if r % 2 == 0 else ("b", "a")
         for side in order:
-            runs[side].append(measure(getattr(args, side)))
-    print(f"A = {args.a}\nB = {args.b}\n{args.rounds} rounds, alternating; medians (µs)\n")
-    print("| metric | A | B | B/A | A rounds | B rounds |")
-    print("| --- | --- | --- | --- | --- | --- |")
+            runs[side].append(measure(getattr(args, side), args.cpu))
+    pinned = f", pinned to CPU {args.cpu}" if args.cpu is not None else ""
+    print(f"A = {args.a}\nB = {args.b}\n{args.rounds} rounds, alternating{pinned}; medians (µs)\n")
+    print("| metric | A | B | B/A | median of round B/A | A rounds | B rounds |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for m in runs["a"][0]:
         fa = [x[m] for x in runs["a"]]
         fb = [x[m] for x in runs["b"]]
         ma, mb = statistics.median(fa), statistics.median(fb)
-        print(f"| {m} | {ma:.3g} | {mb:.3g} | {mb / ma:.3f} | "
+        paired = statistics.median(b / a for a, b in zip(fa, fb))
+        print(f"| {m} | {ma:.3g} | {mb:.3g} | {mb / ma:.3f} | {paired:.3f} | "
               f"{' '.join(f'{v:.3g}' for v in fa)} | {' '.join(f'{v:.3g}' for v in fb)} |")
     if args.json:
         with open(args.json, "w") as f:
