@@ -313,6 +313,16 @@ Compiler::Entry &Compiler::entry(int id) const {
   return *it->second;
 }
 
+Compiler::Entry &Compiler::entryOfKind(int id, ir::FunctionKind kind) const {
+  Entry &e = entry(id);
+  if (e.kind != kind)
+    throw std::invalid_argument("'" + e.name + "' is a " +
+                                (e.kind == ir::FunctionKind::Kernel
+                                     ? "kernel, not a device function"
+                                     : "device function, not a kernel"));
+  return e;
+}
+
 ir::FunctionKind Compiler::kind(int id) const { return entry(id).kind; }
 
 std::string Compiler::name(int id) const { return entry(id).name; }
@@ -516,9 +526,7 @@ const Specialization &Compiler::specialize(int id, const std::vector<const ir::T
   std::lock_guard<std::mutex> lock(mutex_);
   freeRetiredLocked();
   SnapshotScope scope(*this, snapshots);
-  Entry &e = entry(id);
-  if (e.kind != ir::FunctionKind::Kernel)
-    throw std::invalid_argument("'" + e.name + "' is a device function, not a kernel");
+  Entry &e = entryOfKind(id, ir::FunctionKind::Kernel);
   auto spec = std::make_unique<Specialization>();
   for (const ir::Type *t : argTypes) // weak Python-scalar arguments travel concrete
     spec->argTypes.push_back(ir::concretize(t));
@@ -535,9 +543,7 @@ const Specialization &Compiler::specializeLoop(int id, const LoopKey &key,
   std::lock_guard<std::mutex> lock(mutex_);
   freeRetiredLocked();
   SnapshotScope scope(*this, snapshots);
-  Entry &e = entry(id);
-  if (e.kind != ir::FunctionKind::Device)
-    throw std::invalid_argument("'" + e.name + "' is a kernel, not a device function");
+  Entry &e = entryOfKind(id, ir::FunctionKind::Device);
   auto spec = std::make_unique<Specialization>();
   spec->loop = key;
   spec->argTypes = codegen::loopKernelParams(key.desc, key.fnParams);

@@ -214,6 +214,9 @@ private:
 
   /// The registered entry `id` (takes the registry lock). Throws std::out_of_range.
   Entry &entry(int id) const;
+  /// entry(id), which must be a function of `kind`: std::invalid_argument ("'f' is a device
+  /// function, not a kernel") otherwise. For the specialize calls.
+  Entry &entryOfKind(int id, ir::FunctionKind kind) const;
   /// Frees the specializations of functions unregistered while a compile held the lock
   /// (compile lock held).
   void freeRetiredLocked();
