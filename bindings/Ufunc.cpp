@@ -138,33 +138,12 @@ py::object unwrapScalar(py::object r) {
   return py::reinterpret_steal<py::object>(PyObject_GetItem(r.ptr(), py::tuple().ptr()));
 }
 
-/// A call's output arguments, borrowed from its arguments (alive for the call): positional
-/// after the inputs, or out= (an array, or a tuple of one per output); null where the call
-/// allocates. Small counts stay on the stack: the common call has one.
-class OutputArgs {
-public:
-  explicit OutputArgs(size_t n) : n_(n) {
-    if (n > kInline) {
-      heap_.assign(n, nullptr);
-      p_ = heap_.data();
-    }
-  }
-  PyObject *&operator[](size_t k) { return p_[k]; }
-  PyObject *operator[](size_t k) const { return p_[k]; }
-  size_t size() const { return n_; }
-
-private:
-  static constexpr size_t kInline = 4;
-  size_t n_;
-  PyObject *inline_[kInline] = {};
-  std::vector<PyObject *> heap_;
-  PyObject **p_ = inline_;
-};
-
-/// Reads a call's outputs into `outs` (see OutputArgs) and its stream= into `stream` (left as is
-/// when not given). Other keywords are refused.
+/// Reads a call's output arguments into `outs` (u.nout of them), borrowed from its arguments
+/// (alive for the call): positional after the inputs, or out= (an array, or a tuple of one per
+/// output); null where the call allocates. Its stream= goes into `stream` (left as is when not
+/// given). Other keywords are refused.
 void readOutputArgs(const ufunc::Ufunc &u, PyObject *const *args, size_t nargs, PyObject *kwargs,
-                    OutputArgs &outs, PyObject *&stream) {
+                    PyObject **outs, PyObject *&stream) {
   PyObject *outKw = nullptr;
   PyObject *key, *value;
   for (Py_ssize_t pos = 0; kwargs && PyDict_Next(kwargs, &pos, &key, &value);) {
@@ -280,37 +259,30 @@ PyObject *fastElementwise(PyUfunc &pu, const ArgReader &reader, PyObject *outObj
   if (out && out->dtype() != dtypeOf(f.outType))
     return nullptr; // a cast on output: the general path checks it
 
-  // The loop kernel's arguments: n, per input its data or its value, the output's data.
-  // Raw storage, each leaf constructed once in place: a default-constructed array of ArgValues
-  // would first initialize all kFastMaxInputs + 2 of them on every call.
-  static_assert(std::is_trivially_destructible_v<compiler::ArgValue>);
-  alignas(
-      compiler::ArgValue) unsigned char storage[sizeof(compiler::ArgValue) * (kFastMaxInputs + 2)];
-  auto *leaves = reinterpret_cast<compiler::ArgValue *>(storage);
-  new (&leaves[0]) compiler::ArgValue(compiler::ArgValue::integer(n));
+  // The loop kernel's arguments: n, per input its data or its value, the output's data, each
+  // made once in raw storage (an array of ArgValues would first initialize all of them).
+  using compiler::ArgValue;
+  static_assert(std::is_trivially_destructible_v<ArgValue>);
+  alignas(ArgValue) unsigned char storage[sizeof(ArgValue) * (kFastMaxInputs + 2)];
+  auto *leaves = reinterpret_cast<ArgValue *>(storage);
+  new (&leaves[0]) ArgValue(ArgValue::integer(n));
   for (size_t k = 0; k < nin; ++k) {
     const LeafValue &l = reader.leaves[k];
-    if (l.kind == LeafValue::Kind::Array) {
-      new (&leaves[k + 1])
-          compiler::ArgValue(compiler::ArgValue::array(l.data, 0, nullptr, nullptr));
-      continue;
-    }
-    if (reader.codes[k] & codes::kPython)
+    if (l.kind != LeafValue::Kind::Array && (reader.codes[k] & codes::kPython))
       ufunc::checkPythonInt(l, f.params[k]);
-    new (&leaves[k + 1]) compiler::ArgValue(l);
+    if (l.kind == LeafValue::Kind::Array)
+      new (&leaves[k + 1]) ArgValue(ArgValue::array(l.data, 0, nullptr, nullptr));
+    else
+      new (&leaves[k + 1]) ArgValue(l);
   }
   CUstream h = streamHandle(streamObj, backend);
-  py::object result;
-  if (out) {
-    new (&leaves[nin + 1])
-        compiler::ArgValue(compiler::ArgValue::array(out->address(), 0, nullptr, nullptr));
-    result = py::reinterpret_borrow<py::object>(outObj);
-  } else {
+  py::object result = py::reinterpret_borrow<py::object>(outObj);
+  if (!out) {
     ufunc::OutputRequest req{Shape(first->shape, first->shape + first->ndim), f.outType, true};
     result = newOutput(std::move(req), backend, streamObj, h, nullptr, f.outNpDtype);
-    new (&leaves[nin + 1]) compiler::ArgValue(
-        compiler::ArgValue::array(asDeviceArray(result.ptr())->address(), 0, nullptr, nullptr));
   }
+  uint64_t outData = out ? out->address() : asDeviceArray(result.ptr())->address();
+  new (&leaves[nin + 1]) ArgValue(ArgValue::array(outData, 0, nullptr, nullptr));
   ufunc::launchElementwise(*f.kernel, f.mode, n, leaves, h);
   return result.release().ptr();
 }
@@ -322,7 +294,10 @@ py::object call(PyUfunc &pu, PyObject *const *args, size_t nargs, PyObject *kwar
   // The default stream, as a call that names none gets it.
   static PyObject *const defaultStream = PyLong_FromLong(0);
   PyObject *streamObj = defaultStream;
-  OutputArgs outObjs(u.nout);
+  // Outputs: on the stack for the common call (one), else on the heap.
+  PyObject *inlineOuts[4] = {};
+  std::vector<PyObject *> heapOuts(u.nout > 4 ? u.nout : 0, nullptr);
+  PyObject **outObjs = u.nout > 4 ? heapOuts.data() : inlineOuts;
   readOutputArgs(u, args, nargs, kwargs, outObjs, streamObj);
 
   thread_local CallArgs reused;
