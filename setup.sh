@@ -75,15 +75,18 @@ if [ ! -x .venv/bin/python ]; then
 fi
 site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 # When $PYTHON is itself a virtual environment (the GPU machine's is), --system-site-packages
-# only reaches the base interpreter, so its own site-packages are added by a .pth file.
+# only reaches the base interpreter, so its own site-packages are added by a .pth file. They are
+# added with site.addsitedir, not as plain paths, so that their own .pth files run too: numba-cuda
+# installs `numba.cuda` through one, and without it `import numba.cuda` finds numba's old copy.
 "$PYTHON" - "$site/ptxjit-dev.pth" "$root/python" <<'EOF'
 import sys, sysconfig
-paths = [sys.argv[2]]
+lines, seen = [sys.argv[2]], set()
 for key in ("purelib", "platlib"):
     p = sysconfig.get_paths()[key]
-    if p not in paths:
-        paths.append(p)
-open(sys.argv[1], "w").write("\n".join(paths) + "\n")
+    if p not in seen:
+        seen.add(p)
+        lines.append("import site; site.addsitedir(%r)" % p)
+open(sys.argv[1], "w").write("\n".join(lines) + "\n")
 EOF
 
 # ---- 4. Run ----
