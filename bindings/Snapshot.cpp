@@ -122,6 +122,27 @@ std::optional<ir::GlobalValue> numpyGlobal(py::handle v) {
   return std::nullopt;
 }
 
+/// One of numba's scalar type objects (`numba.float32`, `numba.types.int64`, from a
+/// half-ported program) read as a global: the NumPy type of the same name, as ptxjit's own type
+/// objects are. Recognized by the class's module, so numba is never imported; nullopt for
+/// anything else.
+std::optional<ir::GlobalValue> numbaScalarTypeGlobal(py::handle v) {
+  if (PyType_Check(v.ptr()))
+    return std::nullopt;
+  py::object mod, name;
+  if (!hasAttrNoThrow(py::type::handle_of(v), "__module__", &mod) || !PyUnicode_Check(mod.ptr()))
+    return std::nullopt;
+  std::string m = py::cast<std::string>(mod);
+  if (m.rfind("numba.", 0) != 0 && m.rfind("numba_cuda.", 0) != 0)
+    return std::nullopt;
+  if (!hasAttrNoThrow(v, "name", &name) || !PyUnicode_Check(name.ptr()))
+    return std::nullopt;
+  std::string n = py::cast<std::string>(name);
+  if (!ir::types::scalarByName(n))
+    return std::nullopt;
+  return ir::GlobalValue::symbol("numpy." + n);
+}
+
 } // namespace
 
 ir::ConstValue constFromPython(py::handle v) {
@@ -221,6 +242,8 @@ ir::GlobalValue globalFromPython(py::handle v) {
   if (auto g = numpyArrayGlobal(v))
     return *g;
   if (auto g = numpyGlobal(v))
+    return *g;
+  if (auto g = numbaScalarTypeGlobal(v))
     return *g;
   if (PyCFunction_Check(o) || PyType_Check(o)) {
     py::object mod, name;

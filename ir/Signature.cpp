@@ -1,5 +1,6 @@
 // Parsing of Numba signature strings: "void(float32, float32[:], float32[::1])",
-// "(float32[:], int64)", "float64[:, ::1]".
+// "(float32[:], int64)", "float64[:, ::1]", "(int32, int32) -> int32" (the way Numba prints a
+// signature), tuples as "Tuple((int32, float64))" and "UniTuple(int32, 2)".
 #include "ir/typing/Typing.h"
 
 #include <cctype>
@@ -62,6 +63,12 @@ public:
     std::string name = identifier();
     if (name.empty())
       error("expected a type name at " + where());
+    if (name == "Tuple" || name == "UniTuple") {
+      const Type *t = tupleType(name == "UniTuple");
+      if (peek() == '[')
+        error("a tuple cannot be an array element type");
+      return t;
+    }
     if (name == "void" || name == "none") {
       if (!allowVoid)
         error("'" + name + "' is only valid as a return type");
@@ -75,6 +82,46 @@ public:
     if (peek() != '[')
       return scalar;
     return arrayDims(scalar);
+  }
+
+  /// After "Tuple": "((t, t, ...))"; after "UniTuple": "(t, n)".
+  const Type *tupleType(bool uniform) {
+    expect('(', uniform ? "'(' after UniTuple" : "'(' after Tuple");
+    std::vector<const Type *> elems;
+    if (uniform) {
+      const Type *elem = type(false);
+      expect(',', "',' and a count in UniTuple(type, count)");
+      skipSpace();
+      size_t start = pos_;
+      while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_])))
+        ++pos_;
+      if (start == pos_ || pos_ - start > 5)
+        error("expected a count (at most 99999) in UniTuple(type, count) at " + where());
+      elems.assign(std::stoul(text_.substr(start, pos_ - start)), elem);
+    } else {
+      expect('(', "'(' opening the element types of Tuple((t, ...))");
+      if (!accept(')')) {
+        do {
+          if (peek() == ')')
+            break; // trailing comma, as in Tuple((int32,))
+          elems.push_back(type(false));
+        } while (accept(','));
+        expect(')', "',' or ')' in the element types of Tuple((t, ...))");
+      }
+    }
+    expect(')', uniform ? "')' closing UniTuple(type, count)" : "')' closing Tuple((t, ...))");
+    return types::tuple(elems);
+  }
+
+  /// "-> type" after an argument list, the way Numba prints signatures; nullptr when absent.
+  const Type *arrowReturn() {
+    if (peek() != '-')
+      return nullptr;
+    ++pos_;
+    if (pos_ >= text_.size() || text_[pos_] != '>')
+      error("expected '->' at " + where());
+    ++pos_;
+    return type(true);
   }
 
   /// "[:]", "[::1]", "[:, ::1]", "[::1, :]", "[:,:,:]".
@@ -166,9 +213,15 @@ Signature parseSignature(const std::string &text) {
   if (p.atEnd())
     p.error("empty signature");
   Signature sig;
-  if (p.peek() != '(')
+  bool prefixReturn = p.peek() != '(';
+  if (prefixReturn)
     sig.returnType = p.type(true);
   sig.args = p.argList();
+  if (const Type *ret = p.arrowReturn()) {
+    if (prefixReturn)
+      p.error("a signature names its return type once: 'ret(args)' or '(args) -> ret'");
+    sig.returnType = ret;
+  }
   p.finish();
   return sig;
 }

@@ -8,16 +8,34 @@ it like the NumPy scalar type of the same name.
 """
 
 __all__ = [
-    "Type", "Scalar", "NoneType", "Array", "BaseTuple", "UniTuple", "Tuple", "Signature",
+    "Type", "Scalar", "Number", "Integer", "Float", "Complex", "Boolean", "NoneType", "Array",
+    "BaseTuple", "UniTuple", "Tuple", "Signature", "as_type", "as_signature",
     "void", "none", "boolean", "bool_", "b1",
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "intp", "uintp", "intc", "uintc", "byte",
-    "float32", "float64", "f4", "f8", "float_", "double",
+    "longlong", "ulonglong", "float32", "float64", "f4", "f8", "float_", "double",
     "complex64", "complex128", "c8", "c16",
 ]
 
 
-class Type:
+class _TypeClass(type):
+    """The class of ptxjit's type classes: ``isinstance(t, types.Array)`` also holds for Numba's
+    own type objects that map onto a ptxjit Array (see :func:`as_type`), so that half-ported
+    programs testing Numba types against ``ptxjit.types`` classes keep working."""
+
+    def __instancecheck__(cls, obj):
+        if type.__instancecheck__(cls, obj):
+            return True
+        if not _is_numba_type(obj):
+            return False
+        try:
+            mapped = as_type(obj)
+        except TypeError:
+            return False
+        return type.__instancecheck__(cls, mapped)
+
+
+class Type(metaclass=_TypeClass):
     """Base of all type objects; equal when they print the same."""
 
     __slots__ = ("name",)
@@ -26,6 +44,11 @@ class Type:
         self.name = name
 
     def __eq__(self, other):
+        if _is_numba_type(other):
+            try:
+                other = as_type(other)
+            except TypeError:
+                return False
         return isinstance(other, Type) and type(self) is type(other) and self.name == other.name
 
     def __ne__(self, other):
@@ -45,7 +68,7 @@ class Type:
 
     def __call__(self, *args):
         if all(isinstance(a, Type) for a in args):
-            return Signature(self, args)
+            return Signature(self, [as_type(a) for a in args])
         raise TypeError(f"{self.name} is not callable with values")
 
 
@@ -121,9 +144,17 @@ class Array(Type):
 
     __slots__ = ("dtype", "ndim", "layout", "readonly")
 
-    def __init__(self, dtype, ndim, layout, readonly=False):
+    def __init__(self, dtype, ndim, layout="A", readonly=False):
         if isinstance(dtype, str):
+            if dtype not in _SCALARS:
+                raise TypeError(f"unknown array element type {dtype!r}")
             dtype = _SCALARS[dtype]
+        else:
+            dtype = as_type(dtype)
+        if not isinstance(dtype, Scalar):
+            raise TypeError(f"array elements must be scalars, not {dtype!r}")
+        if not isinstance(ndim, int) or ndim < 0:
+            raise ValueError(f"ndim must be a non-negative int, not {ndim!r}")
         if layout not in ("C", "F", "A"):
             raise ValueError(f"layout must be 'C', 'F' or 'A', not {layout!r}")
         prefix = "readonly " if readonly else ""
@@ -164,17 +195,22 @@ class UniTuple(BaseTuple):
     __slots__ = ("dtype", "count")
 
     def __init__(self, dtype, count):
+        dtype = as_type(dtype)
         super().__init__(f"UniTuple({dtype.name} x {count})")
         self.types = (dtype,) * count
         self.dtype = dtype
         self.count = count
+
+    @property
+    def _sig_text(self):
+        return f"UniTuple({self.dtype._sig_text}, {self.count})"
 
 
 class Tuple(BaseTuple):
     __slots__ = ()
 
     def __new__(cls, types):
-        types = tuple(types)
+        types = tuple(as_type(t) for t in types)
         if types and all(t == types[0] for t in types):
             return UniTuple(types[0], len(types))
         self = super().__new__(cls)
@@ -184,6 +220,11 @@ class Tuple(BaseTuple):
 
     def __init__(self, types):
         pass  # initialized in __new__ (which may consume an iterator)
+
+    @property
+    def _sig_text(self):
+        elems = ", ".join(t._sig_text for t in self.types)
+        return f"Tuple(({elems}{',' if len(self.types) == 1 else ''}))"
 
 
 class Signature:
@@ -216,20 +257,42 @@ class Signature:
         return f"{self.return_type._sig_text}({args})"
 
 
+class Number(Scalar):
+    """Numbers: the base of Integer, Float and Complex (Numba's class names, for isinstance)."""
+
+    __slots__ = ()
+
+
+class Integer(Number):
+    __slots__ = ()
+
+
+class Float(Number):
+    __slots__ = ()
+
+
+class Complex(Number):
+    __slots__ = ()
+
+
+class Boolean(Scalar):
+    __slots__ = ()
+
+
 void = none = NoneType("none")
-boolean = bool_ = b1 = Scalar("bool", "b", 8)
-int8 = i1 = Scalar("int8", "i", 8)
-int16 = i2 = Scalar("int16", "i", 16)
-int32 = i4 = intc = Scalar("int32", "i", 32)
-int64 = i8 = intp = Scalar("int64", "i", 64)
-uint8 = u1 = byte = Scalar("uint8", "u", 8)
-uint16 = u2 = Scalar("uint16", "u", 16)
-uint32 = u4 = uintc = Scalar("uint32", "u", 32)
-uint64 = u8 = uintp = Scalar("uint64", "u", 64)
-float32 = f4 = float_ = Scalar("float32", "f", 32)
-float64 = f8 = double = Scalar("float64", "f", 64)
-complex64 = c8 = Scalar("complex64", "c", 64)
-complex128 = c16 = Scalar("complex128", "c", 128)
+boolean = bool_ = b1 = Boolean("bool", "b", 8)
+int8 = i1 = Integer("int8", "i", 8)
+int16 = i2 = Integer("int16", "i", 16)
+int32 = i4 = intc = Integer("int32", "i", 32)
+int64 = i8 = intp = longlong = Integer("int64", "i", 64)
+uint8 = u1 = byte = Integer("uint8", "u", 8)
+uint16 = u2 = Integer("uint16", "u", 16)
+uint32 = u4 = uintc = Integer("uint32", "u", 32)
+uint64 = u8 = uintp = ulonglong = Integer("uint64", "u", 64)
+float32 = f4 = float_ = Float("float32", "f", 32)
+float64 = f8 = double = Float("float64", "f", 64)
+complex64 = c8 = Complex("complex64", "c", 64)
+complex128 = c16 = Complex("complex128", "c", 128)
 
 _SCALARS = {t.name: t for t in (boolean, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
                                  float32, float64, complex64, complex128)}
@@ -254,15 +317,66 @@ def from_description(desc):
     return Type(desc[1])
 
 
+def _is_numba_type(obj):
+    """True for Numba's own type and signature objects (numba.core.types, numba.cuda.types and
+    numba's typing Signature), recognized by their class's module so that numba is never
+    imported here."""
+    mod = getattr(type(obj), "__module__", "") or ""
+    return mod.startswith(("numba.", "numba_cuda.")) and (
+        hasattr(obj, "name") or (hasattr(obj, "args") and hasattr(obj, "return_type")))
+
+
+def as_type(obj):
+    """The ptxjit type object for ``obj``: a ptxjit type (returned as is), or one of Numba's type
+    objects (``numba.float32``, ``numba.types.Array(numba.float32, 2, 'C')``, a UniTuple or
+    Tuple of those, ``numba.types.none``, an IntegerLiteral), mapped by structure. Raises
+    TypeError for anything else, naming it."""
+    if isinstance(type(obj), _TypeClass):  # a ptxjit type (not via __instancecheck__)
+        return obj
+    if not _is_numba_type(obj):
+        raise TypeError(f"expected a type, got {obj!r} ({type(obj).__name__})")
+    cls = type(obj).__name__
+    name = str(getattr(obj, "name", ""))
+    if cls in ("Array",) and hasattr(obj, "ndim") and hasattr(obj, "layout"):
+        return Array(as_type(obj.dtype), int(obj.ndim), str(obj.layout),
+                     readonly=not getattr(obj, "mutable", True))
+    if cls in ("UniTuple", "NamedUniTuple"):
+        return UniTuple(as_type(obj.dtype), int(obj.count))
+    if cls in ("Tuple", "NamedTuple"):
+        return Tuple(as_type(t) for t in obj.types)
+    if cls in ("NoneType", "Omitted") or name in ("none", "void"):
+        return none
+    if hasattr(obj, "literal_type") and cls.endswith("Literal"):
+        return as_type(obj.literal_type)
+    if name in _SCALARS:
+        return _SCALARS[name]
+    raise TypeError(f"Numba type {name or cls} ({cls}) has no ptxjit equivalent")
+
+
+def as_signature(sig):
+    """A ptxjit Signature for a ptxjit Signature or Numba's typing Signature (return_type,
+    args)."""
+    if isinstance(sig, Signature):
+        return sig
+    if _is_numba_type(sig) and hasattr(sig, "args") and hasattr(sig, "return_type"):
+        ret = sig.return_type
+        return Signature(None if ret is None else as_type(ret), [as_type(a) for a in sig.args])
+    raise TypeError(f"expected a signature, got {sig!r}")
+
+
 def signature_text(sig):
-    """The text the compiler parses for one signature: a string (kept as is), a Signature, or a
-    tuple of argument types."""
+    """The text the compiler parses for one signature: a string (kept as is), a Signature
+    (ptxjit's or Numba's), or a tuple of argument types (ptxjit's or Numba's)."""
     if isinstance(sig, str):
         return sig
+    if _is_numba_type(sig):
+        if hasattr(sig, "args") and hasattr(sig, "return_type"):
+            return as_signature(sig)._sig_text
+        sig = as_type(sig)
+    if isinstance(sig, tuple):
+        return Signature(None, [as_type(a) for a in sig])._sig_text
     if isinstance(sig, Signature):
         return sig._sig_text
-    if isinstance(sig, tuple):
-        return Signature(None, sig)._sig_text
     if isinstance(sig, Type):
         raise TypeError(f"a signature needs argument types: got the single type {sig!r}; "
                         f"write void({sig!r}) or ({sig!r},)")
