@@ -479,6 +479,41 @@ py::object Dispatcher::inspect(bool ptx, py::handle signature) {
   return out;
 }
 
+void Dispatcher::compileSignature(py::handle signature) {
+  std::vector<const ir::Type *> params = paramsFromPython(signature);
+  if (device) {
+    compiler::SnapshotSet snaps = snapshotWithCallees(pyFunc, id);
+    {
+      py::gil_scoped_release release;
+      compiler::Compiler::instance().typeCheck(id, params, snaps);
+    }
+    recordCompiled(params);
+    return;
+  }
+  compileFor(params, currentBackend());
+}
+
+runtime::FunctionAttributes Dispatcher::attributes(py::handle signature) {
+  if (device)
+    throw PtxjitPyError("UnsupportedError", "'" + name +
+                                                "' is a device function: it has no kernel "
+                                                "attributes of its own (it is compiled into the "
+                                                "kernels that call it)");
+  if (currentBackend() != codegen::Backend::CUDA)
+    throw PtxjitPyError("UnsupportedError",
+                        "kernel attributes (registers, shared, local and constant memory, "
+                        "threads per block) are properties of the CUDA binary; kernels on the CPU "
+                        "backend (PTXJIT_TARGET=cpu, or no GPU) have none");
+  const compiler::Specialization &spec =
+      compileFor(paramsFromPython(signature), codegen::Backend::CUDA);
+  CUfunction f;
+  {
+    py::gil_scoped_release release;
+    f = spec.cudaFunction();
+  }
+  return runtime::functionAttributes(f);
+}
+
 std::string Dispatcher::launchParams(py::handle signature) {
   if (device)
     notALaunch();
@@ -556,6 +591,24 @@ void defineDispatcher(py::module_ &m) {
           "inspect_ptx", [](Dispatcher &d, py::object sig) { return d.inspect(true, sig); },
           py::arg("signature") = py::none(),
           "PTX: a dict keyed by signature, or one signature's text.")
+      .def(
+          "_compile", [](Dispatcher &d, py::object sig) { d.compileSignature(sig); },
+          py::arg("signature"),
+          "Compiles `signature` for the backend in use (Numba's dispatcher.compile).")
+      .def(
+          "_attributes",
+          [](Dispatcher &d, py::object sig) {
+            runtime::FunctionAttributes a = d.attributes(sig);
+            py::dict out;
+            out["regs_per_thread"] = a.numRegs;
+            out["const_mem_size"] = a.constSizeBytes;
+            out["shared_mem_per_block"] = a.sharedSizeBytes;
+            out["local_mem_per_thread"] = a.localSizeBytes;
+            out["max_threads_per_block"] = a.maxThreadsPerBlock;
+            return out;
+          },
+          py::arg("signature"),
+          "The CUDA driver's attributes of the kernel compiled for `signature`.")
       .def(
           "_launch_params", [](Dispatcher &d, py::object sig) { return d.launchParams(sig); },
           py::arg("signature"),

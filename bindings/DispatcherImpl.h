@@ -90,6 +90,15 @@ public:
   /// signature tuples).
   py::object stats() const;
   py::object inspect(bool ptx, py::handle signature);
+  /// Numba's `dispatcher.compile(sig)` (and what `specialize` builds on): compiles `signature`
+  /// for the backend in use, as an eager signature would (device functions: type-checks it),
+  /// and adds it to `signatures`. Throws as a launch's compile.
+  void compileSignature(py::handle signature);
+  /// The CUDA driver's attributes of `signature`'s compiled kernel (cuFuncGetAttribute: regs,
+  /// const/shared/local memory, max threads per block), compiling and loading it if needed.
+  /// Throws UnsupportedError for device functions and on the CPU backend (the attributes are
+  /// the CUDA binary's), CudaDriverError / CudaSupportError from the driver.
+  runtime::FunctionAttributes attributes(py::handle signature);
   /// How CUDA launches of `signature` (compiled for the CUDA backend, loaded on its first
   /// launch) pass the parameters: "buffer" (one packed buffer, the driver confirmed its
   /// layout), "pointers" (one pointer per parameter), or "not loaded" (not launched yet).

@@ -1,4 +1,5 @@
 // The extension module ptxjit._core: kernels (Dispatcher), device arrays, streams, targets.
+#include "bindings/ArgTypes.h"
 #include "bindings/DeviceArray.h"
 #include "bindings/Dispatcher.h"
 #include "bindings/Errors.h"
@@ -9,6 +10,7 @@
 #include "compiler/Compiler.h"
 #include "compiler/DiskCache.h"
 #include "ir/Conversions.h"
+#include "ir/typing/Typing.h"
 #include "runtime/Device.h"
 
 #include <pybind11/pybind11.h>
@@ -58,6 +60,30 @@ PYBIND11_MODULE(_core, m) {
       },
       "The disk cache's process-wide counters (cache=True): hits, misses, stores and rejected "
       "(corrupt or unreadable) entries.");
+  m.def(
+      "typeof",
+      [](py::object value) {
+        ArgReader reader;
+        std::string why;
+        if (!reader.read(value.ptr(), 0, why))
+          throw PtxjitPyError("TypingError", "cannot determine the kernel argument type of " +
+                                                 py::repr(value).cast<std::string>() + ": " +
+                                                 why);
+        // A Python scalar is typed as a launch types it: its concrete (not weak) type.
+        return typeDescription(ir::concretize(typesFromCodes(reader.codes, false)[0]));
+      },
+      py::arg("value"),
+      "The kernel argument type a launch gives `value`, as a type description "
+      "(ptxjit.types.from_description).");
+  m.def(
+      "_parse_signature",
+      [](const std::string &text) {
+        py::list out;
+        for (const ir::Type *t : ir::parseSignature(text).args)
+          out.append(typeDescription(t));
+        return out;
+      },
+      py::arg("text"), "The argument types of a signature string, as type descriptions.");
   m.def(
       "_conversion",
       [](const std::string &from, const std::string &to) {

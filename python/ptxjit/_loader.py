@@ -21,6 +21,9 @@ def lib():
 
             ms = (time.perf_counter() - t0) * 1e3
             sys.stderr.write(f"ptxjit startup: [main] importing ptxjit._core (LLVM): {ms:.3f} ms\n")
+        from . import _dispatcher
+
+        _dispatcher.install(_core.Dispatcher)
         _lib_module = _core
     return _lib_module
 
@@ -36,4 +39,8 @@ def make_dispatcher(func, sigs, options):
         except AttributeError:
             pass
     disp.__wrapped__ = func
+    # For the dispatcher API (_dispatcher.py): specialize() copies the options, and a kernel
+    # given signatures is "specialized" (Numba's word) and cannot be specialized again.
+    disp._ptxjit_options = dict(options)
+    disp._ptxjit_eager = bool(sigs)
     return disp

@@ -1,0 +1,212 @@
+"""Numba's dispatcher API on ptxjit's kernel object (``ptxjit._core.Dispatcher``): ``overloads``,
+``specialize``/``specializations``, ``compile``, the kernel attributes (``get_regs_per_thread``
+and friends) and ``inspect_asm``/``inspect_sass``. Everything on the launch path stays in C++;
+these are the inspection and compilation calls around it, written here once and installed on the
+class when the extension is loaded (``_loader.lib``).
+
+Signatures are keyed as Numba keys them: by the tuple of argument types (``sig.args``), with
+ptxjit's type objects, which compare equal to Numba's (``types.as_type``).
+"""
+
+from . import types as _types
+
+_ATTRIBUTES = ("regs_per_thread", "const_mem_size", "shared_mem_per_block",
+               "local_mem_per_thread", "max_threads_per_block")
+
+
+class CompiledKernel:
+    """One compiled signature of a kernel (Numba's ``_Kernel``, the values of
+    ``dispatcher.overloads``): its types, code and CUDA attributes."""
+
+    __slots__ = ("_dispatcher", "argument_types")
+
+    def __init__(self, dispatcher, argument_types):
+        self._dispatcher = dispatcher
+        self.argument_types = tuple(argument_types)
+
+    @property
+    def signature(self):
+        return _types.void(*self.argument_types)
+
+    @property
+    def py_func(self):
+        return self._dispatcher.py_func
+
+    def inspect_llvm(self):
+        """The LLVM IR of the CUDA compile of this signature."""
+        return self._dispatcher.inspect_llvm(self.argument_types)
+
+    def inspect_asm(self, cc=None):
+        """The PTX of this signature (Numba's "asm" of a CUDA kernel is PTX)."""
+        _check_cc(cc)
+        return self._dispatcher.inspect_ptx(self.argument_types)
+
+    def inspect_sass(self):
+        """The SASS of this signature (toolkit's ptxas and cuobjdump/nvdisasm)."""
+        return _sass(self._dispatcher.inspect_ptx(self.argument_types))
+
+    def _attribute(self, name):
+        return self._dispatcher._attributes(self.argument_types)[name]
+
+    regs_per_thread = property(lambda self: self._attribute("regs_per_thread"))
+    const_mem_size = property(lambda self: self._attribute("const_mem_size"))
+    shared_mem_per_block = property(lambda self: self._attribute("shared_mem_per_block"))
+    local_mem_per_thread = property(lambda self: self._attribute("local_mem_per_thread"))
+    max_threads_per_block = property(lambda self: self._attribute("max_threads_per_block"))
+
+    def __repr__(self):
+        return f"<compiled kernel {self._dispatcher.__name__}{self.signature!r}>"
+
+
+def _check_cc(cc):
+    if cc is not None:
+        raise TypeError("inspect_asm(cc=...) is not supported: ptxjit compiles for the current "
+                        "device; use cuda.compile_ptx(func, sig, cc=...) for another one")
+
+
+def _argument_types(signature):
+    """A signature given to an inspection call, as Numba allows it: a Signature (its args), a
+    tuple of types, or a string; returned as a tuple of ptxjit types."""
+    if isinstance(signature, tuple):
+        return tuple(_types.as_type(t) for t in signature)
+    if isinstance(signature, str) or isinstance(signature, _types.Signature) or \
+            _types._is_numba_type(signature):
+        text = _types.signature_text(signature)
+        from ._loader import lib
+
+        return tuple(_types.from_description(d) for d in lib()._parse_signature(text))
+    raise TypeError(f"expected a signature or a tuple of argument types, got {signature!r}")
+
+
+# ---- methods and properties installed on ptxjit._core.Dispatcher ------------------------------
+
+def _overloads(self):
+    """``{argument types: CompiledKernel}`` for every signature compiled so far."""
+    return {sig: CompiledKernel(self, sig) for sig in self.signatures}
+
+
+def _specializations(self):
+    """``{argument types: kernel}`` of the kernels made by ``specialize``."""
+    return self.__dict__.setdefault("_ptxjit_specializations", {})
+
+
+def _specialized(self):
+    """True for kernels compiled for given signatures only (eager, or made by specialize)."""
+    return bool(self.__dict__.get("_ptxjit_eager", False))
+
+
+def _specialize(self, *args):
+    """A kernel compiled for the types of ``args`` (type objects or values) only, made once per
+    type tuple. A kernel that already has signatures cannot be specialized (RuntimeError)."""
+    if _specialized(self):
+        raise RuntimeError("Dispatcher already specialized")
+    argtypes = tuple(_types.as_type(a) if _is_type(a) else _typeof(a) for a in args)
+    cache = _specializations(self)
+    if argtypes not in cache:
+        from ._loader import make_dispatcher
+
+        options = dict(self.__dict__.get("_ptxjit_options", {}))
+        cache[argtypes] = make_dispatcher(self.py_func, [_types.signature_text(argtypes)],
+                                          options)
+    return cache[argtypes]
+
+
+def _is_type(a):
+    return isinstance(a, _types.Type) or _types._is_numba_type(a)
+
+
+def _typeof(value):
+    from ._loader import lib
+
+    return _types.from_description(lib().typeof(value))
+
+
+def _compile(self, sig):
+    """Compiles ``sig`` for the backend in use; returns its CompiledKernel."""
+    self._compile(sig)
+    return CompiledKernel(self, _argument_types(sig))
+
+
+def _per_signature(name):
+    def get(self, signature=None):
+        if signature is not None:
+            return self._attributes(_argument_types(signature))[name]
+        if _specialized(self) and len(self.signatures) == 1:
+            return self._attributes(self.signatures[0])[name]
+        return {sig: self._attributes(sig)[name] for sig in self.signatures}
+
+    get.__name__ = "get_" + name
+    get.__doc__ = (f"The kernel's {name.replace('_', ' ')} (the CUDA driver's attribute) for "
+                   f"`signature`; without one, a dict over the compiled signatures (a single "
+                   f"value for a kernel compiled for given signatures).")
+    return get
+
+
+def _inspect_asm(self, signature=None):
+    """PTX, as inspect_ptx (what Numba's inspect_asm returns for CUDA)."""
+    if signature is not None:
+        return self.inspect_ptx(_argument_types(signature))
+    return self.inspect_ptx()
+
+
+def _inspect_sass(self, signature=None):
+    """SASS, through the CUDA toolkit's ptxas and cuobjdump (or nvdisasm)."""
+    if signature is not None:
+        return _sass(self.inspect_ptx(_argument_types(signature)))
+    return {sig: _sass(ptx) for sig, ptx in self.inspect_ptx().items()}
+
+
+def _toolkit_tool(name):
+    import os
+    import shutil
+
+    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if root:
+            path = os.path.join(root, "bin", name)
+            if os.access(path, os.X_OK):
+                return path
+    return shutil.which(name)
+
+
+def _sass(ptx):
+    import os
+    import re
+    import subprocess
+    import tempfile
+
+    ptxas = _toolkit_tool("ptxas")
+    dump = _toolkit_tool("cuobjdump")
+    dump_cmd = [dump, "-sass"] if dump else None
+    if dump is None and _toolkit_tool("nvdisasm"):
+        dump_cmd = [_toolkit_tool("nvdisasm")]
+    if ptxas is None or dump_cmd is None:
+        raise RuntimeError("inspect_sass needs the CUDA toolkit's ptxas and cuobjdump or "
+                           "nvdisasm (looked in $CUDA_HOME/bin, $CUDA_PATH/bin, "
+                           "/usr/local/cuda/bin and PATH)")
+    target = re.search(r"^\.target\s+(sm_\w+)", ptx, re.M)
+    if target is None:
+        raise RuntimeError("inspect_sass: the PTX has no .target line")
+    with tempfile.TemporaryDirectory(prefix="ptxjit-sass-") as tmp:
+        src, cubin = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
+        with open(src, "w") as f:
+            f.write(ptx)
+        for cmd in ([ptxas, f"-arch={target.group(1)}", src, "-o", cubin],
+                    dump_cmd + [cubin]):
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0:
+                raise RuntimeError(f"inspect_sass: {os.path.basename(cmd[0])} failed "
+                                   f"(exit {r.returncode}): {r.stderr.strip()}")
+        return r.stdout
+
+
+def install(cls):
+    """Adds Numba's dispatcher API to ``cls`` (ptxjit._core.Dispatcher)."""
+    cls.overloads = property(_overloads)
+    cls.specializations = property(_specializations)
+    cls.specialized = property(_specialized)
+    cls.specialize = _specialize
+    cls.compile = _compile
+    cls.inspect_asm = _inspect_asm
+    cls.inspect_sass = _inspect_sass
+    for name in _ATTRIBUTES:
+        setattr(cls, "get_" + name, _per_signature(name))

@@ -1,0 +1,141 @@
+"""Numba's dispatcher API on kernels: overloads, specialize/specializations, compile, the kernel
+attributes (get_regs_per_thread and friends), inspect_asm and inspect_sass."""
+import math
+import numpy as np
+import pytest
+
+from ptxjit import cuda, errors, float32, float64, int32, int64, types, void
+
+
+def pi_sin(x, n):
+    i = cuda.grid(1)
+    if i < n:
+        x[i] = 3.14 * math.sin(x[i])
+
+
+def smem(x):
+    s = cuda.shared.array(100, float32)
+    i = cuda.threadIdx.x
+    s[i] = x[i]
+    cuda.syncthreads()
+    x[i] = s[99 - i]
+
+
+def lmem(x):
+    tmp = cuda.local.array(64, int64)
+    for k in range(64):
+        tmp[k] = x[k % x.size] * k
+    x[0] = tmp[x[1] % 64]
+
+
+def test_overloads_follow_the_compiled_signatures(backend):
+    k = cuda.jit(pi_sin)
+    assert k.overloads == {}
+    k[1, 4](np.zeros(4, np.float32), 4)
+    k[1, 4](np.zeros(4, np.float64), 4)
+    assert set(k.overloads) == {(float32[::1], int64), (float64[::1], int64)}
+    ov = k.overloads[(float32[::1], int64)]
+    assert ov.signature == void(float32[::1], int64)
+    assert ov.py_func is pi_sin
+    assert ".entry" in ov.inspect_asm() and "define" in ov.inspect_llvm()
+    with pytest.raises(TypeError, match="cc"):
+        ov.inspect_asm(cc=(8, 0))
+
+
+def test_specialize_makes_one_kernel_per_type_tuple(backend):
+    k = cuda.jit(pi_sin)
+    assert not k.specialized and len(k.specializations) == 0
+    k32 = k.specialize(float32[::1], int64)
+    assert k32.specialized and k32.signatures == [(float32[::1], int64)]
+    assert k.specialize(float32[::1], int64) is k32
+    # values are typed as a launch types them
+    kv = k.specialize(np.zeros(3, np.float64), 3)
+    assert kv.signatures == [(float64[::1], int64)]
+    assert len(k.specializations) == 2 and k.signatures == []
+    x = np.ones(4, np.float32)
+    k32[1, 4](x, 4)
+    np.testing.assert_allclose(x, 3.14 * np.sin(np.float32(1)), rtol=1e-6)
+    with pytest.raises(RuntimeError, match="already specialized"):
+        k32.specialize(float64[::1], int64)
+    with pytest.raises(RuntimeError, match="already specialized"):
+        cuda.jit("void(float32[::1], int64)")(pi_sin).specialize(float32[::1], int64)
+    with pytest.raises(errors.TypingError, match="cannot determine"):
+        k.specialize("text")
+
+
+def test_specialize_keeps_the_options(cpu):
+    k = cuda.jit(fastmath=True)(pi_sin)
+    assert k.specialize(float32[::1], int64).targetoptions["fastmath"] is True
+
+
+def test_compile_adds_a_signature(backend):
+    k = cuda.jit(pi_sin)
+    ov = k.compile(void(float64[::1], int64))
+    assert k.signatures == [(float64[::1], int64)]
+    assert ov.argument_types == (float64[::1], int64)
+    assert k.compile("void(float32[:], int32)").argument_types == (float32[:], int32)
+    assert len(k.overloads) == 2
+    with pytest.raises(errors.TypingError):
+        k.compile(void(types.complex128, int64))  # sin of an array element is fine; this is not
+    d = cuda.jit(device=True)(lambda a: a + 1)
+    d.compile((int32,))
+    assert d.signatures == [(int32,)]
+
+
+def test_inspect_asm_is_ptx(cpu):
+    k = cuda.jit("void(float32[::1], int64)")(pi_sin)
+    asm = k.inspect_asm()
+    assert list(asm) == [(float32[::1], int64)] and ".entry" in asm[(float32[::1], int64)]
+    assert k.inspect_asm(void(float32[::1], int64)) == asm[(float32[::1], int64)]
+    assert k.inspect_asm((float32[::1], int64)) == asm[(float32[::1], int64)]
+
+
+def _have_sass_tools():
+    from ptxjit import _dispatcher
+
+    return _dispatcher._toolkit_tool("ptxas") and (
+        _dispatcher._toolkit_tool("cuobjdump") or _dispatcher._toolkit_tool("nvdisasm"))
+
+
+@pytest.mark.skipif(not _have_sass_tools(), reason="no CUDA toolkit with cuobjdump/nvdisasm")
+def test_inspect_sass(cpu):
+    k = cuda.jit("void(float32[::1], int64)")(pi_sin)
+    sass = k.inspect_sass(void(float32[::1], int64))
+    assert "Function" in sass and ("EXIT" in sass or "RET" in sass)
+    assert list(k.inspect_sass()) == [(float32[::1], int64)]
+
+
+def test_inspect_sass_without_the_toolkit_says_what_it_needs(cpu, monkeypatch):
+    from ptxjit import _dispatcher
+
+    monkeypatch.setattr(_dispatcher, "_toolkit_tool", lambda name: None)
+    k = cuda.jit("void(float32[::1], int64)")(pi_sin)
+    with pytest.raises(RuntimeError, match="needs the CUDA toolkit's ptxas"):
+        k.inspect_sass()
+
+
+def test_kernel_attributes_need_the_cuda_backend(cpu):
+    k = cuda.jit("void(float32[::1], int64)")(pi_sin)
+    with pytest.raises(errors.UnsupportedError, match="CPU backend"):
+        k.get_regs_per_thread()
+    d = cuda.jit(device=True)(lambda a: a)
+    with pytest.raises(errors.UnsupportedError, match="device function"):
+        d.get_regs_per_thread((int32,))
+
+
+@pytest.mark.gpu
+def test_kernel_attributes_on_the_gpu():
+    k = cuda.jit(pi_sin)
+    k[1, 4](np.zeros(4, np.float32), 4)
+    k[1, 4](np.zeros(4, np.float64), 4)
+    sig32, sig64 = void(float32[::1], int64), void(float64[::1], int64)
+    r32, r64 = k.get_regs_per_thread(sig32), k.get_regs_per_thread(sig64)
+    assert isinstance(r32, int) and r32 > 0 and r64 > 0
+    assert k.get_regs_per_thread() == {sig32.args: r32, sig64.args: r64}
+    assert k.overloads[sig32.args].regs_per_thread == r32
+    assert k.get_max_threads_per_block(sig32) > 0
+    assert k.get_const_mem_size(sig32) >= 0
+    ks = cuda.jit("void(float32[::1])")(smem)
+    assert ks.get_shared_mem_per_block() == 400  # a specialized kernel: a single value
+    kl = cuda.jit("void(int64[::1])")(lmem)
+    assert kl.get_local_mem_per_thread() >= 64 * 8
