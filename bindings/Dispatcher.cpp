@@ -420,6 +420,8 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
   }
   // Host arrays are copied to the device around the launch, as Numba does
   // (runtime/Staging.h: the launch returns once they are back).
+  if (!warnImplicitCopy())
+    throw py::error_already_set();
   spec.cudaFunction(); // load (or fail) before copying anything
   py::gil_scoped_release release;
   runtime::HostStaging staging(h);
@@ -563,7 +565,9 @@ void defineDispatcher(py::module_ &m) {
             if (d.device)
               d.notALaunch();
             if (ntasks < 0)
-              throw py::value_error("forall(): the number of tasks must be non-negative");
+              throw py::value_error("Can't create ForAll with negative task count (forall() takes "
+                                    "a number of tasks >= 0, got " +
+                                    std::to_string(ntasks) + ")");
             return py::reinterpret_steal<py::object>(newLaunchConfig(
                 self.ptr(), {1, 1, 1}, {tpb, 1, 1}, sharedmem, stream.ptr(), ntasks));
           },

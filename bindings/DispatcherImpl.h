@@ -106,11 +106,23 @@ public:
   std::string launchParams(py::handle signature);
   /// Launches whose arguments were packed by the last specialization's DirectPlan (for tests).
   uint64_t directLaunches = 0;
+  /// The low-occupancy warning was given for this kernel (once per kernel: warnLowOccupancy).
+  bool warnedLowOccupancy = false;
   [[noreturn]] void notALaunch() const;
 
 private:
   void recordCompiled(const std::vector<const ir::Type *> &params);
 };
+
+/// Numba's performance warnings (NumbaPerformanceWarning), given where numba-cuda gives them
+/// and switched off by its environment variables (NUMBA_DISABLE_PERFORMANCE_WARNINGS=1, or
+/// NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS=0 / NUMBA_CUDA_WARN_ON_IMPLICIT_COPY=0), read once. CUDA
+/// backend only. `lowOccupancy`: kernel[grid, block] with fewer than 128 blocks, once per
+/// kernel (numba-cuda warns at every configuration; once keeps the launch path free of Python's
+/// warning machinery). `implicitCopy`: a launch that copies host arrays to and from the device.
+/// Return false when the warning was turned into an exception (the Python error is set).
+bool warnLowOccupancy(Dispatcher &d, runtime::Dim3 grid);
+bool warnImplicitCopy();
 
 /// The Dispatcher of Python object `self` (an instance of ptxjit._core.Dispatcher), without a
 /// pybind11 cast on the usual layout.

@@ -5,12 +5,14 @@
 
 #include "bindings/Errors.h"
 #include "bindings/Streams.h"
+#include "bindings/Target.h"
 
 #include <pybind11/stl.h>
 #include <structmember.h>
 
 #include <climits>
 #include <cstddef>
+#include <cstdlib>
 #include <string>
 
 namespace ptxjit::bindings {
@@ -28,18 +30,30 @@ struct LaunchConfigObject {
 
 PyTypeObject *gLaunchConfigType = nullptr;
 
+/// numba-cuda's threshold for the low-occupancy warning: fewer blocks than this.
+constexpr uint64_t kLowOccupancyBlocks = 128;
+
 [[noreturn]] void badDim(const char *what, const std::string &why) {
   throw py::value_error(std::string("invalid launch configuration: ") + what + " " + why);
 }
 
-unsigned readDim(PyObject *x, const char *what) {
+/// Numba's spelling of a shape in messages: the items as a list, "[2.0]", "[1, 2, 3, 4]".
+std::string dimsText(PyObject *v) {
+  py::object seq = (PyTuple_Check(v) || PyList_Check(v))
+                       ? py::reinterpret_borrow<py::object>(v)
+                       : py::make_tuple(py::reinterpret_borrow<py::object>(v));
+  return py::repr(py::list(seq)).cast<std::string>();
+}
+
+unsigned readDim(PyObject *x, PyObject *dims, const char *what) {
   long long n;
   if (PyLong_CheckExact(x)) {
     n = PyLong_AsLongLong(x);
   } else {
     if (PyBool_Check(x) || !PyIndex_Check(x))
-      throw py::type_error(std::string(what) + " must be an int or a tuple of 1 to 3 ints, got " +
-                           Py_TYPE(x)->tp_name);
+      throw py::type_error(std::string(what) + " must be a sequence of integers, got " +
+                           dimsText(dims) + " (an int or a tuple of 1 to 3 ints; " +
+                           Py_TYPE(x)->tp_name + " is not an integer)");
     py::object idx = py::reinterpret_steal<py::object>(PyNumber_Index(x));
     if (!idx)
       throw py::error_already_set();
@@ -62,16 +76,17 @@ runtime::Dim3 readDims(PyObject *v, const char *what) {
   if (PyTuple_Check(v) || PyList_Check(v)) {
     Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
     if (n < 1 || n > 3)
-      badDim(what, "must have 1 to 3 dimensions, got " + std::to_string(n));
+      throw py::value_error(std::string("invalid launch configuration: ") + what +
+                            " must be a sequence of 1, 2 or 3 integers, got " + dimsText(v));
     PyObject **items = PySequence_Fast_ITEMS(v);
-    d.x = readDim(items[0], what);
+    d.x = readDim(items[0], v, what);
     if (n > 1)
-      d.y = readDim(items[1], what);
+      d.y = readDim(items[1], v, what);
     if (n > 2)
-      d.z = readDim(items[2], what);
+      d.z = readDim(items[2], v, what);
     return d;
   }
-  d.x = readDim(v, what);
+  d.x = readDim(v, v, what);
   return d;
 }
 
@@ -243,7 +258,48 @@ PyObject *configureLaunch(PyObject *self, PyObject *key) {
                             "number of bytes that fits in 32 bits");
     shared = static_cast<unsigned>(v);
   }
+  if (uint64_t(grid.x) * grid.y * grid.z < kLowOccupancyBlocks && !d.warnedLowOccupancy &&
+      !warnLowOccupancy(d, grid))
+    throw py::error_already_set();
   return newLaunchConfig(self, grid, block, shared, stream, -1);
+}
+
+namespace {
+
+bool envFlag(const char *name, bool fallback) {
+  const char *v = std::getenv(name);
+  if (!v || !*v)
+    return fallback;
+  return std::string(v) != "0";
+}
+
+bool performanceWarning(const std::string &message) {
+  py::object cls = py::module_::import("ptxjit.errors").attr("NumbaPerformanceWarning");
+  return PyErr_WarnEx(cls.ptr(), message.c_str(), 1) == 0;
+}
+
+} // namespace
+
+bool warnLowOccupancy(Dispatcher &d, runtime::Dim3 grid) {
+  static const bool enabled = !envFlag("NUMBA_DISABLE_PERFORMANCE_WARNINGS", false) &&
+                              envFlag("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", true);
+  if (!enabled || currentBackend() != codegen::Backend::CUDA)
+    return true;
+  d.warnedLowOccupancy = true;
+  uint64_t blocks = uint64_t(grid.x) * grid.y * grid.z;
+  return performanceWarning("Grid size " + std::to_string(blocks) +
+                            " will likely result in GPU under-utilization due to low occupancy "
+                            "(kernel '" +
+                            d.name + "'; warned once per kernel)");
+}
+
+bool warnImplicitCopy() {
+  static const bool enabled = !envFlag("NUMBA_DISABLE_PERFORMANCE_WARNINGS", false) &&
+                              envFlag("NUMBA_CUDA_WARN_ON_IMPLICIT_COPY", true);
+  if (!enabled)
+    return true;
+  return performanceWarning("Host array used in CUDA kernel will incur copy overhead to/from "
+                            "device.");
 }
 
 void defineLaunchConfig(py::module_ &m, py::handle dispatcherType) {

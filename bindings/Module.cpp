@@ -10,6 +10,7 @@
 #include "compiler/Compiler.h"
 #include "compiler/DiskCache.h"
 #include "ir/Conversions.h"
+#include "ir/typing/Libdevice.h"
 #include "ir/typing/Typing.h"
 #include "runtime/Device.h"
 
@@ -67,14 +68,22 @@ PYBIND11_MODULE(_core, m) {
         std::string why;
         if (!reader.read(value.ptr(), 0, why))
           throw PtxjitPyError("TypingError", "cannot determine the kernel argument type of " +
-                                                 py::repr(value).cast<std::string>() + ": " +
-                                                 why);
+                                                 py::repr(value).cast<std::string>() + ": " + why);
         // A Python scalar is typed as a launch types it: its concrete (not weak) type.
         return typeDescription(ir::concretize(typesFromCodes(reader.codes, false)[0]));
       },
       py::arg("value"),
       "The kernel argument type a launch gives `value`, as a type description "
       "(ptxjit.types.from_description).");
+  m.def(
+      "libdevice_functions",
+      [] {
+        py::list out;
+        for (const ir::LibdeviceFunction *f : ir::libdeviceFunctions())
+          out.append(py::make_tuple(f->name, f->signature()));
+        return out;
+      },
+      "ptxjit.cuda.libdevice's functions: (name, signature) pairs (ir/typing/Libdevice.def).");
   m.def(
       "_parse_signature",
       [](const std::string &text) {

@@ -49,6 +49,8 @@ py::object numpyModule() {
 std::optional<std::string> moduleSymbol(const std::string &name) {
   if (name == "ptxjit.cuda" || name == "numba.cuda")
     return "cuda";
+  if (name == "ptxjit.libdevice" || name == "numba.cuda.libdevice")
+    return "cuda.libdevice";
   if (name == "math" || name == "cmath" || name == "numpy")
     return name;
   return std::nullopt;

@@ -1,8 +1,9 @@
 // The host backend's process-wide ORC LLJIT.
+#include "codegen/HostLibdevice.h"
 #include "codegen/ModuleImpl.h"
 
-#include <llvm/ExecutionEngine/Orc/Core.h>
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
+#include <llvm/ExecutionEngine/Orc/Core.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
@@ -78,10 +79,14 @@ llvm::orc::LLJIT &hostJIT() {
     llvm::orc::JITDylib &jd = process ? *process : (*j)->getMainJITDylib();
     llvm::orc::SymbolMap builtins;
     auto flags = llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable;
-    builtins[(*j)->mangleAndIntern("__powidf2")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&hostPowidf2), flags};
-    builtins[(*j)->mangleAndIntern("__powisf2")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&hostPowisf2), flags};
+    builtins[(*j)->mangleAndIntern("__powidf2")] = {llvm::orc::ExecutorAddr::fromPtr(&hostPowidf2),
+                                                    flags};
+    builtins[(*j)->mangleAndIntern("__powisf2")] = {llvm::orc::ExecutorAddr::fromPtr(&hostPowisf2),
+                                                    flags};
+    // ptxjit.cuda.libdevice's calls (__nv_sinf, ...) on the host (codegen/HostLibdevice.h).
+    for (const HostSymbol &s : hostLibdeviceSymbols())
+      builtins[(*j)->mangleAndIntern(s.name)] = {llvm::orc::ExecutorAddr::fromPtr(s.address),
+                                                 flags};
     if (llvm::Error e = jd.define(llvm::orc::absoluteSymbols(std::move(builtins))))
       internalError("cannot define the host JIT's builtins: " + llvm::toString(std::move(e)));
     return std::move(*j);

@@ -220,6 +220,8 @@ llvm::Value *FunctionLowerer::lowerBuiltinCall(const CallInstr &i) {
     return lowerPrint(i);
   if (const CudaBuiltinInfo *ci = cudaBuiltinInfo(i.builtin)) // LowerCuda.cpp (keywords too)
     return lowerCudaCall(i, *ci);
+  if (const LibdeviceFunction *lf = libdeviceFunction(i.builtin)) // LowerLibdevice.cpp
+    return lowerLibdeviceCall(i, *lf);
   if (i.builtin == BuiltinId::Enumerate || i.builtin == BuiltinId::Zip)
     return lowerIterBuiltin(i); // LowerArrays.cpp (enumerate takes start=)
   if (!i.kwNames.empty())

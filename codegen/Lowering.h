@@ -41,6 +41,7 @@
 #include "codegen/ModuleImpl.h"
 #include "codegen/ScalarValues.h"
 #include "ir/typing/CudaBuiltins.h"
+#include "ir/typing/Libdevice.h"
 #include "ir/typing/MathBuiltins.h"
 
 #include <llvm/IR/IRBuilder.h>
@@ -228,6 +229,8 @@ private:
   // ---- LowerCuda.cpp: shared/local/constant arrays, barriers, warp functions, atomics,
   // intrinsics ----
   llvm::Value *lowerCudaCall(const ir::CallInstr &i, const ir::CudaBuiltinInfo &info);
+  // ---- LowerLibdevice.cpp: ptxjit.cuda.libdevice ----
+  llvm::Value *lowerLibdeviceCall(const ir::CallInstr &i, const ir::LibdeviceFunction &f);
   /// cuda.laneid, cuda.warpsize.
   llvm::Value *lowerCudaValue(const ir::GetAttrInstr &i, const ir::CudaBuiltinInfo &info);
   /// A global NumPy array frozen into constant memory (a read-only array value).

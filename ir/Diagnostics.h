@@ -45,6 +45,7 @@ enum class DiagKind : uint8_t {
   X(UnaryTypes, Typing, "unary operator {0} is not defined for {1}")                               \
   X(CannotUnify, Typing, "variable '{0}' has incompatible types {1} and {2}")                      \
   X(CallArgs, Typing, "{0} cannot be called with ({1})")                                           \
+  X(LibdeviceArgs, Typing, "cuda.libdevice.{0} cannot be called with ({1}): {2}")                 \
   X(IndexTypes, Typing, "cannot index {0} with {1}")                                               \
   X(SetItemTypes, Typing, "cannot store {2} into {0}[{1}]")                                        \
   X(ReadonlyArray, Typing, "cannot write to read-only array {0}")                                  \

@@ -63,6 +63,10 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
     i->builtin = id;
     return cudaCallType(fn_, i, *ci);
   }
+  if (const LibdeviceFunction *lf = libdeviceFunction(id)) { // Libdevice.cpp
+    i->builtin = id;
+    return libdeviceCallType(fn_, i, *lf);
+  }
   if (!i->kwNames.empty())
     bad();
   i->builtin = id;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "ir/typing/CudaBuiltins.h"
+#include "ir/typing/Libdevice.h"
 #include "ir/typing/MathBuiltins.h"
 #include "ir/typing/Typing.h"
 
@@ -47,6 +48,9 @@ const Type *numberAttrType(const Type *t, const std::string &attr, BuiltinId &bu
 /// The result type of a call of cooperating-threads builtin `i` (i->builtin set; `info` its
 /// kind) in `fn`; raises the diagnostics itself (TypingCuda.cpp).
 const Type *cudaCallType(const Function &fn, CallInstr *i, const CudaBuiltinInfo &info);
+/// The result type of a call of libdevice function `f` (i->builtin set) in `fn`: its arguments
+/// are real numbers, converted to the parameter types; raises LibdeviceArgs (Libdevice.cpp).
+const Type *libdeviceCallType(const Function &fn, CallInstr *i, const LibdeviceFunction &f);
 /// The type of value attribute `id` (cuda.laneid, cuda.warpsize: int32), or null
 /// (TypingCuda.cpp).
 const Type *cudaAttrType(BuiltinId id);

@@ -72,9 +72,7 @@ def _argument_types(signature):
     if isinstance(signature, str) or isinstance(signature, _types.Signature) or \
             _types._is_numba_type(signature):
         text = _types.signature_text(signature)
-        from ._loader import lib
-
-        return tuple(_types.from_description(d) for d in lib()._parse_signature(text))
+        return tuple(_types.from_description(d) for d in _core._parse_signature(text))
     raise TypeError(f"expected a signature or a tuple of argument types, got {signature!r}")
 
 
@@ -103,10 +101,8 @@ def _specialize(self, *args):
     argtypes = tuple(_types.as_type(a) if _is_type(a) else _typeof(a) for a in args)
     cache = _specializations(self)
     if argtypes not in cache:
-        from ._loader import make_dispatcher
-
         options = dict(self.__dict__.get("_ptxjit_options", {}))
-        cache[argtypes] = make_dispatcher(self.py_func, [_types.signature_text(argtypes)],
+        cache[argtypes] = _make_dispatcher(self.py_func, [_types.signature_text(argtypes)],
                                           options)
     return cache[argtypes]
 
@@ -116,9 +112,7 @@ def _is_type(a):
 
 
 def _typeof(value):
-    from ._loader import lib
-
-    return _types.from_description(lib().typeof(value))
+    return _types.from_description(_core.typeof(value))
 
 
 def _compile(self, sig):
@@ -199,8 +193,16 @@ def _sass(ptx):
         return r.stdout
 
 
-def install(cls):
-    """Adds Numba's dispatcher API to ``cls`` (ptxjit._core.Dispatcher)."""
+_core = None  # the extension module, and _loader.make_dispatcher: given by install()
+_make_dispatcher = None
+
+
+def install(core, make_dispatcher):
+    """Adds Numba's dispatcher API to ``core.Dispatcher``; `make_dispatcher` builds the kernels
+    of ``specialize`` (passed in, so that this module imports nothing of the loader's)."""
+    global _core, _make_dispatcher
+    _core, _make_dispatcher = core, make_dispatcher
+    cls = core.Dispatcher
     cls.overloads = property(_overloads)
     cls.specializations = property(_specializations)
     cls.specialized = property(_specialized)

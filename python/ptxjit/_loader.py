@@ -23,7 +23,7 @@ def lib():
             sys.stderr.write(f"ptxjit startup: [main] importing ptxjit._core (LLVM): {ms:.3f} ms\n")
         from . import _dispatcher
 
-        _dispatcher.install(_core.Dispatcher)
+        _dispatcher.install(_core, make_dispatcher)
         _lib_module = _core
     return _lib_module
 

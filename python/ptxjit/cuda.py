@@ -12,6 +12,10 @@ from . import errors as _errors
 from . import types as _types
 
 from . import ufunc as _ufunc
+from . import libdevice  # noqa: F401  (Numba's cuda.libdevice; `import ptxjit.cuda.libdevice`)
+import sys as _sys
+
+_sys.modules.setdefault(__name__ + ".libdevice", libdevice)
 from ._loader import lib as _lib
 from ._loader import make_dispatcher as _make_dispatcher
 
@@ -370,7 +374,7 @@ __all__ = [
     "threadfence_block", "threadfence_system", "laneid", "warpsize", "shfl_sync",
     "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "all_sync", "any_sync", "eq_sync",
     "ballot_sync", "match_any_sync", "match_all_sync", "activemask", "lanemask_lt", "popc",
-    "brev", "clz", "ffs", "fma", "cbrt", "selp",
+    "brev", "clz", "ffs", "fma", "cbrt", "selp", "libdevice",
 ]
 
 

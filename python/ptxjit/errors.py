@@ -43,10 +43,44 @@ class PtxjitWarning(UserWarning):
     """Warnings from ptxjit (for example, falling back to the CPU backend)."""
 
 
-# Numba spellings, so that code written against numba.core.errors keeps working.
+# ---- Numba's names -------------------------------------------------------------------------
+# So that `except` clauses and `pytest.warns` written against numba.core.errors (or
+# numba.cuda.core.errors) keep working after `from numba... import X` becomes
+# `from ptxjit.errors import X`.
+
 NumbaError = PtxjitError
 LoweringError = CompileError
 NumbaWarning = PtxjitWarning
+
+
+class NumbaPerformanceWarning(NumbaWarning):
+    """Code that works but runs slowly: a grid too small to fill the GPU (fewer than 128
+    blocks; once per kernel), host arrays copied to and from the device at a launch."""
+
+
+class NumbaInvalidConfigWarning(NumbaWarning):
+    """Options that do not work together (debug=True with opt=True)."""
+
+
+class NumbaDeprecationWarning(NumbaWarning, DeprecationWarning):
+    """A feature that will be removed."""
+
+
+class NumbaPendingDeprecationWarning(NumbaWarning, PendingDeprecationWarning):
+    """A feature that will be deprecated."""
+
+
+class NumbaTypeError(TypingError):
+    """Numba's TypeError (a TypingError in ptxjit: the compile-time type checks)."""
+
+
+class NumbaValueError(CompileError, ValueError):
+    """A compile-time value that is not allowed (also a ``ValueError``)."""
+
+
+class NumbaNotImplementedError(UnsupportedError, NotImplementedError):
+    """Numba's spelling of an unsupported feature (also a ``NotImplementedError``)."""
+
 
 __all__ = [
     "PtxjitError",
@@ -56,4 +90,14 @@ __all__ = [
     "CudaSupportError",
     "CudaDriverError",
     "PtxjitWarning",
+    "NumbaError",
+    "LoweringError",
+    "NumbaWarning",
+    "NumbaPerformanceWarning",
+    "NumbaInvalidConfigWarning",
+    "NumbaDeprecationWarning",
+    "NumbaPendingDeprecationWarning",
+    "NumbaTypeError",
+    "NumbaValueError",
+    "NumbaNotImplementedError",
 ]
