@@ -88,20 +88,39 @@ struct Scratch {
 
 // ---- Dispatcher -----------------------------------------------------------------------------
 
+compiler::FunctionOptions functionOptionsFrom(const py::dict &options) {
+  auto flag = [&](const char *k, bool dflt) {
+    return options.contains(k) ? py::cast<bool>(py::bool_(options[k])) : dflt;
+  };
+  auto integer = [&](const char *k, int dflt) {
+    return options.contains(k) ? py::cast<int>(options[k]) : dflt;
+  };
+  compiler::FunctionOptions fo;
+  fo.fastmath = flag("fastmath", false);
+  fo.opt = flag("opt", true);
+  fo.debug = flag("debug", false);
+  fo.lineinfo = flag("lineinfo", false);
+  fo.inlineHint = flag("inline", false);
+  fo.cache = flag("cache", false);
+  // Normalized by ptxjit.cuda (_kernel_options): ints; launch_bounds as (threads per block,
+  // blocks per SM, cluster rank), 0 for none.
+  fo.maxRegisters = integer("max_registers", 0);
+  fo.carveout = integer("shared_memory_carveout", codegen::CompileOptions::kNoCarveout);
+  if (options.contains("launch_bounds")) {
+    auto lb = py::cast<std::tuple<int, int, int>>(options["launch_bounds"]);
+    fo.maxThreadsPerBlock = std::get<0>(lb);
+    fo.minBlocksPerSM = std::get<1>(lb);
+    fo.maxClusterRank = std::get<2>(lb);
+  }
+  return fo;
+}
+
 Dispatcher::Dispatcher(py::object func, py::dict options, std::vector<std::string> sigs)
     : pyFunc(std::move(func)) {
   if (!PyFunction_Check(pyFunc.ptr()))
     throw py::type_error("cuda.jit can only compile Python functions");
-  auto flag = [&](const char *k, bool dflt) {
-    return options.contains(k) ? py::cast<bool>(py::bool_(options[k])) : dflt;
-  };
-  device = flag("device", false);
-  fopts.fastmath = flag("fastmath", false);
-  fopts.opt = flag("opt", true);
-  fopts.debug = flag("debug", false);
-  fopts.lineinfo = flag("lineinfo", false);
-  fopts.inlineHint = flag("inline", false);
-  fopts.cache = flag("cache", false);
+  device = options.contains("device") && py::cast<bool>(py::bool_(options["device"]));
+  fopts = functionOptionsFrom(options);
   py::object code = pyFunc.attr("__code__");
   name = py::cast<std::string>(code.attr("co_name"));
   int argc = py::cast<int>(code.attr("co_argcount"));
@@ -536,17 +555,6 @@ std::optional<DispatcherIdentity> dispatcherIdentity(py::handle v) {
   return DispatcherIdentity{d.id, d.device, d.name, d.pyFunc};
 }
 
-namespace {
-
-compiler::FunctionOptions functionOptions(bool fastmath, bool opt) {
-  compiler::FunctionOptions fo;
-  fo.fastmath = fastmath;
-  fo.opt = opt;
-  return fo;
-}
-
-} // namespace
-
 void defineDispatcher(py::module_ &m) {
   py::class_<Dispatcher> cls(m, "Dispatcher", py::dynamic_attr(),
                              "A function compiled by @cuda.jit: launch it with kernel[grid, block]"
@@ -629,15 +637,15 @@ void defineDispatcher(py::module_ &m) {
 
   m.def(
       "compile_ptx",
-      [](py::object func, const std::string &sigText, bool device, bool fastmath, int ccMajor,
-         int ccMinor, bool opt) {
+      [](py::object func, const std::string &sigText, bool device, py::dict options, int ccMajor,
+         int ccMinor) {
         if (py::isinstance<Dispatcher>(func))
           func = func.cast<const Dispatcher &>().pyFunc;
         if (!PyFunction_Check(func.ptr()))
           throw py::type_error("compile_ptx() needs a Python function");
         ir::Signature sig = ir::parseSignature(sigText);
         std::string fname = py::cast<std::string>(func.attr("__code__").attr("co_name"));
-        compiler::FunctionOptions fo = functionOptions(fastmath, opt);
+        compiler::FunctionOptions fo = functionOptionsFrom(options);
         compiler::Compiler &c = compiler::Compiler::instance();
         int id = c.registerFunction(
             fname, device ? ir::FunctionKind::Device : ir::FunctionKind::Kernel, fo);
@@ -654,8 +662,8 @@ void defineDispatcher(py::module_ &m) {
         }
         return py::make_tuple(r.ptx, typeDescription(r.returnType));
       },
-      py::arg("pyfunc"), py::arg("sig"), py::arg("device"), py::arg("fastmath"),
-      py::arg("cc_major"), py::arg("cc_minor"), py::arg("opt"));
+      py::arg("pyfunc"), py::arg("sig"), py::arg("device"), py::arg("options"), py::arg("cc_major"),
+      py::arg("cc_minor"));
 }
 
 } // namespace ptxjit::bindings

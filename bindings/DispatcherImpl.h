@@ -35,6 +35,11 @@ struct DirectPlan {
   std::vector<codegen::ParamSlot> slots; ///< the plan's slots, grouped by argument
 };
 
+/// The compiler's options of a function from the options dict ptxjit.cuda passes (device,
+/// fastmath, opt, debug, lineinfo, inline, cache, max_registers, launch_bounds,
+/// shared_memory_carveout; missing ones take their defaults).
+compiler::FunctionOptions functionOptionsFrom(const py::dict &options);
+
 /// The C++ side of a @cuda.jit function (exposed as ptxjit._core.Dispatcher).
 class Dispatcher {
 public:

@@ -124,6 +124,14 @@ codegen::CompileOptions cudaOptionsForCC(int major, int minor,
   o.ptxVersion = codegen::choosePtxVersion(major, minor, driver);
   o.fastmath = fo.fastmath;
   o.optLevel = fo.opt ? 3 : 0;
+  o.debugInfo = fo.debug      ? codegen::CompileOptions::DebugInfo::LineTables
+                : fo.lineinfo ? codegen::CompileOptions::DebugInfo::LineInfo
+                              : codegen::CompileOptions::DebugInfo::None;
+  o.maxThreadsPerBlock = fo.maxThreadsPerBlock;
+  o.minBlocksPerSM = fo.minBlocksPerSM;
+  o.maxClusterRank = fo.maxClusterRank;
+  o.maxRegisters = fo.maxRegisters;
+  o.carveout = fo.carveout;
   return o;
 }
 

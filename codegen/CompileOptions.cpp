@@ -14,6 +14,12 @@ size_t CompileOptions::hash() const {
   h = h * 131 + static_cast<uint64_t>(ptxVersion & 0xffff);
   h = h * 131 + (fastmath ? 1 : 0);
   h = h * 131 + static_cast<uint64_t>(optLevel & 0xff);
+  h = h * 131 + static_cast<uint64_t>(debugInfo);
+  h = h * 131 + static_cast<uint64_t>(maxThreadsPerBlock & 0xffff);
+  h = h * 131 + static_cast<uint64_t>(minBlocksPerSM & 0xffff);
+  h = h * 131 + static_cast<uint64_t>(maxClusterRank & 0xffff);
+  h = h * 131 + static_cast<uint64_t>(maxRegisters & 0xffff);
+  h = h * 131 + static_cast<uint64_t>(carveout + 2);
   return std::hash<uint64_t>{}(h * 0x9E3779B97F4A7C15ull);
 }
 
@@ -27,6 +33,18 @@ std::string CompileOptions::str() const {
   s += " O" + std::to_string(optLevel);
   if (fastmath)
     s += " fastmath";
+  if (debugInfo != DebugInfo::None)
+    s += debugInfo == DebugInfo::LineInfo ? " lineinfo" : " debug";
+  if (maxThreadsPerBlock)
+    s += " maxntid" + std::to_string(maxThreadsPerBlock);
+  if (minBlocksPerSM)
+    s += " minnctapersm" + std::to_string(minBlocksPerSM);
+  if (maxClusterRank)
+    s += " maxclusterrank" + std::to_string(maxClusterRank);
+  if (maxRegisters)
+    s += " maxnreg" + std::to_string(maxRegisters);
+  if (carveout != kNoCarveout)
+    s += " carveout" + std::to_string(carveout);
   return s;
 }
 

@@ -23,6 +23,21 @@ struct CompileOptions {
   int ptxVersion = 80;
   bool fastmath = false;
   int optLevel = 3;
+  /// Source lines in the generated code (CUDA): `LineInfo` emits .file/.loc directives only
+  /// (lineinfo=True, what Nsight needs); `LineTables` adds DWARF sections with the line table
+  /// (debug=True; no variable locations). Functions get one DISubprogram each, the entry its own.
+  enum class DebugInfo : uint8_t { None, LineInfo, LineTables };
+  DebugInfo debugInfo = DebugInfo::None;
+  /// Kernels only, CUDA: launch bounds (.maxntid, .minnctapersm, .maxclusterrank) and the
+  /// register limit (.maxnreg); 0 = none.
+  int maxThreadsPerBlock = 0;
+  int minBlocksPerSM = 0;
+  int maxClusterRank = 0;
+  int maxRegisters = 0;
+  /// Kernels only, CUDA: the preferred shared-memory carveout in percent (-1: the driver's
+  /// default), set on the function when it is loaded; kNoCarveout: not set.
+  static constexpr int kNoCarveout = -2;
+  int carveout = kNoCarveout;
 
   bool operator==(const CompileOptions &o) const = default;
   size_t hash() const;

@@ -37,6 +37,12 @@ llvm::Value *FunctionLowerer::lowerLibdeviceCall(const CallInstr &i, const Libde
   llvm::FunctionCallee callee =
       M.mod.getOrInsertFunction("__nv_" + f.name, llvm::FunctionType::get(ret, paramTypes, false));
   if (auto *fn = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+    // libdevice declares its 16-bit values (float16 bits) zeroext; so do the host versions.
+    if (ret->isIntegerTy(16))
+      fn->addRetAttr(llvm::Attribute::ZExt);
+    for (unsigned k = 0; k < paramTypes.size(); ++k)
+      if (paramTypes[k]->isIntegerTy(16))
+        fn->addParamAttr(k, llvm::Attribute::ZExt);
     // Pure functions of their arguments (the host versions restore the rounding mode they
     // change), so unused calls go away and loops can hoist them.
     fn->setDoesNotThrow();

@@ -183,6 +183,7 @@ llvm::Function *ModuleLowerer::bodyFor(const Function &fn) {
       fn.name;
   auto *f = llvm::Function::Create(fty, llvm::GlobalValue::InternalLinkage, uniqueName(base), mod);
   applyFunctionAttributes(f, opts);
+  subprogramFor(fn, f);
   for (size_t i = 0; i < fn.argNames.size(); ++i)
     f->getArg(i)->setName(sanitize(fn.argNames[i]));
   if (isHost()) {
@@ -302,6 +303,13 @@ void FunctionLowerer::run() {
   SourceLoc fnLoc{fn.firstLine, 0, 0, 0};
   allocaBlock = llvm::BasicBlock::Create(M.ctx, "entry", F);
   B.SetInsertPoint(allocaBlock);
+  llvm::DISubprogram *sp = F->getSubprogram();
+  // Python columns count from 0, DWARF's from 1.
+  auto lineAt = [&](SourceLoc at) {
+    if (sp && at.line > 0)
+      B.SetCurrentDebugLocation(llvm::DILocation::get(M.ctx, at.line, at.col + 1, sp));
+  };
+  lineAt(fnLoc);
   if (M.opts.fastmath)
     B.setFastMathFlags(llvm::FastMathFlags::getFast());
   for (size_t k = 0; k < fn.argTypes.size(); ++k)
@@ -374,6 +382,7 @@ void FunctionLowerer::run() {
     for (const auto &i : b->instrs) {
       if (i->isTerminator() && i.get() != b->terminator())
         internal(i->loc, "terminator in the middle of block bb" + std::to_string(b->id));
+      lineAt(i->loc);
       lowerInstr(*i);
     }
   }
@@ -587,10 +596,14 @@ LoweredModule lowerKernel(const Function &kernel, const CompileOptions &opts,
       buildPackingPlan(kernel.argTypes, kernel.filename, SourceLoc{kernel.firstLine, 0, 0, 0}));
   if (e.hostCtx)
     e.args.push_back(e.hostCtx);
+  M.annotateKernel(e.function);
+  if (llvm::DISubprogram *sp = M.subprogramFor(kernel, e.function))
+    b.SetCurrentDebugLocation(llvm::DILocation::get(M.ctx, kernel.firstLine, 1, sp));
   b.CreateCall(body, e.args);
   b.CreateRetVoid();
   M.lowerQueued();
   M.finishCuda(symbol, kernel); // shared-memory limit; host launch facts (LowerCuda.cpp)
+  M.finishDebugInfo();
   verifyModule(mod, kernel);
   return LoweredModule(std::move(impl));
 }
@@ -611,12 +624,15 @@ LoweredModule lowerDeviceFunction(const Function &fn, const CompileOptions &opts
                  body->getReturnType());
   if (e.hostCtx)
     e.args.push_back(e.hostCtx);
+  if (llvm::DISubprogram *sp = M.subprogramFor(fn, e.function))
+    b.SetCurrentDebugLocation(llvm::DILocation::get(M.ctx, fn.firstLine, 1, sp));
   llvm::CallInst *call = b.CreateCall(body, e.args);
   if (body->getReturnType()->isVoidTy())
     b.CreateRetVoid();
   else
     b.CreateRet(call);
   M.lowerQueued();
+  M.finishDebugInfo();
   verifyModule(mod, fn);
   return LoweredModule(std::move(impl));
 }

@@ -44,6 +44,7 @@
 #include "ir/typing/Libdevice.h"
 #include "ir/typing/MathBuiltins.h"
 
+#include <llvm/IR/DIBuilder.h>
 #include <llvm/IR/IRBuilder.h>
 
 #include <deque>
@@ -75,6 +76,7 @@ void verifyModule(llvm::Module &m, const ir::Function &fn);
 class ModuleLowerer {
 public:
   ModuleLowerer(llvm::Module &m, const CompileOptions &opts);
+  ~ModuleLowerer();
 
   llvm::LLVMContext &ctx;
   llvm::Module &mod;
@@ -106,6 +108,14 @@ public:
   /// A module-unique symbol name derived from `base` (PTX-safe characters only).
   std::string uniqueName(const std::string &base);
 
+  /// Source lines (opts.debugInfo, CUDA only; see DebugInfo.cpp): gives `f`, the code of
+  /// Python function `fn` (a body or an entry), its DISubprogram; null when lines are off.
+  llvm::DISubprogram *subprogramFor(const ir::Function &fn, llvm::Function *f);
+  /// Completes the debug info (before the module is verified); a no-op when lines are off.
+  void finishDebugInfo();
+  /// CUDA kernels: the launch bounds and register limit of opts as NVVM annotations on `entry`.
+  void annotateKernel(llvm::Function *entry);
+
   /// Helper function computing base**exp for integers of type `ty` with Python semantics
   /// (repeated squaring; a negative signed exponent gives 0 unless base is ±1).
   llvm::Function *intPowHelper(llvm::IntegerType *ty, bool isSigned);
@@ -127,6 +137,8 @@ private:
   std::unordered_map<const ir::Function *, llvm::Function *> bodies_;
   std::deque<const ir::Function *> queue_;
   std::unordered_set<std::string> names_;
+  std::unique_ptr<llvm::DIBuilder> di_;
+  llvm::DICompileUnit *cu_ = nullptr;
 };
 
 /// Lowers one ir::Function into its body llvm::Function.

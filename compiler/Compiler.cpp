@@ -29,6 +29,8 @@ CUfunction Specialization::cudaFunction() const {
       throw std::logic_error("specialization of '" + functionName + "' has no PTX to load");
     auto module = runtime::Module::loadPTX(ptx);
     CUfunction f = module->function(symbol);
+    if (options.carveout != codegen::CompileOptions::kNoCarveout)
+      runtime::setSharedMemoryCarveout(f, options.carveout);
     std::vector<runtime::ParamExtent> extents;
     extents.reserve(plan.slots.size());
     for (const codegen::ParamSlot &s : plan.slots)

@@ -58,6 +58,12 @@ struct FunctionOptions {
   bool debug = false;
   bool lineinfo = false;
   bool inlineHint = false;
+  /// Kernels: launch bounds, register limit, shared-memory carveout (codegen::CompileOptions).
+  int maxThreadsPerBlock = 0;
+  int minBlocksPerSM = 0;
+  int maxClusterRank = 0;
+  int maxRegisters = 0;
+  int carveout = codegen::CompileOptions::kNoCarveout;
   /// cache=True: kernel specializations (and, for device functions, their ufunc loop
   /// kernels) are looked up in, and written to, the disk cache (compiler/DiskCache.h) before
   /// anything is typed or lowered.

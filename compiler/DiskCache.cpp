@@ -179,6 +179,10 @@ void addCompileOptions(CacheKey &k, const codegen::CompileOptions &o) {
   k.addInt("backend", static_cast<int>(o.backend)).addInt("ccMajor", o.ccMajor);
   k.addInt("ccMinor", o.ccMinor).addInt("ptxVersion", o.ptxVersion);
   k.addInt("fastmath", o.fastmath).addInt("optLevel", o.optLevel);
+  k.addInt("debugInfo", static_cast<int>(o.debugInfo));
+  k.addInt("maxThreadsPerBlock", o.maxThreadsPerBlock).addInt("minBlocksPerSM", o.minBlocksPerSM);
+  k.addInt("maxClusterRank", o.maxClusterRank).addInt("maxRegisters", o.maxRegisters);
+  k.addInt("carveout", o.carveout);
 }
 
 void addArgTypes(CacheKey &k, const std::vector<const ir::Type *> &argTypes) {

@@ -165,6 +165,16 @@ bool functionParamLayoutIs(CUfunction f, const std::vector<ParamExtent> &expecte
   });
 }
 
+void setSharedMemoryCarveout(CUfunction f, int percent) {
+  if (!f)
+    throw std::invalid_argument("setSharedMemoryCarveout: null function");
+  if (percent < -1 || percent > 100)
+    throw std::invalid_argument("the shared memory carveout must be -1 to 100 (percent), not " +
+                                std::to_string(percent));
+  check(driver().cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, percent),
+        "cuFuncSetAttribute");
+}
+
 FunctionAttributes functionAttributes(CUfunction f) {
   if (!f)
     throw std::invalid_argument("functionAttributes: the kernel (CUfunction) is null");

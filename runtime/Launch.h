@@ -90,6 +90,11 @@ struct FunctionAttributes {
 // CudaError.
 FunctionAttributes functionAttributes(CUfunction f);
 
+// Sets `f`'s preferred shared-memory carveout (percent of the unified L1/shared memory, -1 for
+// the driver's default). Throws std::invalid_argument for a null `f` or a value outside
+// [-1, 100], DriverUnavailable, CudaError.
+void setSharedMemoryCarveout(CUfunction f, int percent);
+
 // cuOccupancyMaxPotentialBlockSize's answer.
 struct BlockSizeSuggestion {
   int minGridSize = 0; // the smallest grid reaching full occupancy with blockSize

@@ -24,34 +24,111 @@ from ._loader import make_dispatcher as _make_dispatcher
 # Kernels
 # ---------------------------------------------------------------------------------------------
 
-# Options Numba's cuda.jit accepts that do not change what ptxjit generates.
-_IGNORED_OPTIONS = {"max_registers", "forceinline", "launch_bounds", "lto", "extensions",
-                    "boundscheck", "nopython", "nogil", "no_cpython_wrapper", "no_cfunc_wrapper"}
+# Options of Numba's cuda.jit with no effect in numba-cuda itself on CUDA (nopython, nogil and
+# the wrapper switches are CPU-target options it accepts and ignores); accepted the same way.
+_NUMBA_NO_EFFECT_OPTIONS = {"nopython", "nogil", "no_cpython_wrapper", "no_cfunc_wrapper"}
 
 
-def jit(func_or_sig=None, device=False, inline=False, fastmath=False, cache=False, debug=False,
-        lineinfo=False, opt=True, link=None, **kws):
-    """Compile a Python function into a CUDA kernel (or a device function with device=True).
+def _kernel_options(device=False, inline=False, forceinline=False, fastmath=False, cache=False,
+                    debug=False, lineinfo=False, opt=True, max_registers=None,
+                    launch_bounds=None, lto=None, shared_memory_carveout=None, boundscheck=None,
+                    link=None, extensions=None, warn_stacklevel=3, **kws):
+    """Checks and normalizes cuda.jit's options (also compile_ptx's) into the dict the
+    extension reads (bindings' functionOptionsFrom); warns as numba-cuda does."""
+    import warnings
 
-    Usable as ``@cuda.jit``, ``@cuda.jit(device=True)``, ``@cuda.jit("void(float32[:])")``,
-    ``@cuda.jit(void(float32[:]))``, ``@cuda.jit((float32[:], int64))`` or with a list of
-    signatures. Flags are read for truth, as Numba does.
-    """
-    unknown = set(kws) - _IGNORED_OPTIONS
+    unknown = set(kws) - _NUMBA_NO_EFFECT_OPTIONS
     if unknown:
         raise TypeError(f"cuda.jit() got unexpected keyword argument(s): "
                         f"{', '.join(sorted(unknown))}")
     if link:
-        raise _errors.UnsupportedError("cuda.jit(link=...) is not supported by ptxjit")
+        raise _errors.UnsupportedError("cuda.jit(link=...) (linking PTX or CUDA C++ files) is not "
+                                       "supported by ptxjit")
+    if extensions:
+        raise _errors.UnsupportedError("cuda.jit(extensions=...) (argument-handling extensions) "
+                                       "is not supported by ptxjit")
+    if boundscheck:
+        raise NotImplementedError("bounds checking is not supported for CUDA")
+    if opt is None:
+        opt = True
+    if debug and opt:
+        warnings.warn(_errors.NumbaInvalidConfigWarning(
+            "debug=True with opt=True is not supported by CUDA. This may result in a crash - set "
+            "debug=False or opt=False."), stacklevel=warn_stacklevel)
+    if debug and lineinfo:
+        warnings.warn(_errors.NumbaInvalidConfigWarning(
+            "debug and lineinfo are mutually exclusive. Use debug to get full debug info (this "
+            "disables some optimizations), or lineinfo for line info only with code generation "
+            "unaffected."), stacklevel=warn_stacklevel)
     options = {
         "device": bool(device),
-        "inline": bool(inline),
+        "inline": bool(inline) and inline != "never",
         "fastmath": bool(fastmath),
         "cache": bool(cache),
         "debug": bool(debug),
         "lineinfo": bool(lineinfo),
-        "opt": bool(opt) if opt is not None else True,
+        "opt": bool(opt),
     }
+    if max_registers is not None:
+        if isinstance(max_registers, bool) or not isinstance(max_registers, int) or \
+                not 1 <= max_registers <= 255:
+            raise ValueError(f"max_registers must be an int from 1 to 255, not {max_registers!r}")
+        options["max_registers"] = max_registers
+    if launch_bounds is not None:
+        options["launch_bounds"] = _launch_bounds(launch_bounds)
+    if shared_memory_carveout is not None:
+        options["shared_memory_carveout"] = _carveout(shared_memory_carveout)
+    return options
+
+
+def _launch_bounds(lb):
+    """(max threads per block, min blocks per SM, max cluster rank), 0 for absent ones."""
+    bounds = (lb,) if isinstance(lb, int) else tuple(lb) if isinstance(lb, (tuple, list)) else None
+    if bounds is None or not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
+        raise TypeError(f"launch_bounds must be an int or a tuple of 1 to 3 ints, not {lb!r}")
+    if not 1 <= len(bounds) <= 3:
+        raise ValueError(f"Got {len(bounds)} launch bounds: {bounds}. A maximum of three are "
+                         f"supported: (max_threads_per_block, min_blocks_per_sm, "
+                         f"max_blocks_per_cluster)")
+    if any(b < 0 for b in bounds) or bounds[0] < 1 or bounds[0] > 1024:
+        raise ValueError(f"invalid launch_bounds {bounds}: the thread count must be 1 to 1024 "
+                         f"and the others non-negative")
+    return tuple(bounds) + (0,) * (3 - len(bounds))
+
+
+def _carveout(carveout):
+    """The carveout as the driver takes it: percent of L1/shared memory, -1 for the default."""
+    named = {"default": -1, "maxl1": 0, "maxshared": 100}
+    if isinstance(carveout, str):
+        if carveout.lower() not in named:
+            raise ValueError(f"Invalid carveout value: {carveout}. Must be -1 to 100 or one of "
+                             f"{list(named)}")
+        return named[carveout.lower()]
+    if isinstance(carveout, int) and not isinstance(carveout, bool):
+        if not -1 <= carveout <= 100:
+            raise ValueError("Carveout must be between -1 and 100")
+        return carveout
+    raise TypeError(f"Invalid carveout type: {type(carveout).__name__}; expected an int from -1 "
+                    f"to 100 or one of {list(named)}")
+
+
+def jit(func_or_sig=None, device=False, inline=False, forceinline=False, fastmath=False,
+        cache=False, debug=False, lineinfo=False, opt=True, link=None, max_registers=None,
+        launch_bounds=None, lto=None, shared_memory_carveout=None, **kws):
+    """Compile a Python function into a CUDA kernel (or a device function with device=True).
+
+    Usable as ``@cuda.jit``, ``@cuda.jit(device=True)``, ``@cuda.jit("void(float32[:])")``,
+    ``@cuda.jit(void(float32[:]))``, ``@cuda.jit((float32[:], int64))`` or with a list of
+    signatures. Flags are read for truth, as Numba does. Options (docs/api.md): fastmath, opt,
+    cache, debug, lineinfo, max_registers, launch_bounds, shared_memory_carveout; lto, inline
+    and forceinline are accepted (ptxjit always compiles a kernel with its device functions in
+    one module and inlines them as LLVM decides).
+    """
+    options = _kernel_options(device=device, inline=inline, forceinline=forceinline,
+                              fastmath=fastmath, cache=cache, debug=debug, lineinfo=lineinfo,
+                              opt=opt, link=link, max_registers=max_registers,
+                              launch_bounds=launch_bounds, lto=lto,
+                              shared_memory_carveout=shared_memory_carveout, **kws)
 
     if isinstance(func_or_sig, _pytypes.FunctionType):
         return _make_dispatcher(func_or_sig, None, options)
@@ -80,24 +157,56 @@ def _signature_texts(sig):
     return [_types.signature_text(sig)]
 
 
-def compile_ptx(pyfunc, sig, device=False, fastmath=False, cc=None, opt=True, debug=False,
-                lineinfo=False, abi="numba", abi_info=None):
+def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None,
+            opt=None, abi="c", abi_info=None, output="ptx", forceinline=False,
+            launch_bounds=None, max_registers=None, lto=False):
+    """Numba's ``cuda.compile``: ``pyfunc`` compiled for ``sig`` without a GPU; returns
+    ``(code, return_type)``. ``output`` must be "ptx" (ptxjit emits PTX; no LTO-IR). Device
+    functions are emitted with the C convention whichever ``abi`` is named (docs/compatibility.md)."""
+    if output != "ptx":
+        raise NotImplementedError(f"output={output!r} is not supported by ptxjit: it emits PTX "
+                                  f"(output='ptx')")
+    if lto:
+        raise NotImplementedError("lto=True (LTO-IR output) is not supported by ptxjit")
+    return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
+                       fastmath=fastmath, cc=cc, opt=opt, abi=abi, abi_info=abi_info,
+                       forceinline=forceinline, launch_bounds=launch_bounds,
+                       max_registers=max_registers)
+
+
+def compile_ptx(pyfunc, sig, debug=None, lineinfo=False, device=False, fastmath=False, cc=None,
+                opt=None, abi="numba", abi_info=None, forceinline=False, launch_bounds=None,
+                max_registers=None):
     """Compile ``pyfunc`` for ``sig`` to PTX without a GPU; returns ``(ptx, return_type)``."""
+    if abi not in ("numba", "c"):
+        raise NotImplementedError(f"Unsupported ABI: {abi}")
+    if abi_info is not None:
+        raise NotImplementedError("abi_info (naming the emitted function) is not supported by "
+                                  "ptxjit")
     if cc is None:
         cc = (9, 0)
     cc = tuple(int(v) for v in cc)
     if len(cc) != 2:
         raise ValueError(f"cc must be a (major, minor) pair, not {cc!r}")
-    ptx, ret = _lib().compile_ptx(pyfunc, _types.signature_text(sig), bool(device),
-                                  bool(fastmath), cc[0], cc[1], bool(opt) if opt is not None else True)
+    if launch_bounds is not None and device:
+        raise ValueError("launch_bounds apply to kernels, not device functions")
+    options = _kernel_options(device=device, forceinline=forceinline, fastmath=fastmath,
+                              debug=bool(debug), lineinfo=lineinfo,
+                              opt=True if opt is None else opt, max_registers=max_registers,
+                              launch_bounds=launch_bounds)
+    ptx, ret = _lib().compile_ptx(pyfunc, _types.signature_text(sig), bool(device), options,
+                                  cc[0], cc[1])
     return ptx, _types.from_description(ret)
 
 
-def compile_ptx_for_current_device(pyfunc, sig, device=False, fastmath=False, opt=True,
-                                   debug=False, lineinfo=False, abi="numba", abi_info=None):
+def compile_ptx_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=False,
+                                   fastmath=False, opt=None, abi="numba", abi_info=None,
+                                   forceinline=False, launch_bounds=None, max_registers=None):
     """compile_ptx for the compute capability of the current GPU."""
-    return compile_ptx(pyfunc, sig, device=device, fastmath=fastmath,
-                       cc=get_current_device().compute_capability, opt=opt)
+    return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
+                       fastmath=fastmath, cc=get_current_device().compute_capability, opt=opt,
+                       abi=abi, abi_info=abi_info, forceinline=forceinline,
+                       launch_bounds=launch_bounds, max_registers=max_registers)
 
 
 def declare_device(name, sig, link=None):
@@ -364,7 +473,7 @@ atomic = _Namespace("atomic", ["add", "sub", "max", "min", "nanmax", "nanmin", "
                                "xor", "inc", "dec", "exch", "compare_and_swap", "cas"])
 
 __all__ = [
-    "jit", "compile_ptx", "compile_ptx_for_current_device", "to_device", "device_array",
+    "jit", "compile", "compile_ptx", "compile_ptx_for_current_device", "to_device", "device_array",
     "device_array_like", "pinned_array", "stream", "default_stream", "synchronize",
     "is_available", "current_target", "is_cuda_array", "get_current_device", "detect", "grid", "gridsize",
     "threadIdx", "blockIdx", "blockDim", "gridDim", "syncthreads", "shared", "local", "const",

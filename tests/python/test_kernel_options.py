@@ -1,0 +1,149 @@
+"""cuda.jit / compile_ptx options with their effect in the PTX: launch_bounds (.maxntid,
+.minnctapersm, .maxclusterrank), max_registers (.maxnreg), lineinfo (.file/.loc), debug (DWARF
+line tables), shared_memory_carveout; Numba's warnings and errors for bad combinations."""
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+from ptxjit import cuda, errors, float32, int32, void
+
+SIG = (float32[::1], float32[::1])
+
+
+def axpy(out, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = 2.0 * x[i] + 1.0
+
+
+@cuda.jit(device=True)
+def callee(x):
+    return x * 3.0
+
+
+def caller(out, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = callee(x[i])
+
+
+def test_launch_bounds_and_register_limit_in_the_ptx():
+    ptx, _ = cuda.compile_ptx(axpy, SIG, launch_bounds=128)
+    assert re.search(r"\.maxntid\s+128, 1, 1", ptx)
+    ptx, _ = cuda.compile_ptx(axpy, SIG, launch_bounds=(256, 2))
+    assert re.search(r"\.maxntid\s+256, 1, 1", ptx) and re.search(r"\.minnctapersm\s+2", ptx)
+    ptx, _ = cuda.compile_ptx(axpy, SIG, launch_bounds=(256, 2, 4))
+    assert re.search(r"\.maxclusterrank\s+4", ptx)
+    ptx, _ = cuda.compile_ptx(axpy, SIG, max_registers=32)
+    assert re.search(r"\.maxnreg\s+32", ptx)
+    plain, _ = cuda.compile_ptx(axpy, SIG)
+    assert ".maxntid" not in plain and ".maxnreg" not in plain
+    k = cuda.jit(SIG, launch_bounds=(64,), max_registers=40)(axpy)
+    ptx = k.inspect_ptx(SIG)
+    assert re.search(r"\.maxntid\s+64, 1, 1", ptx) and re.search(r"\.maxnreg\s+40", ptx)
+
+
+def test_bad_launch_bounds_and_limits():
+    with pytest.raises(ValueError, match="A maximum of three are supported"):
+        cuda.jit(launch_bounds=(1, 2, 3, 4))
+    with pytest.raises(TypeError, match="launch_bounds must be an int or a tuple"):
+        cuda.jit(launch_bounds=1.5)
+    with pytest.raises(ValueError, match="thread count must be 1 to 1024"):
+        cuda.jit(launch_bounds=2048)
+    with pytest.raises(ValueError, match="max_registers must be an int from 1 to 255"):
+        cuda.jit(max_registers=0)
+    with pytest.raises(ValueError, match="launch_bounds apply to kernels"):
+        cuda.compile_ptx(callee, (float32,), device=True, launch_bounds=32)
+
+
+def test_lineinfo_puts_python_lines_in_the_ptx():
+    ptx, _ = cuda.compile_ptx(caller, SIG, lineinfo=True)
+    files = re.findall(r'\.file\s+(\d+)\s+"([^"]*)"', ptx)
+    assert any(name.endswith("test_kernel_options.py") for _, name in files), ptx[:2000]
+    lines = {int(m) for m in re.findall(r"\.loc\s+\d+\s+(\d+)\s+\d+", ptx)}
+    first = caller.__code__.co_firstlineno
+    assert first + 3 in lines  # out[i] = callee(x[i])
+    # the inlined device function's return (its first line is the decorator's)
+    assert callee.py_func.__code__.co_firstlineno + 2 in lines
+    assert ".debug_info" not in ptx  # directives only
+    plain, _ = cuda.compile_ptx(caller, SIG)
+    assert ".loc" not in plain and ".file" not in plain
+    k = cuda.jit(SIG, lineinfo=True)(caller)
+    assert "emissionKind: DebugDirectivesOnly" in k.inspect_llvm(SIG)
+
+
+def test_debug_emits_dwarf_line_tables_and_warns_with_opt():
+    with pytest.warns(errors.NumbaInvalidConfigWarning, match="debug=True with opt=True"):
+        cuda.jit(debug=True)(axpy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ptx, _ = cuda.compile_ptx(axpy, SIG, debug=True, opt=False)
+    assert re.search(r"\.section\s+\.debug_info", ptx)
+    assert re.search(r'\.file.*test_kernel_options.py"', ptx)
+    with pytest.warns(errors.NumbaInvalidConfigWarning, match="mutually exclusive"):
+        cuda.jit(debug=True, lineinfo=True, opt=False)(axpy)
+
+
+def test_lines_do_not_change_results(backend):
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros_like(x)
+    cuda.jit(lineinfo=True)(caller)[1, 8](out, x)
+    np.testing.assert_array_equal(out, x * 3)
+
+
+def test_carveout_values():
+    for good in (-1, 0, 50, 100, "default", "MaxL1", "maxshared"):
+        cuda.jit(shared_memory_carveout=good)(axpy)
+    with pytest.raises(ValueError, match="Carveout must be between -1 and 100"):
+        cuda.jit(shared_memory_carveout=101)
+    with pytest.raises(ValueError, match="Invalid carveout value: big"):
+        cuda.jit(shared_memory_carveout="big")
+    with pytest.raises(TypeError, match="Invalid carveout type"):
+        cuda.jit(shared_memory_carveout=1.5)
+
+
+def test_rejected_options_say_why():
+    with pytest.raises(NotImplementedError, match="bounds checking is not supported"):
+        cuda.jit(boundscheck=True)
+    cuda.jit(boundscheck=False)(axpy)
+    with pytest.raises(errors.UnsupportedError, match="link="):
+        cuda.jit(link=["a.ptx"])
+    with pytest.raises(errors.UnsupportedError, match="extensions="):
+        cuda.jit(extensions=[object()])
+    with pytest.raises(TypeError, match="unexpected keyword argument"):
+        cuda.jit(maxregisters=3)
+    with pytest.raises(NotImplementedError, match="output='ltoir'|output="):
+        cuda.compile(axpy, SIG, output="ltoir")
+    with pytest.raises(NotImplementedError, match="Unsupported ABI"):
+        cuda.compile_ptx(axpy, SIG, abi="fortran")
+
+
+def test_compile_is_compile_ptx_for_device_functions():
+    ptx, ret = cuda.compile(callee, (float32,))
+    assert ret == float32 and ".func" in ptx and ".entry" not in ptx
+    ptx, ret = cuda.compile(axpy, SIG, device=False)
+    assert ".entry" in ptx
+
+
+@pytest.mark.gpu
+def test_launch_bounds_are_enforced_by_the_driver():
+    k = cuda.jit(SIG, launch_bounds=64)(axpy)
+    x = cuda.to_device(np.ones(256, np.float32))
+    out = cuda.device_array(256, np.float32)
+    k[4, 64](out, x)
+    assert (out.copy_to_host() == 3).all()
+    with pytest.raises(errors.CudaDriverError):
+        k[1, 256](out, x)
+        cuda.synchronize()
+
+
+@pytest.mark.gpu
+def test_register_limit_and_carveout_on_the_gpu():
+    k = cuda.jit(SIG, max_registers=16, shared_memory_carveout="MaxShared")(axpy)
+    assert k.get_regs_per_thread() <= 16
+    x = cuda.to_device(np.ones(32, np.float32))
+    out = cuda.device_array(32, np.float32)
+    k[1, 32](out, x)
+    assert (out.copy_to_host() == 3).all()
