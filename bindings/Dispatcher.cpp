@@ -479,15 +479,21 @@ py::object Dispatcher::signatures() const {
 }
 
 py::object Dispatcher::inspect(bool ptx, py::handle signature) {
-  if (device)
-    throw py::type_error("'" + name +
-                         "' is a device function: it is compiled into the kernels "
-                         "that call it; use cuda.compile_ptx(func, sig, device=True) to see its "
-                         "code");
   codegen::CompileOptions opts = compileOptionsFor(codegen::Backend::CUDA, fopts);
   auto textOf = [&](const std::vector<const ir::Type *> &params) {
-    const compiler::Specialization *spec = &specialize(params, opts);
     recordCompiled(params);
+    if (device) {
+      // The device function alone (as cuda.compile_ptx(func, sig, device=True) gives it): in
+      // kernels it is compiled into their module instead.
+      compiler::SnapshotSet snaps = snapshotWithCallees(pyFunc, id);
+      compiler::Compiler::PtxResult r;
+      {
+        py::gil_scoped_release release;
+        r = compiler::Compiler::instance().compilePTX(id, params, opts, snaps);
+      }
+      return py::str(ptx ? r.ptx : r.llvmIR);
+    }
+    const compiler::Specialization *spec = &specialize(params, opts);
     return py::str(ptx ? spec->ptx : spec->llvmIR);
   };
   if (!signature.is_none())

@@ -265,6 +265,16 @@ ir::GlobalValue globalFromPython(py::handle v) {
   return ir::GlobalValue::unsupported(shortTypeName(v));
 }
 
+namespace {
+
+/// A @cuda.jit function a kernel may call: a device function, or a kernel (called from device
+/// code, numba-cuda compiles a kernel as a device function).
+bool isCallable(const ir::GlobalValue &g) {
+  return g.kind == ir::GlobalValue::Kind::DeviceFunction || g.kind == ir::GlobalValue::Kind::Kernel;
+}
+
+} // namespace
+
 std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
                                                          std::vector<py::object> *callees) {
   if (!PyFunction_Check(func.ptr()))
@@ -338,7 +348,7 @@ std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
         throw py::error_already_set();
     }
     s->globals[name] = v ? globalFromPython(v) : ir::GlobalValue::missing();
-    if (callees && s->globals[name].kind == ir::GlobalValue::Kind::DeviceFunction)
+    if (callees && isCallable(s->globals[name]))
       callees->push_back(py::reinterpret_borrow<py::object>(v));
   }
 
@@ -350,7 +360,7 @@ std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
       PyObject *contents = PyCell_GET(cells[i].ptr());
       s->closure[s->freevars[i]] =
           contents ? globalFromPython(contents) : ir::GlobalValue::missing();
-      if (callees && s->closure[s->freevars[i]].kind == ir::GlobalValue::Kind::DeviceFunction)
+      if (callees && isCallable(s->closure[s->freevars[i]]))
         callees->push_back(py::reinterpret_borrow<py::object>(contents));
     }
   }

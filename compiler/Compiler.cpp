@@ -219,9 +219,9 @@ public:
           ir::DiagCode::Internal, file, loc,
           {"the called function (id " + std::to_string(functionId) + ") no longer exists"});
     }
+    // A kernel called from device code is compiled as a device function of its caller, as
+    // numba-cuda does (its body returns nothing: typing keeps the kernel's rules).
     Entry &callee = *found;
-    if (callee.kind == ir::FunctionKind::Kernel)
-      ir::raiseDiag(ir::DiagCode::KernelCallFromDevice, file, loc, {callee.name});
     for (const auto &frame : compiler_.inProgress_)
       if (frame.first == functionId)
         ir::raiseDiag(ir::DiagCode::Recursion, file, loc, {callee.name});

@@ -96,12 +96,10 @@ void addGlobals(CacheKey &k, std::string_view tag, const std::map<std::string, i
     k.add("name", name).addInt("kind", static_cast<int>(g.kind));
     switch (g.kind) {
     case ir::GlobalValue::Kind::DeviceFunction:
+    case ir::GlobalValue::Kind::Kernel: // called from device code, a kernel is a device function
       // Function ids are per process: the callee's own snapshot stands for it.
       k.add("path", g.path);
       deviceFunction(k, g);
-      break;
-    case ir::GlobalValue::Kind::Kernel:
-      k.add("path", g.path);
       break;
     case ir::GlobalValue::Kind::Array: // a frozen NumPy array: its contents are code
       k.add("dtype", g.dtype).addInt("ndim", static_cast<int64_t>(g.shape.size()));

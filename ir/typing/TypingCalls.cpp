@@ -155,8 +155,6 @@ const Type *Typer::typeUserCall(CallInstr *i, const FunctionRefType *ref,
                                 const std::vector<const Type *> &args) {
   auto it = userFunctions_.find(ref->functionId());
   std::string name = it != userFunctions_.end() ? it->second.path : ref->str();
-  if (it != userFunctions_.end() && it->second.kind == GlobalValue::Kind::Kernel)
-    fail(DiagCode::KernelCallFromDevice, i, {name});
   if (!i->kwNames.empty())
     fail(DiagCode::UnsupportedConstruct, i,
          {"calling device function '" + name + "' with keyword arguments"});

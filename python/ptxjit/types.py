@@ -67,7 +67,8 @@ class Type(metaclass=_TypeClass):
         raise TypeError(f"type {self.name} cannot appear in a kernel signature")
 
     def __call__(self, *args):
-        if all(isinstance(a, Type) for a in args):
+        if all(isinstance(a, Type) or _is_numba_type(a) for a in args):
+            # as_type names a Numba type with no ptxjit equivalent (CPointer, Record, ...)
             return Signature(self, [as_type(a) for a in args])
         raise TypeError(f"{self.name} is not callable with values")
 

@@ -46,3 +46,23 @@ def test_several_targets_and_min_max_of_several(backend):
     out = np.zeros(3)
     k[1, 1](out)
     assert list(out) == [35.0, 1.5, 7.0]
+
+
+@cuda.jit
+def set_zero(a):
+    a[0] = 0
+
+
+@cuda.jit
+def zero_then_one(a):
+    set_zero(a)  # a kernel called from device code is compiled as a device function (Numba)
+    a[1] = 1
+
+
+def test_a_kernel_called_from_a_kernel_is_a_device_function(backend):
+    a = np.full(2, 5, np.int64)
+    zero_then_one[1, 1](a)
+    assert a.tolist() == [0, 1]
+    b = np.full(1, 5, np.int64)
+    set_zero[1, 1](b)  # and is still a kernel
+    assert b[0] == 0

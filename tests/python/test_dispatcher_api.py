@@ -139,3 +139,15 @@ def test_kernel_attributes_on_the_gpu():
     assert ks.get_shared_mem_per_block() == 400  # a specialized kernel: a single value
     kl = cuda.jit("void(int64[::1])")(lmem)
     assert kl.get_local_mem_per_thread() >= 64 * 8
+
+
+def test_device_functions_show_their_own_code(cpu):
+    @cuda.jit(device=True)
+    def twice(a):
+        return a * 2
+
+    ptx = twice.inspect_asm((float32,))
+    assert ".func" in ptx and ".entry" not in ptx
+    assert "define" in twice.inspect_llvm((int32,))
+    assert set(twice.inspect_ptx()) == {(float32,), (int32,)}
+    assert twice.signatures == [(float32,), (int32,)]

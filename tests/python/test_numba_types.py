@@ -167,6 +167,8 @@ def test_numba_objects_in_signatures(cpu):
 def test_numba_objects_that_do_not_map_are_named(cpu):
     with pytest.raises(TypeError, match="pyobject"):
         cuda.jit((nb.Dummy("pyobject"),))(scale)
+    with pytest.raises(TypeError, match=r"Numba type pyobject \(Dummy\) has no ptxjit"):
+        types.void(nb.Dummy("pyobject"))
 
 
 def test_ptxjit_never_imports_numba():

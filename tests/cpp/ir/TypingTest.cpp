@@ -716,16 +716,20 @@ bb0:
               {types::int64()}, DiagCode::UndecoratedFunction, {"'helper'"}, 8);
 }
 
-TEST(TypingErrors, KernelCalledFromDevice) {
+TEST(Typing, KernelCalledFromDeviceCodeGoesThroughTheResolver) {
+  // numba-cuda compiles a kernel called from device code as a device function.
   FakeResolver r;
-  expectError(R"(function k() kernel
+  r.returns = types::none();
+  auto fn = typedIR(R"(function k() kernel
 bb0:
   %0 = Global other [kernel other #2]
   %1 = Call %0()
   Return
 )",
-              {}, DiagCode::KernelCallFromDevice, {"other"}, -1, &r);
-  EXPECT_TRUE(r.requests.empty());
+                    {}, &r);
+  ASSERT_EQ(r.requests.size(), 1u);
+  EXPECT_EQ(r.requests[0].first, 2);
+  EXPECT_TRUE(r.requests[0].second.empty());
 }
 
 TEST(TypingErrors, Calls) {
