@@ -55,6 +55,17 @@ def cpu():
 
 
 @pytest.fixture
+def cuda_target():
+    """Runs a @pytest.mark.gpu test on the CUDA backend (then back to the previous choice)."""
+    from ptxjit import _core
+
+    previous = os.environ.get("PTXJIT_TARGET")
+    _core.select_target("cuda")
+    yield "cuda"
+    _core.select_target(previous if previous in ("cpu", "cuda") else "cpu")
+
+
+@pytest.fixture
 def subprocess_env():
     """Environment for child interpreters: python/ on the path."""
     env = dict(os.environ)

@@ -124,7 +124,7 @@ def test_kernel_attributes_need_the_cuda_backend(cpu):
 
 
 @pytest.mark.gpu
-def test_kernel_attributes_on_the_gpu():
+def test_kernel_attributes_on_the_gpu(cuda_target):
     k = cuda.jit(pi_sin)
     k[1, 4](np.zeros(4, np.float32), 4)
     k[1, 4](np.zeros(4, np.float64), 4)

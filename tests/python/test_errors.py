@@ -126,16 +126,17 @@ def test_kernel_returning_a_value(cpu):
     assert "return" in str(err)
 
 
-def test_calling_a_kernel_from_a_kernel(cpu):
+def test_calling_a_kernel_from_a_kernel_with_wrong_arguments(cpu):
+    # A kernel called from device code is a device function (Numba's rule): its errors are.
     @cuda.jit
     def inner(x):
         x[0] = 1
 
     def outer(x):
-        inner(x)
+        inner(x, 2)
 
-    err = compile_error(cuda.jit(outer), np.zeros(2), cls=errors.UnsupportedError)
-    assert "inner" in str(err) and "device=True" in str(err)
+    err = compile_error(cuda.jit(outer), np.zeros(2), cls=errors.TypingError)
+    assert "inner() takes 1 arguments but 2 were given" in str(err)
 
 
 def test_recursive_device_function(cpu):

@@ -128,7 +128,7 @@ def test_compile_is_compile_ptx_for_device_functions():
 
 
 @pytest.mark.gpu
-def test_launch_bounds_are_enforced_by_the_driver():
+def test_launch_bounds_are_enforced_by_the_driver(cuda_target):
     k = cuda.jit(SIG, launch_bounds=64)(axpy)
     x = cuda.to_device(np.ones(256, np.float32))
     out = cuda.device_array(256, np.float32)
@@ -140,7 +140,7 @@ def test_launch_bounds_are_enforced_by_the_driver():
 
 
 @pytest.mark.gpu
-def test_register_limit_and_carveout_on_the_gpu():
+def test_register_limit_and_carveout_on_the_gpu(cuda_target):
     k = cuda.jit(SIG, max_registers=16, shared_memory_carveout="MaxShared")(axpy)
     assert k.get_regs_per_thread() <= 16
     x = cuda.to_device(np.ones(32, np.float32))

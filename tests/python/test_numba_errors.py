@@ -50,7 +50,7 @@ def test_no_performance_warnings_on_the_cpu_backend(cpu):
 
 
 @pytest.mark.gpu
-def test_low_occupancy_warns_once_per_kernel():
+def test_low_occupancy_warns_once_per_kernel(cuda_target):
     k = cuda.jit(noop)
     with pytest.warns(errors.NumbaPerformanceWarning, match="Grid size 1 will likely result in "
                                                             "GPU under-utilization"):
@@ -62,7 +62,7 @@ def test_low_occupancy_warns_once_per_kernel():
 
 
 @pytest.mark.gpu
-def test_host_arrays_warn_of_the_copy():
+def test_host_arrays_warn_of_the_copy(cuda_target):
     k = cuda.jit(noop)
     with pytest.warns(errors.NumbaPerformanceWarning,
                       match="Host array used in CUDA kernel will incur copy overhead"):
@@ -73,7 +73,7 @@ def test_host_arrays_warn_of_the_copy():
 
 
 @pytest.mark.gpu
-def test_performance_warnings_can_be_turned_into_errors():
+def test_performance_warnings_can_be_turned_into_errors(cuda_target):
     k = cuda.jit(noop)
     with warnings.catch_warnings():
         warnings.simplefilter("error", errors.NumbaPerformanceWarning)

@@ -151,8 +151,7 @@ def test_device_functions_are_not_kernels(cpu):
         dev(1)
     with pytest.raises(TypeError, match="device function"):
         dev[1, 1]
-    with pytest.raises(TypeError, match="device function"):
-        dev.inspect_ptx()
+    assert dev.inspect_ptx() == {}  # nothing compiled yet; see test_dispatcher_api.py
 
 
 def test_device_function_with_signature_is_type_checked_eagerly(cpu):
