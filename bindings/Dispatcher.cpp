@@ -131,15 +131,19 @@ Dispatcher::Dispatcher(py::object func, py::dict options, std::vector<std::strin
   size_t ndefaults = defaults.is_none() ? 0 : py::len(defaults);
   requiredArgs = argNames.size() - std::min(ndefaults, argNames.size());
 
+  std::vector<ir::Signature> declared;
   for (const std::string &text : sigs) {
     ir::Signature sig = ir::parseSignature(text);
     if (!device && sig.returnType && sig.returnType->kind() != ir::TypeKind::Void)
       throw PtxjitPyError("TypingError", "invalid signature '" + text + "' for kernel '" + name +
                                              "': kernels must return void");
     eager.push_back(sig.args);
+    declared.push_back(sig);
   }
   id = compiler::Compiler::instance().registerFunction(
       name, device ? ir::FunctionKind::Device : ir::FunctionKind::Kernel, fopts);
+  if (device && !declared.empty())
+    compiler::Compiler::instance().declareSignatures(id, std::move(declared));
   // Eager signatures compile now, for the backend in use (device functions are type-checked:
   // they are compiled into the kernels that call them).
   if (eager.empty())
@@ -655,6 +659,8 @@ void defineDispatcher(py::module_ &m) {
         compiler::Compiler &c = compiler::Compiler::instance();
         int id = c.registerFunction(
             fname, device ? ir::FunctionKind::Device : ir::FunctionKind::Kernel, fo);
+        if (device && sig.returnType)
+          c.declareSignatures(id, {sig}); // "int32(float64)": the result converts to int32
         struct Unregister {
           int id;
           ~Unregister() { compiler::Compiler::instance().unregisterFunction(id); }

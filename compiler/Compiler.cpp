@@ -5,6 +5,7 @@
 #include "compiler/Dump.h"
 #include "compiler/Packing.h"
 #include "frontend/Frontend.h"
+#include "ir/Conversions.h"
 #include "ir/Verify.h"
 #include "ir/typing/Typing.h"
 #include "runtime/HostBlock.h"
@@ -101,6 +102,8 @@ struct Compiler::Entry {
   std::string name;
   ir::FunctionKind kind = ir::FunctionKind::Kernel;
   FunctionOptions options;
+  /// Eager signatures of a device function (declareSignatures), set before any compile.
+  std::vector<ir::Signature> declared;
   /// Guarded by the registry lock.
   bool registered = true;
   // Guarded by the compile lock.
@@ -232,10 +235,33 @@ public:
     concrete.reserve(argTypes.size());
     for (const ir::Type *t : argTypes)
       concrete.push_back(ir::concretize(t));
+    if (!callee.declared.empty())
+      concrete = declaredParams(callee, argTypes, file, loc);
     return compiler_.typedLocked(functionId, concrete, file, loc, depth_ + 1);
   }
 
 private:
+  /// The parameters of the eager signature of `callee` that a call with `argTypes` picks.
+  static std::vector<const ir::Type *> declaredParams(const Entry &callee,
+                                                      const std::vector<const ir::Type *> &argTypes,
+                                                      const std::string &file,
+                                                      const ir::SourceLoc &loc) {
+    std::vector<std::vector<const ir::Type *>> lists;
+    for (const ir::Signature &s : callee.declared)
+      lists.push_back(s.args);
+    int k = ir::selectSignature(argTypes, lists);
+    if (k >= 0)
+      return lists[static_cast<size_t>(k)];
+    std::string got, known;
+    for (size_t i = 0; i < argTypes.size(); ++i)
+      got += (i ? ", " : "") + argTypes[i]->str();
+    for (const ir::Signature &s : callee.declared)
+      known += (known.empty() ? "" : ", ") + s.str();
+    ir::raiseDiag(ir::DiagCode::CallArgs, file, loc,
+                  {"device function '" + callee.name + "'",
+                   got + "); its signatures are " + known + " (no matching definition"});
+  }
+
   Compiler &compiler_;
   int depth_;
 };
@@ -271,6 +297,11 @@ int Compiler::registerFunction(std::string name, ir::FunctionKind kind, Function
   int id = nextId_++;
   entries_.emplace(id, std::move(e));
   return id;
+}
+
+void Compiler::declareSignatures(int id, std::vector<ir::Signature> signatures) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  entry(id).declared = std::move(signatures);
 }
 
 void Compiler::unregisterFunction(int id) {
@@ -346,6 +377,33 @@ std::string Compiler::makeSymbol(const Entry &e) {
   return "_ptxjit_" + sanitizeSymbol(e.name) + "_" + std::to_string(nextSymbol_++);
 }
 
+namespace {
+
+/// A device function typed for the parameters of one of its eager signatures returns that
+/// signature's declared type: its returns convert to it (Numba's rule), when they can.
+void applyDeclaredReturn(const std::vector<ir::Signature> &declared, const std::string &name,
+                         ir::Function &fn, const std::vector<const ir::Type *> &argTypes,
+                         const frontend::CodeSnapshot &snap) {
+  for (const ir::Signature &s : declared) {
+    if (s.args != argTypes || !s.returnType || s.returnType->kind() == ir::TypeKind::Void)
+      continue;
+    const ir::Type *inferred = fn.returnType;
+    bool ok = inferred == s.returnType ||
+              (inferred && ir::isa<ir::ScalarType>(ir::concretize(inferred)) &&
+               ir::isa<ir::ScalarType>(s.returnType) &&
+               ir::argumentConversion(inferred, s.returnType) != ir::Conversion::None);
+    if (!ok)
+      ir::raiseDiag(ir::DiagCode::DeclaredReturn, snap.filename,
+                    ir::SourceLoc{snap.firstLine, 0, 0, 0},
+                    {name, inferred ? inferred->str() : std::string("none"), s.returnType->str()});
+    fn.returnType = s.returnType;
+    fn.returnTypeDeclared = true;
+    return;
+  }
+}
+
+} // namespace
+
 ir::Function *Compiler::typedLocked(int id, const std::vector<const ir::Type *> &argTypes,
                                     const std::string &callerFile, const ir::SourceLoc &callerLoc,
                                     int depth) {
@@ -377,6 +435,7 @@ ir::Function *Compiler::typedLocked(int id, const std::vector<const ir::Type *> 
     Resolver resolver(*this, depth);
     ir::inferTypes(*fn, argTypes, &resolver);
   }
+  applyDeclaredReturn(e.declared, e.name, *fn, argTypes, *snap);
   ir::verifyInDebug(*fn);
   if (stages.typed)
     dump("typed", signatureText(e.name, argTypes), fn->print(true));

@@ -26,6 +26,7 @@
 #include "codegen/UfuncKernels.h"
 #include "frontend/CodeSnapshot.h"
 #include "ir/IR.h"
+#include "ir/typing/Typing.h"
 #include "runtime/HostGrid.h"
 
 #include <cuda.h>
@@ -156,6 +157,12 @@ public:
   /// Registers a user function and returns its id (> 0; ids are never reused). Takes the
   /// registry lock only.
   int registerFunction(std::string name, ir::FunctionKind kind, FunctionOptions options = {});
+  /// Device functions with eager signatures (`@cuda.jit("int32(float64)", device=True)`): a
+  /// call from device code picks one as a kernel launch picks an eager signature
+  /// (ir::selectSignature; none fitting is a TypingError naming them), its arguments are
+  /// converted to the signature's parameters and its result to the declared return type (as
+  /// Numba). Set once, after registerFunction and before anything is compiled for `id`.
+  void declareSignatures(int id, std::vector<ir::Signature> signatures);
   /// Forgets `id`: it is no longer registered when this returns, and its specializations are
   /// freed now, or by the next compile-locked call when a compile is under way (typed IR that
   /// other functions' specializations may refer to stays). Never waits for a compile, so it may

@@ -45,6 +45,8 @@ enum class DiagKind : uint8_t {
   X(UnaryTypes, Typing, "unary operator {0} is not defined for {1}")                               \
   X(CannotUnify, Typing, "variable '{0}' has incompatible types {1} and {2}")                      \
   X(CallArgs, Typing, "{0} cannot be called with ({1})")                                           \
+  X(DeclaredReturn, Typing,                                                                        \
+    "device function '{0}' returns {1}, which does not convert to its declared return type {2}") \
   X(LibdeviceArgs, Typing, "cuda.libdevice.{0} cannot be called with ({1}): {2}")                 \
   X(IndexTypes, Typing, "cannot index {0} with {1}")                                               \
   X(SetItemTypes, Typing, "cannot store {2} into {0}[{1}]")                                        \
@@ -53,7 +55,7 @@ enum class DiagKind : uint8_t {
   X(SliceBound, Typing, "slice indices must be integers or None, not {0}")                         \
   X(SliceStepZero, Typing, "slice step cannot be zero")                                            \
   X(NoTruthValue, Typing, "{0} has no truth value")                                                \
-  X(KernelReturnsValue, Typing, "a kernel must not return a value (got {0})")                      \
+  X(KernelReturnsValue, Typing, "a kernel must have void return type; it returns {0}")          \
   X(ArgumentCount, Typing, "{0}() takes {1} arguments but {2} were given")                         \
   X(BadSignature, Typing, "invalid signature '{0}': {1}")                                          \
   X(ConstantRequired, Typing, "{0}: {1} must be a compile-time constant ({2})")                 \

@@ -259,7 +259,7 @@ std::string Function::print(bool withLocs) const {
   out += ")";
   out += kind == FunctionKind::Kernel ? " kernel" : " device";
   if (returnType)
-    out += " -> " + returnType->str();
+    out += " -> " + returnType->str() + (returnTypeDeclared ? " declared" : "");
   out += "\n";
   // Once typed, the variables' types follow the header (the untyped text has no var lines).
   if (returnType)

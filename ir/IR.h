@@ -316,6 +316,10 @@ public:
   /// Set by typing: the parameter types of this specialization and the return type.
   std::vector<const Type *> argTypes;
   const Type *returnType = nullptr;
+  /// The return type was declared (a device function's eager signature): returned numbers
+  /// convert to it by any numeric conversion, as Numba casts at a return. Printed as
+  /// "-> T declared".
+  bool returnTypeDeclared = false;
 
   Block *entry() const { return blocks.front().get(); }
   /// Creates a new empty block at the end of `blocks`.

@@ -794,8 +794,10 @@ private:
       fn_->kind = FunctionKind::Device;
     else
       c.fail("'kernel' or 'device' after the parameters");
-    if (c.acceptText("->"))
+    if (c.acceptText("->")) {
       fn_->returnType = c.type();
+      fn_->returnTypeDeclared = c.acceptWord("declared");
+    }
     if (!c.atEnd())
       c.fail("the end of the header line");
     if (anyType)

@@ -374,7 +374,8 @@ private:
     }
     if (returnsNone)
       fail(block, r, "returns " + t->str() + " from a function that returns " + ret->str());
-    if (!fitsReturnType(t, ret))
+    bool declaredCast = fn_.returnTypeDeclared && t->isScalarNumber() && ret->isScalarNumber();
+    if (!declaredCast && !fitsReturnType(t, ret))
       fail(block, r,
            "returns %" + std::to_string(v->id) + " of type " + t->str() +
                ", which does not fit the return type " + ret->str());

@@ -164,8 +164,8 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
     ``(code, return_type)``. ``output`` must be "ptx" (ptxjit emits PTX; no LTO-IR). Device
     functions are emitted with the C convention whichever ``abi`` is named (docs/compatibility.md)."""
     if output != "ptx":
-        raise NotImplementedError(f"output={output!r} is not supported by ptxjit: it emits PTX "
-                                  f"(output='ptx')")
+        raise NotImplementedError(f"Unsupported output type: {output} (ptxjit emits PTX: "
+                                  f"output='ptx')")
     if lto:
         raise NotImplementedError("lto=True (LTO-IR output) is not supported by ptxjit")
     return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
@@ -180,6 +180,8 @@ def compile_ptx(pyfunc, sig, debug=None, lineinfo=False, device=False, fastmath=
     """Compile ``pyfunc`` for ``sig`` to PTX without a GPU; returns ``(ptx, return_type)``."""
     if abi not in ("numba", "c"):
         raise NotImplementedError(f"Unsupported ABI: {abi}")
+    if abi == "c" and not device:
+        raise NotImplementedError("The C ABI is not supported for kernels")
     if abi_info is not None:
         raise NotImplementedError("abi_info (naming the emitted function) is not supported by "
                                   "ptxjit")
@@ -197,6 +199,17 @@ def compile_ptx(pyfunc, sig, debug=None, lineinfo=False, device=False, fastmath=
     ptx, ret = _lib().compile_ptx(pyfunc, _types.signature_text(sig), bool(device), options,
                                   cc[0], cc[1])
     return ptx, _types.from_description(ret)
+
+
+def compile_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=True,
+                               fastmath=False, opt=None, abi="c", abi_info=None, output="ptx",
+                               forceinline=False, launch_bounds=None, max_registers=None,
+                               lto=False):
+    """``compile`` for the compute capability of the current GPU."""
+    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
+                   fastmath=fastmath, cc=get_current_device().compute_capability, opt=opt,
+                   abi=abi, abi_info=abi_info, output=output, forceinline=forceinline,
+                   launch_bounds=launch_bounds, max_registers=max_registers, lto=lto)
 
 
 def compile_ptx_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=False,
@@ -473,7 +486,7 @@ atomic = _Namespace("atomic", ["add", "sub", "max", "min", "nanmax", "nanmin", "
                                "xor", "inc", "dec", "exch", "compare_and_swap", "cas"])
 
 __all__ = [
-    "jit", "compile", "compile_ptx", "compile_ptx_for_current_device", "to_device", "device_array",
+    "jit", "compile", "compile_for_current_device", "compile_ptx", "compile_ptx_for_current_device", "to_device", "device_array",
     "device_array_like", "pinned_array", "stream", "default_stream", "synchronize",
     "is_available", "current_target", "is_cuda_array", "get_current_device", "detect", "grid", "gridsize",
     "threadIdx", "blockIdx", "blockDim", "gridDim", "syncthreads", "shared", "local", "const",

@@ -66,3 +66,37 @@ def test_a_kernel_called_from_a_kernel_is_a_device_function(backend):
     b = np.full(1, 5, np.int64)
     set_zero[1, 1](b)  # and is still a kernel
     assert b[0] == 0
+
+
+@cuda.jit("int32(float64)", device=True)
+def scaled(x):
+    return x * 1.5
+
+
+@cuda.jit
+def use_scaled(out, x):
+    out[0] = scaled(x[0])  # float64 in, int32 out: the declared signature (Numba's rule)
+    out[1] = scaled(3)  # an int converts to the declared float64 parameter
+
+
+def test_device_function_signatures_convert_arguments_and_result(backend):
+    out = np.zeros(2, np.float64)
+    use_scaled[1, 1](out, np.array([2.5]))
+    assert out.tolist() == [3.0, 4.0]  # int32(3.75), int32(4.5)
+    ptx, ret = cuda.compile_ptx(scaled.py_func, "int32(float64)", device=True)
+    assert str(ret) == "int32"
+
+
+def test_device_function_signatures_reject_other_types(cpu):
+    import pytest
+    from ptxjit import errors
+
+    @cuda.jit
+    def complex_arg(out):
+        out[0] = scaled(1j)
+
+    with pytest.raises(errors.TypingError, match=r"scaled' cannot be called with \(complex128\)"
+                                                 r".*int32"):
+        complex_arg[1, 1](np.zeros(1))
+    with pytest.raises(errors.TypingError, match="returns UniTuple.*declared return type int32"):
+        cuda.jit("int32(float64)", device=True)(lambda x: (x, x))

@@ -50,6 +50,18 @@ TEST(Signature, FullSignatures) {
   EXPECT_TRUE(parseSignature("()").args.empty());
 }
 
+TEST(Signature, NumbasOtherSpellings) {
+  // The way Numba prints a signature, and its tuple constructors.
+  Signature a = parseSignature("(int32, int32) -> int32");
+  EXPECT_EQ(a.returnType, types::int32());
+  EXPECT_EQ(a.args, (std::vector<const Type *>{types::int32(), types::int32()}));
+  Signature t = parseSignature("Tuple((int32, float64))(UniTuple(int32, 2), Tuple((float32,)))");
+  EXPECT_EQ(t.returnType, types::tuple({types::int32(), types::float64()}));
+  EXPECT_EQ(t.args[0], types::tuple({types::int32(), types::int32()}));
+  EXPECT_EQ(t.args[1], types::tuple({types::float32()}));
+  EXPECT_EQ(parseSignature("(Tuple(()),)").args[0], types::tuple({}));
+}
+
 namespace {
 
 void expectBad(const std::string &text, const std::string &reasonPart, bool signature = true) {
@@ -84,4 +96,10 @@ TEST(Signature, Errors) {
   expectBad("float32[:]x", "unexpected text", false);
   expectBad("void[:]", "array element", false);
   expectBad("(,)", "type name");
+  expectBad("int32(int32) -> int32", "names its return type once");
+  expectBad("(int32) - int32", "expected '->'");
+  expectBad("(UniTuple(int32, n),)", "a count");
+  expectBad("(UniTuple(int32),)", "a count in UniTuple");
+  expectBad("(Tuple(int32),)", "'(' opening the element types");
+  expectBad("(UniTuple(int32, 2)[:],)", "array element");
 }

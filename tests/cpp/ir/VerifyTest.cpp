@@ -330,6 +330,16 @@ bb0:
 )"),
                  {"%1 (Return)", "returns %0 of type float64, which does not fit the return "
                                  "type int32"});
+  // A declared return type (a device function's eager signature) takes any number: Numba casts.
+  std::unique_ptr<Function> declared = parse(R"(function f(a: float64) device -> int32 declared
+  var a : float64
+bb0:
+  %0 = LoadLocal a : float64
+  Return %0
+)");
+  EXPECT_TRUE(declared->returnTypeDeclared);
+  EXPECT_NO_THROW(verify(*declared));
+  EXPECT_NE(declared->print().find("-> int32 declared"), std::string::npos);
   expectRejected(*parse(R"(function f() device -> int64
 bb0:
   Return
