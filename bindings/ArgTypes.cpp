@@ -491,7 +491,42 @@ bool ArgReader::read(PyObject *o, int arg, std::string &why, int depth) {
   }
   if (PyObject_HasAttrString(o, "__cuda_array_interface__"))
     return readInterface(o, arg, why);
+  if (depth == 0)
+    if (std::optional<bool> ok = readTransferHint(o, arg, why))
+      return *ok;
   why = "values of this type cannot be passed to kernels";
+  return false;
+}
+
+std::optional<bool> ArgReader::readTransferHint(PyObject *o, int arg, std::string &why) {
+  // cuda.In / cuda.Out / cuda.InOut (python/ptxjit/cuda.py): `_ptxjit_transfer` on the class,
+  // the array in `value`.
+  PyObject *kind =
+      PyObject_GetAttrString(reinterpret_cast<PyObject *>(Py_TYPE(o)), "_ptxjit_transfer");
+  if (!kind) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  py::object k = py::reinterpret_steal<py::object>(kind);
+  if (!PyUnicode_Check(kind))
+    return std::nullopt;
+  std::string name = py::cast<std::string>(k);
+  py::object value = py::reinterpret_borrow<py::object>(o).attr("value");
+  size_t before = leaves.size();
+  if (!read(value.ptr(), arg, why, 1)) {
+    why = "cuda." + name + "(...) holds a value that " + why;
+    return false;
+  }
+  if (leaves.size() == before + 1 && leaves.back().kind == LeafValue::Kind::Array &&
+      leaves.back().origin == LeafValue::Origin::HostArray) {
+    leaves.back().transfer = name == "In"    ? LeafValue::Transfer::In
+                             : name == "Out" ? LeafValue::Transfer::Out
+                                             : LeafValue::Transfer::InOut;
+    return true;
+  }
+  if (leaves.size() == before + 1 && leaves.back().kind == LeafValue::Kind::Array)
+    return true; // a device array: already where the kernel reads it, nothing to copy
+  why = "cuda." + name + "(...) takes an array, not " + std::string(Py_TYPE(value.ptr())->tp_name);
   return false;
 }
 

@@ -9,6 +9,7 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,10 @@ struct LeafValue : compiler::ArgValue {
   // Arrays.
   Origin origin = Origin::HostArray;
   bool writeable = true;
+  /// Host arrays: which copies a launch makes (cuda.In: to the device only; cuda.Out: back
+  /// only; cuda.InOut and a bare array: both, back only when writeable).
+  enum class Transfer : uint8_t { InOut, In, Out };
+  Transfer transfer = Transfer::InOut;
   PyObject *object = nullptr;            ///< borrowed: the argument tuple keeps it alive
   const DeviceNDArray *device = nullptr; ///< Origin::DeviceArray
   int arg = 0;                           ///< the top-level argument index
@@ -114,6 +119,9 @@ public:
 
 private:
   bool readNumpyArray(PyObject *o, int arg, std::string &why);
+  /// cuda.In / Out / InOut around an array: reads the array and marks its transfer; nullopt
+  /// when `o` is not a transfer hint.
+  std::optional<bool> readTransferHint(PyObject *o, int arg, std::string &why);
   bool readInterface(PyObject *o, int arg, std::string &why);
   LeafValue &newLeaf(LeafValue::Kind k, DType d, int arg);
 };

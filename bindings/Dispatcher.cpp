@@ -86,6 +86,29 @@ struct Scratch {
 
 } // namespace
 
+namespace {
+
+/// A copy of host array leaf `l`'s bytes (the span its strides reach, negative ones too), kept
+/// in `keep`; returns the address that stands for the array's first element in the copy.
+uint64_t hostCopyOf(const LeafValue &l, std::vector<std::unique_ptr<char[]>> &keep) {
+  int64_t lo = 0, hi = 0; // byte offsets of the lowest and highest element from data
+  bool empty = false;
+  for (int k = 0; k < l.ndim; ++k) {
+    if (l.shape[k] == 0)
+      empty = true;
+    int64_t reach = (l.shape[k] - 1) * l.strides[k];
+    (reach < 0 ? lo : hi) += reach;
+  }
+  if (empty)
+    return l.data;
+  size_t bytes = static_cast<size_t>(hi - lo) + static_cast<size_t>(dtypeSize(l.dtype));
+  keep.push_back(std::make_unique<char[]>(bytes));
+  std::memcpy(keep.back().get(), reinterpret_cast<const char *>(l.data) + lo, bytes);
+  return reinterpret_cast<uint64_t>(keep.back().get() - lo);
+}
+
+} // namespace
+
 // ---- Dispatcher -----------------------------------------------------------------------------
 
 compiler::FunctionOptions functionOptionsFrom(const py::dict &options) {
@@ -432,6 +455,12 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
   char *buf = reinterpret_cast<char *>(sc.buffer.data());
 
   if (backend == codegen::Backend::Host) {
+    // cuda.In on the host: the kernel works on a copy, so the array is left as it was (on
+    // CUDA nothing is copied back). Out and InOut use the array in place.
+    std::vector<std::unique_ptr<char[]>> inCopies;
+    for (LeafValue &l : r.leaves)
+      if (l.kind == LeafValue::Kind::Array && l.transfer == LeafValue::Transfer::In)
+        l.data = hostCopyOf(l, inCopies);
     compiler::pack(plan, r.leaves.data(), buf);
     return launchHost(spec, buf);
   }
@@ -450,8 +479,9 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
   runtime::HostStaging staging(h);
   for (LeafValue &l : r.leaves)
     if (l.kind == LeafValue::Kind::Array && l.origin == LeafValue::Origin::HostArray)
-      l.data =
-          staging.stage(l.data, l.ndim, l.shape, l.strides, dtypeSize(l.dtype), true, l.writeable);
+      l.data = staging.stage(l.data, l.ndim, l.shape, l.strides, dtypeSize(l.dtype),
+                             l.transfer != LeafValue::Transfer::Out,
+                             l.writeable && l.transfer != LeafValue::Transfer::In);
   compiler::pack(plan, r.leaves.data(), buf);
   spec.launchCuda(grid, block, sharedMem, h, buf, sc.params.data());
   staging.finish();
@@ -635,6 +665,9 @@ void defineDispatcher(py::module_ &m) {
           "_launch_params", [](Dispatcher &d, py::object sig) { return d.launchParams(sig); },
           py::arg("signature"),
           "How CUDA launches pass the parameters: 'buffer', 'pointers' or 'not loaded'.")
+      .def_readonly("extensions", &Dispatcher::extensions,
+                    "Numba's argument extensions: append objects with prepare_args(ty, val, "
+                    "stream=, retr=) to rewrite launch arguments.")
       .def_readonly("_direct_launches", &Dispatcher::directLaunches,
                     "Launches that packed their arguments without reading them into leaves "
                     "(the arguments had the kinds and types of the launch before).")

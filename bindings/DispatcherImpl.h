@@ -111,6 +111,10 @@ public:
   std::string launchParams(py::handle signature);
   /// Launches whose arguments were packed by the last specialization's DirectPlan (for tests).
   uint64_t directLaunches = 0;
+  /// Numba's argument extensions (`kernel.extensions`): objects whose prepare_args(ty, val,
+  /// stream=, retr=) rewrite each launch argument (e.g. into cuda.In(val)); launches of a
+  /// kernel with any go through them (LaunchConfig.cpp), the others never look.
+  py::list extensions;
   /// The low-occupancy warning was given for this kernel (once per kernel: warnLowOccupancy).
   bool warnedLowOccupancy = false;
   [[noreturn]] void notALaunch() const;

@@ -108,8 +108,23 @@ PyObject *launchVectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
     return nullptr;
   }
   try {
-    c->dispatcher->launch(c->grid, c->block, c->sharedMem, c->stream, c->forallTasks, args,
-                          PyVectorcall_NARGS(nargsf));
+    size_t nargs = PyVectorcall_NARGS(nargsf);
+    if (PyList_GET_SIZE(c->dispatcher->extensions.ptr()) > 0) {
+      // ptxjit._dispatcher.prepare_args: (arguments, callbacks to run after the launch)
+      py::tuple given(nargs);
+      for (size_t k = 0; k < nargs; ++k)
+        given[k] = py::reinterpret_borrow<py::object>(args[k]);
+      py::tuple prepared =
+          py::module_::import("ptxjit._dispatcher")
+              .attr("prepare_args")(c->dispatcher->extensions, given, py::handle(c->stream));
+      py::tuple newArgs = prepared[0];
+      c->dispatcher->launch(c->grid, c->block, c->sharedMem, c->stream, c->forallTasks,
+                            &PyTuple_GET_ITEM(newArgs.ptr(), 0), newArgs.size());
+      for (py::handle callback : py::list(prepared[1]))
+        callback();
+      Py_RETURN_NONE;
+    }
+    c->dispatcher->launch(c->grid, c->block, c->sharedMem, c->stream, c->forallTasks, args, nargs);
   } catch (...) {
     setPythonError();
     return nullptr;

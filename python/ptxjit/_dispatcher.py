@@ -102,8 +102,9 @@ def _specialize(self, *args):
     cache = _specializations(self)
     if argtypes not in cache:
         options = dict(self.__dict__.get("_ptxjit_options", {}))
-        cache[argtypes] = _make_dispatcher(self.py_func, [_types.signature_text(argtypes)],
-                                          options)
+        spec = _make_dispatcher(self.py_func, [_types.signature_text(argtypes)], options)
+        spec.extensions.extend(self.extensions)
+        cache[argtypes] = spec
     return cache[argtypes]
 
 
@@ -191,6 +192,24 @@ def _sass(ptx):
                 raise RuntimeError(f"inspect_sass: {os.path.basename(cmd[0])} failed "
                                    f"(exit {r.returncode}): {r.stderr.strip()}")
         return r.stdout
+
+
+def prepare_args(extensions, args, stream):
+    """A launch's arguments after the kernel's extensions (Numba's protocol: each extension's
+    ``prepare_args(ty, val, stream=, retr=)`` returns ``(ty, val)`` for every argument, in the
+    order given, and may append callbacks to ``retr``), and the callbacks to run after the
+    launch. ``ty`` is the argument's type as a launch types it (None when it has none)."""
+    retr = []
+    out = []
+    for val in args:
+        try:
+            ty = _typeof(val)
+        except Exception:
+            ty = None
+        for ext in extensions:
+            ty, val = ext.prepare_args(ty, val, stream=stream, retr=retr)
+        out.append(val)
+    return tuple(out), retr
 
 
 _core = None  # the extension module, and _loader.make_dispatcher: given by install()

@@ -32,7 +32,7 @@ _NUMBA_NO_EFFECT_OPTIONS = {"nopython", "nogil", "no_cpython_wrapper", "no_cfunc
 def _kernel_options(device=False, inline=False, forceinline=False, fastmath=False, cache=False,
                     debug=False, lineinfo=False, opt=True, max_registers=None,
                     launch_bounds=None, lto=None, shared_memory_carveout=None, boundscheck=None,
-                    link=None, extensions=None, warn_stacklevel=3, **kws):
+                    link=None, warn_stacklevel=3, **kws):
     """Checks and normalizes cuda.jit's options (also compile_ptx's) into the dict the
     extension reads (bindings' functionOptionsFrom); warns as numba-cuda does."""
     import warnings
@@ -44,9 +44,6 @@ def _kernel_options(device=False, inline=False, forceinline=False, fastmath=Fals
     if link:
         raise _errors.UnsupportedError("cuda.jit(link=...) (linking PTX or CUDA C++ files) is not "
                                        "supported by ptxjit")
-    if extensions:
-        raise _errors.UnsupportedError("cuda.jit(extensions=...) (argument-handling extensions) "
-                                       "is not supported by ptxjit")
     if boundscheck:
         raise NotImplementedError("bounds checking is not supported for CUDA")
     if opt is None:
@@ -114,7 +111,7 @@ def _carveout(carveout):
 
 def jit(func_or_sig=None, device=False, inline=False, forceinline=False, fastmath=False,
         cache=False, debug=False, lineinfo=False, opt=True, link=None, max_registers=None,
-        launch_bounds=None, lto=None, shared_memory_carveout=None, **kws):
+        launch_bounds=None, lto=None, shared_memory_carveout=None, extensions=None, **kws):
     """Compile a Python function into a CUDA kernel (or a device function with device=True).
 
     Usable as ``@cuda.jit``, ``@cuda.jit(device=True)``, ``@cuda.jit("void(float32[:])")``,
@@ -130,8 +127,15 @@ def jit(func_or_sig=None, device=False, inline=False, forceinline=False, fastmat
                               launch_bounds=launch_bounds, lto=lto,
                               shared_memory_carveout=shared_memory_carveout, **kws)
 
+    extensions = list(extensions or ())
+
+    def make(func, sigs):
+        disp = _make_dispatcher(func, sigs, options)
+        disp.extensions.extend(extensions)  # Numba's argument extensions (api.md)
+        return disp
+
     if isinstance(func_or_sig, _pytypes.FunctionType):
-        return _make_dispatcher(func_or_sig, None, options)
+        return make(func_or_sig, None)
     if func_or_sig is None:
         sigs = None
     elif callable(func_or_sig) and not isinstance(func_or_sig, (_types.Type, _types.Signature)):
@@ -144,7 +148,7 @@ def jit(func_or_sig=None, device=False, inline=False, forceinline=False, fastmat
         if not isinstance(func, _pytypes.FunctionType):
             raise TypeError(f"cuda.jit can only compile Python functions, not "
                             f"{type(func).__name__}")
-        return _make_dispatcher(func, sigs, options)
+        return make(func, sigs)
 
     return decorator
 
@@ -333,6 +337,37 @@ class pinned:
         return False
 
 
+class _TransferHint:
+    """A host array passed to a kernel with a transfer direction (Numba's cuda.In/Out/InOut)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __repr__(self):
+        return f"cuda.{type(self).__name__}({self.value!r})"
+
+
+class In(_TransferHint):
+    """``cuda.In(ary)``: the kernel only reads ``ary``: copied to the device, not back."""
+
+    _ptxjit_transfer = "In"
+
+
+class Out(_TransferHint):
+    """``cuda.Out(ary)``: the kernel only writes ``ary``: not copied to the device (its device
+    copy starts uninitialized), copied back after the launch."""
+
+    _ptxjit_transfer = "Out"
+
+
+class InOut(_TransferHint):
+    """``cuda.InOut(ary)``: copied to the device and back (what a bare host array gets)."""
+
+    _ptxjit_transfer = "InOut"
+
+
 def is_cuda_array(obj):
     """True when ``obj`` exposes ``__cuda_array_interface__``."""
     return hasattr(obj, "__cuda_array_interface__")
@@ -496,7 +531,7 @@ __all__ = [
     "threadfence_block", "threadfence_system", "laneid", "warpsize", "shfl_sync",
     "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "all_sync", "any_sync", "eq_sync",
     "ballot_sync", "match_any_sync", "match_all_sync", "activemask", "lanemask_lt", "popc",
-    "brev", "clz", "ffs", "fma", "cbrt", "selp", "libdevice",
+    "brev", "clz", "ffs", "fma", "cbrt", "selp", "libdevice", "In", "Out", "InOut",
 ]
 
 

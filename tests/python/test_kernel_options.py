@@ -110,8 +110,6 @@ def test_rejected_options_say_why():
     cuda.jit(boundscheck=False)(axpy)
     with pytest.raises(errors.UnsupportedError, match="link="):
         cuda.jit(link=["a.ptx"])
-    with pytest.raises(errors.UnsupportedError, match="extensions="):
-        cuda.jit(extensions=[object()])
     with pytest.raises(TypeError, match="unexpected keyword argument"):
         cuda.jit(maxregisters=3)
     with pytest.raises(NotImplementedError, match="Unsupported output type: ltoir"):
