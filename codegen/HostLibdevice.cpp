@@ -309,59 +309,48 @@ float host_half2float(uint16_t h) {
 // Arithmetic in a rounding mode
 // ---------------------------------------------------------------------------------------------
 
-template <int M> float fadd(float a, float b) {
+// One IEEE operation in mode M, for float and double alike.
+template <int M, class T> T addIn(T a, T b) {
   return inMode<M>([&] { return vol(a) + vol(b); });
 }
-template <int M> float fsub(float a, float b) {
+template <int M, class T> T subIn(T a, T b) {
   return inMode<M>([&] { return vol(a) - vol(b); });
 }
-template <int M> float fmul(float a, float b) {
+template <int M, class T> T mulIn(T a, T b) {
   return inMode<M>([&] { return vol(a) * vol(b); });
 }
-template <int M> float fdiv(float a, float b) {
+template <int M, class T> T divIn(T a, T b) {
   return inMode<M>([&] { return vol(a) / vol(b); });
 }
-template <int M> float frcp(float a) {
-  return inMode<M>([&] { return 1.0f / vol(a); });
+template <int M, class T> T rcpIn(T a) {
+  return inMode<M>([&] { return T(1) / vol(a); });
 }
-template <int M> float fsqrt(float a) {
+template <int M, class T> T sqrtIn(T a) {
   return inMode<M>([&] { return std::sqrt(vol(a)); });
 }
-template <int M> float fmaf(float a, float b, float c) {
+template <int M, class T> T fmaIn(T a, T b, T c) {
   return inMode<M>([&] { return std::fma(vol(a), vol(b), vol(c)); });
 }
-template <int M> double dadd(double a, double b) {
-  return inMode<M>([&] { return vol(a) + vol(b); });
-}
-template <int M> double dmul(double a, double b) {
-  return inMode<M>([&] { return vol(a) * vol(b); });
-}
-template <int M> double ddiv(double a, double b) {
-  return inMode<M>([&] { return vol(a) / vol(b); });
-}
-template <int M> double drcp(double a) {
-  return inMode<M>([&] { return 1.0 / vol(a); });
-}
-template <int M> double dsqrt(double a) {
-  return inMode<M>([&] { return std::sqrt(vol(a)); });
-}
-template <int M> double fma(double a, double b, double c) {
-  return inMode<M>([&] { return std::fma(vol(a), vol(b), vol(c)); });
-}
+#define PTXJIT_ROUNDED_OPS(name, op, R, params, args)                                              \
+  R host_##name##_rn params { return op<FE_TONEAREST, R> args; }                                   \
+  R host_##name##_rz params { return op<FE_TOWARDZERO, R> args; }                                  \
+  R host_##name##_ru params { return op<FE_UPWARD, R> args; }                                      \
+  R host_##name##_rd params { return op<FE_DOWNWARD, R> args; }
 
-PTXJIT_ALL_MODES(fadd, float, (float a, float b), (a, b))
-PTXJIT_ALL_MODES(fsub, float, (float a, float b), (a, b))
-PTXJIT_ALL_MODES(fmul, float, (float a, float b), (a, b))
-PTXJIT_ALL_MODES(fdiv, float, (float a, float b), (a, b))
-PTXJIT_ALL_MODES(frcp, float, (float a), (a))
-PTXJIT_ALL_MODES(fsqrt, float, (float a), (a))
-PTXJIT_ALL_MODES(fmaf, float, (float a, float b, float c), (a, b, c))
-PTXJIT_ALL_MODES(dadd, double, (double a, double b), (a, b))
-PTXJIT_ALL_MODES(dmul, double, (double a, double b), (a, b))
-PTXJIT_ALL_MODES(ddiv, double, (double a, double b), (a, b))
-PTXJIT_ALL_MODES(drcp, double, (double a), (a))
-PTXJIT_ALL_MODES(dsqrt, double, (double a), (a))
-PTXJIT_ALL_MODES(fma, double, (double a, double b, double c), (a, b, c))
+PTXJIT_ROUNDED_OPS(fadd, addIn, float, (float a, float b), (a, b))
+PTXJIT_ROUNDED_OPS(fsub, subIn, float, (float a, float b), (a, b))
+PTXJIT_ROUNDED_OPS(fmul, mulIn, float, (float a, float b), (a, b))
+PTXJIT_ROUNDED_OPS(fdiv, divIn, float, (float a, float b), (a, b))
+PTXJIT_ROUNDED_OPS(frcp, rcpIn, float, (float a), (a))
+PTXJIT_ROUNDED_OPS(fsqrt, sqrtIn, float, (float a), (a))
+PTXJIT_ROUNDED_OPS(fmaf, fmaIn, float, (float a, float b, float c), (a, b, c))
+PTXJIT_ROUNDED_OPS(dadd, addIn, double, (double a, double b), (a, b))
+PTXJIT_ROUNDED_OPS(dmul, mulIn, double, (double a, double b), (a, b))
+PTXJIT_ROUNDED_OPS(ddiv, divIn, double, (double a, double b), (a, b))
+PTXJIT_ROUNDED_OPS(drcp, rcpIn, double, (double a), (a))
+PTXJIT_ROUNDED_OPS(dsqrt, sqrtIn, double, (double a), (a))
+PTXJIT_ROUNDED_OPS(fma, fmaIn, double, (double a, double b, double c), (a, b, c))
+#undef PTXJIT_ROUNDED_OPS
 
 // 1/sqrt(x) rounded once: the double result is within an ulp of double of the exact value, so
 // rounding it to float is correct except in (vanishingly rare) near-halfway cases.
