@@ -111,6 +111,20 @@ uint64_t hostCopyOf(const LeafValue &l, std::vector<std::unique_ptr<char[]>> &ke
 
 // ---- Dispatcher -----------------------------------------------------------------------------
 
+namespace {
+
+/// PTX and LLVM IR of function `id` (Python function `func`) for `params`, compiled alone:
+/// snapshots taken with the interpreter held, the compile without it.
+compiler::Compiler::PtxResult compilePTXOf(py::handle func, int id,
+                                           const std::vector<const ir::Type *> &params,
+                                           const codegen::CompileOptions &opts) {
+  compiler::SnapshotSet snaps = snapshotWithCallees(func, id);
+  py::gil_scoped_release release;
+  return compiler::Compiler::instance().compilePTX(id, params, opts, snaps);
+}
+
+} // namespace
+
 compiler::FunctionOptions functionOptionsFrom(const py::dict &options) {
   auto flag = [&](const char *k, bool dflt) {
     return options.contains(k) ? py::cast<bool>(py::bool_(options[k])) : dflt;
@@ -173,16 +187,8 @@ Dispatcher::Dispatcher(py::object func, py::dict options, std::vector<std::strin
     return;
   try {
     codegen::Backend backend = currentBackend();
-    for (const auto &params : eager) {
-      if (device) {
-        compiler::SnapshotSet snaps = snapshotWithCallees(pyFunc, id);
-        py::gil_scoped_release release;
-        compiler::Compiler::instance().typeCheck(id, params, snaps);
-      } else {
-        compileFor(params, backend);
-      }
-      recordCompiled(params);
-    }
+    for (const auto &params : eager)
+      compileParams(params, backend);
   } catch (...) {
     compiler::Compiler::instance().unregisterFunction(id);
     throw;
@@ -500,15 +506,18 @@ std::vector<const ir::Type *> Dispatcher::paramsFromPython(py::handle signature)
   return ir::parseSignature(py::cast<std::string>(text)).args;
 }
 
-py::object Dispatcher::signatures() const {
+py::tuple Dispatcher::typeTuple(const std::vector<const ir::Type *> &params) {
   py::object fromDesc = py::module_::import("ptxjit.types").attr("from_description");
+  py::tuple t(params.size());
+  for (size_t i = 0; i < params.size(); ++i)
+    t[i] = fromDesc(typeDescription(ir::concretize(params[i]))); // weak: a Python scalar
+  return t;
+}
+
+py::object Dispatcher::signatures() const {
   py::list out;
-  for (const auto &params : compiled) {
-    py::tuple t(params.size());
-    for (size_t i = 0; i < params.size(); ++i)
-      t[i] = fromDesc(typeDescription(ir::concretize(params[i]))); // weak: a Python scalar
-    out.append(t);
-  }
+  for (const auto &params : compiled)
+    out.append(typeTuple(params));
   return out;
 }
 
@@ -519,12 +528,7 @@ py::object Dispatcher::inspect(bool ptx, py::handle signature) {
     if (device) {
       // The device function alone (as cuda.compile_ptx(func, sig, device=True) gives it): in
       // kernels it is compiled into their module instead.
-      compiler::SnapshotSet snaps = snapshotWithCallees(pyFunc, id);
-      compiler::Compiler::PtxResult r;
-      {
-        py::gil_scoped_release release;
-        r = compiler::Compiler::instance().compilePTX(id, params, opts, snaps);
-      }
+      compiler::Compiler::PtxResult r = compilePTXOf(pyFunc, id, params, opts);
       return py::str(ptx ? r.ptx : r.llvmIR);
     }
     const compiler::Specialization *spec = &specialize(params, opts);
@@ -540,18 +544,24 @@ py::object Dispatcher::inspect(bool ptx, py::handle signature) {
   return out;
 }
 
-void Dispatcher::compileSignature(py::handle signature) {
-  std::vector<const ir::Type *> params = paramsFromPython(signature);
-  if (device) {
-    compiler::SnapshotSet snaps = snapshotWithCallees(pyFunc, id);
-    {
-      py::gil_scoped_release release;
-      compiler::Compiler::instance().typeCheck(id, params, snaps);
-    }
-    recordCompiled(params);
+void Dispatcher::compileParams(const std::vector<const ir::Type *> &params,
+                               codegen::Backend backend) {
+  if (!device) {
+    compileFor(params, backend);
     return;
   }
-  compileFor(params, currentBackend());
+  compiler::SnapshotSet snaps = snapshotWithCallees(pyFunc, id);
+  {
+    py::gil_scoped_release release;
+    compiler::Compiler::instance().typeCheck(id, params, snaps);
+  }
+  recordCompiled(params);
+}
+
+py::tuple Dispatcher::compileSignature(py::handle signature) {
+  std::vector<const ir::Type *> params = paramsFromPython(signature);
+  compileParams(params, currentBackend());
+  return typeTuple(params);
 }
 
 runtime::FunctionAttributes Dispatcher::attributes(py::handle signature) {
@@ -644,9 +654,10 @@ void defineDispatcher(py::module_ &m) {
           py::arg("signature") = py::none(),
           "PTX: a dict keyed by signature, or one signature's text.")
       .def(
-          "_compile", [](Dispatcher &d, py::object sig) { d.compileSignature(sig); },
+          "_compile", [](Dispatcher &d, py::object sig) { return d.compileSignature(sig); },
           py::arg("signature"),
-          "Compiles `signature` for the backend in use (Numba's dispatcher.compile).")
+          "Compiles `signature` for the backend in use (Numba's dispatcher.compile); returns "
+          "its argument types.")
       .def(
           "_attributes",
           [](Dispatcher &d, py::object sig) {
@@ -699,12 +710,7 @@ void defineDispatcher(py::module_ &m) {
           ~Unregister() { compiler::Compiler::instance().unregisterFunction(id); }
         } unregister{id};
         codegen::CompileOptions opts = cudaOptionsForCC(ccMajor, ccMinor, fo);
-        compiler::SnapshotSet snaps = snapshotWithCallees(func, id);
-        compiler::Compiler::PtxResult r;
-        {
-          py::gil_scoped_release release;
-          r = c.compilePTX(id, sig.args, opts, snaps);
-        }
+        compiler::Compiler::PtxResult r = compilePTXOf(func, id, sig.args, opts);
         return py::make_tuple(r.ptx, typeDescription(r.returnType));
       },
       py::arg("pyfunc"), py::arg("sig"), py::arg("device"), py::arg("options"), py::arg("cc_major"),

@@ -95,10 +95,10 @@ public:
   /// signature tuples).
   py::object stats() const;
   py::object inspect(bool ptx, py::handle signature);
-  /// Numba's `dispatcher.compile(sig)` (and what `specialize` builds on): compiles `signature`
-  /// for the backend in use, as an eager signature would (device functions: type-checks it),
-  /// and adds it to `signatures`. Throws as a launch's compile.
-  void compileSignature(py::handle signature);
+  /// Numba's `dispatcher.compile(sig)`: compiles `signature` for the backend in use, as an
+  /// eager signature is (compileParams), and returns its argument types (a tuple of ptxjit
+  /// types, as `signatures` holds them). Throws as a launch's compile.
+  py::tuple compileSignature(py::handle signature);
   /// The CUDA driver's attributes of `signature`'s compiled kernel (cuFuncGetAttribute: regs,
   /// const/shared/local memory, max threads per block), compiling and loading it if needed.
   /// Throws UnsupportedError for device functions and on the CPU backend (the attributes are
@@ -121,6 +121,11 @@ public:
 
 private:
   void recordCompiled(const std::vector<const ir::Type *> &params);
+  /// Compiles `params` for `backend` (device functions: type-checks them, they are compiled
+  /// into their callers) and adds them to `compiled`.
+  void compileParams(const std::vector<const ir::Type *> &params, codegen::Backend backend);
+  /// `params` as a tuple of ptxjit type objects (weak scalars as their concrete types).
+  static py::tuple typeTuple(const std::vector<const ir::Type *> &params);
 };
 
 /// Numba's performance warnings (NumbaPerformanceWarning), given where numba-cuda gives them

@@ -11,7 +11,6 @@
 #include "compiler/DiskCache.h"
 #include "ir/Conversions.h"
 #include "ir/typing/Libdevice.h"
-#include "ir/typing/Typing.h"
 #include "runtime/Device.h"
 
 #include <pybind11/pybind11.h>
@@ -84,15 +83,6 @@ PYBIND11_MODULE(_core, m) {
         return out;
       },
       "ptxjit.cuda.libdevice's functions: (name, signature) pairs (ir/typing/Libdevice.def).");
-  m.def(
-      "_parse_signature",
-      [](const std::string &text) {
-        py::list out;
-        for (const ir::Type *t : ir::parseSignature(text).args)
-          out.append(typeDescription(t));
-        return out;
-      },
-      py::arg("text"), "The argument types of a signature string, as type descriptions.");
   m.def(
       "_conversion",
       [](const std::string &from, const std::string &to) {

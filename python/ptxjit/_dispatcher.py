@@ -64,18 +64,6 @@ def _check_cc(cc):
                         "device; use cuda.compile_ptx(func, sig, cc=...) for another one")
 
 
-def _argument_types(signature):
-    """A signature given to an inspection call, as Numba allows it: a Signature (its args), a
-    tuple of types, or a string; returned as a tuple of ptxjit types."""
-    if isinstance(signature, tuple):
-        return tuple(_types.as_type(t) for t in signature)
-    if isinstance(signature, str) or isinstance(signature, _types.Signature) or \
-            _types._is_numba_type(signature):
-        text = _types.signature_text(signature)
-        return tuple(_types.from_description(d) for d in _core._parse_signature(text))
-    raise TypeError(f"expected a signature or a tuple of argument types, got {signature!r}")
-
-
 # ---- methods and properties installed on ptxjit._core.Dispatcher ------------------------------
 
 def _overloads(self):
@@ -118,14 +106,13 @@ def _typeof(value):
 
 def _compile(self, sig):
     """Compiles ``sig`` for the backend in use; returns its CompiledKernel."""
-    self._compile(sig)
-    return CompiledKernel(self, _argument_types(sig))
+    return CompiledKernel(self, self._compile(sig))
 
 
 def _per_signature(name):
     def get(self, signature=None):
-        if signature is not None:
-            return self._attributes(_argument_types(signature))[name]
+        if signature is not None:  # a Signature, a tuple of types or a string, as the C++ takes
+            return self._attributes(signature)[name]
         if _specialized(self) and len(self.signatures) == 1:
             return self._attributes(self.signatures[0])[name]
         return {sig: self._attributes(sig)[name] for sig in self.signatures}
@@ -137,17 +124,10 @@ def _per_signature(name):
     return get
 
 
-def _inspect_asm(self, signature=None):
-    """PTX, as inspect_ptx (what Numba's inspect_asm returns for CUDA)."""
-    if signature is not None:
-        return self.inspect_ptx(_argument_types(signature))
-    return self.inspect_ptx()
-
-
 def _inspect_sass(self, signature=None):
     """SASS, through the CUDA toolkit's ptxas and cuobjdump (or nvdisasm)."""
     if signature is not None:
-        return _sass(self.inspect_ptx(_argument_types(signature)))
+        return _sass(self.inspect_ptx(signature))
     return {sig: _sass(ptx) for sig, ptx in self.inspect_ptx().items()}
 
 
@@ -169,11 +149,8 @@ def _sass(ptx):
     import subprocess
     import tempfile
 
-    ptxas = _toolkit_tool("ptxas")
-    dump = _toolkit_tool("cuobjdump")
-    dump_cmd = [dump, "-sass"] if dump else None
-    if dump is None and _toolkit_tool("nvdisasm"):
-        dump_cmd = [_toolkit_tool("nvdisasm")]
+    ptxas, cuobjdump, nvdisasm = (_toolkit_tool(n) for n in ("ptxas", "cuobjdump", "nvdisasm"))
+    dump_cmd = [cuobjdump, "-sass"] if cuobjdump else [nvdisasm] if nvdisasm else None
     if ptxas is None or dump_cmd is None:
         raise RuntimeError("inspect_sass needs the CUDA toolkit's ptxas and cuobjdump or "
                            "nvdisasm (looked in $CUDA_HOME/bin, $CUDA_PATH/bin, "
@@ -227,7 +204,7 @@ def install(core, make_dispatcher):
     cls.specialized = property(_specialized)
     cls.specialize = _specialize
     cls.compile = _compile
-    cls.inspect_asm = _inspect_asm
+    cls.inspect_asm = cls.inspect_ptx  # Numba's "asm" of a CUDA kernel is its PTX
     cls.inspect_sass = _inspect_sass
     for name in _ATTRIBUTES:
         setattr(cls, "get_" + name, _per_signature(name))
