@@ -517,6 +517,10 @@ Compiler::diskKeyLocked(int id, const std::string &what,
     }
     key.addInt("kind", static_cast<int>(fe->kind));
     addFunctionOptions(key, fe->options);
+    // A device function's eager signatures convert its calls' arguments and result: code.
+    key.addInt("declared", static_cast<int64_t>(fe->declared.size()));
+    for (const ir::Signature &s : fe->declared)
+      key.add("signature", s.str());
     stack.push_back(fid);
     addSnapshot(key, snap,
                 [&](CacheKey &kk, const ir::GlobalValue &g) { addFunction(kk, g.functionId); });

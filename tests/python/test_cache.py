@@ -253,3 +253,35 @@ def test_ufunc_loops_are_cached_like_kernels(tmp_path, backend, subprocess_env):
     changed = run(program, backend, subprocess_env, PTXJIT_CACHE_DIR=cache, OFFSET=2.0)
     assert changed["elementwise"] == (x * x + 2.0).tolist()
     assert changed["counters"]["hits"] == 0
+
+
+SIGNED_PROGRAM = textwrap.dedent('''
+    import json, os
+    import numpy as np
+    from ptxjit import cuda
+
+    @cuda.jit(os.environ["HALF_SIG"], device=True)  # only the decorator changes between runs
+    def half(v):
+        return v * 0.5
+
+    @cuda.jit(cache=True)
+    def k(x, out):
+        out[0] = half(x[0])
+
+    out = np.zeros(1)
+    k[1, 1](np.array([3.0]), out)
+    print(json.dumps({"out": out[0], "hits": sum(k.stats.cache_hits.values())}))
+''')
+
+
+def test_a_changed_device_function_signature_is_a_miss(backend, subprocess_env, tmp_path):
+    # The decorator's signature is not in the function's code, but it converts the result.
+    path = tmp_path / "signed_kernels.py"
+    path.write_text(SIGNED_PROGRAM)
+    cache = tmp_path / "cache"
+    first = run(path, backend, subprocess_env, PTXJIT_CACHE_DIR=cache, HALF_SIG="float64(float64)")
+    assert first["out"] == 1.5
+    again = run(path, backend, subprocess_env, PTXJIT_CACHE_DIR=cache, HALF_SIG="float64(float64)")
+    assert again["hits"] == 1 and again["out"] == 1.5
+    truncated = run(path, backend, subprocess_env, PTXJIT_CACHE_DIR=cache, HALF_SIG="int32(float64)")
+    assert truncated["hits"] == 0 and truncated["out"] == 1.0
