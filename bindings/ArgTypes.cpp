@@ -33,6 +33,8 @@ const ir::ScalarType *dtypeType(DType d) {
     return t::uint32();
   case DType::UInt64:
     return t::uint64();
+  case DType::Float16:
+    return t::float16();
   case DType::Float32:
     return t::float32();
   case DType::Float64:
@@ -60,9 +62,9 @@ int dtypeSize(DType d) {
 }
 
 const char *dtypeName(DType d) {
-  static const char *names[] = {"bool",    "int8",      "int16",     "int32",  "int64",
-                                "uint8",   "uint16",    "uint32",    "uint64", "float32",
-                                "float64", "complex64", "complex128"};
+  static const char *names[] = {"bool",    "int8",    "int16",     "int32",     "int64",
+                                "uint8",   "uint16",  "uint32",    "uint64",    "float16",
+                                "float32", "float64", "complex64", "complex128"};
   return d == DType::Invalid ? "invalid" : names[static_cast<int>(d)];
 }
 
@@ -101,6 +103,8 @@ DType dtypeFromNumpyNum(int num, char byteorder) {
     return DType::Complex64;
   case 15:
     return DType::Complex128;
+  case 23: // NPY_HALF
+    return DType::Float16;
   default:
     return DType::Invalid;
   }
@@ -187,6 +191,8 @@ bool checkRawScalar(py::handle type, DType d) {
   case DType::Int64:
   case DType::UInt64:
     return *static_cast<const uint64_t *>(p) == 3;
+  case DType::Float16:
+    return *static_cast<const uint16_t *>(p) == 0x4200; // 3.0
   case DType::Float32:
     return *static_cast<const float *>(p) == 3.0f;
   case DType::Float64:
@@ -208,10 +214,10 @@ const NumpyApi &numpyApi() {
     auto *a = new NumpyApi();
     a->module = py::module_::import("numpy");
     a->ndarray = reinterpret_cast<PyTypeObject *>(a->module.attr("ndarray").ptr());
-    const char *names[] = {"bool_",      "int8",     "int16",     "int32",   "int64",   "uint8",
-                           "uint16",     "uint32",   "uint64",    "float32", "float64", "complex64",
-                           "complex128", "longlong", "ulonglong", "intc",    "uintc",   "int_",
-                           "uint",       "byte",     "ubyte",     "short",   "ushort"};
+    const char *names[] = {"bool_",     "int8",       "int16",    "int32",     "int64",   "uint8",
+                           "uint16",    "uint32",     "uint64",   "float16",   "float32", "float64",
+                           "complex64", "complex128", "longlong", "ulonglong", "intc",    "uintc",
+                           "int_",      "uint",       "byte",     "ubyte",     "short",   "ushort"};
     bool raw = true;
     for (const char *n : names) {
       if (!py::hasattr(a->module, n))
@@ -295,6 +301,7 @@ bool setScalarFromItem(LeafValue &l, PyObject *o) {
     l.kind = LeafValue::Kind::UInt;
     l.u = PyLong_AsUnsignedLongLong(item);
     break;
+  case DType::Float16:
   case DType::Float32:
   case DType::Float64:
     l.kind = LeafValue::Kind::Float;

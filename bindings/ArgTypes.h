@@ -30,6 +30,7 @@ enum class DType : uint8_t {
   UInt16,
   UInt32,
   UInt64,
+  Float16,
   Float32,
   Float64,
   Complex64,

@@ -14,6 +14,8 @@
 //    rsqrt) are implemented here; float versions of special functions are computed in double.
 #include "codegen/HostLibdevice.h"
 
+#include "ir/Half.h"
+
 #include <algorithm>
 #include <bit>
 #include <cfenv>
@@ -264,45 +266,15 @@ double host_uint2double_rn(int32_t x) { return double(uint32_t(x)); }
 // versions use uint16_t: the same bits, zero-extended as that declaration promises.
 // ---------------------------------------------------------------------------------------------
 
-// Round to nearest even; overflow gives infinity; NaN gives NVIDIA's canonical half NaN 0x7FFF.
-uint16_t host_float2half_rn(float f) {
-  const uint32_t u = std::bit_cast<uint32_t>(f);
-  const uint16_t sign = uint16_t((u >> 16) & 0x8000u);
-  const uint32_t a = u & 0x7FFFFFFFu;
-  if (a > 0x7F800000u)
-    return 0x7FFF;
-  if (a >= 0x477FF000u) // 65520 = 65504 + half an ulp, rounds (to even) past the largest half
-    return sign | 0x7C00u;
-  const uint32_t mant = (a & 0x7FFFFFu) | 0x800000u;
-  const int exp = int(a >> 23) - 127;
-  uint32_t h, rem, halfway;
-  if (exp >= -14) { // normal half: keep 10 of the 23 fraction bits
-    h = (uint32_t(exp + 15) << 10) | ((a >> 13) & 0x3FFu);
-    rem = a & 0x1FFFu;
-    halfway = 0x1000u;
-  } else { // subnormal half: units of 2^-24 (a float subnormal is far below and rounds to 0)
-    if (exp < -25)
-      return sign;
-    const int shift = -exp - 1; // 14..24
-    h = mant >> shift;
-    rem = mant & ((1u << shift) - 1);
-    halfway = 1u << (shift - 1);
-  }
-  if (rem > halfway || (rem == halfway && (h & 1u)))
-    ++h; // a carry into the exponent field is the correct next value
-  return uint16_t(sign | h);
-}
+// Round to nearest even (ir/Half.h; float widens to double exactly, so one rounding); overflow
+// gives infinity; NaN gives NVIDIA's canonical half NaN 0x7FFF.
+uint16_t host_float2half_rn(float f) { return std::isnan(f) ? 0x7FFF : ir::halfFromDouble(f); }
 
 float host_half2float(uint16_t h) {
-  const uint32_t sign = uint32_t(h & 0x8000u) << 16;
   const uint32_t exp = (h >> 10) & 0x1Fu, mant = h & 0x3FFu;
-  if (exp == 0x1F) // infinity, or NaN with its payload (made quiet)
-    return std::bit_cast<float>(sign | 0x7F800000u | (mant << 13) | (mant ? 0x400000u : 0u));
-  if (exp == 0) { // zero or subnormal: mant * 2^-24, exact in float
-    const float m = float(mant) * 0x1p-24f;
-    return sign ? -m : m;
-  }
-  return std::bit_cast<float>(sign | ((exp + 112u) << 23) | (mant << 13));
+  if (exp == 0x1F && mant) // NaN with its payload (made quiet)
+    return std::bit_cast<float>((uint32_t(h & 0x8000u) << 16) | 0x7FC00000u | (mant << 13));
+  return float(ir::halfToDouble(h)); // exact
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -295,6 +295,8 @@ llvm::Value *FunctionLowerer::lowerCudaCall(const CallInstr &i, const CudaBuilti
   }
   case CudaKind::Cbrt:
     return mathCall(MathFn::Cbrt, {convert(arg(0), argType(0), res, at)});
+  case CudaKind::Half:
+    return lowerHalfCall(i, static_cast<HalfOp>(info.variant));
   case CudaKind::Selp: {
     llvm::Value *c = truth(arg(0), argType(0), at);
     return B.CreateSelect(c, convert(arg(1), argType(1), res, at),

@@ -85,7 +85,9 @@ void applyFunctionAttributes(llvm::Function *f, const CompileOptions &opts) {
 // ---- ModuleLowerer ----
 
 ModuleLowerer::ModuleLowerer(llvm::Module &m, const CompileOptions &o)
-    : ctx(m.getContext()), mod(m), opts(o), math(m, o.backend, o.fastmath) {}
+    : ctx(m.getContext()), mod(m), opts(o),
+      math(m, o.backend, o.fastmath,
+           o.backend == Backend::CUDA && o.ccMajor * 10 + o.ccMinor >= 53) {}
 
 bool ModuleLowerer::isCompileTimeOnly(const Type *t) {
   switch (t->kind()) {

@@ -245,6 +245,9 @@ private:
   llvm::Value *lowerLibdeviceCall(const ir::CallInstr &i, const ir::LibdeviceFunction &f);
   /// cuda.laneid, cuda.warpsize.
   llvm::Value *lowerCudaValue(const ir::GetAttrInstr &i, const ir::CudaBuiltinInfo &info);
+  /// cuda.fp16.<op>(...) (ir::HalfOp): operands converted to float16, the operation in half
+  /// precision where the target has it (LowerHalf.cpp).
+  llvm::Value *lowerHalfCall(const ir::CallInstr &i, ir::HalfOp op);
   /// A global NumPy array frozen into constant memory (a read-only array value).
   llvm::Value *lowerGlobalArray(const ir::GlobalInstr &g);
   llvm::Value *cudaArrayValue(llvm::Value *data, const std::vector<llvm::Value *> &dims,

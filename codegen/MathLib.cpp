@@ -3,6 +3,7 @@
 
 #include <llvm/IR/Attributes.h>
 #include <llvm/IR/Function.h>
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Intrinsics.h>
 
 namespace ptxjit::codegen::detail {
@@ -42,6 +43,8 @@ const char *fastVariant(MathFn fn) {
     return "__nv_fast_tanf";
   case MathFn::Exp:
     return "__nv_fast_expf";
+  case MathFn::Exp10:
+    return "__nv_fast_exp10f";
   case MathFn::Log:
     return "__nv_fast_logf";
   case MathFn::Log2:
@@ -53,6 +56,14 @@ const char *fastVariant(MathFn fn) {
   default:
     return nullptr;
   }
+}
+
+/// Half-precision arguments extended to float32 (other arguments, e.g. ints, unchanged).
+std::vector<llvm::Value *> extendHalf(llvm::IRBuilderBase &b, llvm::ArrayRef<llvm::Value *> args) {
+  std::vector<llvm::Value *> out;
+  for (llvm::Value *a : args)
+    out.push_back(a->getType()->isHalfTy() ? b.CreateFPExt(a, b.getFloatTy()) : a);
+  return out;
 }
 
 } // namespace
@@ -80,6 +91,21 @@ llvm::FunctionCallee MathLib::declare(const char *name, llvm::FunctionType *fty)
 llvm::Value *MathLib::call(llvm::IRBuilderBase &b, MathFn fn, llvm::ArrayRef<llvm::Value *> args) {
   const MathInfo &mi = info(fn);
   llvm::Type *ty = args.front()->getType();
+  if (ty->isHalfTy()) {
+    // float16: the operations LLVM has as intrinsics on every target (fabs, floor, fma, ...)
+    // stay in half precision (abs.f16, fma.rn.f16, cvt.rmi.f16.f16 on sm_53+); the others go
+    // through the float32 routine, whose correctly rounded results round once more to half
+    // (float32 carries more than twice half's precision, so sqrt stays correctly rounded).
+    if (fn == MathFn::Fabs && halfInstructions_) {
+      // LLVM 19's NVPTX promotes fabs.f16 to float32 (cvt, abs.f32, cvt); sm_53+ with PTX 6.5+
+      // has abs.f16 (NaN stays NaN), one instruction with no side effects.
+      auto *fty = llvm::FunctionType::get(ty, {ty}, false);
+      return b.CreateCall(llvm::InlineAsm::get(fty, "abs.f16 $0, $1;", "=h,h", false), args);
+    }
+    if (mi.intrinsic != llvm::Intrinsic::not_intrinsic && mi.use == IntrBoth)
+      return b.CreateCall(llvm::Intrinsic::getDeclaration(&m_, mi.intrinsic, {ty}), args);
+    return b.CreateFPTrunc(call(b, fn, extendHalf(b, args)), ty);
+  }
   bool isDouble = ty->isDoubleTy();
   bool useIntrinsic = mi.intrinsic != llvm::Intrinsic::not_intrinsic &&
                       (mi.use == IntrBoth || (mi.use == IntrHost && backend_ == Backend::Host));
@@ -101,6 +127,8 @@ llvm::Value *MathLib::call(llvm::IRBuilderBase &b, MathFn fn, llvm::ArrayRef<llv
 
 llvm::Value *MathLib::powi(llvm::IRBuilderBase &b, llvm::Value *x, llvm::Value *n) {
   llvm::Type *ty = x->getType();
+  if (ty->isHalfTy())
+    return b.CreateFPTrunc(powi(b, b.CreateFPExt(x, b.getFloatTy()), n), ty);
   if (backend_ == Backend::Host) {
     // CPython computes float ** int as pow(x, (double)n); so does the host. (llvm.powi would
     // become a call to compiler-rt's __powidf2, which the host JIT cannot resolve.) float32
@@ -117,6 +145,8 @@ llvm::Value *MathLib::powi(llvm::IRBuilderBase &b, llvm::Value *x, llvm::Value *
 
 llvm::Value *MathLib::ldexp(llvm::IRBuilderBase &b, llvm::Value *x, llvm::Value *n) {
   llvm::Type *ty = x->getType();
+  if (ty->isHalfTy()) // exact in float32, then one rounding (also of a subnormal half result)
+    return b.CreateFPTrunc(ldexp(b, b.CreateFPExt(x, b.getFloatTy()), n), ty);
   bool cuda = backend_ == Backend::CUDA;
   const char *name = ty->isDoubleTy() ? (cuda ? "__nv_ldexp" : "ldexp")
                                       : (cuda ? "__nv_ldexpf" : "ldexpf");
@@ -127,6 +157,10 @@ llvm::Value *MathLib::ldexp(llvm::IRBuilderBase &b, llvm::Value *x, llvm::Value 
 std::pair<llvm::Value *, llvm::Value *> MathLib::frexp(llvm::IRBuilderBase &b, llvm::Value *x,
                                                        llvm::Value *slot) {
   llvm::Type *ty = x->getType();
+  if (ty->isHalfTy()) { // every half is a normal float32: the same mantissa and exponent
+    auto [m, e] = frexp(b, b.CreateFPExt(x, b.getFloatTy()), slot);
+    return {b.CreateFPTrunc(m, ty), e};
+  }
   bool cuda = backend_ == Backend::CUDA;
   const char *name = ty->isDoubleTy() ? (cuda ? "__nv_frexp" : "frexp")
                                       : (cuda ? "__nv_frexpf" : "frexpf");

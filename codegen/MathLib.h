@@ -31,6 +31,7 @@ namespace ptxjit::codegen::detail {
   X(Pow, 2, "__nv_pow", "__nv_powf", "pow", "powf", pow, IntrHost)                                 \
   X(Exp, 1, "__nv_exp", "__nv_expf", "exp", "expf", exp, IntrHost)                                 \
   X(Exp2, 1, "__nv_exp2", "__nv_exp2f", "exp2", "exp2f", exp2, IntrHost)                           \
+  X(Exp10, 1, "__nv_exp10", "__nv_exp10f", "exp10", "exp10f", not_intrinsic, IntrNone)             \
   X(Expm1, 1, "__nv_expm1", "__nv_expm1f", "expm1", "expm1f", not_intrinsic, IntrNone)             \
   X(Log, 1, "__nv_log", "__nv_logf", "log", "logf", log, IntrHost)                                 \
   X(Log2, 1, "__nv_log2", "__nv_log2f", "log2", "log2f", log2, IntrHost)                           \
@@ -54,7 +55,7 @@ namespace ptxjit::codegen::detail {
   X(Erf, 1, "__nv_erf", "__nv_erff", "erf", "erff", not_intrinsic, IntrNone)                       \
   X(Erfc, 1, "__nv_erfc", "__nv_erfcf", "erfc", "erfcf", not_intrinsic, IntrNone)                  \
   X(Tgamma, 1, "__nv_tgamma", "__nv_tgammaf", "tgamma", "tgammaf", not_intrinsic, IntrNone)        \
-  X(Lgamma, 1, "__nv_lgamma", "__nv_lgammaf", "lgamma", "lgammaf", not_intrinsic, IntrNone)       \
+  X(Lgamma, 1, "__nv_lgamma", "__nv_lgammaf", "lgamma", "lgammaf", not_intrinsic, IntrNone)        \
   X(Nextafter, 2, "__nv_nextafter", "__nv_nextafterf", "nextafter", "nextafterf", not_intrinsic,   \
     IntrNone)                                                                                      \
   X(Remainder, 2, "__nv_remainder", "__nv_remainderf", "remainder", "remainderf", not_intrinsic,   \
@@ -75,8 +76,10 @@ class MathLib {
 public:
   /// With `fastmath` on CUDA, float32 sin, cos, tan, exp, exp10, log, log2, log10 and pow use
   /// libdevice's approximate __nv_fast_* variants (sin.approx, ex2.approx, lg2.approx).
-  MathLib(llvm::Module &m, Backend backend, bool fastmath = false)
-      : m_(m), backend_(backend), fastmath_(fastmath) {}
+  /// `halfInstructions`: the CUDA target has sm_53's f16 instructions (abs.f16 is then used
+  /// for float16 fabs).
+  MathLib(llvm::Module &m, Backend backend, bool fastmath = false, bool halfInstructions = false)
+      : m_(m), backend_(backend), fastmath_(fastmath), halfInstructions_(halfInstructions) {}
 
   /// fn(args...) for args all of one floating type (float or double); returns that type.
   /// The builder's fast-math flags apply to intrinsic calls.
@@ -100,6 +103,7 @@ private:
   llvm::Module &m_;
   Backend backend_;
   bool fastmath_;
+  bool halfInstructions_;
 };
 
 } // namespace ptxjit::codegen::detail

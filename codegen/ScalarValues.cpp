@@ -21,7 +21,14 @@ const ScalarType *complexPart(const ScalarType *c) { return ir::types::floating(
 
 llvm::Type *partType(llvm::LLVMContext &ctx, const ScalarType *t) {
   int bits = t->kind() == TypeKind::Complex ? t->bits() / 2 : t->bits();
-  return bits == 32 ? llvm::Type::getFloatTy(ctx) : llvm::Type::getDoubleTy(ctx);
+  switch (bits) {
+  case 16:
+    return llvm::Type::getHalfTy(ctx);
+  case 32:
+    return llvm::Type::getFloatTy(ctx);
+  default:
+    return llvm::Type::getDoubleTy(ctx);
+  }
 }
 
 llvm::Type *registerType(llvm::LLVMContext &ctx, const ScalarType *t) {

@@ -1,5 +1,7 @@
 #include "compiler/Packing.h"
 
+#include "ir/Half.h"
+
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -138,7 +140,14 @@ ArgValue ArgValue::load(const ir::ScalarType *t, const void *src) {
       return t->isSigned() ? integer(get<int64_t>(src)) : unsignedInteger(get<uint64_t>(src));
     }
   case ir::TypeKind::Float:
-    return floating(t->bits() == 32 ? get<float>(src) : get<double>(src));
+    switch (t->bits()) {
+    case 16:
+      return floating(ir::halfToDouble(get<uint16_t>(src)));
+    case 32:
+      return floating(get<float>(src));
+    default:
+      return floating(get<double>(src));
+    }
   case ir::TypeKind::Complex: {
     const char *p = static_cast<const char *>(src);
     if (t->bits() == 64)
@@ -169,6 +178,8 @@ void storeScalar(const ArgValue &v, const ir::ScalarType *t, void *dst) {
       return t->isSigned() ? put(dst, valueAs<int64_t>(v)) : put(dst, valueAs<uint64_t>(v));
     }
   case ir::TypeKind::Float:
+    if (t->bits() == 16)
+      return put(dst, ir::halfFromDouble(valueAs<double>(v)));
     if (t->bits() == 32)
       return put(dst, valueAs<float>(v));
     return put(dst, valueAs<double>(v));

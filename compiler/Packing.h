@@ -76,10 +76,13 @@ inline void packSlot(const codegen::ParamSlot &s, const ArgValue &v, char *dst) 
       if (s.type->bits() == 32) {
         float f = static_cast<float>(v.re);
         std::memcpy(dst, &f, sizeof f);
-      } else {
-        std::memcpy(dst, &v.re, sizeof v.re);
+        return;
       }
-      return;
+      if (s.type->bits() == 64) {
+        std::memcpy(dst, &v.re, sizeof v.re);
+        return;
+      }
+      return packScalarSlot(s, v, dst); // float16
     }
     if (v.kind == ArgValue::Kind::Int && s.type->kind() == ir::TypeKind::Int &&
         s.type->bits() == 64) {

@@ -21,11 +21,14 @@ int kindRank(const ScalarType *t) {
 }
 
 /// The bits of the float (or complex part) that `t` is represented in, for int → float casts:
-/// the value bits of an integer must fit the mantissa of float32 (ints up to 16 bits) or be
-/// accepted by float64 (NumPy calls every integer → float64 cast safe).
+/// the value bits of an integer must fit the mantissa of float16 (ints up to 8 bits) or float32
+/// (up to 16 bits), or be accepted by float64 (NumPy calls every integer → float64 cast safe).
 int partBits(const ScalarType *t) {
   return t->kind() == TypeKind::Complex ? t->bits() / 2 : t->bits();
 }
+
+/// The narrowest float width (16, 32 or 64) NumPy calls safe for an integer of `intBits` bits.
+int floatBitsForInt(int intBits) { return intBits <= 8 ? 16 : intBits <= 16 ? 32 : 64; }
 
 bool numpySafe(const ScalarType *from, const ScalarType *to) {
   if (from == to || from->kind() == TypeKind::Bool)
@@ -39,8 +42,9 @@ bool numpySafe(const ScalarType *from, const ScalarType *to) {
       return !from->isSigned() && to->bits() > from->bits();
     case TypeKind::Float:
     case TypeKind::Complex:
-      // (u)int8 and (u)int16 fit float32's 24-bit mantissa; wider integers go to float64.
-      return partBits(to) == 64 || from->bits() <= 16;
+      // (u)int8 fits float16's 11-bit mantissa, (u)int16 float32's 24 bits; wider integers
+      // go to float64.
+      return partBits(to) >= floatBitsForInt(from->bits());
     default:
       return false;
     }
@@ -71,12 +75,13 @@ int weakRank(TypeKind k) {
   }
 }
 
-/// The float width (32 or 64) that represents every value of a scalar as NumPy sees it:
-/// ints of up to 16 bits fit float32, wider ones need float64; complex counts per part.
+/// The float width (16, 32 or 64) that represents every value of a scalar as NumPy sees it:
+/// ints of up to 8 bits fit float16, of up to 16 bits float32, wider ones need float64;
+/// complex counts per part.
 int floatBitsFor(const ScalarType *t) {
   switch (t->kind()) {
   case TypeKind::Int:
-    return t->bits() <= 16 ? 32 : 64;
+    return floatBitsForInt(t->bits());
   case TypeKind::Float:
     return t->bits();
   case TypeKind::Complex:
@@ -109,7 +114,7 @@ const ScalarType *promoteConcrete(const ScalarType *a, const ScalarType *b) {
     return promoteInts(a, b);
   int bits = std::max(floatBitsFor(a), floatBitsFor(b));
   if (a->kind() == TypeKind::Complex || b->kind() == TypeKind::Complex)
-    return types::complex(bits * 2);
+    return types::complex(std::max(bits, 32) * 2); // no complex32: float16 joins complex64
   return types::floating(bits);
 }
 
@@ -125,7 +130,7 @@ const Type *promoteWeak(const ScalarType *c, TypeKind w) {
   default: // WeakComplex
     if (c->kind() == TypeKind::Complex)
       return c;
-    if (c->kind() == TypeKind::Float && c->bits() == 32)
+    if (c->kind() == TypeKind::Float && c->bits() <= 32)
       return types::complex64();
     return types::complex128();
   }
@@ -172,10 +177,12 @@ Conversion scalarConversion(const ScalarType *from, const ScalarType *to, Rules 
   if (rules == Rules::Numba) {
     if (complexToReal)
       return Conversion::None;
-    // Numba's casting graph reaches float32 only from int16 and narrower signed integers.
-    bool uint16ToSingle = from->kind() == TypeKind::Int && !from->isSigned() &&
-                          from->bits() == 16 && partBits(to) == 32 && to->kind() != TypeKind::Int;
-    if (uint16ToSingle)
+    // Numba's casting graph reaches float32 only from int16 and narrower signed integers, and
+    // float16 only from int8: uint16 → float32 and uint8 → float16 are unsafe there.
+    bool unsignedToNarrowFloat = from->kind() == TypeKind::Int && !from->isSigned() &&
+                                 to->kind() != TypeKind::Int && to->kind() != TypeKind::Bool &&
+                                 partBits(to) == 2 * from->bits() && partBits(to) <= 32;
+    if (unsignedToNarrowFloat)
       return Conversion::Unsafe;
   }
   if (promotes(from, to))

@@ -35,7 +35,8 @@ enum class Rules : uint8_t {
   /// Numba's dispatcher (kernels with eager signatures). It differs from NumPy on purpose in two
   /// places, as numba.core.typeconv.rules does: a complex value has no conversion to a real or
   /// bool type (None: NumPy casts it unsafely, dropping the imaginary part), and uint16 → float32
-  /// / complex64 is unsafe (Numba only reaches float32 from int16). SameKind is reported as
+  /// / complex64 and uint8 → float16 are unsafe (Numba only reaches float32 from int16 and
+  /// float16 from int8). SameKind is reported as
   /// Unsafe: Numba has no such grade.
   Numba,
 };

@@ -129,9 +129,13 @@ const ScalarType *uint64() {
 }
 
 const ScalarType *floating(int bits) {
-  if (bits != 32)
+  if (bits != 16 && bits != 32)
     bits = 64;
   return scalar(TypeKind::Float, bits, true, "float" + std::to_string(bits));
+}
+const ScalarType *float16() {
+  static const ScalarType *t = floating(16);
+  return t;
 }
 const ScalarType *float32() {
   static const ScalarType *t = floating(32);
@@ -234,41 +238,25 @@ const FunctionRefType *functionRef(int functionId, const std::string &name) {
 
 const ScalarType *scalarByName(const std::string &name) {
   static const std::unordered_map<std::string, const ScalarType *(*)()> names = {
-      {"bool", boolean},
-      {"boolean", boolean},
-      {"bool_", boolean},
-      {"b1", boolean},
-      {"int8", int8},
-      {"i1", int8},
-      {"byte", uint8},
-      {"int16", int16},
-      {"i2", int16},
-      {"int32", int32},
-      {"i4", int32},
-      {"intc", int32},
-      {"int64", int64},
-      {"i8", int64},
-      {"intp", int64},
-      {"int_", int64},
-      {"uint8", uint8},
-      {"u1", uint8},
-      {"uint16", uint16},
-      {"u2", uint16},
-      {"uint32", uint32},
-      {"u4", uint32},
-      {"uintc", uint32},
-      {"uint64", uint64},
-      {"u8", uint64},
-      {"uintp", uint64},
-      {"float32", float32},
-      {"f4", float32},
-      {"single", float32},
-      {"float64", float64},
-      {"f8", float64},
-      {"double", float64},
-      {"complex64", complex64},
-      {"c8", complex64},
-      {"complex128", complex128},
+      {"bool", boolean},    {"boolean", boolean},
+      {"bool_", boolean},   {"b1", boolean},
+      {"int8", int8},       {"i1", int8},
+      {"byte", uint8},      {"int16", int16},
+      {"i2", int16},        {"int32", int32},
+      {"i4", int32},        {"intc", int32},
+      {"int64", int64},     {"i8", int64},
+      {"intp", int64},      {"int_", int64},
+      {"uint8", uint8},     {"u1", uint8},
+      {"uint16", uint16},   {"u2", uint16},
+      {"uint32", uint32},   {"u4", uint32},
+      {"uintc", uint32},    {"uint64", uint64},
+      {"u8", uint64},       {"uintp", uint64},
+      {"float16", float16}, {"f2", float16},
+      {"half", float16},    {"float32", float32},
+      {"f4", float32},      {"single", float32},
+      {"float64", float64}, {"f8", float64},
+      {"double", float64},  {"complex64", complex64},
+      {"c8", complex64},    {"complex128", complex128},
       {"c16", complex128},
   };
   auto it = names.find(name);

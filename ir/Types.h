@@ -14,23 +14,23 @@
 namespace ptxjit::ir {
 
 enum class TypeKind : uint8_t {
-  Void,      ///< no value (a kernel's or a bare `return`'s result)
-  None,      ///< Python's None as a value (e.g. a default argument)
-  Bool,      ///< bool (i1 in registers, one byte in memory)
-  Int,       ///< int8..int64, uint8..uint64
-  Float,     ///< float32, float64
-  Complex,   ///< complex64, complex128
-  WeakInt,   ///< a Python int literal: adopts the other operand's type (NEP 50), else int64
-  WeakFloat, ///< a Python float literal: float32 next to float32, else float64
+  Void,        ///< no value (a kernel's or a bare `return`'s result)
+  None,        ///< Python's None as a value (e.g. a default argument)
+  Bool,        ///< bool (i1 in registers, one byte in memory)
+  Int,         ///< int8..int64, uint8..uint64
+  Float,       ///< float16, float32, float64
+  Complex,     ///< complex64, complex128
+  WeakInt,     ///< a Python int literal: adopts the other operand's type (NEP 50), else int64
+  WeakFloat,   ///< a Python float literal: float32 next to float32, else float64
   WeakComplex, ///< a Python complex literal: complex64 next to float32/complex64, else complex128
-  Array,     ///< an N-d array view: data pointer, shape[ndim], strides[ndim] in bytes
-  Tuple,     ///< a fixed-size heterogeneous tuple
-  Range,     ///< a `range(start, stop, step)` object (three int64)
-  Iterator,  ///< the state of a `for` loop's iterator
-  Symbol,    ///< a compile-time name: a module, builtin, intrinsic or NumPy type ("math.sin")
-  Function,  ///< a reference to a user device function
-  String,    ///< a string literal (only printable)
-  Slice,     ///< a `start:stop:step` slice of int64 parts (None parts allowed)
+  Array,       ///< an N-d array view: data pointer, shape[ndim], strides[ndim] in bytes
+  Tuple,       ///< a fixed-size heterogeneous tuple
+  Range,       ///< a `range(start, stop, step)` object (three int64)
+  Iterator,    ///< the state of a `for` loop's iterator
+  Symbol,      ///< a compile-time name: a module, builtin, intrinsic or NumPy type ("math.sin")
+  Function,    ///< a reference to a user device function
+  String,      ///< a string literal (only printable)
+  Slice,       ///< a `start:stop:step` slice of int64 parts (None parts allowed)
 };
 
 /// Memory layout of an array type, in Numba's spelling: C, F or A (any strides).
@@ -64,7 +64,7 @@ private:
 /// bool, int*, uint*, float*, complex* (the concrete numeric types).
 class ScalarType final : public Type {
 public:
-  /// Width in bits: bool 1; ints 8..64; floats 32/64; complex 64/128 (both parts together).
+  /// Width in bits: bool 1; ints 8..64; floats 16/32/64; complex 64/128 (both parts together).
   int bits() const { return bits_; }
   /// For Int only: true for int8..int64, false for uint8..uint64.
   bool isSigned() const { return signed_; }
@@ -208,8 +208,9 @@ const ScalarType *uint8();
 const ScalarType *uint16();
 const ScalarType *uint32();
 const ScalarType *uint64();
-/// bits in {32,64}.
+/// bits in {16,32,64} (any other width gives float64).
 const ScalarType *floating(int bits);
+const ScalarType *float16();
 const ScalarType *float32();
 const ScalarType *float64();
 /// bits in {64,128} (total).

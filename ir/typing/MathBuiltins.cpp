@@ -43,24 +43,26 @@ double mathConstantValue(BuiltinId id) {
   return std::numeric_limits<double>::quiet_NaN();
 }
 
-// float32 when every argument is float32 or weak and at least one is float32
-// (NumPy's float32 loops), else float64 (ints and bools convert to float64 as
+// The widest of float16/float32 when every argument is one of them or weak and at least one
+// is (NumPy's float16 and float32 loops), else float64 (ints and bools convert to float64 as
 // in Numba).
 const Type *mathFloatResult(const std::vector<const Type *> &args) {
-  bool any32 = false;
+  const Type *narrow = nullptr;
   for (const Type *t : args) {
-    if (t == types::float32())
-      any32 = true;
-    else if (t->kind() != TypeKind::WeakInt && t->kind() != TypeKind::WeakFloat)
+    if (t == types::float16() || t == types::float32()) {
+      if (!narrow || t == types::float32())
+        narrow = t;
+    } else if (t->kind() != TypeKind::WeakInt && t->kind() != TypeKind::WeakFloat) {
       return types::float64();
+    }
   }
-  return any32 ? types::float32() : types::float64();
+  return narrow ? narrow : types::float64();
 }
 
 const Type *mathComplexResult(const std::vector<const Type *> &args) {
   bool any64 = false;
   for (const Type *t : args) {
-    if (t == types::complex64() || t == types::float32())
+    if (t == types::complex64() || t == types::float32() || t == types::float16())
       any64 = true;
     else if (t->kind() != TypeKind::WeakInt &&
              t->kind() != TypeKind::WeakFloat &&

@@ -45,13 +45,13 @@ const ScalarType *mathCastType(BuiltinId id);
 /// The value of a Constant builtin (math.pi -> 3.14159...).
 double mathConstantValue(BuiltinId id);
 
-/// The float type of a math call on `args`: float32 when every argument is
-/// float32 or weak and at least one is float32 (NumPy's float32 loops), else
-/// float64 (ints and bools convert to float64 as in Numba).
+/// The float type of a math call on `args`: float16 or float32 when every argument is float16,
+/// float32 or weak and at least one is not weak (the widest of those: NumPy's float16 and
+/// float32 loops), else float64 (ints and bools convert to float64 as in Numba).
 const Type *mathFloatResult(const std::vector<const Type *> &args);
 
 /// The complex type of a cmath call on `args`: complex64 when every argument is
-/// complex64, float32 or weak and one is complex64 or float32, else complex128.
+/// complex64, float32, float16 or weak and one is not weak, else complex128.
 const Type *mathComplexResult(const std::vector<const Type *> &args);
 
 } // namespace ptxjit::ir

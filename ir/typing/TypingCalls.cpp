@@ -105,6 +105,9 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
   case BuiltinId::Float:
     if (n != 1 || !isRealNumber(args[0]))
       bad();
+    // Numba's float(): a float keeps its type (float32 stays float32), others become float64.
+    if (const Type *c = concretize(args[0]); c->kind() == TypeKind::Float)
+      return c;
     return types::float64();
   case BuiltinId::Bool:
     if (n != 1 || !(args[0]->isScalarNumber() || args[0]->kind() == TypeKind::None))

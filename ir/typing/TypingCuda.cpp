@@ -22,6 +22,18 @@ const CudaBuiltinInfo *cudaBuiltinInfo(BuiltinId id) {
   }
 }
 
+int halfOpArity(HalfOp op) {
+  switch (op) {
+  case HalfOp::Neg:
+  case HalfOp::Abs:
+    return 1;
+  case HalfOp::Fma:
+    return 3;
+  default:
+    return op >= HalfOp::Sin ? 1 : 2;
+  }
+}
+
 // ---- Compile-time arguments ----
 
 namespace {
@@ -402,6 +414,19 @@ const Type *cudaCallType(const Function &fn, CallInstr *i, const CudaBuiltinInfo
     if (n != 1 || !isRealNumber(args[0]))
       bad("expected one real number");
     return mathFloatResult(args);
+  case CudaKind::Half: {
+    // numba-cuda's cuda.fp16 functions take float16 operands: any real number converts to
+    // float16 (a literal `2` or `2.5` as well), as a call converts to its declared parameters.
+    noKeywords();
+    auto op = static_cast<HalfOp>(info.variant);
+    const int arity = halfOpArity(op);
+    if (static_cast<int>(n) != arity)
+      bad("expected " + std::to_string(arity) + " float16 operand" + (arity > 1 ? "s" : ""));
+    for (const Type *a : args)
+      if (!isRealNumber(a))
+        bad("the operands must be real numbers (they are converted to float16)");
+    return op >= HalfOp::Eq && op <= HalfOp::Lt ? types::boolean() : types::float16();
+  }
   case CudaKind::Selp: {
     noKeywords();
     if (n != 3 || !isRealNumber(args[0]) || !isRealNumber(args[1]) || !isRealNumber(args[2]))

@@ -20,7 +20,7 @@ from .types import (  # noqa: F401  (Numba's type names, importable from the pac
     void, none, boolean, bool_, b1,
     int8, int16, int32, int64, uint8, uint16, uint32, uint64,
     i1, i2, i4, i8, u1, u2, u4, u8, intp, uintp, intc, uintc, byte,
-    float32, float64, f4, f8, float_, double,
+    float16, float32, float64, f2, f4, f8, half, float_, double,
     complex64, complex128, c8, c16,
 )
 
@@ -31,6 +31,6 @@ __all__ = [
     "void", "none", "boolean", "bool_", "b1",
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "intp", "uintp", "intc", "uintc", "byte",
-    "float32", "float64", "f4", "f8", "float_", "double",
+    "float16", "float32", "float64", "f2", "f4", "f8", "half", "float_", "double",
     "complex64", "complex128", "c8", "c16",
 ]

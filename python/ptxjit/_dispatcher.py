@@ -41,6 +41,11 @@ class CompiledKernel:
         _check_cc(cc)
         return self._dispatcher.inspect_ptx(self.argument_types)
 
+    def inspect_lto_ptx(self, cc=None):
+        """The PTX of this signature: ptxjit compiles a kernel and the device functions it calls
+        as one LLVM module, so its PTX is already what link-time optimization gives."""
+        return self.inspect_asm(cc)
+
     def inspect_sass(self):
         """The SASS of this signature (toolkit's ptxas and cuobjdump/nvdisasm)."""
         return _sass(self._dispatcher.inspect_ptx(self.argument_types))
@@ -205,6 +210,9 @@ def install(core, make_dispatcher):
     cls.specialize = _specialize
     cls.compile = _compile
     cls.inspect_asm = cls.inspect_ptx  # Numba's "asm" of a CUDA kernel is its PTX
+    # Numba's link-time-optimized PTX: ptxjit's PTX is one module with every device function
+    # the kernel calls, optimized together, so it is the same text.
+    cls.inspect_lto_ptx = cls.inspect_ptx
     cls.inspect_sass = _inspect_sass
     for name in _ATTRIBUTES:
         setattr(cls, "get_" + name, _per_signature(name))

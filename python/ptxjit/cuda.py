@@ -519,6 +519,13 @@ local = _Namespace("local", ["array"])
 const = _Namespace("const", ["array_like"])
 atomic = _Namespace("atomic", ["add", "sub", "max", "min", "nanmax", "nanmin", "and_", "or_",
                                "xor", "inc", "dec", "exch", "compare_and_swap", "cas"])
+# numba-cuda's cuda.fp16: half-precision operations (docs/language.md#float16). Also importable
+# as a module: `from ptxjit.cuda.fp16 import hadd`.
+fp16 = _Namespace("fp16", [
+    "hadd", "hsub", "hmul", "hdiv", "hneg", "habs", "hfma", "heq", "hne", "hge", "hgt", "hle",
+    "hlt", "hmax", "hmin", "hsin", "hcos", "hlog", "hlog2", "hlog10", "hexp", "hexp2", "hexp10",
+    "hsqrt", "hrsqrt", "hceil", "hfloor", "hrcp", "htrunc", "hrint", "htanh"])
+_sys.modules.setdefault(__name__ + ".fp16", fp16)
 
 __all__ = [
     "jit", "compile", "compile_for_current_device", "compile_ptx", "compile_ptx_for_current_device", "to_device", "device_array",
@@ -531,7 +538,7 @@ __all__ = [
     "threadfence_block", "threadfence_system", "laneid", "warpsize", "shfl_sync",
     "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "all_sync", "any_sync", "eq_sync",
     "ballot_sync", "match_any_sync", "match_all_sync", "activemask", "lanemask_lt", "popc",
-    "brev", "clz", "ffs", "fma", "cbrt", "selp", "libdevice", "In", "Out", "InOut",
+    "brev", "clz", "ffs", "fma", "cbrt", "selp", "libdevice", "fp16", "In", "Out", "InOut",
 ]
 
 

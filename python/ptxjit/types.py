@@ -13,7 +13,8 @@ __all__ = [
     "void", "none", "boolean", "bool_", "b1",
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "intp", "uintp", "intc", "uintc", "byte",
-    "longlong", "ulonglong", "float32", "float64", "f4", "f8", "float_", "double",
+    "longlong", "ulonglong", "float16", "float32", "float64", "f2", "f4", "f8", "half",
+    "float_", "double",
     "complex64", "complex128", "c8", "c16",
 ]
 
@@ -84,7 +85,7 @@ class NoneType(Type):
 
 
 class Scalar(Type):
-    """bool, int8..int64, uint8..uint64, float32, float64, complex64, complex128."""
+    """bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128."""
 
     __slots__ = ("_ptxjit_symbol", "kind", "bitwidth")
 
@@ -290,13 +291,14 @@ uint8 = u1 = byte = Integer("uint8", "u", 8)
 uint16 = u2 = Integer("uint16", "u", 16)
 uint32 = u4 = uintc = Integer("uint32", "u", 32)
 uint64 = u8 = uintp = ulonglong = Integer("uint64", "u", 64)
+float16 = f2 = half = Float("float16", "f", 16)
 float32 = f4 = float_ = Float("float32", "f", 32)
 float64 = f8 = double = Float("float64", "f", 64)
 complex64 = c8 = Complex("complex64", "c", 64)
 complex128 = c16 = Complex("complex128", "c", 128)
 
 _SCALARS = {t.name: t for t in (boolean, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-                                 float32, float64, complex64, complex128)}
+                                 float16, float32, float64, complex64, complex128)}
 
 
 def from_description(desc):

@@ -8,7 +8,7 @@ import pytest
 from ptxjit import _core, cuda, vectorize
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float32", "float64", "complex64", "complex128"]
+          "float16", "float32", "float64", "complex64", "complex128"]
 
 # The grades at or below which each NumPy casting level allows a cast.
 ALLOWED = {
@@ -31,7 +31,7 @@ def test_numba_grades_differ_from_numpy_only_where_documented():
         numpy_grade, numba_grade = _core._conversion(a, b)
         if a.startswith("complex") and not b.startswith("complex"):
             assert numba_grade == "none"
-        elif a == "uint16" and b in ("float32", "complex64"):
+        elif (a, b) in (("uint16", "float32"), ("uint16", "complex64"), ("uint8", "float16")):
             assert (numpy_grade, numba_grade) == ("safe", "unsafe")
         elif numpy_grade == "same_kind":
             assert numba_grade == "unsafe"

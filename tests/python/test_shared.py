@@ -360,7 +360,7 @@ def test_non_constant_local_shape_is_an_error(cpu):
 def test_unsupported_dtype_is_an_error(cpu):
     @cuda.jit
     def k(out):
-        s = cuda.shared.array(4, "float16")
+        s = cuda.shared.array(4, "float128")
         out[0] = s[0]
     with pytest.raises(errors.TypingError, match="the dtype must be a compile-time constant"):
         k[1, 1](np.zeros(1, np.float32))

@@ -394,7 +394,7 @@ TEST(IRParserErrors, NameTheLineAndWhatWasExpected) {
   expectSyntaxError("function k(a b) kernel\n", 1, "expected ',' or ')'");
   expectSyntaxError("function k() gpu\n", 1, "expected 'kernel' or 'device'");
   expectSyntaxError("function k() kernel -> void extra\n", 1, "end of the header");
-  expectSyntaxError("function k(a: float16) kernel\n", 1, "expected a type, found 'float16");
+  expectSyntaxError("function k(a: float128) kernel\n", 1, "expected a type, found 'float128");
   expectSyntaxError("function k(a: f4) kernel\n", 1, "type 'f4' is printed as 'float32'");
   expectSyntaxError("function k() kernel\n  %0 = Const 1\n", 2, "before the first block label");
   expectSyntaxError(k + "  %0 = Frob 1\n", 3, "expected an instruction");

@@ -165,7 +165,7 @@ TEST(TypingCuda, Errors) {
   }
   {
     FnBuilder b("k", {"out"});
-    b.call(cudaFn(b, "local.array"), {b.cint(4), cstr(b, "float16")});
+    b.call(cudaFn(b, "local.array"), {b.cint(4), cstr(b, "float128")});
     b.ret();
     EXPECT_NE(typingError(b, {f32}).find("the dtype must be a compile-time constant"),
               std::string::npos);
