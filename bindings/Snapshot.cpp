@@ -51,7 +51,7 @@ std::optional<std::string> moduleSymbol(const std::string &name) {
     return "cuda";
   if (name == "ptxjit.libdevice" || name == "numba.cuda.libdevice")
     return "cuda.libdevice";
-  if (name == "math" || name == "cmath" || name == "numpy")
+  if (name == "math" || name == "cmath" || name == "numpy" || name == "operator")
     return name;
   return std::nullopt;
 }
@@ -254,6 +254,8 @@ ir::GlobalValue globalFromPython(py::handle v) {
       std::string m = py::cast<std::string>(mod);
       if (m == "builtins" || m == "math" || m == "cmath")
         return ir::GlobalValue::symbol(m + "." + py::cast<std::string>(name));
+      if (m == "_operator" || m == "operator") // operator.add: compiled as `+` (frontend)
+        return ir::GlobalValue::symbol("operator." + py::cast<std::string>(name));
     }
   }
   if (PyFunction_Check(o)) {

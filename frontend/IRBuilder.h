@@ -138,6 +138,10 @@ private:
   void translateLoadGlobal(const Instruction &in);
   void translateLoadAttr(const Instruction &in);
   void translateLoadDeref(const Instruction &in);
+  /// A call of an `operator` module function with no keywords (`operator.add(a, b)`, also
+  /// through a global or closure value) as the operator's instruction; null for other calls.
+  /// `operands` are the callee then the arguments.
+  ir::Instr *operatorCall(const std::vector<ir::Instr *> &operands);
 };
 
 } // namespace ptxjit::frontend

@@ -1,6 +1,8 @@
 // Per-opcode translation of the stack simulation (see IRBuilder.h for the model).
 #include "frontend/IRBuilder.h"
 
+#include <unordered_map>
+
 #include <algorithm>
 
 namespace ptxjit::frontend {
@@ -326,7 +328,70 @@ void IRBuilder::translateCall(const Instruction &in, size_t argc,
     operands.push_back(value(a));
   if (kwNames.size() > operands.size() - 1)
     internal("more keyword names than arguments");
+  if (kwNames.empty())
+    if (ir::Instr *op = operatorCall(operands)) {
+      pushValue(op);
+      return;
+    }
   pushValue(emit<ir::CallInstr>(std::move(operands), std::move(kwNames)));
+}
+
+namespace {
+
+/// The `operator` module function a callee denotes ("add" for a global or closure value
+/// `operator.add`, or `operator.add` read from the module), or empty.
+std::string operatorFunctionName(const ir::Instr *callee) {
+  if (const auto *g = ir::dyn_cast<ir::GlobalInstr>(callee)) {
+    const ir::GlobalValue &v = g->value;
+    const std::string prefix = "operator.";
+    if (v.kind == ir::GlobalValue::Kind::Symbol && v.path.rfind(prefix, 0) == 0)
+      return v.path.substr(prefix.size());
+    return {};
+  }
+  if (const auto *a = ir::dyn_cast<ir::GetAttrInstr>(callee))
+    if (const auto *m = ir::dyn_cast<ir::GlobalInstr>(a->operand(0)))
+      if (m->value.kind == ir::GlobalValue::Kind::Symbol && m->value.path == "operator")
+        return a->attr;
+  return {};
+}
+
+} // namespace
+
+ir::Instr *IRBuilder::operatorCall(const std::vector<ir::Instr *> &operands) {
+  // Numba compiles the `operator` module's functions as the operators they name: operator.add(a,
+  // b) is a + b, with the same typing and code. (Other names of the module stay calls, and
+  // typing reports them unsupported.)
+  std::string name = operatorFunctionName(operands[0]);
+  if (name.empty())
+    return nullptr;
+  using B = ir::BinaryOp;
+  static const std::unordered_map<std::string, B> binary = {
+      {"add", B::Add},           {"sub", B::Sub},  {"mul", B::Mul}, {"truediv", B::TrueDiv},
+      {"floordiv", B::FloorDiv}, {"mod", B::Mod},  {"pow", B::Pow}, {"lshift", B::LShift},
+      {"rshift", B::RShift},     {"and_", B::And}, {"or_", B::Or},  {"xor", B::Xor},
+      {"matmul", B::MatMul}};
+  using C = ir::CmpOp;
+  static const std::unordered_map<std::string, C> compare = {
+      {"lt", C::Lt}, {"le", C::Le}, {"eq", C::Eq},  {"ne", C::Ne},
+      {"gt", C::Gt}, {"ge", C::Ge}, {"is_", C::Is}, {"is_not", C::IsNot}};
+  using U = ir::UnaryOpKind;
+  static const std::unordered_map<std::string, U> unary = {{"neg", U::Neg},
+                                                           {"pos", U::Pos},
+                                                           {"invert", U::Invert},
+                                                           {"inv", U::Invert},
+                                                           {"not_", U::Not}};
+  const size_t n = operands.size() - 1;
+  // operator.iadd(a, b) and friends: a += b, which for the scalars of kernels is a + b.
+  bool inplace = name.size() > 1 && name[0] == 'i' && binary.count(name.substr(1));
+  if (auto it = binary.find(inplace ? name.substr(1) : name); it != binary.end() && n == 2)
+    return emit<ir::BinOpInstr>(it->second, operands[1], operands[2], inplace);
+  if (auto it = compare.find(name); it != compare.end() && n == 2)
+    return emit<ir::CompareInstr>(it->second, operands[1], operands[2]);
+  if (auto it = unary.find(name); it != unary.end() && n == 1)
+    return emit<ir::UnaryOpInstr>(it->second, operands[1]);
+  if (name == "truth" && n == 1)
+    return emit<ir::TruthInstr>(operands[1]);
+  return nullptr;
 }
 
 void IRBuilder::translateLoadGlobal(const Instruction &in) {

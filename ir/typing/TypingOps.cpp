@@ -25,7 +25,7 @@ bool isBuiltinPrefix(const std::string &path) {
 
 bool isModule(const std::string &path) {
   return path == "math" || path == "cmath" || path == "numpy" || path == "cuda" ||
-         path == "builtins";
+         path == "builtins" || path == "operator";
 }
 
 } // namespace
