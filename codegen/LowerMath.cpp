@@ -71,6 +71,19 @@ llvm::Value *FunctionLowerer::lowerMathCall(const CallInstr &i, MathKind kind) {
   case MathKind::MakeComplex:
   case MathKind::Conjugate:
     return lowerComplexCall(i, kind);
+  case MathKind::BitCount: {
+    // Python's int.bit_count: the ones of abs(i) (numba-cuda's cuda.popc counts the two's
+    // complement bits of a negative i instead).
+    const Instr *obj = i.callee()->numOperands() ? i.callee()->operand(0) : nullptr;
+    auto *st = obj ? dyn_cast<ScalarType>(concretize(typeOf(obj, at))) : nullptr;
+    if (!st || st->kind() != TypeKind::Int || n != 0)
+      badArgs();
+    llvm::Value *x = convert(valueOf(obj, at), typeOf(obj, at), st, at);
+    if (st->isSigned())
+      x = B.CreateSelect(B.CreateICmpSLT(x, llvm::ConstantInt::get(x->getType(), 0)),
+                         B.CreateNeg(x), x);
+    return convert(B.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, x), st, res, at);
+  }
   case MathKind::Unary: {
     if (n != 1)
       badArgs();

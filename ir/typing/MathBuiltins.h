@@ -11,11 +11,11 @@ namespace ptxjit::ir {
 
 /// How a math-like builtin is typed and lowered.
 enum class MathKind : uint8_t {
-  Constant, ///< a float constant (math.pi): weak float
-  Unary,    ///< f(x) -> float32 for float32 x, else float64
-  Binary, ///< f(x, y) -> float32 when both are float32 (or weak), else float64
-  Log,    ///< log(x) or log(x, base)
-  ToInt,  ///< math.ceil/floor/trunc: -> int64
+  Constant,    ///< a float constant (math.pi): weak float
+  Unary,       ///< f(x) -> float32 for float32 x, else float64
+  Binary,      ///< f(x, y) -> float32 when both are float32 (or weak), else float64
+  Log,         ///< log(x) or log(x, base)
+  ToInt,       ///< math.ceil/floor/trunc: -> int64
   Predicate,   ///< isnan/isinf/isfinite: -> bool
   Frexp,       ///< -> (float, int64)
   Ldexp,       ///< ldexp(x, i) -> float
@@ -31,8 +31,9 @@ enum class MathKind : uint8_t {
   Rect,        ///< cmath.rect(r, phi) -> complex128
   CPredicate,  ///< cmath.isnan/isinf/isfinite -> bool
   MakeComplex, ///< complex(x) / complex(x, y) -> complex128
-  Conjugate, ///< z.conjugate() (the object is the callee GetAttr's operand) ->
-             ///< type of z
+  Conjugate,   ///< z.conjugate() (the object is the callee GetAttr's operand) ->
+               ///< type of z
+  BitCount,    ///< i.bit_count() of an integer i (the callee GetAttr's operand) -> type of i
 };
 
 /// The kind of `id`, or nullptr when `id` is not a math-like builtin.

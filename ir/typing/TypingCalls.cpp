@@ -81,6 +81,13 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
         bad();
       return obj->type->kind() == TypeKind::Bool ? types::int64() : concretize(obj->type);
     }
+    if (*mk == MathKind::BitCount) {
+      // i.bit_count(): the number of ones in abs(i), as Python's int.bit_count.
+      const Instr *obj = i->callee()->numOperands() ? i->callee()->operand(0) : nullptr;
+      if (n != 0 || !obj || !obj->type || !isIntLike(obj->type))
+        bad();
+      return concretize(obj->type);
+    }
     const Type *r = mathCallType(id, *mk, args);
     if (!r)
       bad();

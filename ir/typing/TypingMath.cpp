@@ -99,6 +99,7 @@ const Type *mathCallType(BuiltinId id, MathKind kind,
         return nullptr;
     return types::complex128();
   case MathKind::Conjugate:
+  case MathKind::BitCount:
     return nullptr; // typed by typeNumberMethodCall (needs the object)
   case MathKind::Cast: {
     const ScalarType *to = mathCastType(id);
@@ -119,6 +120,10 @@ const Type *numberAttrType(const Type *t, const std::string &attr,
   if (attr == "conjugate") {
     builtin = BuiltinId::NumberConjugate;
     return types::symbol("number.conjugate");
+  }
+  if (attr == "bit_count" && isIntLike(t) && t->kind() != TypeKind::Bool) {
+    builtin = BuiltinId::NumberBitCount;
+    return types::symbol("number.bit_count");
   }
   if (attr != "real" && attr != "imag")
     return nullptr;

@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from ptxjit import cuda, errors, float32, float64, int8, int32, int64, uint64
+from ptxjit import cuda, errors, float32, float64, int8, int32, int64, types, uint64
 
 
 def same_float(x, y):
@@ -354,3 +354,29 @@ def test_builtins_in_device_functions(backend):
         assert f[j] == round(x / 7.0, 3)
         assert (q[j], r[j]) == divmod(x, 10)
         assert p[j] == pow(x, 3, 11)
+
+
+def test_int_bit_count(backend):
+    """i.bit_count(): the ones of abs(i), as Python's int.bit_count (numba-cuda's cuda.popc
+    agrees except for negative values), in the integer's own type."""
+
+    @cuda.jit
+    def k(out, a, b, c, d):
+        out[0] = a.bit_count()
+        out[1] = b.bit_count()
+        out[2] = c.bit_count()
+        out[3] = d.bit_count()
+
+    out = np.zeros(4, np.int64)
+    k[1, 1](out, np.uint8(0xFF), np.int32(-7), 12345678901, np.uint64(2**64 - 1))
+    assert list(out) == [8, 3, (12345678901).bit_count(), 64]
+    assert k.signatures[0][1:] == (types.uint8, types.int32, types.int64, types.uint64)
+
+
+def test_bit_count_of_a_float_is_an_error(cpu):
+    @cuda.jit
+    def k(out, x):
+        out[0] = x.bit_count()
+
+    with pytest.raises(errors.UnsupportedError, match="bit_count"):
+        k[1, 1](np.zeros(1), 1.5)
