@@ -3,6 +3,8 @@
 
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
@@ -86,6 +88,32 @@ void linkLibdevice(llvm::Module &m) {
     internalError("linking libdevice failed");
 }
 
+/// Answers libdevice's `__nvvm_reflect("__CUDA_PREC_SQRT")` queries with `precise`. LLVM's
+/// NVVMReflect pass knows only __CUDA_FTZ and __CUDA_ARCH and answers 0 to anything else, which
+/// would make __nv_sqrtf, __nv_hypotf, __nv_normf, ... use sqrt.approx.f32; NVVM (and so
+/// numba-cuda) answers 1 unless fast math asks for approximate square roots.
+void resolvePrecSqrt(llvm::Module &m, bool precise) {
+  llvm::Function *reflect = m.getFunction("__nvvm_reflect");
+  if (!reflect)
+    return;
+  std::vector<llvm::CallInst *> calls;
+  for (llvm::User *u : reflect->users()) {
+    auto *call = llvm::dyn_cast<llvm::CallInst>(u);
+    if (!call || call->getCalledFunction() != reflect || call->arg_size() != 1)
+      continue;
+    auto *gv = llvm::dyn_cast<llvm::GlobalVariable>(call->getArgOperand(0)->stripPointerCasts());
+    auto *init = gv && gv->hasInitializer()
+                     ? llvm::dyn_cast<llvm::ConstantDataSequential>(gv->getInitializer())
+                     : nullptr;
+    if (init && init->isCString() && init->getAsCString() == "__CUDA_PREC_SQRT")
+      calls.push_back(call);
+  }
+  for (llvm::CallInst *call : calls) {
+    call->replaceAllUsesWith(llvm::ConstantInt::get(call->getType(), precise ? 1 : 0));
+    call->eraseFromParent();
+  }
+}
+
 } // namespace
 } // namespace detail
 
@@ -101,6 +129,7 @@ std::string emitPTX(LoweredModule &lm, const CompileOptions &opts) {
 
   if (referencesLibdevice(m)) {
     linkLibdevice(m);
+    resolvePrecSqrt(m, !opts.fastmath);
     impl->libdeviceLinked = true;
   }
   if (opts.fastmath) {

@@ -147,3 +147,21 @@ def test_every_function_compiles_to_ptx(cpu):
         assert "ld.param" in ptx and "st.global" in ptx, name
         count += 1
     assert count == 317
+
+
+def test_precise_square_roots_unless_fastmath():
+    """libdevice asks __nvvm_reflect("__CUDA_PREC_SQRT"): precise square roots (sqrt.rn), as
+    NVVM gives numba-cuda, except with fastmath (LLVM's NVVMReflect alone would answer 0)."""
+    import math
+
+    def hyp(a, b):
+        return math.hypot(a, b)
+
+    def sq(a):
+        return libdevice.sqrtf(a)
+
+    for f, sig in [(hyp, (types.float32, types.float32)), (sq, (types.float32,))]:
+        ptx = cuda.compile_ptx(f, sig, device=True)[0]
+        assert "sqrt.rn.f32" in ptx and "sqrt.approx" not in ptx, ptx
+        fast = cuda.compile_ptx(f, sig, device=True, fastmath=True)[0]
+        assert "sqrt.approx" in fast, fast

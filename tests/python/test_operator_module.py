@@ -24,7 +24,8 @@ def test_binary_functions_from_a_closure(backend, op):
     b = np.array([2.0, 2.0, 0.5])
     res = a.copy()
     k[1, 3](res, b)
-    np.testing.assert_array_equal(res, op(a, b))
+    # (libdevice's pow may differ from the host's by an ulp)
+    np.testing.assert_allclose(res, op(a, b), rtol=1e-15)
 
 
 def test_module_attribute_unary_and_bitwise(backend):
