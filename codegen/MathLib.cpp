@@ -45,6 +45,8 @@ const char *fastVariant(MathFn fn) {
     return "__nv_fast_expf";
   case MathFn::Exp10:
     return "__nv_fast_exp10f";
+  case MathFn::Tanh: // tanh.approx.f32 (sm_75+; libdevice falls back on older GPUs)
+    return "__nv_fast_tanhf";
   case MathFn::Log:
     return "__nv_fast_logf";
   case MathFn::Log2:

@@ -74,8 +74,8 @@ const char *mathName(MathFn fn);
 
 class MathLib {
 public:
-  /// With `fastmath` on CUDA, float32 sin, cos, tan, exp, exp10, log, log2, log10 and pow use
-  /// libdevice's approximate __nv_fast_* variants (sin.approx, ex2.approx, lg2.approx).
+  /// With `fastmath` on CUDA, float32 sin, cos, tan, tanh, exp, exp10, log, log2, log10 and pow
+  /// use libdevice's approximate __nv_fast_* variants (sin.approx, tanh.approx, ex2.approx, ...).
   /// `halfInstructions`: the CUDA target has sm_53's f16 instructions (abs.f16 is then used
   /// for float16 fabs).
   MathLib(llvm::Module &m, Backend backend, bool fastmath = false, bool halfInstructions = false)

@@ -165,3 +165,14 @@ def test_precise_square_roots_unless_fastmath():
         assert "sqrt.rn.f32" in ptx and "sqrt.approx" not in ptx, ptx
         fast = cuda.compile_ptx(f, sig, device=True, fastmath=True)[0]
         assert "sqrt.approx" in fast, fast
+
+
+def test_fastmath_tanh_is_approximate():
+    import math
+
+    def th(x):
+        return math.tanh(x)
+
+    fast = cuda.compile_ptx(th, (types.float32,), device=True, fastmath=True)[0]
+    prec = cuda.compile_ptx(th, (types.float32,), device=True)[0]
+    assert "tanh.approx.f32" in fast and "tanh.approx" not in prec
