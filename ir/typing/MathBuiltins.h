@@ -33,6 +33,7 @@ enum class MathKind : uint8_t {
   MakeComplex, ///< complex(x) / complex(x, y) -> complex128
   Conjugate, ///< z.conjugate() (the object is the callee GetAttr's operand) ->
              ///< type of z
+  Ufunc,     ///< a NumPy ufunc typed by its loops alone (ir/typing/NumpyUfuncs.h)
 };
 
 /// The kind of `id`, or nullptr when `id` is not a math-like builtin.
