@@ -11,6 +11,7 @@
 #include "compiler/DiskCache.h"
 #include "ir/Conversions.h"
 #include "ir/typing/Libdevice.h"
+#include "ir/typing/NumpyUfuncs.h"
 #include "runtime/Device.h"
 
 #include <pybind11/pybind11.h>
@@ -95,6 +96,20 @@ PYBIND11_MODULE(_core, m) {
       py::arg("from_type"), py::arg("to_type"),
       "(NumPy's grade, Numba's grade) of converting one scalar type to another, from the "
       "compiler's table (ir/Conversions.h), for tests.");
+  m.def(
+      "_numpy_ufunc_loops",
+      [] {
+        py::dict d;
+        for (const ir::NumpyUfunc *u : ir::numpyUfuncs()) {
+          py::list loops;
+          for (const ir::LoopTypes &l : u->loops)
+            loops.append(ir::loopTypesStr(l));
+          d[py::str(u->name)] = loops;
+        }
+        return d;
+      },
+      "The NumPy ufuncs kernels call and their loops in NumPy's type characters "
+      "(ir/typing/NumpyUfuncs.def), for tests.");
   m.def("get_current_device", [] {
     const runtime::Device &dev = runtime::Device::current();
     py::dict d;

@@ -224,6 +224,13 @@ llvm::Value *FunctionLowerer::lowerBuiltinCall(const CallInstr &i) {
     return lowerLibdeviceCall(i, *lf);
   if (i.builtin == BuiltinId::Enumerate || i.builtin == BuiltinId::Zip)
     return lowerIterBuiltin(i); // LowerArrays.cpp (enumerate takes start=)
+  if (const NumpyUfunc *u = numpyUfunc(i.builtin)) { // LowerNumpyUfuncs.cpp (takes out=)
+    std::vector<const Type *> argTypes;
+    for (size_t k = 0; k < i.numArgs(); ++k)
+      argTypes.push_back(typeOf(i.arg(k), at));
+    if (typedAsUfunc(*u, argTypes, i.kwNames.size()))
+      return lowerNumpyUfuncCall(i, *u);
+  }
   if (!i.kwNames.empty())
     fail(at, DiagCode::CallArgs, {path, "keyword arguments"});
   size_t n = i.numArgs();

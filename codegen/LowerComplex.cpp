@@ -419,6 +419,77 @@ llvm::Value *FunctionLowerer::complexPow(llvm::Value *l, llvm::Value *r) {
   return B.CreateInsertValue(out, p.im, 1);
 }
 
+llvm::Value *FunctionLowerer::complexUnary(const std::string &name, llvm::Value *zv, SourceLoc at) {
+  llvm::Type *part = llvm::cast<llvm::StructType>(zv->getType())->getElementType(0);
+  CMath m(B, M.math, part);
+  Cx z{B.CreateExtractValue(zv, 0), B.CreateExtractValue(zv, 1)};
+  using T = CmathTable;
+  using Fix = CMath::InfFix;
+  // The hyperbolic functions with CPython's special values; the trigonometric
+  // ones are derived from them as CPython does (sin(z) = -i sinh(iz), ...),
+  // special values included.
+  auto sinh = [&](Cx w) { return m.withSpecials(T::Sinh, w, m.coshSinh(w, true), Fix::Sinh); };
+  auto cosh = [&](Cx w) { return m.withSpecials(T::Cosh, w, m.coshSinh(w, false), Fix::Cosh); };
+  auto tanh = [&](Cx w) { return m.withSpecials(T::Tanh, w, m.tanh(w), Fix::Tanh); };
+  auto asinh = [&](Cx w) { return m.withSpecials(T::Asinh, w, m.asinh(w)); };
+  auto atanh = [&](Cx w) { return m.withSpecials(T::Atanh, w, m.atanh(w)); };
+  auto cexp = [&](Cx w) { return m.withSpecials(T::Exp, w, m.exp(w), Fix::Exp); };
+  auto clog = [&](Cx w) { return m.withSpecials(T::Log, w, m.log(w)); };
+  Cx r;
+  if (name == "exp")
+    r = cexp(z);
+  else if (name == "log")
+    r = clog(z);
+  else if (name == "log10" || name == "log2") {
+    const double ln = name == "log10" ? M_LN10 : M_LN2;
+    r = clog(z);
+    r = {m.div(r.re, m.k(ln)), m.div(r.im, m.k(ln))};
+  } else if (name == "sqrt")
+    r = m.withSpecials(T::Sqrt, z, m.sqrt(z));
+  else if (name == "sinh")
+    r = sinh(z);
+  else if (name == "cosh")
+    r = cosh(z);
+  else if (name == "tanh")
+    r = tanh(z);
+  else if (name == "asinh")
+    r = asinh(z);
+  else if (name == "acosh")
+    r = m.withSpecials(T::Acosh, z, m.acosh(z));
+  else if (name == "atanh")
+    r = atanh(z);
+  else if (name == "acos")
+    r = m.withSpecials(T::Acos, z, m.acos(z));
+  else if (name == "sin")
+    r = m.rotBack(sinh(CMath::timesI(z, m)));
+  else if (name == "cos")
+    r = cosh(CMath::timesI(z, m));
+  else if (name == "tan")
+    r = m.rotBack(tanh(CMath::timesI(z, m)));
+  else if (name == "asin")
+    r = m.rotBack(asinh(CMath::timesI(z, m)));
+  else if (name == "atan")
+    r = m.rotBack(atanh(CMath::timesI(z, m)));
+  // NumPy's complex functions that cmath lacks, with NumPy's formulas (npy_math's nc_*).
+  else if (name == "exp2")
+    r = cexp({m.mul(z.re, m.k(M_LN2)), m.mul(z.im, m.k(M_LN2))});
+  else if (name == "expm1") {
+    llvm::Value *a = m.f(MathFn::Sin, {m.div(z.im, m.k(2.0))});
+    r = {m.sub(m.mul(m.f(MathFn::Expm1, {z.re}), m.f(MathFn::Cos, {z.im})),
+               m.mul(m.k(2.0), m.mul(a, a))),
+         m.mul(m.f(MathFn::Exp, {z.re}), m.f(MathFn::Sin, {z.im}))};
+  } else if (name == "log1p") {
+    llvm::Value *re1 = m.add(z.re, m.k(1.0));
+    r = {m.f(MathFn::Log, {m.hypot(re1, z.im)}), m.f(MathFn::Atan2, {z.im, re1})};
+  } else if (name == "rint")
+    r = {m.f(MathFn::Rint, {z.re}), m.f(MathFn::Rint, {z.im})};
+  else
+    internal(at, "complex function " + name);
+  llvm::Value *out = llvm::PoisonValue::get(zv->getType());
+  out = B.CreateInsertValue(out, r.re, 0);
+  return B.CreateInsertValue(out, r.im, 1);
+}
+
 llvm::Value *FunctionLowerer::lowerComplexCall(const CallInstr &i,
                                                MathKind kind) {
   SourceLoc at = i.loc;
@@ -540,61 +611,10 @@ llvm::Value *FunctionLowerer::lowerComplexCall(const CallInstr &i,
       badArgs();
     return convert(pack(r, ct), ct, res, at);
   }
-  case MathKind::CUnary: {
+  case MathKind::CUnary:
     if (n != 1)
       badArgs();
-    using T = CmathTable;
-    using Fix = CMath::InfFix;
-    // The hyperbolic functions with CPython's special values; the trigonometric
-    // ones are derived from them as CPython does (sin(z) = -i sinh(iz), ...),
-    // special values included.
-    auto sinh = [&](Cx w) {
-      return m.withSpecials(T::Sinh, w, m.coshSinh(w, true), Fix::Sinh);
-    };
-    auto cosh = [&](Cx w) {
-      return m.withSpecials(T::Cosh, w, m.coshSinh(w, false), Fix::Cosh);
-    };
-    auto tanh = [&](Cx w) {
-      return m.withSpecials(T::Tanh, w, m.tanh(w), Fix::Tanh);
-    };
-    auto asinh = [&](Cx w) { return m.withSpecials(T::Asinh, w, m.asinh(w)); };
-    auto atanh = [&](Cx w) { return m.withSpecials(T::Atanh, w, m.atanh(w)); };
-    Cx r;
-    if (name == "exp")
-      r = m.withSpecials(T::Exp, z, m.exp(z), Fix::Exp);
-    else if (name == "log10") {
-      r = m.withSpecials(T::Log, z, m.log(z));
-      r = {m.div(r.re, m.k(M_LN10)), m.div(r.im, m.k(M_LN10))};
-    } else if (name == "sqrt")
-      r = m.withSpecials(T::Sqrt, z, m.sqrt(z));
-    else if (name == "sinh")
-      r = sinh(z);
-    else if (name == "cosh")
-      r = cosh(z);
-    else if (name == "tanh")
-      r = tanh(z);
-    else if (name == "asinh")
-      r = asinh(z);
-    else if (name == "acosh")
-      r = m.withSpecials(T::Acosh, z, m.acosh(z));
-    else if (name == "atanh")
-      r = atanh(z);
-    else if (name == "acos")
-      r = m.withSpecials(T::Acos, z, m.acos(z));
-    else if (name == "sin")
-      r = m.rotBack(sinh(CMath::timesI(z, m)));
-    else if (name == "cos")
-      r = cosh(CMath::timesI(z, m));
-    else if (name == "tan")
-      r = m.rotBack(tanh(CMath::timesI(z, m)));
-    else if (name == "asin")
-      r = m.rotBack(asinh(CMath::timesI(z, m)));
-    else if (name == "atan")
-      r = m.rotBack(atanh(CMath::timesI(z, m)));
-    else
-      internal(at, "cmath function " + name);
-    return convert(pack(r, ct), ct, res, at);
-  }
+    return convert(complexUnary(name, pack(z, ct), at), ct, res, at);
   default:
     break;
   }

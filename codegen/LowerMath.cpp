@@ -10,8 +10,6 @@ namespace ptxjit::codegen::detail {
 
 using namespace ir;
 
-namespace {
-
 MathFn mathFnOf(BuiltinId id) {
   switch (id) {
 #define PTXJIT_MATH_BUILTIN(id, path, kind, fn)                                \
@@ -23,6 +21,8 @@ MathFn mathFnOf(BuiltinId id) {
     return MathFn::Fabs;
   }
 }
+
+namespace {
 
 // CPython's constants for math.degrees / math.radians.
 constexpr double kPi = 3.141592653589793238462643383279502884;
@@ -60,6 +60,7 @@ llvm::Value *FunctionLowerer::lowerMathCall(const CallInstr &i, MathKind kind) {
 
   switch (kind) {
   case MathKind::Constant:
+  case MathKind::Ufunc: // lowerNumpyUfuncCall
     badArgs();
     return nullptr;
   case MathKind::CUnary:

@@ -5,8 +5,9 @@
 // (divmod, round, pow), LowerComplex.cpp (cmath and complex operations), LowerPrint.cpp
 // (print), LowerCuda.cpp (shared/local/constant memory, barriers, warp functions, atomics),
 // LowerArrays.cpp (arrays, tuples, iterators), LowerSlices.cpp (slices, views, assignment to
-// views) and LowerUfunc.cpp (ufunc loop kernels). The entries follow the kernel ABI
-// (KernelEntry.h); scalar types, casts and element access are ScalarValues.h's.
+// views), LowerNumpyUfuncs.cpp (NumPy ufuncs called in kernels: their element loops over
+// output arrays) and LowerUfunc.cpp (the loop kernels of @vectorize ufuncs). The entries follow the
+// kernel ABI (KernelEntry.h); scalar types, casts and element access are ScalarValues.h's.
 //
 // Representation of values in registers (reprType):
 //   bool → i1 (i8 in array memory and in kernel parameters); intN/uintN → iN; float32/64 →
@@ -43,6 +44,7 @@
 #include "ir/typing/CudaBuiltins.h"
 #include "ir/typing/Libdevice.h"
 #include "ir/typing/MathBuiltins.h"
+#include "ir/typing/NumpyUfuncs.h"
 
 #include <llvm/IR/DIBuilder.h>
 #include <llvm/IR/IRBuilder.h>
@@ -59,6 +61,9 @@ namespace ptxjit::codegen::detail {
 
 /// The CUDA special registers read by thread-index builtins (x/y/z = dimension 0/1/2).
 enum class Sreg : uint8_t { Tid = 0, Ntid = 1, Ctaid = 2, Nctaid = 3 };
+
+/// The MathFn of math builtin `id` (MathBuiltins.def's last column; Fabs when it has none).
+MathFn mathFnOf(ir::BuiltinId id);
 
 /// The value of a constant integer (or bool) operand — a literal or a frozen global — if it
 /// is one.
@@ -216,6 +221,23 @@ private:
   llvm::Value *gridComponent(bool gridsize, int dim);
   // ---- LowerMath.cpp: math.*, numpy.* scalar functions and constants, NumPy casts ----
   llvm::Value *lowerMathCall(const ir::CallInstr &i, ir::MathKind kind);
+  // ---- LowerNumpyUfuncs.cpp: NumPy ufuncs typed by their loops (ir/typing/NumpyUfuncs.h) ----
+  /// A call of ufunc `u` typed by resolveUfuncCall: with an output array, the element loop
+  /// over it (inputs broadcast NumPy-style; the value is the output array); else the loop's
+  /// value for scalar inputs.
+  llvm::Value *lowerNumpyUfuncCall(const ir::CallInstr &i, const ir::NumpyUfunc &u);
+  /// One element of ufunc `u`: its loop `loop` applied to `x` (one value per input, of the
+  /// loop's input types); the result has the loop's output type.
+  llvm::Value *ufuncElement(const ir::NumpyUfunc &u, const ir::LoopTypes &loop,
+                            const std::vector<llvm::Value *> &x, ir::SourceLoc at);
+  /// NumPy's comparison `cmp` (Lt..Ne) of `l` and `r` of loop types `lt` and `rt`: complex
+  /// numbers in NumPy's lexicographic order, int64 with uint64 exactly (NumPy 1.25).
+  llvm::Value *ufuncCompare(ir::CmpOp cmp, llvm::Value *l, const ir::ScalarType *lt, llvm::Value *r,
+                            const ir::ScalarType *rt, ir::SourceLoc at);
+  /// numpy.maximum/minimum (nan propagates) or fmax/fmin (nan ignored) of two values of type
+  /// `t`; complex numbers in NumPy's lexicographic order.
+  llvm::Value *ufuncMinMax(bool isMax, bool ignoreNan, llvm::Value *a, llvm::Value *b,
+                           const ir::ScalarType *t);
   // ---- LowerNumeric.cpp: divmod(), round(), pow() ----
   /// divmod(a, b): the tuple (a // b, a % b) through binaryValues.
   llvm::Value *lowerDivmod(const ir::CallInstr &i);
@@ -229,6 +251,9 @@ private:
 
   // ---- LowerComplex.cpp: cmath, complex(), z.conjugate(), complex ** ----
   llvm::Value *lowerComplexCall(const ir::CallInstr &i, ir::MathKind kind);
+  /// Complex function `name` of complex value `z` (cmath's names: "exp", "log10", "asin", ...,
+  /// and NumPy's "log2", "exp2", "expm1", "log1p", "rint"), in z's type.
+  llvm::Value *complexUnary(const std::string &name, llvm::Value *z, ir::SourceLoc at);
   /// l ** r for two complex values of one LLVM type (CPython's algorithm).
   llvm::Value *complexPow(llvm::Value *l, llvm::Value *r);
   /// The value of math constant builtin `id` (math.pi, ...) as IR type `res`.

@@ -1,7 +1,7 @@
 // The numeric rules of the type system in one place: NumPy's promotion (what `a + b` gives) and
 // one table of conversions (how well a value of one type becomes another), which every layer
 // asks: kernel dispatch on eager signatures (selectSignature), ufunc loop selection and output
-// casting (ufunc/TypeResolution.h), typing.
+// casting (ir/LoopResolution.h), typing.
 //
 // The table grades a conversion between two concrete scalar types, best first:
 //   Exact    the same type;

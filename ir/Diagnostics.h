@@ -45,6 +45,7 @@ enum class DiagKind : uint8_t {
   X(UnaryTypes, Typing, "unary operator {0} is not defined for {1}")                               \
   X(CannotUnify, Typing, "variable '{0}' has incompatible types {1} and {2}")                      \
   X(CallArgs, Typing, "{0} cannot be called with ({1})")                                           \
+  X(UfuncCall, Typing, "numpy.{0} cannot be called with ({1}): {2}")                               \
   X(DeclaredReturn, Typing,                                                                        \
     "device function '{0}' returns {1}, which does not convert to its declared return type {2}") \
   X(LibdeviceArgs, Typing, "cuda.libdevice.{0} cannot be called with ({1}): {2}")                 \

@@ -34,6 +34,7 @@ enum class MathKind : uint8_t {
   Conjugate,   ///< z.conjugate() (the object is the callee GetAttr's operand) ->
                ///< type of z
   BitCount,    ///< i.bit_count() of an integer i (the callee GetAttr's operand) -> type of i
+  Ufunc,       ///< a NumPy ufunc typed by its loops alone (ir/typing/NumpyUfuncs.h)
 };
 
 /// The kind of `id`, or nullptr when `id` is not a math-like builtin.

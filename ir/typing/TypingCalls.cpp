@@ -1,6 +1,7 @@
 // Typing rules for calls: builtins (range, len, int, float, bool, abs, min, max, cuda.grid,
 // cuda.gridsize) and user device functions through the CallResolver.
 #include "ir/typing/CudaBuiltins.h"
+#include "ir/typing/NumpyUfuncs.h"
 #include "ir/typing/TypingInternal.h"
 
 namespace ptxjit::ir::typing_detail {
@@ -66,6 +67,15 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
   if (const LibdeviceFunction *lf = libdeviceFunction(id)) { // Libdevice.cpp
     i->builtin = id;
     return libdeviceCallType(fn_, i, *lf);
+  }
+  // NumPy ufuncs with arrays, an output or keywords, and the ufuncs that are not math functions
+  // (NumpyUfuncs.h; keywords allowed).
+  if (const NumpyUfunc *u = numpyUfunc(id); u && typedAsUfunc(*u, args, i->kwNames.size())) {
+    i->builtin = id;
+    UfuncCall c = resolveUfuncCall(*u, args, i->kwNames);
+    if (!c.error.empty())
+      fail(DiagCode::UfuncCall, i, {u->name, argListStr(i), c.error});
+    return c.result;
   }
   if (!i->kwNames.empty())
     bad();

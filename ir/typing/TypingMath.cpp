@@ -101,6 +101,8 @@ const Type *mathCallType(BuiltinId id, MathKind kind,
   case MathKind::Conjugate:
   case MathKind::BitCount:
     return nullptr; // typed by typeNumberMethodCall (needs the object)
+  case MathKind::Ufunc:
+    return nullptr; // typed by resolveUfuncCall (NumpyUfuncs.h)
   case MathKind::Cast: {
     const ScalarType *to = mathCastType(id);
     if (n > 1 || !to || (n == 1 && !args[0]->isScalarNumber()))

@@ -1,9 +1,6 @@
-#include "ufunc/TypeResolution.h"
+#include "ir/LoopResolution.h"
 
-namespace ptxjit::ufunc {
-
-using ir::ScalarType;
-using ir::TypeKind;
+namespace ptxjit::ir {
 
 bool inputCastsTo(InputType in, const ScalarType *to) {
   if (const auto *w = ir::dyn_cast<ir::WeakType>(in))
@@ -94,4 +91,4 @@ std::string inputTypesStr(const std::vector<InputType> &inputs) {
   return s;
 }
 
-} // namespace ptxjit::ufunc
+} // namespace ptxjit::ir
