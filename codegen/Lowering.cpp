@@ -86,8 +86,7 @@ void applyFunctionAttributes(llvm::Function *f, const CompileOptions &opts) {
 
 ModuleLowerer::ModuleLowerer(llvm::Module &m, const CompileOptions &o)
     : ctx(m.getContext()), mod(m), opts(o),
-      math(m, o.backend, o.fastmath,
-           o.backend == Backend::CUDA && o.ccMajor * 10 + o.ccMinor >= 53) {}
+      math(m, o.backend, o.fastmath, o.ccMajor * 10 + o.ccMinor) {}
 
 bool ModuleLowerer::isCompileTimeOnly(const Type *t) {
   switch (t->kind()) {

@@ -2,6 +2,7 @@
 #include "codegen/MathLib.h"
 
 #include <llvm/IR/Attributes.h>
+#include <llvm/IR/Constants.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Intrinsics.h>
@@ -45,8 +46,6 @@ const char *fastVariant(MathFn fn) {
     return "__nv_fast_expf";
   case MathFn::Exp10:
     return "__nv_fast_exp10f";
-  case MathFn::Tanh: // tanh.approx.f32 (sm_75+; libdevice falls back on older GPUs)
-    return "__nv_fast_tanhf";
   case MathFn::Log:
     return "__nv_fast_logf";
   case MathFn::Log2:
@@ -66,6 +65,23 @@ std::vector<llvm::Value *> extendHalf(llvm::IRBuilderBase &b, llvm::ArrayRef<llv
   for (llvm::Value *a : args)
     out.push_back(a->getType()->isHalfTy() ? b.CreateFPExt(a, b.getFloatTy()) : a);
   return out;
+}
+
+/// nextafter(x, y) on halves, by their bits: NaN if either is NaN, y if x == y, the smallest
+/// subnormal towards y from zero, else x's bits stepped by one towards y.
+llvm::Value *halfNextafter(llvm::IRBuilderBase &b, llvm::Value *x, llvm::Value *y) {
+  llvm::Type *i16 = b.getInt16Ty();
+  llvm::Value *xb = b.CreateBitCast(x, i16), *yb = b.CreateBitCast(y, i16);
+  llvm::Value *towardZero = b.CreateICmpNE(b.CreateFCmpOGT(x, y), // |x| shrinks when x > y > ..
+                                           b.CreateICmpSLT(xb, b.getInt16(0)));
+  llvm::Value *stepped =
+      b.CreateSelect(towardZero, b.CreateSub(xb, b.getInt16(1)), b.CreateAdd(xb, b.getInt16(1)));
+  llvm::Value *fromZero = b.CreateOr(b.CreateAnd(yb, b.getInt16(0x8000)), b.getInt16(1));
+  llvm::Value *r = b.CreateSelect(b.CreateFCmpOEQ(x, llvm::ConstantFP::get(x->getType(), 0.0)),
+                                  fromZero, stepped);
+  r = b.CreateSelect(b.CreateFCmpOEQ(x, y), yb, r);
+  r = b.CreateBitCast(r, x->getType());
+  return b.CreateSelect(b.CreateFCmpUNO(x, y), b.CreateFAdd(x, y), r);
 }
 
 } // namespace
@@ -98,7 +114,7 @@ llvm::Value *MathLib::call(llvm::IRBuilderBase &b, MathFn fn, llvm::ArrayRef<llv
     // stay in half precision (abs.f16, fma.rn.f16, cvt.rmi.f16.f16 on sm_53+); the others go
     // through the float32 routine, whose correctly rounded results round once more to half
     // (float32 carries more than twice half's precision, so sqrt stays correctly rounded).
-    if (fn == MathFn::Fabs && halfInstructions_) {
+    if (fn == MathFn::Fabs && sm_ >= 53) {
       // LLVM 19's NVPTX promotes fabs.f16 to float32 (cvt, abs.f32, cvt); sm_53+ with PTX 6.5+
       // has abs.f16 (NaN stays NaN), one instruction with no side effects.
       auto *fty = llvm::FunctionType::get(ty, {ty}, false);
@@ -106,6 +122,8 @@ llvm::Value *MathLib::call(llvm::IRBuilderBase &b, MathFn fn, llvm::ArrayRef<llv
     }
     if (mi.intrinsic != llvm::Intrinsic::not_intrinsic && mi.use == IntrBoth)
       return b.CreateCall(llvm::Intrinsic::getDeclaration(&m_, mi.intrinsic, {ty}), args);
+    if (fn == MathFn::Nextafter) // the neighbour in half precision, not float32's
+      return halfNextafter(b, args[0], args[1]);
     return b.CreateFPTrunc(call(b, fn, extendHalf(b, args)), ty);
   }
   bool isDouble = ty->isDoubleTy();
@@ -121,6 +139,12 @@ llvm::Value *MathLib::call(llvm::IRBuilderBase &b, MathFn fn, llvm::ArrayRef<llv
   }
   const char *name = backend_ == Backend::CUDA ? (isDouble ? mi.nvDouble : mi.nvFloat)
                                                : (isDouble ? mi.libmDouble : mi.libmFloat);
+  if (fastmath_ && fn == MathFn::Tanh && ty->isFloatTy() && sm_ >= 75) {
+    // tanh.approx.f32, as libdevice's __nv_fast_tanhf, whose llvm.nvvm.tanh.approx.f32 LLVM 19's
+    // NVPTX backend does not know.
+    auto *fty = llvm::FunctionType::get(ty, {ty}, false);
+    return b.CreateCall(llvm::InlineAsm::get(fty, "tanh.approx.f32 $0, $1;", "=f,f", false), args);
+  }
   if (fastmath_ && backend_ == Backend::CUDA && !isDouble)
     if (const char *fast = fastVariant(fn))
       name = fast;

@@ -74,12 +74,13 @@ const char *mathName(MathFn fn);
 
 class MathLib {
 public:
-  /// With `fastmath` on CUDA, float32 sin, cos, tan, tanh, exp, exp10, log, log2, log10 and pow
-  /// use libdevice's approximate __nv_fast_* variants (sin.approx, tanh.approx, ex2.approx, ...).
-  /// `halfInstructions`: the CUDA target has sm_53's f16 instructions (abs.f16 is then used
-  /// for float16 fabs).
-  MathLib(llvm::Module &m, Backend backend, bool fastmath = false, bool halfInstructions = false)
-      : m_(m), backend_(backend), fastmath_(fastmath), halfInstructions_(halfInstructions) {}
+  /// With `fastmath` on CUDA, float32 sin, cos, tan, exp, exp10, log, log2, log10 and pow use
+  /// libdevice's approximate __nv_fast_* variants (sin.approx, ex2.approx, ...), and tanh
+  /// tanh.approx.f32 on sm_75+.
+  /// `sm`: the CUDA target's compute capability as major*10+minor (0 on the host): sm_53+ has
+  /// abs.f16 (float16 fabs), sm_75+ tanh.approx.f32 (float32 tanh with fastmath).
+  MathLib(llvm::Module &m, Backend backend, bool fastmath = false, int sm = 0)
+      : m_(m), backend_(backend), fastmath_(fastmath), sm_(backend == Backend::CUDA ? sm : 0) {}
 
   /// fn(args...) for args all of one floating type (float or double); returns that type.
   /// The builder's fast-math flags apply to intrinsic calls.
@@ -103,7 +104,7 @@ private:
   llvm::Module &m_;
   Backend backend_;
   bool fastmath_;
-  bool halfInstructions_;
+  int sm_;
 };
 
 } // namespace ptxjit::codegen::detail

@@ -32,6 +32,8 @@ const ScalarType *typeOfChar(char c) {
   case 'L':
   case 'Q':
     return types::uint64();
+  case 'e':
+    return types::float16();
   case 'f':
     return types::float32();
   case 'd':
@@ -40,7 +42,7 @@ const ScalarType *typeOfChar(char c) {
     return types::complex64();
   case 'D':
     return types::complex128();
-  default: // e float16, g/G long double, O object, m/M datetimes
+  default: // g/G long double, O object, m/M datetimes
     return nullptr;
   }
 }
@@ -54,7 +56,7 @@ char charOfType(const ScalarType *t) {
     return chars[t->bits() == 8 ? 0 : t->bits() == 16 ? 1 : t->bits() == 32 ? 2 : 3];
   }
   case TypeKind::Float:
-    return t->bits() == 32 ? 'f' : 'd';
+    return t->bits() == 16 ? 'e' : t->bits() == 32 ? 'f' : 'd';
   default:
     return t->bits() == 64 ? 'F' : 'D';
   }

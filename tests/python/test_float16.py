@@ -422,3 +422,32 @@ def test_warp_shuffles_and_atomics_refuse_half(cpu):
         shfl[1, 1](np.zeros(1, np.float16), np.float16(1))
     with pytest.raises(errors.TypingError, match="cuda.atomic.add.*float16"):
         atomic[1, 1](np.zeros(1, np.float16), np.float16(1))
+
+
+def test_nextafter_steps_in_half_precision(backend):
+    @cuda.jit
+    def k(out, x, y):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = math.nextafter(x[i], y[i])
+
+    x = np.array([1, 1, -1, -1, 0, 0, 65504, np.nan, 2, 6e-8], np.float16)
+    y = np.array([2, 0, 0, -2, 1, -1, np.inf, 1, 2, 0], np.float16)
+    out = np.zeros_like(x)
+    k[1, 16](out, x, y)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(out.view(np.uint16), np.nextafter(x, y).view(np.uint16))
+
+
+def test_numpy_ufuncs_use_half_loops(backend):
+    @cuda.jit
+    def k(x, i8, out, out8):
+        np.sin(x, out)
+        np.sqrt(i8, out8)  # NumPy's float16 loop for int8, as NumPy
+
+    x = halves(16, 0, 3)
+    i8 = np.arange(16, dtype=np.int8)
+    out, out8 = np.zeros_like(x), np.zeros(16, np.float32)
+    k[1, 1](x, i8, out, out8)
+    np.testing.assert_allclose(out, np.sin(x), rtol=1e-3)
+    np.testing.assert_array_equal(out8, np.sqrt(i8).astype(np.float32))

@@ -15,7 +15,7 @@ from ptxjit import _core, cuda, errors, types
 NP_VERSION = tuple(int(p) for p in np.__version__.split(".")[:2])
 
 # NumPy type characters ptxjit has ('l'/'L' are C long: int64/uint64 on Linux, as 'q'/'Q').
-SUPPORTED_CHARS = set("?bBhHiIlLqQfdFD")
+SUPPORTED_CHARS = set("?bBhHiIlLqQefdFD")
 
 
 def normalized_loops(ufunc):
@@ -174,22 +174,23 @@ def add_out_kw(a, b, out):
 
 def test_integer_inputs_of_float_ufuncs_use_numpys_loop(backend):
     """np.sin(int32) computes in float64 (the first loop int32 casts to safely); int16 and
-    uint16 in float32, as NumPy; int8 in float32 too (NumPy's float16 loop is not available,
-    the next one is Numba's choice as well)."""
+    uint16 in float32, int8 and uint8 in float16, as NumPy (Numba computes int8 in float32)."""
     x = np.arange(-5, 6, dtype=np.int32)
     out = np.zeros(x.shape)
     sin_out[1, 1](x, out)
     # float64 accuracy (libm's sin, which may differ from NumPy's own by an ulp or two)
     assert np.allclose(out, np.sin(x.astype(np.float64)), rtol=1e-15, atol=0)
     assert not np.array_equal(out.astype(np.float32).astype(np.float64), out)
-    for dt in (np.int16, np.uint16, np.int8, np.uint8):
+    for dt, ft, tol in ((np.int16, np.float32, 1e-6), (np.uint16, np.float32, 1e-6),
+                        (np.int8, np.float16, 1e-3), (np.uint8, np.float16, 1e-3)):
         x = np.arange(0, 100, 7).astype(dt)
         out = np.zeros(x.shape)
         sin_out[1, 1](x, out)
-        # computed in float32: every value is a float32 rounding, within float32 accuracy
-        assert np.array_equal(out.astype(np.float32).astype(np.float64), out)
-        assert np.allclose(out, np.sin(x.astype(np.float64)), rtol=1e-6, atol=1e-6)
+        # computed in `ft`: every value is an `ft` rounding, within its accuracy
+        assert np.array_equal(out.astype(ft).astype(np.float64), out)
+        assert np.allclose(out, np.sin(x.astype(np.float64)), rtol=tol, atol=tol)
         assert not np.array_equal(out, np.sin(x.astype(np.float64)))
+        np.testing.assert_array_equal(out, np.sin(x).astype(np.float64))
 
 
 def test_out_casts_same_kind(backend):
