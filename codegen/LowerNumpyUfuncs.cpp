@@ -369,6 +369,12 @@ llvm::Value *FunctionLowerer::ufuncElement(const NumpyUfunc &u, const LoopTypes 
                 *im = test(B.CreateExtractValue(x[0], 1));
     return isnan || isinf ? B.CreateOr(re, im) : B.CreateAnd(re, im);
   }
+  case BuiltinId::NpFloor: // NumPy 2's integer and bool loops: the value itself
+  case BuiltinId::NpCeil:
+  case BuiltinId::NpTrunc:
+    if (kind == TypeKind::Bool || kind == TypeKind::Int)
+      return x[0];
+    break;
   case BuiltinId::NpDegrees:
   case BuiltinId::NpRad2deg:
   case BuiltinId::NpRadians:

@@ -157,6 +157,13 @@ bool typedAsUfunc(const NumpyUfunc &u, const std::vector<const Type *> &args, si
   for (const Type *t : args)
     if (!t || !isRealScalar(t))
       return true;
+  // NumPy 2's floor, ceil and trunc keep integers and bools in their own type (their integer
+  // loops), where the math-function typing would give a float.
+  const bool keepsInts =
+      u.id == BuiltinId::NpFloor || u.id == BuiltinId::NpCeil || u.id == BuiltinId::NpTrunc;
+  if (keepsInts && (args[0]->kind() == TypeKind::Int || args[0]->kind() == TypeKind::WeakInt ||
+                    args[0]->kind() == TypeKind::Bool))
+    return true;
   return false;
 }
 
