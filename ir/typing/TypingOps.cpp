@@ -257,6 +257,8 @@ const Type *Typer::typeGetAttr(GetAttrInstr *i) {
       i->builtin = BuiltinId::ArrayNdim;
       return types::int64();
     }
+    if (attr == "dtype") // compile-time: the NumPy type, e.g. cuda.local.array(n, a.dtype)
+      return types::symbol("numpy." + arr->dtype()->str());
   }
   BuiltinId numberBuiltin = BuiltinId::None;
   if (const Type *r = numberAttrType(t, attr, numberBuiltin)) {

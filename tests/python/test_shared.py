@@ -434,3 +434,24 @@ def test_ptx_of_shared_memory_and_barriers():
                    "ld.shared.f32", "bar.sync 0;", "bar.red.popc.u32", "bar.red.and.pred",
                    "bar.red.or.pred", "membar.gl", "membar.cta", "membar.sys"]:
         assert needle in text, needle
+
+
+def test_dtype_of_an_argument_array(backend):
+    """`a.dtype` in a kernel is the compile-time NumPy type, usable as a dtype (numba-cuda's
+    cuda.shared.array(n, dtype=ary.dtype)): one specialization per dtype."""
+
+    @cuda.jit
+    def k(ary):
+        sm = cuda.shared.array(8, dtype=ary.dtype)
+        lm = cuda.local.array(8, ary.dtype)
+        for j in range(8):
+            sm[j] = j
+            lm[j] = sm[j] * 2
+        for j in range(8):
+            ary[j] = lm[j]
+
+    for dt in (np.float32, np.int16, np.float64):
+        a = np.zeros(8, dt)
+        k[1, 1](a)
+        np.testing.assert_array_equal(a, np.arange(8) * 2)
+    assert len(k.signatures) == 3
