@@ -410,7 +410,7 @@ def test_mixed_comparison_promotes_as_numpy():
 
 
 def test_warp_shuffles_and_atomics_refuse_half(cpu):
-    @cuda.jit("void(f2[:], f2)")
+    @cuda.jit
     def shfl(out, a):
         out[0] = cuda.shfl_sync(0xffffffff, a, 0)
 
