@@ -134,9 +134,12 @@ private:
 /// backend only. `lowOccupancy`: kernel[grid, block] with fewer than 128 blocks, once per
 /// kernel (numba-cuda warns at every configuration; once keeps the launch path free of Python's
 /// warning machinery). `implicitCopy`: a launch that copies host arrays to and from the device.
-/// Return false when the warning was turned into an exception (the Python error is set).
+/// `ufuncLowOccupancy`: a ufunc or gufunc loop launched on `blocks` blocks, fewer than 128
+/// because its work is small (ufunc::launchElementwise says when); the caller warns once per
+/// ufunc. Return false when the warning was turned into an exception (the Python error is set).
 bool warnLowOccupancy(Dispatcher &d, runtime::Dim3 grid);
 bool warnImplicitCopy();
+bool warnUfuncLowOccupancy(const std::string &ufuncName, int64_t blocks);
 
 /// The Dispatcher of Python object `self` (an instance of ptxjit._core.Dispatcher), without a
 /// pybind11 cast on the usual layout.

@@ -293,19 +293,34 @@ bool performanceWarning(const std::string &message) {
   return PyErr_WarnEx(cls.ptr(), message.c_str(), 1) == 0;
 }
 
+bool lowOccupancyWarnings() {
+  static const bool enabled = !envFlag("NUMBA_DISABLE_PERFORMANCE_WARNINGS", false) &&
+                              envFlag("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", true);
+  return enabled;
+}
+
+/// numba-cuda's message, then `what` warned of in parentheses.
+bool lowOccupancyWarning(uint64_t blocks, const std::string &what) {
+  std::string message = "Grid size " + std::to_string(blocks) +
+                        " will likely result in GPU under-utilization due to low occupancy (";
+  return performanceWarning(message + what + ")");
+}
+
 } // namespace
 
 bool warnLowOccupancy(Dispatcher &d, runtime::Dim3 grid) {
-  static const bool enabled = !envFlag("NUMBA_DISABLE_PERFORMANCE_WARNINGS", false) &&
-                              envFlag("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", true);
-  if (!enabled || currentBackend() != codegen::Backend::CUDA)
+  if (!lowOccupancyWarnings() || currentBackend() != codegen::Backend::CUDA)
     return true;
   d.warnedLowOccupancy = true;
-  uint64_t blocks = uint64_t(grid.x) * grid.y * grid.z;
-  return performanceWarning("Grid size " + std::to_string(blocks) +
-                            " will likely result in GPU under-utilization due to low occupancy "
-                            "(kernel '" +
-                            d.name + "'; warned once per kernel)");
+  return lowOccupancyWarning(uint64_t(grid.x) * grid.y * grid.z,
+                             "kernel '" + d.name + "'; warned once per kernel");
+}
+
+bool warnUfuncLowOccupancy(const std::string &ufuncName, int64_t blocks) {
+  if (!lowOccupancyWarnings())
+    return true;
+  return lowOccupancyWarning(static_cast<uint64_t>(blocks),
+                             "ufunc '" + ufuncName + "'; warned once per ufunc");
 }
 
 bool warnImplicitCopy() {

@@ -8,6 +8,7 @@
 #include "bindings/ArgTypes.h"
 #include "bindings/DeviceArray.h"
 #include "bindings/Dispatcher.h"
+#include "bindings/DispatcherImpl.h"
 #include "bindings/Errors.h"
 #include "bindings/Snapshot.h"
 #include "bindings/Streams.h"
@@ -46,7 +47,19 @@ struct PyUfunc {
     /// Per input: the loop's parameter type (scalars are converted to it).
     const ir::ScalarType *params[kFastMaxInputs] = {};
   } fast;
+  /// The low-occupancy warning was given (once per ufunc, as once per kernel).
+  bool warnedLowOccupancy = false;
 };
+
+/// numba-cuda's performance warning for a loop launched on `smallGrid` blocks (0: none), once
+/// per ufunc. Throws when the warning was turned into an error.
+void noteLaunch(PyUfunc &pu, int64_t smallGrid) {
+  if (!smallGrid || pu.warnedLowOccupancy) [[likely]]
+    return;
+  pu.warnedLowOccupancy = true;
+  if (!warnUfuncLowOccupancy(pu.u->name, smallGrid))
+    throw py::error_already_set();
+}
 
 CallArg callArgOf(const LeafValue &l, uint32_t code) {
   if (l.kind != LeafValue::Kind::Array)
@@ -141,7 +154,7 @@ py::object unwrapScalar(py::object r) {
 /// Reads a call's output arguments into `outs` (u.nout of them), borrowed from its arguments
 /// (alive for the call): positional after the inputs, or out= (an array, or a tuple of one per
 /// output); null where the call allocates. Its stream= goes into `stream` (left as is when not
-/// given). Other keywords are refused.
+/// given). Other keywords are refused. Wrong argument counts raise numba-cuda's errors.
 void readOutputArgs(const ufunc::Ufunc &u, PyObject *const *args, size_t nargs, PyObject *kwargs,
                     PyObject **outs, PyObject *&stream) {
   PyObject *outKw = nullptr;
@@ -155,16 +168,21 @@ void readOutputArgs(const ufunc::Ufunc &u, PyObject *const *args, size_t nargs, 
   }
   if (outKw == Py_None)
     outKw = nullptr;
+  if (nargs != u.nin && (nargs != u.nin + u.nout || outKw)) [[unlikely]] {
+    // numba-cuda's words (GUFuncCallSteps), the ufunc's name in front.
+    if (outKw && nargs > u.nin)
+      throw py::value_error("cannot specify argument 'out' as both positional and keyword");
+    auto count = [](size_t n) {
+      return std::to_string(n) + " positional argument" + (n == 1 ? "" : "s");
+    };
+    const char *kind = u.layout ? "gufunc" : "ufunc";
+    throw py::type_error(std::string(kind) + " '" + u.name + "': This " + kind + " accepts " +
+                         count(u.nin) + " (when providing input only) or " + count(u.nin + u.nout) +
+                         " (when providing input and output). Got " + count(nargs) + ".");
+  }
   if (nargs > u.nin) {
-    if (nargs != u.nin + u.nout || outKw)
-      throw py::type_error("ufunc '" + u.name + "' takes " + std::to_string(u.nin) +
-                           " input(s) and " + std::to_string(u.nout) + " output(s), but " +
-                           std::to_string(nargs) + " positional arguments were given");
     for (size_t k = 0; k < u.nout; ++k)
       outs[k] = args[u.nin + k] == Py_None ? nullptr : args[u.nin + k];
-  } else if (nargs < u.nin) {
-    throw py::type_error("ufunc '" + u.name + "' takes " + std::to_string(u.nin) +
-                         " input argument(s) but " + std::to_string(nargs) + " were given");
   } else if (outKw && PyTuple_Check(outKw)) {
     if (static_cast<size_t>(PyTuple_GET_SIZE(outKw)) != u.nout)
       throw py::value_error("ufunc '" + u.name + "': out must be a tuple of " +
@@ -283,7 +301,7 @@ PyObject *fastElementwise(PyUfunc &pu, const ArgReader &reader, PyObject *outObj
   }
   uint64_t outData = out ? out->address() : asDeviceArray(result.ptr())->address();
   new (&leaves[nin + 1]) ArgValue(ArgValue::array(outData, 0, nullptr, nullptr));
-  ufunc::launchElementwise(*f.kernel, f.mode, n, leaves, h);
+  noteLaunch(pu, ufunc::launchElementwise(*f.kernel, f.mode, n, leaves, h));
   return result.release().ptr();
 }
 
@@ -338,10 +356,12 @@ py::object call(PyUfunc &pu, PyObject *const *args, size_t nargs, PyObject *kwar
   for (size_t k = 0; k < u.nout; ++k)
     results[k] = plan.allocate[k] ? newOutput(*plan.allocate[k], backend, streamObj, h, &outs[k])
                                   : py::reinterpret_borrow<py::object>(outObjs[k]);
+  int64_t smallGrid;
   {
     py::gil_scoped_release release;
-    ufunc::runCall(u, plan, outs, h);
+    smallGrid = ufunc::runCall(u, plan, outs, h);
   }
+  noteLaunch(pu, smallGrid);
   for (size_t k = 0; k < u.nout; ++k) {
     bool zeroDimHost =
         plan.allocate[k] && !plan.allocate[k]->device && plan.allocate[k]->shape.empty();

@@ -428,7 +428,7 @@ void FunctionLowerer::lowerInstr(const Instr &i) {
     case GlobalValue::Kind::Kernel:
       fail(at, DiagCode::KernelCallFromDevice, {g.name});
     case GlobalValue::Kind::Unsupported:
-      fail(at, DiagCode::UnsupportedGlobal, {g.name, g.value.path});
+      fail(at, DiagCode::UntypedGlobal, {g.name, g.value.path});
     case GlobalValue::Kind::Array: // frozen into constant memory (LowerCuda.cpp)
       result = lowerGlobalArray(g);
       break;

@@ -31,6 +31,8 @@ enum class DiagKind : uint8_t {
   X(UnsupportedConstruct, Unsupported, "{0} is not supported in kernels")                          \
   X(UnsupportedConstant, Unsupported, "constant of type {0} is not supported in kernels")          \
   X(UnsupportedGlobal, Unsupported, "global '{0}' of type {1} cannot be used in kernels")          \
+  X(UntypedGlobal, Typing,                                                                         \
+    "Untyped global name '{0}': a value of type {1} cannot be used in kernels")                    \
   X(UnsupportedAttribute, Unsupported, "attribute '{1}' of {0} is not supported")                  \
   X(UnsupportedCall, Unsupported, "call to {0} is not supported")                                  \
   X(UndefinedName, Unsupported, "name '{0}' is not defined")                                       \

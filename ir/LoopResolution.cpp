@@ -2,14 +2,18 @@
 
 namespace ptxjit::ir {
 
-bool inputCastsTo(InputType in, const ScalarType *to) {
+bool inputCastsTo(InputType in, const ScalarType *to, bool narrowing) {
   if (const auto *w = ir::dyn_cast<ir::WeakType>(in))
     return ir::weakConversion(w, to) <= ir::Conversion::Safe;
-  return ir::canCast(ir::cast<ScalarType>(in), to, ir::Casting::Safe);
+  const auto *from = ir::cast<ScalarType>(in);
+  return ir::canCast(from, to, ir::Casting::Safe) ||
+         (narrowing && ir::canCast(to, from, ir::Casting::Safe) &&
+          ir::canCast(from, to, ir::Casting::SameKind));
 }
 
 LoopMatch resolveLoop(const std::vector<InputType> &in, const std::vector<LoopTypes> &loops,
-                      const std::vector<const ScalarType *> &outputs, ir::Casting outputCasting) {
+                      const std::vector<const ScalarType *> &outputs, ir::Casting outputCasting,
+                      bool narrowing) {
   // NEP 50: when every input is a Python scalar, they all take their default types.
   std::vector<InputType> inputs = in;
   bool allWeak = true;
@@ -25,7 +29,7 @@ LoopMatch resolveLoop(const std::vector<InputType> &in, const std::vector<LoopTy
       continue;
     bool ok = true;
     for (size_t k = 0; k < inputs.size() && ok; ++k)
-      ok = inputCastsTo(inputs[k], loop.inputs[k]);
+      ok = inputCastsTo(inputs[k], loop.inputs[k], narrowing);
     if (!ok)
       continue;
     for (size_t k = 0; k < outputs.size() && k < loop.outputs.size() && ok; ++k) {

@@ -19,9 +19,12 @@ namespace ptxjit::ir {
 using InputType = const ir::Type *;
 
 /// True when an input of type `in` may be passed to a loop parameter of type `to`: safe casting
-/// for concrete types; a weak Python int goes to any integer, float or complex type, a weak
-/// float to float and complex types, a weak complex to complex types (ir::weakConversion).
-bool inputCastsTo(InputType in, const ir::ScalarType *to);
+/// for concrete types, and with `narrowing` (gufuncs' second try, ufunc::Ufunc::resolve) also
+/// numba-cuda's casts, `to` casting safely to `in`, where they stay within a kind (NumPy's
+/// same_kind: int64 to int32, float64 to float32; not float64 to int32); a weak Python int goes
+/// to any integer, float or complex type, a weak float to float and complex types, a weak
+/// complex to complex types (ir::weakConversion).
+bool inputCastsTo(InputType in, const ir::ScalarType *to, bool narrowing = false);
 
 /// The loop types NumPy's resolution sees.
 struct LoopTypes {
@@ -38,12 +41,13 @@ struct LoopMatch {
   const ir::ScalarType *outputFrom = nullptr, *outputTo = nullptr;
 };
 
-/// The first of `loops` to which every input casts (inputCastsTo) and, for each output the
-/// call gives (`outputs[k]` not null), whose output k casts to it under `outputCasting`
-/// (ir::canCast). When every input is weak they count as their default types (NumPy).
+/// The first of `loops` to which every input casts (inputCastsTo, with `narrowing`) and, for
+/// each output the call gives (`outputs[k]` not null), whose output k casts to it under
+/// `outputCasting` (ir::canCast). When every input is weak they count as their default types
+/// (NumPy).
 LoopMatch resolveLoop(const std::vector<InputType> &inputs, const std::vector<LoopTypes> &loops,
-                      const std::vector<const ir::ScalarType *> &outputs,
-                      ir::Casting outputCasting);
+                      const std::vector<const ir::ScalarType *> &outputs, ir::Casting outputCasting,
+                      bool narrowing = false);
 
 /// The loop input types of a lazily compiled ufunc for `inputs`: concrete inputs keep their
 /// type; weak Python scalars take the NEP 50 promotion of their kind with the concrete inputs'

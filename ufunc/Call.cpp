@@ -250,10 +250,10 @@ void planGufunc(Ufunc &u, CallPlan &p, const std::vector<const CallArg *> &outs)
     if ((a.isArray() && a.dtype() == want) || (!a.isArray() && !arrayParam))
       continue;
     if (a.isArray() && a.memory != Memory::Host)
-      throw TypeMismatch("gufunc '" + u.name + "': input " + std::to_string(k) +
-                         " is a device array of dtype " + a.dtype()->str() +
-                         " but the loop chosen takes " + want->str() +
-                         " (cast it first, or add a signature for it)");
+      throw TypeMismatch("gufunc '" + u.name + "': compatible signature is possible by casting " +
+                         "but input " + std::to_string(k) + ", a device array of dtype " +
+                         a.dtype()->str() + ", does not support .astype() (the loop chosen " +
+                         "takes " + want->str() + ": cast it first, or add a signature for it)");
     a = castOnHost(a, want, p.temporaries);
   }
   std::vector<Shape> inShapes;
@@ -312,7 +312,7 @@ CallPlan planCall(Ufunc &u, codegen::Backend backend, std::vector<CallArg> input
   return p;
 }
 
-void runCall(Ufunc &u, const CallPlan &plan, const std::vector<CallArg> &outs, CUstream stream) {
+int64_t runCall(Ufunc &u, const CallPlan &plan, const std::vector<CallArg> &outs, CUstream stream) {
   runtime::HostStaging staging(stream);
   std::vector<Operand> ops;
   for (const CallArg &a : plan.inputs)
@@ -322,11 +322,11 @@ void runCall(Ufunc &u, const CallPlan &plan, const std::vector<CallArg> &outs, C
     bool given = !plan.allocate[k].has_value();
     ops.push_back(stagedOperand(outs[k], plan.backend, staging, given, true));
   }
-  if (u.layout)
-    u.runGufunc(plan.loop, ops, plan.core, plan.backend, plan.mode, stream);
-  else
-    u.runElementwise(plan.loop, ops, plan.shape, plan.backend, plan.mode, stream);
+  int64_t smallGrid =
+      u.layout ? u.runGufunc(plan.loop, ops, plan.core, plan.backend, plan.mode, stream)
+               : u.runElementwise(plan.loop, ops, plan.shape, plan.backend, plan.mode, stream);
   staging.finish();
+  return smallGrid;
 }
 
 ReducePlan planReduce(Ufunc &u, codegen::Backend backend, CallArg input,

@@ -94,8 +94,9 @@ CallPlan planCall(Ufunc &u, codegen::Backend backend, std::vector<CallArg> input
                   const std::vector<const CallArg *> &outs);
 
 /// Runs planned call `plan` writing into `outs` (every output: given or allocated as
-/// requested), asynchronous on `stream` unless host arrays were staged.
-void runCall(Ufunc &u, const CallPlan &plan, const std::vector<CallArg> &outs, CUstream stream);
+/// requested), asynchronous on `stream` unless host arrays were staged. Returns the grid of a
+/// device launch too small to fill the GPU (launchElementwise), else 0.
+int64_t runCall(Ufunc &u, const CallPlan &plan, const std::vector<CallArg> &outs, CUstream stream);
 
 /// A reduction, planned.
 struct ReducePlan {

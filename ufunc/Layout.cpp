@@ -89,6 +89,11 @@ CoreBinding bindCoreDims(const GufuncLayout &layout, const std::vector<Shape> &i
     return nullptr;
   };
   std::vector<Shape> loopParts;
+  // numba-cuda's "old-style scalar": a one-element 1-d array given for an input without core
+  // dimensions (np.array([2]) for `()`) broadcasts into the other inputs' loop shape and adds
+  // no dimension of its own when another input is an array; NumPy's loop shape would be (1,).
+  std::vector<bool> oldStyle(layout.nin(), false);
+  bool otherArray = false;
   size_t nops = layout.nin() + layout.nout();
   cb.coreShapes.resize(nops);
   for (size_t k = 0; k < nops; ++k) {
@@ -120,10 +125,27 @@ CoreBinding bindCoreDims(const GufuncLayout &layout, const std::vector<Shape> &i
                                     std::to_string(expected) + ")");
       cb.coreShapes[k].push_back(size);
     }
-    if (isInput)
+    if (isInput) {
       loopParts.emplace_back(shape->begin(), shape->begin() + lead);
+      oldStyle[k] = dims.empty() && *shape == Shape{1};
+      otherArray = otherArray || (!oldStyle[k] && !shape->empty());
+    }
   }
   cb.loopShape = broadcastShapes(loopParts);
+  if (otherArray && cb.loopShape == Shape{1}) {
+    std::vector<Shape> parts;
+    for (size_t k = 0; k < layout.nin(); ++k)
+      if (!oldStyle[k])
+        parts.push_back(loopParts[k]);
+    Shape numbaShape = broadcastShapes(parts);
+    // An output given with NumPy's loop shape keeps it.
+    bool numpyOut = false;
+    for (size_t k = 0; k < layout.nout(); ++k)
+      if (const Shape *given = outputShapes[k])
+        numpyOut = numpyOut || (given->size() == layout.outputs[k].size() + 1 && (*given)[0] == 1);
+    if (!numpyOut)
+      cb.loopShape = numbaShape;
+  }
   for (size_t k = layout.nin(); k < nops; ++k) {
     const auto &dims = layout.operand(k);
     const Shape *given = outputShapes[k - layout.nin()];

@@ -42,7 +42,11 @@ struct CoreBinding {
 /// shapes (empty optional: allocated by the caller from the result). Inputs need at least as
 /// many dimensions as core dimensions; their trailing dimensions are the core ones, the
 /// leading ones broadcast into the loop shape (with given outputs' leading dimensions, which
-/// must equal it). Throws std::invalid_argument with NumPy's wording for a missing core
+/// must equal it). One exception, numba-cuda's: an input without core dimensions of shape (1,)
+/// next to another array input adds no loop dimension, so `(n),()` over shapes (4,) and (1,)
+/// loops over () (NumPy: (1,)) unless an output given has loop dimensions (1,); operands may
+/// then have leading dimensions of length 1 beyond the loop shape's. Throws
+/// std::invalid_argument with NumPy's wording for a missing core
 /// dimension, a size mismatch, an output core dimension no input binds, or loop dimensions
 /// that do not broadcast.
 CoreBinding bindCoreDims(const GufuncLayout &layout, const std::vector<Shape> &inputShapes,

@@ -61,20 +61,22 @@ int64_t hostChunks(int64_t n) {
   return std::max<int64_t>(1, std::min<int64_t>(threads * 4, n / kParallelGrain));
 }
 
-void launchElementwise(const compiler::Specialization &spec, ExecMode mode, int64_t n,
-                       const compiler::ArgValue *leaves, CUstream stream) {
+int64_t launchElementwise(const compiler::Specialization &spec, ExecMode mode, int64_t n,
+                          const compiler::ArgValue *leaves, CUstream stream) {
   if (n <= 0)
-    return;
+    return 0;
   Packed p(spec, leaves);
   if (mode != ExecMode::Device) {
     runHost(spec, mode == ExecMode::Parallel ? hostChunks(n) : 1, p);
-    return;
+    return 0;
   }
   runtime::BlockSizeSuggestion occ = spec.occupancy();
   int64_t block = std::max(occ.blockSize, 32);
-  int64_t grid = std::min<int64_t>((n + block - 1) / block, std::max(occ.minGridSize, 1));
-  spec.launchCuda({static_cast<unsigned>(std::max<int64_t>(grid, 1)), 1, 1},
-                  {static_cast<unsigned>(block), 1, 1}, 0, stream, p.buffer(), p.params());
+  int64_t needed = (n + block - 1) / block;
+  int64_t grid = std::max<int64_t>(std::min<int64_t>(needed, std::max(occ.minGridSize, 1)), 1);
+  spec.launchCuda({static_cast<unsigned>(grid), 1, 1}, {static_cast<unsigned>(block), 1, 1}, 0,
+                  stream, p.buffer(), p.params());
+  return grid == needed && grid < kLowOccupancyBlocks ? grid : 0;
 }
 
 void launchReduce(const compiler::Specialization &spec, ExecMode mode, int64_t tasks,

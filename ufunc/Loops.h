@@ -18,12 +18,18 @@ enum class ExecMode : uint8_t {
   Device,   ///< CUDA
 };
 
+/// Blocks below which a device launch leaves the GPU under-used: numba-cuda's rule for its
+/// NumbaPerformanceWarning ("Grid size N will likely result in GPU under-utilization").
+constexpr int64_t kLowOccupancyBlocks = 128;
+
 /// Runs elementwise loop kernel `spec` over `n` iterations with its arguments `leaves` (one
 /// per leaf of spec.plan). Device: asynchronous on `stream`, blocks of the occupancy-optimal
 /// size (at least 32 threads), at most the grid that fills the device. Host: returns when
-/// done. n <= 0 does nothing.
-void launchElementwise(const compiler::Specialization &spec, ExecMode mode, int64_t n,
-                       const compiler::ArgValue *leaves, CUstream stream);
+/// done. n <= 0 does nothing. Returns the grid of a device launch whose work was too small to
+/// fill kLowOccupancyBlocks blocks (a grid capped at the device's size fills it), else 0: the
+/// bindings warn of it as numba-cuda does.
+int64_t launchElementwise(const compiler::Specialization &spec, ExecMode mode, int64_t n,
+                          const compiler::ArgValue *leaves, CUstream stream);
 
 /// Runs reduce loop kernel `spec` for `tasks` = results × partitions with its arguments
 /// `leaves`. Device: blocks of `blockSize` threads (the kernel's), at most enough to fill the

@@ -140,6 +140,11 @@ int Ufunc::addLoop(const std::vector<const ir::Type *> &params, const ir::Type *
     }
     (k < nin ? l.inputs : l.outputs).push_back(el);
   }
+  // numba-cuda's check and words: a gufunc signature names no return type, or void/none.
+  const ir::Type *guRet = layout && declaredReturn ? ir::concretize(declaredReturn) : nullptr;
+  if (guRet && guRet->kind() != TypeKind::Void && guRet->kind() != TypeKind::None)
+    throw TypeMismatch("guvectorized functions cannot return values: signature " + guRet->str() +
+                       loopStr(l, true) + " specifies " + guRet->str() + " return type");
   const ir::Type *ret = nullptr;
   compileGuarded([&](const compiler::SnapshotSet &snaps) {
     ret = compiler::Compiler::instance().typeCheck(functionId, params, snaps);
@@ -210,6 +215,16 @@ int Ufunc::resolve(const std::vector<InputType> &inputs,
   ir::Casting outputCasting = layout ? ir::Casting::No : ir::Casting::SameKind;
   LoopMatch match = resolveLoop(inputs, types, outputDtypes, outputCasting);
   int idx = match.loop;
+  // numba-cuda casts a gufunc's inputs to the first signature whose types cast safely to
+  // theirs (an int64 scalar to an int32 parameter); the second try allows those narrowings
+  // within a kind and still refuses kind changes (complex to float, float to int).
+  bool narrowing = layout && !lazy;
+  if (idx < 0 && narrowing) {
+    LoopMatch second = resolveLoop(inputs, types, outputDtypes, outputCasting, true);
+    if (second.loop >= 0 || !match.outputRefused)
+      match = second;
+    idx = match.loop;
+  }
   if (idx < 0 && lazy) {
     std::vector<const ScalarType *> loopTypes = lazyLoopTypes(inputs);
     std::vector<const ir::Type *> params;
@@ -249,8 +264,9 @@ int Ufunc::resolve(const std::vector<InputType> &inputs,
                        ir::castingName(outputCasting) + "'");
   if (idx < 0)
     throw TypeMismatch("ufunc '" + name + "': no loop matching the input types (" +
-                       inputTypesStr(inputs) +
-                       ") with safe casting; its signatures are:" + signaturesStr());
+                       inputTypesStr(inputs) + ") with safe casting" +
+                       (narrowing ? " or narrowing within a kind" : "") +
+                       "; its signatures are:" + signaturesStr());
   std::lock_guard<std::mutex> lock(mutex_);
   resolved_[key] = idx;
   return idx;
@@ -357,8 +373,8 @@ const compiler::Specialization &Ufunc::flatKernel(int loop, codegen::Backend bac
   return loopKernel(loop, backend, elementwiseDesc(ops, true, true, 0));
 }
 
-void Ufunc::runElementwise(int loop, const std::vector<Operand> &ops, const Shape &shape,
-                           codegen::Backend backend, ExecMode mode, CUstream stream) {
+int64_t Ufunc::runElementwise(int loop, const std::vector<Operand> &ops, const Shape &shape,
+                              codegen::Backend backend, ExecMode mode, CUstream stream) {
   size_t nops = ops.size();
   LoopSpace space;
   space.shape = shape;
@@ -375,7 +391,7 @@ void Ufunc::runElementwise(int loop, const std::vector<Operand> &ops, const Shap
   LoopSpace s = simplifyLoop(std::move(space), nin);
   int64_t n = shapeSize(s.shape);
   if (n == 0)
-    return;
+    return 0;
   bool flat = isFlat(s, itemsizes);
   const compiler::Specialization &k = loopKernel(
       loop, backend, elementwiseDesc(ops, !layout, flat, static_cast<int>(s.shape.size())));
@@ -389,11 +405,11 @@ void Ufunc::runElementwise(int loop, const std::vector<Operand> &ops, const Shap
     else
       leaves.push_back(loopArray(op.data, s.shape, s.strides[k2]));
   }
-  launchElementwise(k, mode, n, leaves.data(), stream);
+  return launchElementwise(k, mode, n, leaves.data(), stream);
 }
 
-void Ufunc::runGufunc(int loop, const std::vector<Operand> &ops, const CoreBinding &cb,
-                      codegen::Backend backend, ExecMode mode, CUstream stream) {
+int64_t Ufunc::runGufunc(int loop, const std::vector<Operand> &ops, const CoreBinding &cb,
+                         codegen::Backend backend, ExecMode mode, CUstream stream) {
   const Loop &l = this->loop(loop);
   size_t nops = ops.size();
   const Shape &loopShape = cb.loopShape;
@@ -408,15 +424,17 @@ void Ufunc::runGufunc(int loop, const std::vector<Operand> &ops, const CoreBindi
     }
     size_t core = cb.coreShapes[k].size();
     size_t lead = op.shape.size() - core;
-    Shape leadShape(op.shape.begin(), op.shape.begin() + lead);
-    Strides leadStrides(op.strides.begin(), op.strides.begin() + lead);
+    // Leading dimensions beyond the loop shape's have length 1 (bindCoreDims' old-style scalar).
+    size_t skip = lead > loopShape.size() ? lead - loopShape.size() : 0;
+    Shape leadShape(op.shape.begin() + skip, op.shape.begin() + lead);
+    Strides leadStrides(op.strides.begin() + skip, op.strides.begin() + lead);
     space.strides.push_back(broadcastStrides(leadShape, leadStrides, loopShape));
     coreStrides[k].assign(op.strides.begin() + lead, op.strides.end());
   }
   LoopSpace s = simplifyLoop(std::move(space), nin);
   int64_t n = shapeSize(s.shape);
   if (n == 0)
-    return;
+    return 0;
   std::vector<int> coreDims(nops, 0);
   for (size_t k = 0; k < nops; ++k) {
     const Operand &op = ops[k];
@@ -443,7 +461,7 @@ void Ufunc::runGufunc(int loop, const std::vector<Operand> &ops, const CoreBindi
     else
       leaves.push_back(loopArray(op.data, s.shape, s.strides[k]));
   }
-  launchElementwise(kern, mode, n, leaves.data(), stream);
+  return launchElementwise(kern, mode, n, leaves.data(), stream);
 }
 
 void Ufunc::runReduce(const ReduceRequest &r, codegen::Backend backend, ExecMode mode,

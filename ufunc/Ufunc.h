@@ -94,15 +94,18 @@ public:
 
   /// Adds the loop for device-function parameter types `params` (vectorize: nin scalars, with
   /// `declaredReturn` the signature's return type or null to use the function's; gufunc: nin +
-  /// nout scalars or arrays, declaredReturn void or null). Type-checks the function. Returns
-  /// the loop index. Throws TypeMismatch for signatures that do not fit the ufunc,
-  /// ir::CompileError for functions that do not compile.
+  /// nout scalars or arrays, declaredReturn void, none or null). Type-checks the function.
+  /// Returns the loop index. Throws TypeMismatch for signatures that do not fit the ufunc (a
+  /// gufunc signature with a return type: numba-cuda's "guvectorized functions cannot return
+  /// values"), ir::CompileError for functions that do not compile.
   int addLoop(const std::vector<const ir::Type *> &params, const ir::Type *declaredReturn);
 
   /// The loop for `inputs` and the output arrays given (`outputDtypes[k]`: output k's dtype,
   /// null when the call allocates it), cached per input and output types: resolveLoop's
   /// choice, outputs cast under 'same_kind' (gufuncs: of the same dtype, since their loops
-  /// write into the arrays given); for a lazy ufunc without one, a new loop for
+  /// write into the arrays given); gufuncs with signatures then try inputs narrowed within
+  /// their kind (numba-cuda narrows gufunc inputs: an int64 scalar to an int32 parameter);
+  /// for a lazy ufunc without one, a new loop for
   /// lazyLoopTypes(inputs) (gufuncs: outputs of `outputDtypes` where given, else the inputs'
   /// common type). Throws TypeMismatch naming the input types and the signatures, or the
   /// output cast NumPy would refuse.
@@ -129,14 +132,15 @@ public:
 
   /// Runs elementwise loop `loop` over `ops` (nin inputs then nout outputs, outputs arrays of
   /// the broadcast shape `shape`, inputs broadcasting to it) on `backend` in `mode`.
-  /// Asynchronous on `stream` for ExecMode::Device.
-  void runElementwise(int loop, const std::vector<Operand> &ops, const Shape &shape,
-                      codegen::Backend backend, ExecMode mode, CUstream stream);
+  /// Asynchronous on `stream` for ExecMode::Device. Returns launchElementwise's low-occupancy
+  /// grid (0 when none).
+  int64_t runElementwise(int loop, const std::vector<Operand> &ops, const Shape &shape,
+                         codegen::Backend backend, ExecMode mode, CUstream stream);
 
   /// Runs gufunc loop `loop` over `ops` (inputs then outputs, all arrays; scalars allowed for
-  /// inputs with no core dimensions) with core dimensions `cb`.
-  void runGufunc(int loop, const std::vector<Operand> &ops, const CoreBinding &cb,
-                 codegen::Backend backend, ExecMode mode, CUstream stream);
+  /// inputs with no core dimensions) with core dimensions `cb`. Returns as runElementwise.
+  int64_t runGufunc(int loop, const std::vector<Operand> &ops, const CoreBinding &cb,
+                    codegen::Backend backend, ExecMode mode, CUstream stream);
 
   /// Reduces `r.input` over `r.axes` into `r.output` (every reduced extent > 0).
   void runReduce(const ReduceRequest &r, codegen::Backend backend, ExecMode mode, CUstream stream);

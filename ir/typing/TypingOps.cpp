@@ -80,8 +80,8 @@ const Type *Typer::typeGlobal(GlobalInstr *i) {
     return types::functionRef(g.functionId, g.path);
   case GlobalValue::Kind::PyFunction:
     return types::symbol(kPyFunctionPrefix + (g.path.empty() ? i->name : g.path));
-  case GlobalValue::Kind::Unsupported:
-    fail(DiagCode::UnsupportedGlobal, i, {i->name, g.path});
+  case GlobalValue::Kind::Unsupported: // an object Numba cannot type: its TypingError and words
+    fail(DiagCode::UntypedGlobal, i, {i->name, g.path});
   case GlobalValue::Kind::Missing:
     fail(DiagCode::UndefinedName, i, {i->name});
   case GlobalValue::Kind::Array: // a frozen NumPy array (TypingCuda.cpp)

@@ -6,14 +6,18 @@ launch happen in C++ (``ptxjit._core.Ufunc``). See docs/ufuncs.md.
 """
 
 import types as _pytypes
+import warnings as _warnings
 
 from . import types as _types
 from ._loader import lib as _lib
 from ._loader import make_dispatcher as _make_dispatcher
 
 _TARGETS = ("cuda", "cpu", "parallel")
-# Options Numba's decorators accept that change nothing here.
-_IGNORED = {"nopython", "forceobj", "nogil", "writable_args", "is_dynamic"}
+# Numba's target options for the host targets ('cpu', 'parallel') that ptxjit honours: every
+# ufunc is compiled in nopython mode (so nopython must be true and forceobj false), its loops
+# never need the GIL (nogil: NumPy-array calls release it while the loop runs) and gufunc inputs
+# are passed in place (writable_args: writes reach the caller's array unless it was cast).
+_HOST_OPTIONS = {"nopython", "forceobj", "nogil"}
 
 
 def _signature_texts(sigs):
@@ -27,13 +31,47 @@ def _signature_texts(sigs):
 
 
 def _check_options(kind, target, kws):
-    unknown = set(kws) - _IGNORED
-    if unknown:
-        raise TypeError(f"{kind}() got unexpected keyword argument(s): "
-                        f"{', '.join(sorted(unknown))}")
+    """Numba's target options (``kws``), with its errors and warnings: numba-cuda's for target
+    'cuda', Numba's CPU ones for 'cpu' and 'parallel'."""
     if target not in _TARGETS:
         raise ValueError(f"unsupported {kind} target {target!r}; ptxjit supports "
                          f"{', '.join(repr(t) for t in _TARGETS)}")
+    if target == "cuda":
+        if kind == "vectorize":  # numba-cuda's DeviceVectorize
+            for opt in kws:
+                if opt != "nopython":
+                    raise KeyError("Unrecognized options. cuda vectorize target does not "
+                                   f"support option: '{opt}'")
+                if not kws[opt]:
+                    raise TypeError("nopython flag must be True")
+                _warnings.warn("nopython kwarg for cuda target is redundant", RuntimeWarning,
+                               stacklevel=3)
+            return
+        # numba-cuda's DeviceGUFuncVectorize
+        kws = dict(kws)
+        if kws.pop("writable_args", ()):
+            raise TypeError("writable_args are not supported")
+        if not kws.pop("nopython", True):
+            raise TypeError("nopython flag must be True")
+        if kws:
+            raise TypeError("The following target options are not supported: "
+                            + ", ".join(repr(k) for k in kws))
+        return
+    known = _HOST_OPTIONS | ({"writable_args"} if kind == "guvectorize" else set())
+    unknown = set(kws) - known
+    if unknown:  # Numba's CPU target options
+        raise KeyError(f"Unrecognized options: {unknown}. Known options are "
+                       f"{', '.join(sorted(known))}")
+    if not kws.get("nopython", True):
+        raise TypeError("nopython flag must be True")
+    if kws.get("forceobj", False):
+        raise TypeError("forceobj=True (object mode) is not supported: ptxjit compiles every "
+                        "ufunc in nopython mode")
+    writable = kws.get("writable_args", ())
+    if not isinstance(writable, (tuple, list)) or not all(
+            isinstance(a, (int, str)) for a in writable):
+        raise TypeError(f"writable_args must be a tuple of argument indices or names, not "
+                        f"{writable!r}")
 
 
 def _identity_value(identity):

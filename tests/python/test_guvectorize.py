@@ -1,8 +1,10 @@
 """@guvectorize end to end against NumPy."""
+import warnings
+
 import numpy as np
 import pytest
 
-from ptxjit import cuda, float64, guvectorize, int64, void
+from ptxjit import cuda, errors, float64, guvectorize, int32, int64, void
 
 
 def make_dot(target="cuda"):
@@ -126,3 +128,217 @@ def test_errors(backend):
     out = np.zeros(2)
     unbound(np.ones(3), out=out)
     assert out[0] == 1.0
+
+
+# ---- numba-cuda's API, with its errors (its test_gufunc.py and test_gufunc_scalar.py) ---------
+
+
+def test_a_signature_with_a_return_type_is_refused():
+    with pytest.raises(TypeError) as e:
+        @guvectorize([int32(int32[:], int32[:])], "(m)->(m)", target="cuda")
+        def f(x, y):
+            pass
+    msg = str(e.value)
+    assert "guvectorized functions cannot return values" in msg
+    assert "specifies int32 return type" in msg
+    with pytest.raises(TypeError, match="specifies float64 return type"):
+        guvectorize(["float64(float64[:], float64[:])"], "(m)->(m)")(lambda x, y: None)
+    for sig in ["void(float64[:], float64[:])", "none(float64[:], float64[:])",
+                (float64[:], float64[:])]:
+        guvectorize([sig], "(m)->(m)")(lambda x, y: None)
+
+
+def _one_out(x, y, z):
+    pass
+
+
+def _two_outs(x, y, z, w):
+    pass
+
+
+@pytest.mark.parametrize("func, nout", [(_one_out, 1), (_two_outs, 2)])
+def test_positional_argument_counts(backend, func, nout):
+    layout = "(m),(m)->" + ",".join(["(m)"] * nout)
+    f = guvectorize([(int32[:],) * (2 + nout)], layout, target="cuda")(func)
+    arr = np.arange(5, dtype=np.int32)
+    for n in (1, 3 + nout):
+        with pytest.raises(TypeError) as e:
+            f(*[arr] * n)
+        msg = str(e.value)
+        assert msg.startswith(f"gufunc '{func.__name__}': ")
+        assert "gufunc accepts 2 positional arguments" in msg
+        assert f"or {2 + nout} positional arguments" in msg
+        assert f"Got {n} positional argument{'s' if n > 1 else ''}." in msg
+    f(arr, arr)  # inputs alone, or inputs and outputs
+    f(arr, arr, *[np.zeros(5, np.int32)] * nout)
+
+
+def test_out_given_twice():
+    @guvectorize([void(float64[:], float64[:])], "(x)->(x)", target="cuda")
+    def foo(inp, out):
+        pass
+
+    inp = out = np.zeros(10)
+    with pytest.raises(ValueError) as e:
+        foo(inp, out, out=out)
+    assert str(e.value) == "cannot specify argument 'out' as both positional and keyword"
+
+
+def _noop2(a, b):
+    pass
+
+
+def test_numba_cudas_target_options():
+    sig = [void(float64[:], float64[:])]
+    guvectorize(sig, "(x)->(x)", target="cuda", nopython=True)(_noop2)
+    with pytest.raises(TypeError) as e:
+        guvectorize(sig, "(x)->(x)", target="cuda", nopython=False)(_noop2)
+    assert str(e.value) == "nopython flag must be True"
+    with pytest.raises(TypeError) as e:
+        guvectorize(sig, "(x)->(x)", target="cuda", what1=True, ever2=False)(_noop2)
+    head = "The following target options are not supported:"
+    msg = str(e.value)
+    assert msg.startswith(head)
+    assert {i.strip("'\" ") for i in msg[len(head):].strip().split(",")} == {"what1", "ever2"}
+    with pytest.raises(TypeError, match="^writable_args are not supported$"):
+        cuda.guvectorize(sig, "(x)->(x)", writable_args=(0,))
+    with pytest.raises(TypeError, match="not supported: 'nogil'"):
+        cuda.guvectorize(sig, "(x)->(x)", nogil=True)
+    # The host targets take Numba's CPU options (KeyError for others, as Numba).
+    guvectorize(sig, "(x)->(x)", target="cpu", nopython=True, nogil=True, writable_args=(0,))
+    with pytest.raises(KeyError, match="Unrecognized options"):
+        guvectorize(sig, "(x)->(x)", target="parallel", what1=True)
+    with pytest.raises(TypeError, match="writable_args must be a tuple"):
+        guvectorize(sig, "(x)->(x)", target="cpu", writable_args=0)
+
+
+def test_calling_a_gufunc_from_a_kernel_is_numbas_typing_error(cpu):
+    @guvectorize([void(int32[:], int32[:])], "(n)->(n)", target="cuda")
+    def gufunc_copy(A, b):
+        for i in range(A.shape[0]):
+            b[i] = A[i]
+
+    @cuda.jit
+    def cuda_jit(A, b):
+        return gufunc_copy(A, b)
+
+    A = np.arange(32).astype("int32")
+    with pytest.raises(errors.TypingError, match="Untyped global name 'gufunc_copy'.*") as e:
+        cuda_jit[1, 1](A, np.zeros_like(A))
+    assert "a value of type Ufunc cannot be used in kernels" in str(e.value)
+    assert isinstance(e.value, TypeError)
+
+
+def test_old_style_scalar_as_array(backend):
+    # numba-cuda issue 2579: a one-element array for a `()` input adds no loop dimension.
+    @guvectorize(["void(int32[:], int32[:], int32[:])"], "(n),()->(n)", target="cuda")
+    def gufunc(x, y, res):
+        for i in range(x.shape[0]):
+            res[i] = x[i] + y[0]
+
+    a = np.array([1, 2, 3, 4], dtype=np.int32)
+    b = np.array([2], dtype=np.int32)
+    res = np.zeros(4, dtype=np.int32)
+    gufunc(a, b, out=res)
+    np.testing.assert_array_equal(res, a + 2)
+    r = gufunc(a, b)
+    assert r.shape == (4,)  # numba-cuda's shape (NumPy would give (1, 4))
+    np.testing.assert_array_equal(r, a + 2)
+    res2 = np.zeros((1, 4), dtype=np.int32)  # NumPy's loop shape is accepted too
+    gufunc(a, b, res2)
+    np.testing.assert_array_equal(res2, [a + 2])
+    a2 = np.array([1, 2, 3, 4] * 2, dtype=np.int32).reshape(2, 4)
+    b2 = np.array([2, 10], dtype=np.int32)
+    res = np.zeros((2, 4), dtype=np.int32)
+    gufunc(a2, b2, res)
+    np.testing.assert_array_equal(res, a2 + b2[:, None])
+    with pytest.raises(ValueError, match="loop dimensions"):
+        gufunc(a, b, out=np.zeros((2, 4), dtype=np.int32))
+
+    # Without another array input, a one-element array keeps NumPy's loop dimension.
+    @guvectorize(["void(int32, int32, int32[:])"], "(),()->()", target="cuda")
+    def add(x, y, out):
+        out[0] = x + y
+
+    assert add(b, 3).shape == (1,) and add(3, b).shape == (1,)
+    assert add(np.arange(3, dtype=np.int32), b).shape == (3,)
+
+
+def test_scalar_inputs_are_cast_as_numba_cuda_casts_them(backend):
+    @guvectorize(["void(int32, int32[:], int32[:])"], "(),(t)->(t)", target="cuda")
+    def foo(a, b, out):
+        for i in range(b.size):
+            out[i] = a * b[i]
+
+    b = np.arange(10).astype(np.int32)
+    out = foo(np.int64(2), b)  # int64 does not cast safely to int32: numba-cuda narrows it
+    assert out.dtype == np.int32
+    np.testing.assert_array_equal(out, 2 * b)
+    np.testing.assert_array_equal(foo(np.array([3, 4], np.int64)[:, None][:, 0],
+                                      np.ones((2, 10), np.int32)), [[3] * 10, [4] * 10])
+    da = cuda.to_device(np.array(np.int64(2)))
+    with pytest.raises(TypeError, match=r"does not support \.astype\(\)"):
+        foo(da, b)
+    # Narrowing stays within a kind: a float or complex input is not cast to int32.
+    for bad in (2.5, np.float64(2.0), np.complex128(2)):
+        with pytest.raises(TypeError, match="no loop matching .* narrowing within a kind"):
+            foo(bad, b)
+
+    @guvectorize(["void(float32[:], float32[:])"], "(n)->(n)", target="cuda")
+    def copy32(x, out):
+        for i in range(x.shape[0]):
+            out[i] = x[i]
+
+    x = np.array([0.1, 1e300, -2.5])
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(copy32(x), x.astype(np.float32))
+    with pytest.raises(TypeError, match="no loop"):
+        copy32(x.astype(np.complex128))
+
+
+def test_python_scalar_input_of_a_scalar_output_gufunc(backend):
+    # numba-cuda issue 2812
+    @guvectorize(["void(int32, int32[:])"], "()->()", target="cuda")
+    def twice(inp, out):
+        out[0] = inp * 2
+
+    assert twice(10) == 20
+    arg = np.arange(10).astype(np.int32)
+    r = twice(arg)
+    assert r.dtype == np.int32
+    np.testing.assert_array_equal(r, arg * 2)
+    with pytest.raises(OverflowError, match="out of bounds for int32"):
+        twice(2**40)
+
+
+def test_small_gufunc_launches_do_not_warn_on_the_cpu_backend(cpu):
+    @guvectorize(["void(float32[:], float32[:], float32[:])"], "(n),(n)->(n)", target="cuda")
+    def mul(a, b, dist):
+        for i in range(a.shape[0]):
+            dist[i] = a[i] * b[i]
+
+    a = np.random.rand(1024).astype("float32")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(mul(a, a), a * a)
+
+
+@pytest.mark.gpu
+def test_small_gufunc_launches_warn_of_low_occupancy(cuda_target):
+    @guvectorize(["void(float32[:], float32[:], float32[:])"], "(n),(n)->(n)", target="cuda")
+    def mul(a, b, dist):
+        for i in range(a.shape[0]):
+            dist[i] = a[i] * b[i]
+
+    a = np.random.rand(1024 * 32).astype("float32")
+    dist = np.zeros_like(a)
+    with pytest.warns(errors.NumbaPerformanceWarning, match="Grid size .+ low occupancy"):
+        mul(a, a, dist)  # one loop iteration: one block
+    np.testing.assert_array_equal(dist, a * a)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mul(a, a, dist)  # once per ufunc
+        big = np.random.rand(524288, 2).astype("float32")
+        mul2 = guvectorize(["void(float32[:], float32[:], float32[:])"], "(n),(n)->(n)",
+                           target="cuda")(mul.py_func)
+        mul2(big, big, np.zeros_like(big))  # enough blocks: no warning

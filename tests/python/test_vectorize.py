@@ -1,6 +1,7 @@
 """@vectorize end to end against NumPy: signatures and lazy typing, broadcasting, orders and
 strides, out=, device arrays, streams, scalars, targets, and the errors."""
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -207,7 +208,7 @@ def test_errors(backend):
     ro.flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):
         add(np.zeros(3), np.zeros(3), out=ro)
-    with pytest.raises(TypeError, match="takes 2 input"):
+    with pytest.raises(TypeError, match="accepts 2 positional arguments"):
         add(np.zeros(3))
     with pytest.raises(TypeError, match="unsupported keyword"):
         add(np.zeros(3), np.zeros(3), where=True)
@@ -287,3 +288,68 @@ def test_foreign_gpu_arrays_are_refused_on_the_cpu(cpu):
         "strides": None}})())
     with pytest.raises(TypeError, match="__cuda_array_interface__"):
         add(fake, np.ones(4, np.float32))
+
+
+# ---- numba-cuda's API: argument counts and target options, with its errors -------------------
+
+
+def test_argument_counts_raise_numba_cudas_errors(backend):
+    add = make_add()
+    x = np.zeros(3)
+    for args, got in [((x,), "Got 1 positional argument."),
+                      ((x, x, x, x), "Got 4 positional arguments.")]:
+        with pytest.raises(TypeError) as e:
+            add(*args)
+        assert str(e.value) == (
+            "ufunc 'add': This ufunc accepts 2 positional arguments (when providing input only) "
+            "or 3 positional arguments (when providing input and output). " + got)
+    with pytest.raises(ValueError) as e:
+        add(x, x, x, out=x)
+    assert str(e.value) == "cannot specify argument 'out' as both positional and keyword"
+    np.testing.assert_array_equal(add(x + 1, x, None), x + 1)  # None: allocated
+
+
+def _vector_add(a, b):
+    return a + b
+
+
+def test_cuda_target_nopython_warns_once_as_numba_cuda(backend):
+    a = np.array([2.0], dtype=np.float32)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        f = vectorize([float32(float32, float32)], target="cuda", nopython=True)(_vector_add)
+        assert f(a, a)[0] == 4.0
+        cuda.vectorize(["float32(float32, float32)"], nopython=True)(_vector_add)
+    redundant = [w for w in caught if "nopython kwarg for cuda target is redundant"
+                 in str(w.message)]
+    assert len(redundant) == 2 and all(w.category is RuntimeWarning for w in redundant)
+    assert redundant[0].filename == __file__
+    with pytest.raises(TypeError, match="^nopython flag must be True$"):
+        vectorize([float32(float32, float32)], target="cuda", nopython=False)
+
+
+def test_unknown_options_raise_numbas_key_error():
+    sig = [float32(float32, float32)]
+    with pytest.raises(KeyError, match="Unrecognized options. cuda vectorize target does not "
+                                       "support option: 'nonexistent'"):
+        vectorize(sig, target="cuda", nonexistent=2)(_vector_add)
+    with pytest.raises(KeyError, match="Unrecognized options"):
+        vectorize(sig, target="cuda", nogil=True)  # numba-cuda knows only nopython
+    for target in ("cpu", "parallel"):
+        with pytest.raises(KeyError, match=r"Unrecognized options: \{'nonexistent'\}"):
+            vectorize(sig, target=target, nonexistent=2)(_vector_add)
+        with pytest.raises(KeyError, match="Unrecognized options"):
+            vectorize(sig, target=target, writable_args=(0,))  # a guvectorize option
+
+
+def test_host_targets_take_numbas_cpu_options():
+    a = np.arange(3, dtype=np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        f = vectorize(["float32(float32, float32)"], target="cpu", nopython=True, nogil=True,
+                      forceobj=False)(_vector_add)
+    np.testing.assert_array_equal(f(a, a), a + a)
+    with pytest.raises(TypeError, match="^nopython flag must be True$"):
+        vectorize(["float32(float32, float32)"], target="cpu", nopython=False)
+    with pytest.raises(TypeError, match="object mode"):
+        vectorize(["float32(float32, float32)"], target="parallel", forceobj=True)

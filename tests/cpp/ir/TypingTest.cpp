@@ -692,7 +692,7 @@ bb0:
 )",
               {}, DiagCode::UndefinedName, {"undefined_thing"}, 3);
   expectError("function k() kernel\nbb0:\n  %0 = Global df [unsupported DataFrame]\n  Return\n", {},
-              DiagCode::UnsupportedGlobal, {"df", "DataFrame"});
+              DiagCode::UntypedGlobal, {"df", "DataFrame"});
   expectError("function k() kernel\nbb0:\n  %0 = Const <bytes>\n  Return\n", {},
               DiagCode::UnsupportedConstant, {"bytes"});
 }

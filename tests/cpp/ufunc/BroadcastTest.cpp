@@ -100,6 +100,25 @@ TEST(TypeResolution, OutputArraysTakePartInTheChoice) {
   EXPECT_EQ(resolveLoop({i64, i64}, loops, {t::float32()}, ir::Casting::No).loop, -1);
 }
 
+// Gufuncs' second try (Ufunc::resolve): inputs may narrow within their kind, as numba-cuda
+// casts them (the loop's type casts safely to the input's), but not change kind.
+TEST(TypeResolution, NarrowingStaysWithinAKind) {
+  std::vector<LoopTypes> loops = {{{t::int32(), t::float32()}, {t::float32()}}};
+  InputType i64 = t::int64(), f64 = t::float64(), pyi = t::weakInt();
+  auto pick = [&](std::vector<InputType> in, bool narrowing) {
+    return resolveLoop(in, loops, {}, ir::Casting::No, narrowing).loop;
+  };
+  EXPECT_EQ(pick({i64, f64}, false), -1);
+  EXPECT_EQ(pick({i64, f64}, true), 0);
+  EXPECT_EQ(pick({t::int16(), f64}, true), 0);       // a safe cast and a narrowing
+  EXPECT_EQ(pick({pyi, t::weakFloat()}, false), -1); // all weak: int64, float64
+  EXPECT_EQ(pick({pyi, t::weakFloat()}, true), 0);
+  EXPECT_EQ(pick({f64, f64}, true), -1);             // float for int: another kind
+  EXPECT_EQ(pick({i64, t::complex128()}, true), -1); // complex for float
+  EXPECT_EQ(pick({i64, t::int64()}, true), -1);      // int64 for float32: not within a kind
+  EXPECT_EQ(pick({t::uint64(), f64}, true), -1);     // numba-cuda's rule refuses it too
+}
+
 TEST(TypeResolution, LazyLoopsPromoteWeakScalars) {
   InputType f32 = t::float32(), i32 = t::int32(), pyf = t::weakFloat(), pyi = t::weakInt();
   EXPECT_EQ(lazyLoopTypes({f32, pyf}),
@@ -138,6 +157,25 @@ TEST(Layout, BindsCoreDimensionsAndBroadcastsLoops) {
   EXPECT_EQ(bindCoreDims(free, {{2, 3}}, {&given}).coreShapes[1], (Shape{7}));
   Shape wrongLoop{2, 7};
   EXPECT_THROW(bindCoreDims(free, {{3, 3}}, {&wrongLoop}), std::invalid_argument);
+}
+
+// numba-cuda's old-style scalar: a (1,) array for a `()` input next to another array input adds
+// no loop dimension (NumPy's (1,) stays available to an output given with it).
+TEST(Layout, OldStyleScalarsAddNoLoopDimension) {
+  GufuncLayout l = parseLayout("(n),()->(n)");
+  EXPECT_EQ(bindCoreDims(l, {{4}, {1}}, {nullptr}).loopShape, Shape{});
+  Shape flat{4}, numpy{1, 4}, wrong{2, 4};
+  EXPECT_EQ(bindCoreDims(l, {{4}, {1}}, {&flat}).loopShape, Shape{});
+  EXPECT_EQ(bindCoreDims(l, {{4}, {1}}, {&numpy}).loopShape, (Shape{1}));
+  EXPECT_THROW(bindCoreDims(l, {{4}, {1}}, {&wrong}), std::invalid_argument);
+  EXPECT_EQ(bindCoreDims(l, {{2, 4}, {1}}, {nullptr}).loopShape, (Shape{2}));
+  EXPECT_EQ(bindCoreDims(l, {{1, 4}, {1}}, {nullptr}).loopShape, (Shape{1}));
+  // Without another array input the (1,) stays: a scalar, or another old-style scalar.
+  GufuncLayout s = parseLayout("(),()->()");
+  EXPECT_EQ(bindCoreDims(s, {{1}, {}}, {nullptr}).loopShape, (Shape{1}));
+  EXPECT_EQ(bindCoreDims(s, {{}, {1}}, {nullptr}).loopShape, (Shape{1}));
+  EXPECT_EQ(bindCoreDims(s, {{1}, {1}}, {nullptr}).loopShape, (Shape{1}));
+  EXPECT_EQ(bindCoreDims(s, {{3}, {1}}, {nullptr}).loopShape, (Shape{3}));
 }
 
 TEST(Ufunc, AxesAndExecutionModes) {

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <complex>
 #include <cstring>
 
 namespace ptxjit::ufunc {
@@ -159,6 +160,50 @@ TEST(UfuncCall, GufuncInputsOfAnotherDtypeAreCastOnTheHost) {
   dev.memory = Memory::Backend;
   dev.memoryBackend = kHost;
   EXPECT_THROW(planCall(*f.u, kHost, {dev}, {nullptr}), TypeMismatch);
+}
+
+TEST(UfuncCall, GufuncsNarrowInputsWithinAKindAsNumbaCuda) {
+  TestUfunc f("row_sum", 1, parseLayout("(n)->()"));
+  const ir::Type *f32 = t::array(t::float32(), 1, ir::Layout::A);
+  f.u->lazy = false;
+  f.u->addLoop({f32, f32}, nullptr);
+  std::vector<double> x{1.5, 2, 3, 4, 5, 6};
+  CallPlan p = planCall(*f.u, kHost, {hostArray(x, t::float64(), {2, 3})}, {nullptr});
+  EXPECT_EQ(p.inputs[0].dtype(), t::float32()); // float64 narrowed to the float32 loop
+  ASSERT_TRUE(p.allocate[0]);
+  EXPECT_EQ(p.allocate[0]->dtype, t::float32());
+  std::vector<int16_t> shorts{1, 2, 3};
+  EXPECT_EQ(
+      planCall(*f.u, kHost, {hostArray(shorts, t::int16(), {3})}, {nullptr}).inputs[0].dtype(),
+      t::float32()); // a safe cast, as before
+  // Kind changes are refused: int32 to float32 (numba-cuda too), complex to float.
+  std::vector<int32_t> ints{1, 2, 3};
+  std::vector<std::complex<double>> c(3);
+  for (CallArg a : {hostArray(ints, t::int32(), {3}), hostArray(c, t::complex128(), {3})}) {
+    try {
+      planCall(*f.u, kHost, {a}, {nullptr});
+      FAIL() << "no error";
+    } catch (const TypeMismatch &e) {
+      EXPECT_NE(std::string(e.what()).find("with safe casting or narrowing within a kind"),
+                std::string::npos);
+    }
+  }
+}
+
+TEST(UfuncCall, GufuncSignaturesNameNoReturnType) {
+  TestUfunc f("row_sum", 1, parseLayout("(n)->()"));
+  const ir::Type *f64 = t::array(t::float64(), 1, ir::Layout::A);
+  try {
+    f.u->addLoop({f64, f64}, t::int32());
+    FAIL() << "no error";
+  } catch (const TypeMismatch &e) {
+    EXPECT_STREQ(e.what(), "guvectorized functions cannot return values: signature "
+                           "int32(array(float64, 1d, A), array(float64, 1d, A)) specifies int32 "
+                           "return type");
+  }
+  EXPECT_EQ(f.u->loopCount(), 0u);
+  f.u->addLoop({f64, f64}, t::void_());
+  EXPECT_EQ(f.u->loopCount(), 1u);
 }
 
 TEST(UfuncCall, ReductionsFoldLeftToRightOnOneThread) {
