@@ -42,8 +42,7 @@ def _check_options(kind, target, kws):
                 if opt != "nopython":
                     raise KeyError("Unrecognized options. cuda vectorize target does not "
                                    f"support option: '{opt}'")
-                if not kws[opt]:
-                    raise TypeError("nopython flag must be True")
+                # Any value, as numba-cuda: its CUDA ufuncs are always nopython code.
                 _warnings.warn("nopython kwarg for cuda target is redundant", RuntimeWarning,
                                stacklevel=3)
             return

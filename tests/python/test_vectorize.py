@@ -324,8 +324,9 @@ def test_cuda_target_nopython_warns_once_as_numba_cuda(backend):
                  in str(w.message)]
     assert len(redundant) == 2 and all(w.category is RuntimeWarning for w in redundant)
     assert redundant[0].filename == __file__
-    with pytest.raises(TypeError, match="^nopython flag must be True$"):
-        vectorize([float32(float32, float32)], target="cuda", nopython=False)
+    with pytest.warns(RuntimeWarning, match="nopython kwarg for cuda target is redundant"):
+        g = vectorize([float32(float32, float32)], target="cuda", nopython=False)(_vector_add)
+    assert g(a, a)[0] == 4.0
 
 
 def test_unknown_options_raise_numbas_key_error():

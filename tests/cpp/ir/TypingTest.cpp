@@ -777,9 +777,9 @@ TEST(TypingErrors, Calls) {
 
 TEST(TypingErrors, Attributes) {
   FnBuilder a("k", {"x"});
-  a.attr(a.load("x"), "dtype");
+  a.attr(a.load("x"), "flags");
   a.ret();
-  expectError(*a.fn, {f32a()}, DiagCode::UnsupportedAttribute, {"dtype", "array(float32, 1d, C)"});
+  expectError(*a.fn, {f32a()}, DiagCode::UnsupportedAttribute, {"flags", "array(float32, 1d, C)"});
 
   FnBuilder t("k", {});
   t.attr(t.attr(t.sym("cuda", "cuda"), "threadIdx"), "w");
