@@ -231,8 +231,14 @@ Conversion argumentConversion(const Type *from, const Type *to) {
   if (const auto *ts = dyn_cast<ScalarType>(to)) {
     if (const auto *fs = dyn_cast<ScalarType>(from))
       return scalarConversion(fs, ts, Rules::Numba);
-    if (const auto *fw = dyn_cast<WeakType>(from))
-      return weakConversion(fw, ts);
+    if (const auto *fw = dyn_cast<WeakType>(from)) {
+      // Numba's dispatcher sees a Python int as int64, a float as float64, a complex as
+      // complex128 (typeof), and grades their conversions by its table: with signatures
+      // (float32) and (float64), a Python float picks float64, as in numba-cuda.
+      if (weakConversion(fw, ts) == Conversion::None)
+        return Conversion::None;
+      return scalarConversion(fw->defaultType(), ts, Rules::Numba);
+    }
     return Conversion::None;
   }
   if (const auto *ta = dyn_cast<ArrayType>(to)) {

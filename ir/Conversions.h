@@ -61,7 +61,9 @@ bool canCast(const ScalarType *from, const ScalarType *to, Casting casting);
 Conversion weakConversion(const WeakType *from, const ScalarType *to);
 
 /// A kernel argument of type `from` passed for a parameter of type `to` (eager signatures,
-/// Rules::Numba): scalars by the table, weak scalars by weakConversion, arrays Promote when the
+/// Rules::Numba): scalars by the table, weak scalars (Python scalars) as their default type
+/// (int64, float64, complex128: Numba's typeof) where weakConversion allows them at all, arrays
+/// Promote when the
 /// dtype and ndim match and the layout fits (C/F into A; readonly only into readonly), tuples by
 /// their worst element; None when it cannot be passed.
 Conversion argumentConversion(const Type *from, const Type *to);

@@ -164,3 +164,26 @@ def test_device_function_with_signature_is_type_checked_eagerly(cpu):
         @cuda.jit("float32(float32[:])", device=True)
         def bad(x):
             return x + x.shape
+
+
+def test_python_scalars_pick_signatures_as_numba(cpu):
+    """numba-cuda's dispatcher types a Python int as int64 and a float as float64: with
+    (float32, float32) and (float64, float64), Python numbers pick float64."""
+
+    @cuda.jit(["void(float64[::1], float32, float32)", "void(float64[::1], float64, float64)"])
+    def add(r, x, y):
+        r[0] = x + y
+
+    r = np.zeros(1)
+    add[1, 1](r, np.float32(1), np.float32(2**-25))
+    assert r[0] == 1.0  # float32 arithmetic
+    add[1, 1](r, 1, 2**-25)
+    assert r[0] == 1.0000000298023224  # float64
+
+    @cuda.jit(["void(float64[::1], int32)", "void(float64[::1], float64)"])
+    def show(r, v):
+        r[0] = v / 2
+
+    show[1, 1](r, 2**40)
+    assert r[0] == 2.0**39  # float64: int64 -> int32 would be unsafe (and wrap)
+    assert [str(s[1]) for s in show.signatures] == ["int32", "float64"]

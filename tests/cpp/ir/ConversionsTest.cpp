@@ -132,14 +132,21 @@ TEST(Conversions, ArgumentsMatchScalarsArraysAndTuples) {
   EXPECT_EQ(argumentConversion(t::float32(), t::float64()), Conversion::Promote);
   EXPECT_EQ(argumentConversion(t::float64(), t::float32()), Conversion::Unsafe);
   EXPECT_EQ(argumentConversion(t::complex128(), t::float64()), Conversion::None);
-  EXPECT_EQ(argumentConversion(t::weakInt(), t::int8()), Conversion::Safe);
+  // Python scalars as Numba's dispatcher types them (int64, float64, complex128).
+  EXPECT_EQ(argumentConversion(t::weakInt(), t::int8()), Conversion::Unsafe);
+  EXPECT_EQ(argumentConversion(t::weakInt(), t::int64()), Conversion::Exact);
+  EXPECT_EQ(argumentConversion(t::weakInt(), t::float64()), Conversion::Safe);
+  EXPECT_EQ(argumentConversion(t::weakFloat(), t::float32()), Conversion::Unsafe);
+  EXPECT_EQ(argumentConversion(t::weakFloat(), t::int64()), Conversion::Unsafe);
+  EXPECT_EQ(argumentConversion(t::weakFloat(), t::boolean()), Conversion::None);
+  EXPECT_EQ(argumentConversion(t::weakComplex(), t::float64()), Conversion::None);
   EXPECT_EQ(argumentConversion(c, a), Conversion::Promote);
   EXPECT_EQ(argumentConversion(a, c), Conversion::None);
   EXPECT_EQ(argumentConversion(ro, c), Conversion::None);
   EXPECT_EQ(argumentConversion(c, t::array(t::float64(), 1, Layout::A)), Conversion::None);
   EXPECT_EQ(argumentConversion(c, t::array(t::float32(), 2, Layout::A)), Conversion::None);
-  EXPECT_EQ(argumentConversion(t::tuple({t::weakInt(), c}), t::tuple({t::int32(), a})),
-            Conversion::Safe);
+  EXPECT_EQ(argumentConversion(t::tuple({t::weakInt(), c}), t::tuple({t::int64(), a})),
+            Conversion::Promote);
   EXPECT_EQ(argumentConversion(t::tuple({t::int32(), c}), t::tuple({t::int32(), a})),
             Conversion::Promote);
   EXPECT_EQ(argumentConversion(t::tuple({t::int32()}), t::tuple({t::int32(), a})),
