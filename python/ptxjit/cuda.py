@@ -172,10 +172,30 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
                                   f"output='ptx')")
     if lto:
         raise NotImplementedError("lto=True (LTO-IR output) is not supported by ptxjit")
+    if forceinline:  # numba-cuda's rule: forced inlining is a mark in LTO-IR only
+        raise ValueError("Can only designate forced inlining in LTO-IR")
     return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
                        fastmath=fastmath, cc=cc, opt=opt, abi=abi, abi_info=abi_info,
                        forceinline=forceinline, launch_bounds=launch_bounds,
                        max_registers=max_registers)
+
+
+def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None,
+                opt=None, abi="c", abi_info=None, output="ltoir", forceinline=False,
+                launch_bounds=None):
+    """Numba's ``cuda.compile_all``: ``compile``, returning ``([code, ...], return_type)``, the
+    codes of the function and of the external code it links. ptxjit links no external code
+    (``link=`` is not supported), so the list holds the one PTX module, the function with every
+    device function it calls. ``output`` must be "ptx" (numba-cuda's default, "ltoir", raises
+    NotImplementedError as in ``compile``)."""
+    if output not in ("ptx", "ltoir"):
+        raise NotImplementedError(f"Unsupported output type: {output}")
+    if forceinline and output != "ltoir":
+        raise ValueError("Can only designate forced inlining in LTO-IR")
+    code, resty = compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
+                          fastmath=fastmath, cc=cc, opt=opt, abi=abi, abi_info=abi_info,
+                          output=output, launch_bounds=launch_bounds)
+    return [code], resty
 
 
 def compile_ptx(pyfunc, sig, debug=None, lineinfo=False, device=False, fastmath=False, cc=None,
@@ -528,7 +548,7 @@ fp16 = _Namespace("fp16", [
 _sys.modules.setdefault(__name__ + ".fp16", fp16)
 
 __all__ = [
-    "jit", "compile", "compile_for_current_device", "compile_ptx", "compile_ptx_for_current_device", "to_device", "device_array",
+    "jit", "compile", "compile_all", "compile_for_current_device", "compile_ptx", "compile_ptx_for_current_device", "to_device", "device_array",
     "device_array_like", "pinned_array", "stream", "default_stream", "synchronize",
     "is_available", "current_target", "is_cuda_array", "get_current_device", "detect", "grid", "gridsize",
     "threadIdx", "blockIdx", "blockDim", "gridDim", "syncthreads", "shared", "local", "const",

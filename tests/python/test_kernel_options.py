@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from ptxjit import cuda, errors, float32, int32, void
+from ptxjit import cuda, errors, float32, int32, types, void
 
 SIG = (float32[::1], float32[::1])
 
@@ -125,6 +125,22 @@ def test_compile_is_compile_ptx_for_device_functions():
     assert ".entry" in ptx
     with pytest.raises(NotImplementedError, match="The C ABI is not supported for kernels"):
         cuda.compile(axpy, SIG, device=False)
+
+
+def test_compile_all_returns_the_one_ptx_module():
+    codes, ret = cuda.compile_all(callee, (float32,), output="ptx")
+    assert ret == float32 and len(codes) == 1 and ".func" in codes[0]
+    assert codes[0] == cuda.compile(callee, (float32,))[0]
+    codes, ret = cuda.compile_all(axpy, SIG, device=False, abi="numba", output="ptx")
+    assert ".entry" in codes[0] and ret == types.none
+    with pytest.raises(NotImplementedError, match="Unsupported output type: ltoir"):
+        cuda.compile_all(callee, (float32,))  # numba-cuda's default output
+    with pytest.raises(NotImplementedError, match="Unsupported output type: cubin"):
+        cuda.compile_all(callee, (float32,), output="cubin")
+    with pytest.raises(ValueError, match="Can only designate forced inlining in LTO-IR"):
+        cuda.compile_all(callee, (float32,), output="ptx", forceinline=True)
+    with pytest.raises(ValueError, match="Can only designate forced inlining in LTO-IR"):
+        cuda.compile(callee, (float32,), forceinline=True)
 
 
 @pytest.mark.gpu
