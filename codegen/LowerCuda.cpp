@@ -297,6 +297,17 @@ llvm::Value *FunctionLowerer::lowerCudaCall(const CallInstr &i, const CudaBuilti
     return mathCall(MathFn::Cbrt, {convert(arg(0), argType(0), res, at)});
   case CudaKind::Half:
     return lowerHalfCall(i, static_cast<HalfOp>(info.variant));
+  case CudaKind::Nanosleep:
+    // PTX's nanosleep.u32 (sm_70+) sleeps between 0 and twice the given time; on the CPU
+    // backend the thread goes on at once, which is the zero end of that range.
+    if (M.isHost())
+      return placeholder();
+    if (M.opts.ccMajor < 7)
+      fail(at, DiagCode::UnsupportedCall,
+           {name + " on compute capability " + std::to_string(M.opts.ccMajor) + "." +
+            std::to_string(M.opts.ccMinor) + " (nanosleep needs 7.0 or newer)"});
+    nvvm(llvm::Intrinsic::nvvm_nanosleep, {i32Arg(0)});
+    return placeholder();
   case CudaKind::Selp: {
     llvm::Value *c = truth(arg(0), argType(0), at);
     return B.CreateSelect(c, convert(arg(1), argType(1), res, at),

@@ -33,6 +33,7 @@ enum class CudaKind : uint8_t {
   Cbrt,        ///< cbrt(x)
   Selp,        ///< selp(cond, a, b)
   Half,        ///< cuda.fp16.<op>: see HalfOp for the variant
+  Nanosleep,   ///< nanosleep(ns): suspends the thread for about ns nanoseconds (0 to 2*ns)
 };
 
 /// The variants of CudaKind::Atomic.

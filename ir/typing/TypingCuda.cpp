@@ -310,6 +310,12 @@ const Type *cudaCallType(const Function &fn, CallInstr *i, const CudaBuiltinInfo
     if (n != 0)
       bad();
     return types::void_();
+  case CudaKind::Nanosleep:
+    noKeywords();
+    if (n != 1)
+      bad("expected the time in nanoseconds");
+    intArg(0, "the time");
+    return types::void_();
   case CudaKind::Value:
     raiseDiag(DiagCode::UnsupportedCall, file, i->loc,
               {name + " (it is a value: write " + name + " without parentheses)"});

@@ -534,6 +534,7 @@ ffs = _Intrinsic("ffs")
 fma = _Intrinsic("fma")
 cbrt = _Intrinsic("cbrt")
 selp = _Intrinsic("selp")
+nanosleep = _Intrinsic("nanosleep")
 shared = _Namespace("shared", ["array"])
 local = _Namespace("local", ["array"])
 const = _Namespace("const", ["array_like"])
@@ -558,7 +559,7 @@ __all__ = [
     "threadfence_block", "threadfence_system", "laneid", "warpsize", "shfl_sync",
     "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "all_sync", "any_sync", "eq_sync",
     "ballot_sync", "match_any_sync", "match_all_sync", "activemask", "lanemask_lt", "popc",
-    "brev", "clz", "ffs", "fma", "cbrt", "selp", "libdevice", "fp16", "In", "Out", "InOut",
+    "brev", "clz", "ffs", "fma", "cbrt", "selp", "nanosleep", "libdevice", "fp16", "In", "Out", "InOut",
 ]
 
 

@@ -4,7 +4,7 @@ import re
 import numpy as np
 import pytest
 
-from ptxjit import cuda, errors, float32, float64, int32, int64, uint32, uint64
+from ptxjit import cuda, errors, float32, float64, int32, int64, types, uint32, uint64
 
 INT_TYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
 
@@ -135,3 +135,23 @@ def test_ptx_of_intrinsics():
     for needle in ["popc.b32", "popc.b64", "clz.b32", "clz.b64", "brev.b32", "brev.b64",
                    "fma.rn.f32", "fma.rn.f64"]:
         assert needle in text, needle
+
+
+def test_nanosleep(backend):
+    """cuda.nanosleep(ns): nanosleep.u32 on the GPU (sm_70+), which sleeps 0 to 2*ns; the CPU
+    backend goes on at once (the zero end of that range)."""
+
+    def use(out, x):
+        cuda.nanosleep(32)
+        cuda.nanosleep(x)
+        out[0] = 1
+
+    out = np.zeros(1, np.int32)
+    cuda.jit(use)[1, 1](out, np.uint32(100))
+    assert out[0] == 1
+    ptx = cuda.compile_ptx(use, (types.int32[::1], types.uint32))[0]
+    assert ptx.count("nanosleep.u32") == 2
+    with pytest.raises(errors.UnsupportedError, match=r"nanosleep needs 7\.0"):
+        cuda.compile_ptx(use, (types.int32[::1], types.uint32), cc=(6, 1))
+    with pytest.raises(errors.TypingError, match="nanosleep"):
+        cuda.compile_ptx(lambda x: cuda.nanosleep(1.5), (types.float32,), device=True)
