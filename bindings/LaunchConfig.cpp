@@ -13,6 +13,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 namespace ptxjit::bindings {
@@ -293,10 +294,37 @@ bool performanceWarning(const std::string &message) {
   return PyErr_WarnEx(cls.ptr(), message.c_str(), 1) == 0;
 }
 
+/// numba-cuda's run-time setting `numba.cuda.config.<name>` (numba.cuda.core.config, or
+/// numba.core.config of older numbas) when the program has imported it: a half-ported program,
+/// or one that silences a warning the numba way (`config.CUDA_LOW_OCCUPANCY_WARNINGS = 0`).
+/// ptxjit never imports numba; nullopt when it is not loaded or has no such setting. Read only
+/// where a warning is about to be given, never per launch otherwise.
+std::optional<bool> numbaConfigFlag(const char *name) {
+  PyObject *modules = PyImport_GetModuleDict(); // borrowed
+  for (const char *mod : {"numba.cuda.core.config", "numba.core.config"}) {
+    PyObject *config = PyDict_GetItemString(modules, mod); // borrowed
+    if (!config)
+      continue;
+    PyObject *v = PyObject_GetAttrString(config, name);
+    if (!v) {
+      PyErr_Clear();
+      continue;
+    }
+    int truth = PyObject_IsTrue(v);
+    Py_DECREF(v);
+    if (truth < 0) {
+      PyErr_Clear();
+      continue;
+    }
+    return truth != 0;
+  }
+  return std::nullopt;
+}
+
 bool lowOccupancyWarnings() {
   static const bool enabled = !envFlag("NUMBA_DISABLE_PERFORMANCE_WARNINGS", false) &&
                               envFlag("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", true);
-  return enabled;
+  return enabled && numbaConfigFlag("CUDA_LOW_OCCUPANCY_WARNINGS").value_or(true);
 }
 
 /// numba-cuda's message, then `what` warned of in parentheses.
@@ -326,7 +354,7 @@ bool warnUfuncLowOccupancy(const std::string &ufuncName, int64_t blocks) {
 bool warnImplicitCopy() {
   static const bool enabled = !envFlag("NUMBA_DISABLE_PERFORMANCE_WARNINGS", false) &&
                               envFlag("NUMBA_CUDA_WARN_ON_IMPLICIT_COPY", true);
-  if (!enabled)
+  if (!enabled || !numbaConfigFlag("CUDA_WARN_ON_IMPLICIT_COPY").value_or(true))
     return true;
   return performanceWarning("Host array used in CUDA kernel will incur copy overhead to/from "
                             "device.");

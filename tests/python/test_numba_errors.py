@@ -81,3 +81,27 @@ def test_performance_warnings_can_be_turned_into_errors(cuda_target):
             k[256, 1](np.zeros(4))
         with pytest.raises(errors.NumbaPerformanceWarning):
             k[1, 1]
+
+
+@pytest.mark.gpu
+def test_numbas_config_silences_the_performance_warnings(cuda_target, monkeypatch):
+    """A program that imported numba-cuda's config and set CUDA_LOW_OCCUPANCY_WARNINGS or
+    CUDA_WARN_ON_IMPLICIT_COPY to 0 (numba's way, as its CUDATestCase does) gets no warning;
+    ptxjit reads the setting (never importing numba) when a warning is due."""
+    import types as pytypes
+    import sys
+
+    config = pytypes.ModuleType("numba.cuda.core.config")
+    config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
+    config.CUDA_WARN_ON_IMPLICIT_COPY = 0
+    monkeypatch.setitem(sys.modules, "numba.cuda.core.config", config)
+    k = cuda.jit(noop)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        k[1, 1](np.zeros(4))
+    config.CUDA_LOW_OCCUPANCY_WARNINGS = 1  # read again at the next launch due a warning
+    with pytest.warns(errors.NumbaPerformanceWarning, match="low occupancy"):
+        k[1, 1]
+    config.CUDA_WARN_ON_IMPLICIT_COPY = 1
+    with pytest.warns(errors.NumbaPerformanceWarning, match="copy overhead"):
+        k[256, 1](np.zeros(4))
