@@ -135,11 +135,13 @@ private:
 /// kernel (numba-cuda warns at every configuration; once keeps the launch path free of Python's
 /// warning machinery). `implicitCopy`: a launch that copies host arrays to and from the device.
 /// `ufuncLowOccupancy`: a ufunc or gufunc loop launched on `blocks` blocks, fewer than 128
-/// because its work is small (ufunc::launchElementwise says when); the caller warns once per
-/// ufunc. Return false when the warning was turned into an exception (the Python error is set).
+/// because its work is small (ufunc::launchElementwise says when); `warned` is set when the
+/// warning was given (the caller warns once per ufunc; while the warnings are off by numba's
+/// run-time config it asks again). Return false when the warning was turned into an exception
+/// (the Python error is set).
 bool warnLowOccupancy(Dispatcher &d, runtime::Dim3 grid);
 bool warnImplicitCopy();
-bool warnUfuncLowOccupancy(const std::string &ufuncName, int64_t blocks);
+bool warnUfuncLowOccupancy(const std::string &ufuncName, int64_t blocks, bool &warned);
 
 /// The Dispatcher of Python object `self` (an instance of ptxjit._core.Dispatcher), without a
 /// pybind11 cast on the usual layout.

@@ -344,9 +344,10 @@ bool warnLowOccupancy(Dispatcher &d, runtime::Dim3 grid) {
                              "kernel '" + d.name + "'; warned once per kernel");
 }
 
-bool warnUfuncLowOccupancy(const std::string &ufuncName, int64_t blocks) {
+bool warnUfuncLowOccupancy(const std::string &ufuncName, int64_t blocks, bool &warned) {
   if (!lowOccupancyWarnings())
     return true;
+  warned = true;
   return lowOccupancyWarning(static_cast<uint64_t>(blocks),
                              "ufunc '" + ufuncName + "'; warned once per ufunc");
 }

@@ -56,8 +56,7 @@ struct PyUfunc {
 void noteLaunch(PyUfunc &pu, int64_t smallGrid) {
   if (!smallGrid || pu.warnedLowOccupancy) [[likely]]
     return;
-  pu.warnedLowOccupancy = true;
-  if (!warnUfuncLowOccupancy(pu.u->name, smallGrid))
+  if (!warnUfuncLowOccupancy(pu.u->name, smallGrid, pu.warnedLowOccupancy))
     throw py::error_already_set();
 }
 
