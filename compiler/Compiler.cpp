@@ -230,11 +230,15 @@ public:
         ir::raiseDiag(ir::DiagCode::Recursion, file, loc, {callee.name});
     if (depth_ >= kMaxCallDepth)
       ir::raiseDiag(ir::DiagCode::Recursion, file, loc, {callee.name});
-    // A literal passed to a device function becomes a parameter variable: its default type.
+    // A literal passed to a device function becomes a parameter variable: its default type;
+    // an int literal keeps its value (types::intLiteral: typing gives the variable int64 and
+    // knows the value where a constant is needed), one specialization per value.
     std::vector<const ir::Type *> concrete;
     concrete.reserve(argTypes.size());
-    for (const ir::Type *t : argTypes)
-      concrete.push_back(ir::concretize(t));
+    for (const ir::Type *t : argTypes) {
+      auto *w = ir::dyn_cast<ir::WeakType>(t);
+      concrete.push_back(w && w->literalValue() ? t : ir::concretize(t));
+    }
     if (!callee.declared.empty())
       concrete = declaredParams(callee, argTypes, file, loc);
     return compiler_.typedLocked(functionId, concrete, file, loc, depth_ + 1);

@@ -287,8 +287,14 @@ int selectSignature(const std::vector<const Type *> &actual,
 const Type *promote(const Type *a, const Type *b) {
   if (!a || !b || !a->isScalarNumber() || !b->isScalarNumber())
     return nullptr;
-  if (a->isWeak() && b->isWeak())
-    return weakRank(a->kind()) >= weakRank(b->kind()) ? a : b;
+  if (a->isWeak() && b->isWeak()) {
+    // The canonical weak type of the higher kind: an int literal's value (intLiteral) does not
+    // survive arithmetic.
+    TypeKind k = weakRank(a->kind()) >= weakRank(b->kind()) ? a->kind() : b->kind();
+    return k == TypeKind::WeakInt     ? types::weakInt()
+           : k == TypeKind::WeakFloat ? types::weakFloat()
+                                      : types::weakComplex();
+  }
   if (a->isWeak())
     return promoteWeak(cast<ScalarType>(b), a->kind());
   if (b->isWeak())

@@ -271,6 +271,12 @@ const Type *Cursor::type() {
     if (!t)
       failHere("unknown literal type 'Literal[" + k + "]' (expected int, float or complex)");
     expect(']', "']' closing 'Literal['");
+    if (k == "int" && accept('(')) { // Literal[int](32): an int literal with its value
+      bool negative = accept('-');
+      int64_t v = integer("the literal's value");
+      expect(')', "')' closing the literal's value");
+      return types::intLiteral(negative ? -v : v);
+    }
     return t;
   }
   if (w == "array")

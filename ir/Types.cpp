@@ -166,6 +166,12 @@ const WeakType *weakInt() {
     return std::make_unique<WeakType>(TypeKind::WeakInt, def, "Literal[int]");
   });
 }
+const WeakType *intLiteral(int64_t value) {
+  const ScalarType *def = int64(); // outside the lock: the table's mutex is not recursive
+  std::string s = "Literal[int](" + std::to_string(value) + ")";
+  return table().get<WeakType>("weak:int:" + std::to_string(value),
+                               [&] { return std::make_unique<WeakType>(def, value, s); });
+}
 const WeakType *weakFloat() {
   const ScalarType *def = float64(); // outside the lock: the table's mutex is not recursive
   return table().get<WeakType>("weak:float", [&] {

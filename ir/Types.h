@@ -87,12 +87,20 @@ class WeakType final : public Type {
 public:
   /// The concrete type it becomes when nothing else decides: int64, float64, complex128.
   const ScalarType *defaultType() const { return default_; }
+  /// A Python int literal passed to a device function (Numba's IntegerLiteral): its value, which
+  /// the callee may use where a compile-time constant is needed (cuda.shared.array(n, ...));
+  /// otherwise it is an int literal like any other. Null for other weak types.
+  const int64_t *literalValue() const { return hasValue_ ? &value_ : nullptr; }
   static bool classof(const Type *t) { return t->isWeak(); }
   WeakType(TypeKind k, const ScalarType *def, std::string s)
       : Type(k, std::move(s)), default_(def) {}
+  WeakType(const ScalarType *def, int64_t value, std::string s)
+      : Type(TypeKind::WeakInt, std::move(s)), default_(def), value_(value), hasValue_(true) {}
 
 private:
   const ScalarType *default_;
+  int64_t value_ = 0;
+  bool hasValue_ = false;
 };
 
 class ArrayType final : public Type {
@@ -220,6 +228,8 @@ const ScalarType *complex128();
 const WeakType *weakInt();
 const WeakType *weakFloat();
 const WeakType *weakComplex();
+/// The int literal type carrying `value` ("Literal[int](32)"), interned per value.
+const WeakType *intLiteral(int64_t value);
 /// ndim in 1..3 for kernel arguments; views made inside kernels may have other ndims (>= 0).
 const ArrayType *array(const ScalarType *dtype, int ndim, Layout layout, bool readonly = false);
 const TupleType *tuple(const std::vector<const Type *> &elems);

@@ -65,6 +65,11 @@ const CudaBuiltinInfo *cudaBuiltinInfo(BuiltinId id);
 /// or a local variable assigned exactly once from one of those. nullopt otherwise.
 std::optional<std::vector<int64_t>> constantShape(const Instr *i, const Function &fn);
 
+/// The value of an int written as a literal, a frozen global or closure value, a local assigned
+/// exactly once from one of those, or an argument whose caller passed one (types::intLiteral);
+/// nullopt otherwise.
+std::optional<int64_t> constantIntValue(const Instr *i, const Function &fn);
+
 /// The scalar type a dtype argument names: a NumPy or ptxjit type (numpy.float32, float32), or
 /// a string ("float32", "f4"); null otherwise.
 const ScalarType *constantDtype(const Instr *i);

@@ -86,8 +86,13 @@ void Typer::run() {
         c->calleeFunction = nullptr;
     }
   varTypes_.assign(fn_.vars.size(), nullptr);
-  for (size_t k = 0; k < argTypes_.size(); ++k)
-    varTypes_[k] = argTypes_[k];
+  for (size_t k = 0; k < argTypes_.size(); ++k) {
+    // An int literal a caller passed (Numba's IntegerLiteral) is an int64 variable; its value
+    // stays in fn.argTypes for constantIntValue (cuda.shared.array(n, ...)).
+    auto *w = dyn_cast<WeakType>(argTypes_[k]);
+    varTypes_[k] = w && w->literalValue() ? types::int64() : argTypes_[k];
+  }
+  fn_.argTypes = argTypes_;
 
   // Phase 0 lets literals stay weak while variables unify; then the variables still weak take
   // their default types and phase 1 retypes everything (widening again where a concrete

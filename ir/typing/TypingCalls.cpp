@@ -179,8 +179,16 @@ const Type *Typer::typeUserCall(CallInstr *i, const FunctionRefType *ref,
     fail(DiagCode::UnsupportedConstruct, i,
          {"calling device function '" + name + "' with keyword arguments"});
   std::vector<const Type *> concrete;
-  for (const Type *t : args)
-    concrete.push_back(concretize(t));
+  for (size_t k = 0; k < args.size(); ++k) {
+    // A Python int constant keeps its value (Numba's IntegerLiteral), so that the callee can
+    // use it where a compile-time constant is needed: cuda.shared.array(n, dtype) with the n
+    // its caller passed. One specialization per value, as in Numba.
+    // (int64 too: such a parameter passed on, or an int64 constant, keeps its type there.)
+    std::optional<int64_t> v;
+    if (args[k]->kind() == TypeKind::WeakInt || args[k] == types::int64())
+      v = constantIntValue(i->arg(k), fn_);
+    concrete.push_back(v ? types::intLiteral(*v) : concretize(args[k]));
+  }
   if (!resolver_)
     fail(DiagCode::Internal, i, {"no call resolver to type the call to '" + name + "'"});
   CalleeCache &cache = callees_[i];

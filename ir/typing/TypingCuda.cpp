@@ -91,10 +91,18 @@ std::optional<Shape> shapeOf(const Instr *i, const Function &fn, int depth) {
           ++stores;
           only = st->operand(0);
         }
-    if (stores != 1 ||
-        (ld->var >= 0 && size_t(ld->var) < fn.vars.size() && fn.vars[ld->var].isArgument))
+    // (A parameter's one store is of its Arg: see below.)
+    if (stores != 1)
       return std::nullopt;
     return shapeOf(only, fn, depth + 1);
+  }
+  if (auto *a = dyn_cast<ArgInstr>(i)) { // an int literal the caller passed (types::intLiteral)
+    auto *w = a->index >= 0 && size_t(a->index) < fn.argTypes.size()
+                  ? dyn_cast<WeakType>(fn.argTypes[a->index])
+                  : nullptr;
+    if (w && w->literalValue())
+      return Shape{{*w->literalValue()}, false};
+    return std::nullopt;
   }
   return std::nullopt;
 }
@@ -106,6 +114,13 @@ std::optional<std::vector<int64_t>> constantShape(const Instr *i, const Function
   if (!s)
     return std::nullopt;
   return s->dims;
+}
+
+std::optional<int64_t> constantIntValue(const Instr *i, const Function &fn) {
+  std::optional<Shape> s = shapeOf(i, fn, 0);
+  if (!s || s->tuple || s->dims.size() != 1)
+    return std::nullopt;
+  return s->dims[0];
 }
 
 const ScalarType *constantDtype(const Instr *i) {

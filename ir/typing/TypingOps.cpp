@@ -159,6 +159,8 @@ const Type *Typer::typeBinOp(BinOpInstr *i) {
 
 const Type *Typer::typeUnaryOp(UnaryOpInstr *i) {
   const Type *t = i->operand(0)->type;
+  if (auto *w = dyn_cast<WeakType>(t); w && w->literalValue())
+    t = types::weakInt(); // -n is not n: the literal's value stays with its own instruction
   switch (i->unop) {
   case UnaryOpKind::Not:
     return typeTruth(i, t);

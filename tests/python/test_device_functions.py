@@ -1,8 +1,9 @@
 """Device functions returning tuples and complex numbers, inline=True, truthy flags, several
 assignment targets and min/max of several values, on both backends."""
 import numpy as np
+import pytest
 
-from ptxjit import cuda
+from ptxjit import cuda, errors
 
 
 @cuda.jit(device="true")  # a truthy flag value, as Numba accepts
@@ -100,3 +101,65 @@ def test_device_function_signatures_reject_other_types(cpu):
         complex_arg[1, 1](np.zeros(1))
     with pytest.raises(errors.TypingError, match="returns UniTuple.*declared return type int32"):
         cuda.jit("int32(float64)", device=True)(lambda x: (x, x))
+
+
+def test_int_literals_reach_device_functions_as_constants(backend):
+    """A Python int constant passed to a device function keeps its value (Numba's
+    IntegerLiteral): the callee may size shared and local arrays with it; types and functions
+    pass through as compile-time values (numba-cuda's atomics tests do all three)."""
+
+    @cuda.jit(device=True)
+    def count(ary, n, dt, op, cast, init):
+        tid = cuda.threadIdx.x
+        sm = cuda.shared.array(n, dt)
+        lm = cuda.local.array(n, dtype=dt)
+        sm[tid] = init
+        lm[0] = 0
+        cuda.syncthreads()
+        op(sm, cast(tid % n), 1)
+        cuda.syncthreads()
+        ary[tid] = sm[tid] + lm[0]
+
+    @cuda.jit(device=True)
+    def same(x):
+        return x
+
+    @cuda.jit(device=True)
+    def forward(ary, n):  # a literal parameter passed on stays a constant
+        count(ary, n, np.uint32, cuda.atomic.add, same, 0)
+
+    @cuda.jit
+    def k(ary):
+        forward(ary, 16)
+
+    a = np.zeros(16, np.uint32)
+    k[1, 16](a)
+    np.testing.assert_array_equal(a, 1)  # each thread adds 1 to its slot of the 16
+
+    @cuda.jit(device=True)
+    def scaled(n):
+        m = n * 2  # arithmetic on the parameter: an ordinary int64, no longer a constant
+        return m + n
+
+    @cuda.jit
+    def k2(out):
+        out[0] = scaled(5)
+        out[1] = scaled(7)
+
+    out = np.zeros(2, np.int64)
+    k2[1, 1](out)
+    assert list(out) == [15, 21]
+
+
+def test_a_runtime_int_is_not_a_constant(cpu):
+    @cuda.jit(device=True)
+    def make(n):
+        s = cuda.shared.array(n, np.float32)
+        s[0] = 1
+
+    @cuda.jit
+    def k(n):
+        make(n)
+
+    with pytest.raises(errors.TypingError, match="compile-time constant"):
+        k[1, 1](4)

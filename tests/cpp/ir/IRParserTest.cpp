@@ -508,3 +508,14 @@ bb2:
   EXPECT_GT(rejected, 0);
   EXPECT_GT(parsed, 0);
 }
+
+TEST(IRParser, IntLiteralTypesRoundTrip) {
+  // A device function specialized on an int literal prints its parameter as Literal[int](v).
+  EXPECT_EQ(parseTypeText("Literal[int](32)"), types::intLiteral(32));
+  EXPECT_EQ(parseTypeText("Literal[int](-7)"), types::intLiteral(-7));
+  EXPECT_EQ(parseTypeText(types::intLiteral(-7)->str()), types::intLiteral(-7));
+  EXPECT_EQ(parseTypeText("Literal[int]"), types::weakInt());
+  EXPECT_NE(types::intLiteral(3), types::weakInt());
+  EXPECT_EQ(concretize(types::intLiteral(3)), types::int64());
+  EXPECT_EQ(promote(types::intLiteral(3), types::intLiteral(4)), types::weakInt());
+}

@@ -537,7 +537,10 @@ bb0:
                     {types::int16()}, &r);
   ASSERT_FALSE(r.requests.empty());
   EXPECT_EQ(r.requests.back().first, 7);
-  EXPECT_EQ(r.requests.back().second, (std::vector<const Type *>{types::int16(), types::int64()}));
+  // The int constant keeps its value (Numba's IntegerLiteral): the callee sees Literal[int](3).
+  EXPECT_EQ(r.requests.back().second,
+            (std::vector<const Type *>{types::int16(), types::intLiteral(3)}));
+  EXPECT_EQ(types::intLiteral(3)->str(), "Literal[int](3)");
   EXPECT_EQ(typeOf(*fn, 3), types::float32());
   EXPECT_EQ(cast<CallInstr>(value(*fn, 3))->calleeFunction, r.made.back().get());
   EXPECT_EQ(var(*fn, "r").type, types::float32());
