@@ -235,10 +235,8 @@ public:
     // knows the value where a constant is needed), one specialization per value.
     std::vector<const ir::Type *> concrete;
     concrete.reserve(argTypes.size());
-    for (const ir::Type *t : argTypes) {
-      auto *w = ir::dyn_cast<ir::WeakType>(t);
-      concrete.push_back(w && w->literalValue() ? t : ir::concretize(t));
-    }
+    for (const ir::Type *t : argTypes)
+      concrete.push_back(ir::hasIntLiteral(t) ? t : ir::concretize(t));
     if (!callee.declared.empty())
       concrete = declaredParams(callee, argTypes, file, loc);
     return compiler_.typedLocked(functionId, concrete, file, loc, depth_ + 1);

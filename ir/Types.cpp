@@ -271,6 +271,28 @@ const ScalarType *scalarByName(const std::string &name) {
 
 } // namespace types
 
+const Type *literalsAsInt64(const Type *t) {
+  if (auto *w = dyn_cast<WeakType>(t); w && w->literalValue())
+    return types::int64();
+  if (auto *tup = dyn_cast<TupleType>(t)) {
+    std::vector<const Type *> elems;
+    for (const Type *e : tup->elements())
+      elems.push_back(literalsAsInt64(e));
+    return types::tuple(elems);
+  }
+  return t;
+}
+
+bool hasIntLiteral(const Type *t) {
+  if (auto *w = dyn_cast<WeakType>(t))
+    return w->literalValue() != nullptr;
+  if (auto *tup = dyn_cast<TupleType>(t))
+    for (const Type *e : tup->elements())
+      if (hasIntLiteral(e))
+        return true;
+  return false;
+}
+
 const Type *concretize(const Type *t) {
   if (!t)
     return t;

@@ -245,6 +245,13 @@ const FunctionRefType *functionRef(int functionId, const std::string &name);
 const ScalarType *scalarByName(const std::string &name);
 } // namespace types
 
+/// `t` with every int literal carrying a value (types::intLiteral) as int64, in tuples too: the
+/// type of a parameter variable that a caller specialized on constants.
+const Type *literalsAsInt64(const Type *t);
+
+/// True when `t` is, or is a tuple holding, an int literal carrying a value.
+bool hasIntLiteral(const Type *t);
+
 /// The concrete type a value of type `t` gets when it must be materialized on its own:
 /// weak types become their default; everything else is returned unchanged.
 const Type *concretize(const Type *t);

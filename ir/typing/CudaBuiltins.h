@@ -65,10 +65,11 @@ const CudaBuiltinInfo *cudaBuiltinInfo(BuiltinId id);
 /// or a local variable assigned exactly once from one of those. nullopt otherwise.
 std::optional<std::vector<int64_t>> constantShape(const Instr *i, const Function &fn);
 
-/// The value of an int written as a literal, a frozen global or closure value, a local assigned
-/// exactly once from one of those, or an argument whose caller passed one (types::intLiteral);
-/// nullopt otherwise.
-std::optional<int64_t> constantIntValue(const Instr *i, const Function &fn);
+/// For an int, or a tuple of ints, written as a literal, a frozen global or closure value, a
+/// local assigned exactly once from one of those, or a parameter whose caller passed one: the
+/// int literal type carrying the value (types::intLiteral), or a tuple of those; null
+/// otherwise.
+const Type *constantIntsType(const Instr *i, const Function &fn);
 
 /// The scalar type a dtype argument names: a NumPy or ptxjit type (numpy.float32, float32), or
 /// a string ("float32", "f4"); null otherwise.

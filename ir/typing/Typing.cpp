@@ -89,8 +89,7 @@ void Typer::run() {
   for (size_t k = 0; k < argTypes_.size(); ++k) {
     // An int literal a caller passed (Numba's IntegerLiteral) is an int64 variable; its value
     // stays in fn.argTypes for constantIntValue (cuda.shared.array(n, ...)).
-    auto *w = dyn_cast<WeakType>(argTypes_[k]);
-    varTypes_[k] = w && w->literalValue() ? types::int64() : argTypes_[k];
+    varTypes_[k] = hasIntLiteral(argTypes_[k]) ? literalsAsInt64(argTypes_[k]) : argTypes_[k];
   }
   fn_.argTypes = argTypes_;
 

@@ -183,11 +183,19 @@ const Type *Typer::typeUserCall(CallInstr *i, const FunctionRefType *ref,
     // A Python int constant keeps its value (Numba's IntegerLiteral), so that the callee can
     // use it where a compile-time constant is needed: cuda.shared.array(n, dtype) with the n
     // its caller passed. One specialization per value, as in Numba.
-    // (int64 too: such a parameter passed on, or an int64 constant, keeps its type there.)
-    std::optional<int64_t> v;
-    if (args[k]->kind() == TypeKind::WeakInt || args[k] == types::int64())
-      v = constantIntValue(i->arg(k), fn_);
-    concrete.push_back(v ? types::intLiteral(*v) : concretize(args[k]));
+    // (int64 too: such a parameter passed on, or an int64 constant, keeps its type there; and
+    // tuples of those, a shape (4, 8).)
+    const Type *lit = nullptr;
+    const Type *plain = literalsAsInt64(concretize(args[k]));
+    bool intsOnly = plain == types::int64();
+    if (auto *tup = dyn_cast<TupleType>(plain)) {
+      intsOnly = tup->size() > 0;
+      for (const Type *e : tup->elements())
+        intsOnly = intsOnly && e == types::int64();
+    }
+    if (intsOnly)
+      lit = constantIntsType(i->arg(k), fn_);
+    concrete.push_back(lit ? lit : concretize(args[k]));
   }
   if (!resolver_)
     fail(DiagCode::Internal, i, {"no call resolver to type the call to '" + name + "'"});

@@ -96,13 +96,29 @@ std::optional<Shape> shapeOf(const Instr *i, const Function &fn, int depth) {
       return std::nullopt;
     return shapeOf(only, fn, depth + 1);
   }
-  if (auto *a = dyn_cast<ArgInstr>(i)) { // an int literal the caller passed (types::intLiteral)
-    auto *w = a->index >= 0 && size_t(a->index) < fn.argTypes.size()
-                  ? dyn_cast<WeakType>(fn.argTypes[a->index])
-                  : nullptr;
-    if (w && w->literalValue())
-      return Shape{{*w->literalValue()}, false};
-    return std::nullopt;
+  if (auto *a = dyn_cast<ArgInstr>(i)) { // int literals the caller passed (types::intLiteral)
+    if (a->index < 0 || size_t(a->index) >= fn.argTypes.size())
+      return std::nullopt;
+    auto literal = [](const Type *t) -> std::optional<int64_t> {
+      auto *w = dyn_cast<WeakType>(t);
+      if (w && w->literalValue())
+        return *w->literalValue();
+      return std::nullopt;
+    };
+    const Type *t = fn.argTypes[a->index];
+    if (auto v = literal(t))
+      return Shape{{*v}, false};
+    auto *tup = dyn_cast<TupleType>(t);
+    if (!tup)
+      return std::nullopt;
+    Shape s{{}, true};
+    for (const Type *e : tup->elements()) {
+      auto v = literal(e);
+      if (!v)
+        return std::nullopt;
+      s.dims.push_back(*v);
+    }
+    return s;
   }
   return std::nullopt;
 }
@@ -116,11 +132,16 @@ std::optional<std::vector<int64_t>> constantShape(const Instr *i, const Function
   return s->dims;
 }
 
-std::optional<int64_t> constantIntValue(const Instr *i, const Function &fn) {
+const Type *constantIntsType(const Instr *i, const Function &fn) {
   std::optional<Shape> s = shapeOf(i, fn, 0);
-  if (!s || s->tuple || s->dims.size() != 1)
-    return std::nullopt;
-  return s->dims[0];
+  if (!s)
+    return nullptr;
+  if (!s->tuple)
+    return types::intLiteral(s->dims[0]);
+  std::vector<const Type *> elems;
+  for (int64_t d : s->dims)
+    elems.push_back(types::intLiteral(d));
+  return types::tuple(elems);
 }
 
 const ScalarType *constantDtype(const Instr *i) {

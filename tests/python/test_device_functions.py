@@ -137,6 +137,24 @@ def test_int_literals_reach_device_functions_as_constants(backend):
     np.testing.assert_array_equal(a, 1)  # each thread adds 1 to its slot of the 16
 
     @cuda.jit(device=True)
+    def grid2(ary, dt, shape, op):  # a constant tuple: a 2-d shape
+        tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+        sm = cuda.shared.array(shape, dt)
+        sm[tx, ty] = ary[tx, ty]
+        cuda.syncthreads()
+        op(sm, (tx, ty), 1)
+        cuda.syncthreads()
+        ary[tx, ty] = sm[tx, ty]
+
+    @cuda.jit
+    def k3(ary):
+        grid2(ary, np.uint64, (4, 8), cuda.atomic.add)
+
+    b = np.zeros((4, 8), np.uint64)
+    k3[1, (4, 8)](b)
+    np.testing.assert_array_equal(b, 1)
+
+    @cuda.jit(device=True)
     def scaled(n):
         m = n * 2  # arithmetic on the parameter: an ordinary int64, no longer a constant
         return m + n

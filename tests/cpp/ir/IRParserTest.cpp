@@ -519,3 +519,11 @@ TEST(IRParser, IntLiteralTypesRoundTrip) {
   EXPECT_EQ(concretize(types::intLiteral(3)), types::int64());
   EXPECT_EQ(promote(types::intLiteral(3), types::intLiteral(4)), types::weakInt());
 }
+
+TEST(IRParser, LiteralsAsInt64StripsTuplesToo) {
+  const Type *t = types::tuple({types::intLiteral(4), types::intLiteral(8)});
+  EXPECT_TRUE(hasIntLiteral(t));
+  EXPECT_FALSE(hasIntLiteral(types::tuple({types::int64(), types::weakInt()})));
+  EXPECT_EQ(literalsAsInt64(t), types::tuple({types::int64(), types::int64()}));
+  EXPECT_EQ(parseTypeText(t->str()), t);
+}
