@@ -116,10 +116,11 @@ std::string PackingPlan::str() const {
   for (const ParamSlot &s : slots) {
     if (!out.empty())
       out += "; ";
-    out.append(s.type ? s.type->str()
-                      : (s.source == ParamSlot::Source::Data || s.source == ParamSlot::Source::Address
-                             ? "ptr"
-                             : "int64"));
+    out.append(s.type
+                   ? s.type->str()
+                   : (s.source == ParamSlot::Source::Data || s.source == ParamSlot::Source::Address
+                          ? "ptr"
+                          : "int64"));
     out.append("@").append(std::to_string(s.offset));
     out.append(" <- leaf").append(std::to_string(s.leaf));
     if (s.source != ParamSlot::Source::Value)

@@ -41,12 +41,12 @@ struct ArgLeaf {
 /// One flattened kernel parameter.
 struct ParamSlot {
   enum class Source : uint8_t {
-    Value,  ///< the scalar converted to `type` (bool as one byte)
-    Real,   ///< the real part of a complex scalar, as `type` (float32/float64)
-    Imag,   ///< the imaginary part
-    Data,   ///< the array's data pointer
-    Shape,  ///< shape[dim] as int64
-    Stride, ///< strides[dim] in bytes as int64
+    Value,   ///< the scalar converted to `type` (bool as one byte)
+    Real,    ///< the real part of a complex scalar, as `type` (float32/float64)
+    Imag,    ///< the imaginary part
+    Data,    ///< the array's data pointer
+    Shape,   ///< shape[dim] as int64
+    Stride,  ///< strides[dim] in bytes as int64
     Address, ///< a pointer parameter: the leaf's integer value is the address
   };
   Source source = Source::Value;

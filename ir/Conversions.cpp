@@ -257,8 +257,7 @@ Conversion argumentConversion(const Type *from, const Type *to) {
     if (const auto *fw = dyn_cast<WeakType>(from))
       return fw->kind() == TypeKind::WeakInt ? Conversion::Safe : Conversion::None;
     if (const auto *fs = dyn_cast<ScalarType>(from))
-      return fs->kind() == TypeKind::Int && fs->bits() == 64 ? Conversion::Safe
-                                                               : Conversion::None;
+      return fs->kind() == TypeKind::Int && fs->bits() == 64 ? Conversion::Safe : Conversion::None;
     if (isa<PointerType>(from))
       return !tp->pointee() ? Conversion::Promote : Conversion::None;
     return Conversion::None;
