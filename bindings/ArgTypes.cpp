@@ -603,6 +603,9 @@ py::object typeDescription(const ir::Type *t) {
       elems.append(typeDescription(e));
     return py::make_tuple("tuple", elems);
   }
+  if (const auto *p = ir::dyn_cast<ir::PointerType>(t))
+    return py::make_tuple("pointer", p->pointee() ? py::object(py::str(p->pointee()->str()))
+                                                  : py::object(py::none()));
   return py::make_tuple("other", t->str());
 }
 

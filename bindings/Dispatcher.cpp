@@ -251,6 +251,24 @@ py::object Dispatcher::stats() const {
   return py::module_::import("types").attr("SimpleNamespace")(**d);
 }
 
+std::string Dispatcher::firstMismatch(const std::vector<const ir::Type *> &actual) const {
+  for (const auto &params : eager) {
+    if (params.size() != actual.size())
+      continue;
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (ir::argumentConversion(actual[i], params[i]) != ir::Conversion::None)
+        continue;
+      std::string arg = i < argNames.size() ? "'" + argNames[i] + "'" : std::to_string(i);
+      std::string why = params[i]->kind() == ir::TypeKind::Pointer
+                            ? " (a pointer parameter takes an integer address)"
+                            : "";
+      return "\n  argument " + arg + " of type " + ir::concretize(actual[i])->str() +
+             " cannot be passed as " + params[i]->str() + why;
+    }
+  }
+  return "";
+}
+
 const compiler::Specialization &Dispatcher::lookup(const std::vector<uint32_t> &codes,
                                                    codegen::Backend backend) {
   Cache &c = caches[static_cast<int>(backend)];
@@ -270,7 +288,8 @@ const compiler::Specialization &Dispatcher::lookup(const std::vector<uint32_t> &
         for (const ir::Type *t : actual)
           shown.push_back(ir::concretize(t));
         throw py::type_error("No matching definition for argument type(s) " + joinTypes(shown) +
-                             " of kernel '" + name + "'; its signatures are:" + have);
+                             " of kernel '" + name + "'; its signatures are:" + have +
+                             firstMismatch(actual));
       }
       params = eager[idx];
     } else {

@@ -74,6 +74,9 @@ public:
 
   const compiler::Specialization &lookup(const std::vector<uint32_t> &codes,
                                          codegen::Backend backend);
+  /// For the "No matching definition" error: a line naming the first argument that no eager
+  /// signature of its arity can take and the parameter type it fails ("" when none).
+  std::string firstMismatch(const std::vector<const ir::Type *> &actual) const;
   const compiler::Specialization &compileFor(const std::vector<const ir::Type *> &params,
                                              codegen::Backend backend);
   /// The compiler's specialization for `params` under `opts`: snapshots the function and its

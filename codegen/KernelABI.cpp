@@ -36,6 +36,10 @@ public:
         slot(ParamSlot::Source::Stride, leaf, d, nullptr, 8);
       return;
     }
+    if (t->kind() == ir::TypeKind::Pointer) {
+      slot(ParamSlot::Source::Address, newLeaf(arg, t), 0, nullptr, 8);
+      return;
+    }
     if (const auto *tt = ir::dyn_cast<ir::TupleType>(t)) {
       for (const ir::Type *e : tt->elements())
         add(e, arg);
@@ -85,6 +89,8 @@ const char *sourceName(ParamSlot::Source s) {
     return "shape";
   case ParamSlot::Source::Stride:
     return "strides";
+  case ParamSlot::Source::Address:
+    return "address";
   }
   return "?";
 }
@@ -110,7 +116,11 @@ std::string PackingPlan::str() const {
   for (const ParamSlot &s : slots) {
     if (!out.empty())
       out += "; ";
-    out.append(s.type ? s.type->str() : (s.source == ParamSlot::Source::Data ? "ptr" : "int64"));
+    out.append(s.type
+                   ? s.type->str()
+                   : (s.source == ParamSlot::Source::Data || s.source == ParamSlot::Source::Address
+                          ? "ptr"
+                          : "int64"));
     out.append("@").append(std::to_string(s.offset));
     out.append(" <- leaf").append(std::to_string(s.leaf));
     if (s.source != ParamSlot::Source::Value)

@@ -13,6 +13,7 @@
 //   scalar T      one slot of T (bool as one byte; complex as two slots, real then imaginary)
 //   array ndim N  ptr data, i64 shape[N], i64 strides[N] (bytes); a 0-d array: data alone
 //   tuple         its elements' slots, in order
+//   pointer       (CPointer(T), voidptr) one 8-byte slot holding the address
 //   Python float  (a top-level weak float) the double, then its float32 copy: the launcher
 //                 rounds it once, and float32 code uses the copy (useFloat32Copies, EmitPTX)
 //
@@ -34,23 +35,24 @@ namespace ptxjit::codegen {
 /// One leaf of the arguments: a scalar or an array, with the parameter type it is passed as.
 struct ArgLeaf {
   int arg = 0;                    ///< the top-level argument it belongs to
-  const ir::Type *type = nullptr; ///< a ScalarType or ArrayType
+  const ir::Type *type = nullptr; ///< a ScalarType, ArrayType or PointerType
 };
 
 /// One flattened kernel parameter.
 struct ParamSlot {
   enum class Source : uint8_t {
-    Value,  ///< the scalar converted to `type` (bool as one byte)
-    Real,   ///< the real part of a complex scalar, as `type` (float32/float64)
-    Imag,   ///< the imaginary part
-    Data,   ///< the array's data pointer
-    Shape,  ///< shape[dim] as int64
-    Stride, ///< strides[dim] in bytes as int64
+    Value,   ///< the scalar converted to `type` (bool as one byte)
+    Real,    ///< the real part of a complex scalar, as `type` (float32/float64)
+    Imag,    ///< the imaginary part
+    Data,    ///< the array's data pointer
+    Shape,   ///< shape[dim] as int64
+    Stride,  ///< strides[dim] in bytes as int64
+    Address, ///< a pointer parameter: the leaf's integer value is the address
   };
   Source source = Source::Value;
   int leaf = 0; ///< index into PackingPlan::leaves
   int dim = 0;  ///< Shape/Stride only
-  /// Value/Real/Imag: the scalar type stored; null for Data/Shape/Stride.
+  /// Value/Real/Imag: the scalar type stored; null for Data/Shape/Stride/Address.
   const ir::ScalarType *type = nullptr;
   uint32_t offset = 0; ///< byte offset in the packed buffer (aligned to size)
   uint32_t size = 0;   ///< bytes

@@ -30,6 +30,7 @@ const char *partSuffix(ParamSlot::Source s) {
     return "_im";
   case ParamSlot::Source::Data:
     return "_data";
+  case ParamSlot::Source::Address:
   case ParamSlot::Source::Shape:
     return "_shape";
   case ParamSlot::Source::Stride:
@@ -43,6 +44,7 @@ const char *partSuffix(ParamSlot::Source s) {
 llvm::Type *slotType(llvm::LLVMContext &ctx, const ParamSlot &s) {
   switch (s.source) {
   case ParamSlot::Source::Data:
+  case ParamSlot::Source::Address:
     return llvm::PointerType::getUnqual(ctx);
   case ParamSlot::Source::Shape:
   case ParamSlot::Source::Stride:
@@ -99,6 +101,8 @@ private:
       }
       return v;
     }
+    if (t->kind() == TypeKind::Pointer)
+      return slots.at(0).second;
     const auto *st = ir::cast<ir::ScalarType>(t);
     if (st->kind() == TypeKind::Complex) {
       llvm::Value *v = llvm::PoisonValue::get(registerType(b_.getContext(), st));

@@ -47,6 +47,12 @@ llvm::Value *FunctionLowerer::convert(llvm::Value *v, const Type *from, const Ty
         ta && ta->dtype() == fa->dtype() && ta->ndim() == fa->ndim())
       return v; // only the layout/readonly flag differs: same view
   }
+  if (t->kind() == TypeKind::Pointer) {
+    if (f->kind() == TypeKind::Pointer) // into void*: the same address
+      return v;
+    if (fs && fs->kind() == TypeKind::Int) // an integer address passed for a pointer parameter
+      return B.CreateIntToPtr(castScalar(B, v, fs, types::int64()), repr(t, at));
+  }
   if (ModuleLowerer::isCompileTimeOnly(f) && ModuleLowerer::isCompileTimeOnly(t))
     return v;
   if (f->kind() == TypeKind::Iterator && t->kind() == TypeKind::Iterator &&

@@ -105,6 +105,22 @@ llvm::Value *FunctionLowerer::arraySize(llvm::Value *arr, int ndim) {
 
 // ---- Indexing ----
 
+const ScalarType *FunctionLowerer::pointee(const PointerType *p, const Type *indexType,
+                                           SourceLoc at) {
+  if (!p->pointee())
+    fail(at, DiagCode::VoidPointerIndex, {p->str()});
+  if (!isa<ScalarType>(concretize(indexType)) || concretize(indexType)->kind() != TypeKind::Int)
+    fail(at, DiagCode::IndexTypes, {p->str(), indexType->str()});
+  return p->pointee();
+}
+
+llvm::Value *FunctionLowerer::pointerElementAddress(llvm::Value *ptr, const ScalarType *elem,
+                                                    llvm::Value *index, const Type *indexType,
+                                                    SourceLoc at) {
+  // No bounds and no wrapping: a raw pointer, as in numba (p[-1] is the element before).
+  return B.CreateGEP(M.memType(elem), ptr, toIndex(index, indexType, at), "ptr.elem");
+}
+
 llvm::Value *FunctionLowerer::lowerGetItem(const GetItemInstr &i) {
   SourceLoc at = i.loc;
   const Instr *obj = i.operand(0), *index = i.operand(1);
@@ -124,6 +140,11 @@ llvm::Value *FunctionLowerer::lowerGetItem(const GetItemInstr &i) {
     }
     std::vector<llvm::Value *> idx = arrayIndices(v, aty, iv, it, at);
     return convert(loadScalar(B, elementAddress(v, aty, idx), aty->dtype()), aty->dtype(), res, at);
+  }
+  if (auto *pty = dyn_cast<PointerType>(ot)) {
+    const ScalarType *elem = pointee(pty, it, at);
+    llvm::Value *p = pointerElementAddress(v, elem, valueOf(index, at), it, at);
+    return convert(loadScalar(B, p, elem), elem, res, at);
   }
   if (auto *tt = dyn_cast<TupleType>(ot)) {
     auto *its = dyn_cast<ScalarType>(concretize(it));
@@ -165,6 +186,15 @@ void FunctionLowerer::lowerSetItem(const SetItemInstr &i) {
   SourceLoc at = i.loc;
   const Instr *obj = i.operand(0), *index = i.operand(1), *value = i.operand(2);
   const Type *ot = concretize(typeOf(obj, at)), *it = typeOf(index, at);
+  if (auto *pty = dyn_cast<PointerType>(ot)) {
+    const Type *vt = typeOf(value, at);
+    const ScalarType *elem = pointee(pty, it, at);
+    if (!dyn_cast<ScalarType>(concretize(vt)))
+      fail(at, DiagCode::SetItemTypes, {ot->str(), it->str(), vt->str()});
+    llvm::Value *p = pointerElementAddress(valueOf(obj, at), elem, valueOf(index, at), it, at);
+    storeScalar(B, p, convert(valueOf(value, at), vt, elem, at), elem);
+    return;
+  }
   auto *aty = dyn_cast<ArrayType>(ot);
   if (!aty)
     fail(at, DiagCode::SetItemTypes, {ot->str(), it->str(), typeOf(value, at)->str()});

@@ -135,6 +135,7 @@ llvm::Type *ModuleLowerer::reprType(const Type *t, const Function &fn, SourceLoc
     return llvm::StructType::get(ctx, {i64, i64, i64});
   }
   case TypeKind::Iterator:
+  case TypeKind::Pointer: // a raw address (CPointer, voidptr)
     return llvm::PointerType::getUnqual(ctx);
   case TypeKind::Slice: { // {start, stop, step}: see the file comment of Lowering.h
     auto *i64 = llvm::Type::getInt64Ty(ctx);

@@ -313,6 +313,14 @@ private:
   llvm::Value *iterNext(llvm::Value *state, const ir::IteratorType *it, ir::SourceLoc at);
   /// Integer value `v` of IR type `t` as an i64 index (sign- or zero-extended).
   llvm::Value *toIndex(llvm::Value *v, const ir::Type *t, ir::SourceLoc at);
+  /// The element type of pointer `p` indexed by a value of `indexType` (VoidPointerIndex for
+  /// void*, IndexTypes for a non-integer index).
+  const ir::ScalarType *pointee(const ir::PointerType *p, const ir::Type *indexType,
+                                ir::SourceLoc at);
+  /// The address of `ptr[index]`, elements of `elem`: no bounds, negative indices not wrapped.
+  llvm::Value *pointerElementAddress(llvm::Value *ptr, const ir::ScalarType *elem,
+                                     llvm::Value *index, const ir::Type *indexType,
+                                     ir::SourceLoc at);
   /// The state of an enumerate()/zip() call (builtin Enumerate or Zip): a pointer to a new
   /// iterator state.
   llvm::Value *lowerIterBuiltin(const ir::CallInstr &i);

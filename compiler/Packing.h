@@ -71,6 +71,9 @@ inline void packSlot(const codegen::ParamSlot &s, const ArgValue &v, char *dst) 
   case codegen::ParamSlot::Source::Stride:
     word = v.strides[s.dim];
     break;
+  case codegen::ParamSlot::Source::Address: // an integer leaf (Numba passes the address so)
+    word = v.kind == ArgValue::Kind::UInt ? static_cast<int64_t>(v.u) : v.i;
+    break;
   case codegen::ParamSlot::Source::Value:
     if (v.kind == ArgValue::Kind::Float && s.type->kind() == ir::TypeKind::Float) {
       if (s.type->bits() == 32) {

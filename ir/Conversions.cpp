@@ -251,6 +251,17 @@ Conversion argumentConversion(const Type *from, const Type *to) {
       return Conversion::None;
     return Conversion::Promote;
   }
+  if (const auto *tp = dyn_cast<PointerType>(to)) {
+    // Numba passes an integer for a CPointer/voidptr parameter as the address itself; only a
+    // 64-bit integer (or a Python int) can hold one. An array is not its data pointer here.
+    if (const auto *fw = dyn_cast<WeakType>(from))
+      return fw->kind() == TypeKind::WeakInt ? Conversion::Safe : Conversion::None;
+    if (const auto *fs = dyn_cast<ScalarType>(from))
+      return fs->kind() == TypeKind::Int && fs->bits() == 64 ? Conversion::Safe : Conversion::None;
+    if (isa<PointerType>(from))
+      return !tp->pointee() ? Conversion::Promote : Conversion::None;
+    return Conversion::None;
+  }
   if (const auto *tt = dyn_cast<TupleType>(to)) {
     const auto *ft = dyn_cast<TupleType>(from);
     if (!ft || ft->size() != tt->size())

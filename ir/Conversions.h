@@ -65,7 +65,9 @@ Conversion weakConversion(const WeakType *from, const ScalarType *to);
 /// (int64, float64, complex128: Numba's typeof) where weakConversion allows them at all, arrays
 /// Promote when the
 /// dtype and ndim match and the layout fits (C/F into A; readonly only into readonly), tuples by
-/// their worst element; None when it cannot be passed.
+/// their worst element, pointers (CPointer, voidptr) Safe from int64, uint64 or a Python int (the
+/// address, as Numba passes it) and Promote from another pointer into void*; None when it cannot
+/// be passed.
 Conversion argumentConversion(const Type *from, const Type *to);
 
 /// The index of the signature (parameter-type lists) that arguments `actual` convert to: the

@@ -54,6 +54,12 @@ enum class DiagKind : uint8_t {
   X(IndexTypes, Typing, "cannot index {0} with {1}")                                               \
   X(SetItemTypes, Typing, "cannot store {2} into {0}[{1}]")                                        \
   X(ReadonlyArray, Typing, "cannot write to read-only array {0}")                                  \
+  X(VoidPointerIndex, Typing,                                                                      \
+    "cannot index {0}: a void pointer has no element type (use CPointer(dtype) in the "            \
+    "signature)")                                                                                  \
+  X(PointerArithmetic, Typing,                                                                     \
+    "pointer arithmetic is not supported: operator {0} on {1} and {2} (index the pointer "         \
+    "instead)")                                                                                    \
   X(NotIterable, Typing, "{0} is not iterable in kernels")                                         \
   X(SliceBound, Typing, "slice indices must be integers or None, not {0}")                         \
   X(SliceStepZero, Typing, "slice step cannot be zero")                                            \

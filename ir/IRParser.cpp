@@ -244,6 +244,10 @@ const Type *Cursor::type() {
   std::string w = word();
   if (w.empty())
     fail("a type");
+  if (w == "void" && peekRaw() == '*') {
+    ++pos_;
+    return types::voidPointer();
+  }
   if (w == "void")
     return types::void_();
   if (w == "none")
@@ -321,6 +325,10 @@ const Type *Cursor::type() {
     return types::functionRef(it->second, fname);
   }
   const ScalarType *s = types::scalarByName(w);
+  if (s && s->str() == w && peekRaw() == '*') { // "int32*": a pointer, spelled with no blank
+    ++pos_;
+    return types::pointer(s);
+  }
   if (s && s->str() == w)
     return s;
   if (s)

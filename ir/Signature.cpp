@@ -1,6 +1,7 @@
 // Parsing of Numba signature strings: "void(float32, float32[:], float32[::1])",
 // "(float32[:], int64)", "float64[:, ::1]", "(int32, int32) -> int32" (the way Numba prints a
-// signature), tuples as "Tuple((int32, float64))" and "UniTuple(int32, 2)".
+// signature), tuples as "Tuple((int32, float64))" and "UniTuple(int32, 2)", raw pointers as
+// "int32*" / "void*" (Numba's CPointer(int32) and voidptr print so), "CPointer(int32)", "voidptr".
 #include "ir/typing/Typing.h"
 
 #include <cctype>
@@ -69,6 +70,19 @@ public:
         error("a tuple cannot be an array element type");
       return t;
     }
+    if (name == "voidptr" || (name == "void" && peek() == '*')) {
+      accept('*');
+      return pointerSuffix(types::voidPointer());
+    }
+    if (name == "CPointer") {
+      expect('(', "'(' after CPointer");
+      std::string elem = identifier();
+      const ScalarType *pointee = types::scalarByName(elem);
+      if (!pointee)
+        error("CPointer takes a scalar element type, not '" + elem + "'");
+      expect(')', "')' closing CPointer(type)");
+      return pointerSuffix(types::pointer(pointee));
+    }
     if (name == "void" || name == "none") {
       if (!allowVoid)
         error("'" + name + "' is only valid as a return type");
@@ -79,9 +93,20 @@ public:
     const ScalarType *scalar = types::scalarByName(name);
     if (!scalar)
       error("unknown type name '" + name + "'");
+    if (accept('*'))
+      return pointerSuffix(types::pointer(scalar));
     if (peek() != '[')
       return scalar;
     return arrayDims(scalar);
+  }
+
+  /// After a pointer type: pointers to pointers and arrays of pointers are not supported.
+  const Type *pointerSuffix(const PointerType *ptr) {
+    if (peek() == '*')
+      error("pointers to pointers are not supported ('" + ptr->str() + "*')");
+    if (peek() == '[')
+      error("a pointer cannot be an array element type");
+    return ptr;
   }
 
   /// After "Tuple": "((t, t, ...))"; after "UniTuple": "(t, n)".

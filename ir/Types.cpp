@@ -207,6 +207,13 @@ const TupleType *tuple(const std::vector<const Type *> &elems) {
   return table().get<TupleType>(key, [&] { return std::make_unique<TupleType>(elems, s); });
 }
 
+const PointerType *pointer(const ScalarType *pointee) {
+  std::string s = (pointee ? pointee->str() : std::string("void")) + "*";
+  return table().get<PointerType>("pointer:" + s,
+                                  [&] { return std::make_unique<PointerType>(pointee, s); });
+}
+const PointerType *voidPointer() { return pointer(nullptr); }
+
 const IteratorType *iterator(IterKind k, const Type *yield,
                              const std::vector<const Type *> &sources) {
   std::string s;

@@ -31,6 +31,7 @@ enum class TypeKind : uint8_t {
   Function,    ///< a reference to a user device function
   String,      ///< a string literal (only printable)
   Slice,       ///< a `start:stop:step` slice of int64 parts (None parts allowed)
+  Pointer,     ///< a raw address (Numba's CPointer(dtype) "int32*", or voidptr "void*")
 };
 
 /// Memory layout of an array type, in Numba's spelling: C, F or A (any strides).
@@ -201,6 +202,21 @@ private:
   bool hasStep_;
 };
 
+/// A raw pointer (Numba's `types.CPointer(dtype)`, spelled "int32*", or `types.voidptr`, spelled
+/// "void*"): one 64-bit address, indexable without bounds when it has a pointee. It only enters
+/// a kernel through an explicit signature, where the launch passes an integer as the address.
+class PointerType final : public Type {
+public:
+  /// The element type `p[i]` reads and writes; null for void*.
+  const ScalarType *pointee() const { return pointee_; }
+  static bool classof(const Type *t) { return t->kind() == TypeKind::Pointer; }
+  PointerType(const ScalarType *pointee, std::string s)
+      : Type(TypeKind::Pointer, std::move(s)), pointee_(pointee) {}
+
+private:
+  const ScalarType *pointee_;
+};
+
 // ---- Factories (interned, thread-safe) ----
 namespace types {
 const Type *void_();
@@ -233,6 +249,10 @@ const WeakType *intLiteral(int64_t value);
 /// ndim in 1..3 for kernel arguments; views made inside kernels may have other ndims (>= 0).
 const ArrayType *array(const ScalarType *dtype, int ndim, Layout layout, bool readonly = false);
 const TupleType *tuple(const std::vector<const Type *> &elems);
+/// A pointer to `pointee` ("int32*"), or void* when `pointee` is null.
+const PointerType *pointer(const ScalarType *pointee);
+/// void*, Numba's voidptr.
+const PointerType *voidPointer();
 const Type *range();
 const Type *string();
 /// A slice type: "slice<a:b:c>" when `hasStep`, else "slice<a:b>".

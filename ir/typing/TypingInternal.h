@@ -88,6 +88,9 @@ private:
   /// The element type of `arr` indexed by `index` (an integer, a slice or a tuple of them),
   /// or the array view type it selects (IndexTypes when the index does not fit).
   const Type *arrayIndex(Instr *at, const ArrayType *arr, const Type *index);
+  /// The element type of `ptr[index]` (a CPointer's pointee); fails for void* and for an index
+  /// that is not an integer.
+  const Type *pointerElement(Instr *at, const PointerType *ptr, const Type *index);
   const Type *typeBuildSlice(BuildSliceInstr *i);
   /// The iterator type of `iter(value of type t)` (NotIterable when `t` is not iterable).
   const IteratorType *iteratorOf(Instr *at, const Type *t);

@@ -115,6 +115,9 @@ const Type *Typer::typeBinOp(BinOpInstr *i) {
     fail(DiagCode::OperatorTypes, i,
          {std::string(binaryOpName(i->binop)) + (i->inplace ? "=" : ""), a->str(), b->str()});
   };
+  if (a->kind() == TypeKind::Pointer || b->kind() == TypeKind::Pointer)
+    fail(DiagCode::PointerArithmetic, i,
+         {std::string(binaryOpName(i->binop)) + (i->inplace ? "=" : ""), a->str(), b->str()});
   if (!a->isScalarNumber() || !b->isScalarNumber())
     bad();
   const Type *p = promote(a, b);
@@ -368,11 +371,23 @@ bool Typer::constantInt(const Instr *i, int64_t &out) {
   return true;
 }
 
+const Type *Typer::pointerElement(Instr *at, const PointerType *ptr, const Type *index) {
+  // A raw pointer is indexed as numba does: one integer, no bounds, no wrapping of negative
+  // indices (p[-1] is the element before the address).
+  if (!ptr->pointee())
+    fail(DiagCode::VoidPointerIndex, at, {ptr->str()});
+  if (!isIntLike(index))
+    fail(DiagCode::IndexTypes, at, {ptr->str(), index->str()});
+  return ptr->pointee();
+}
+
 const Type *Typer::typeGetItem(GetItemInstr *i) {
   const Type *c = i->operand(0)->type;
   const Type *x = i->operand(1)->type;
   if (auto *arr = dyn_cast<ArrayType>(c))
     return arrayIndex(i, arr, x);
+  if (auto *ptr = dyn_cast<PointerType>(c))
+    return pointerElement(i, ptr, x);
   if (auto *tup = dyn_cast<TupleType>(c)) {
     int64_t k = 0;
     if (constantInt(i->operand(1), k)) {
@@ -391,6 +406,13 @@ const Type *Typer::typeSetItem(SetItemInstr *i) {
   const Type *c = i->operand(0)->type;
   const Type *x = i->operand(1)->type;
   const Type *v = i->operand(2)->type;
+  if (auto *ptr = dyn_cast<PointerType>(c)) {
+    const ScalarType *elem = cast<ScalarType>(pointerElement(i, ptr, x));
+    // Converted as an array store is: any real number, complex only into complex.
+    if (!v->isScalarNumber() || (isComplexLike(v) && elem->kind() != TypeKind::Complex))
+      fail(DiagCode::SetItemTypes, i, {c->str(), x->str(), v->str()});
+    return types::void_();
+  }
   auto *arr = dyn_cast<ArrayType>(c);
   if (!arr)
     fail(DiagCode::SetItemTypes, i, {c->str(), x->str(), v->str()});

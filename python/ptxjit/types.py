@@ -10,6 +10,7 @@ it like the NumPy scalar type of the same name.
 __all__ = [
     "Type", "Scalar", "Number", "Integer", "Float", "Complex", "Boolean", "NoneType", "Array",
     "BaseTuple", "UniTuple", "Tuple", "Signature", "as_type", "as_signature",
+    "CPointer", "RawPointer", "voidptr", "IntegerLiteral",
     "void", "none", "boolean", "bool_", "b1",
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "intp", "uintp", "intc", "uintc", "byte",
@@ -281,6 +282,65 @@ class Boolean(Scalar):
     __slots__ = ()
 
 
+class CPointer(Type):
+    """Numba's ``types.CPointer(dtype)``: a raw pointer to elements of a scalar dtype, printed
+    ``int32*``. A kernel given one in its signature takes an integer (a Python int or a NumPy
+    integer) as the address, as numba-cuda does, and ``p[i]`` reads or writes element ``i``
+    without bounds. On the CPU backend the address is a host address (``a.ctypes.data``)."""
+
+    __slots__ = ("dtype",)
+
+    def __init__(self, dtype):
+        dtype = _SCALARS.get(dtype) if isinstance(dtype, str) else as_type(dtype)
+        if not isinstance(dtype, Scalar) or isinstance(dtype, IntegerLiteral):
+            raise TypeError(f"CPointer takes a scalar element type, not {dtype!r}")
+        super().__init__(f"{dtype.name}*")
+        self.dtype = dtype
+
+    @property
+    def _sig_text(self):
+        return self.name
+
+
+class RawPointer(Type):
+    """Numba's class of ``types.voidptr`` (``void*``): an address with no element type. It can be
+    passed along (to a device function taking ``voidptr``) but not indexed."""
+
+    __slots__ = ()
+
+    @property
+    def _sig_text(self):
+        return self.name
+
+
+class IntegerLiteral(Integer):
+    """Numba's ``types.IntegerLiteral(value)``: the type of one integer constant. ptxjit does not
+    specialize kernels on argument values, so in a signature it stands for its type,
+    ``literal_type`` (int64, or uint64 for a value above int64's range)."""
+
+    __slots__ = ("literal_value", "literal_type")
+
+    def __init__(self, value):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"IntegerLiteral takes an int, not {value!r}")
+        literal_type = int64 if -2**63 <= value < 2**63 else uint64
+        super().__init__(f"Literal[int]({value})", literal_type.kind, literal_type.bitwidth)
+        self._ptxjit_symbol = "numpy." + literal_type.name
+        self.literal_value = value
+        self.literal_type = literal_type
+
+    @property
+    def _sig_text(self):
+        return self.literal_type.name
+
+    def cast_python_value(self, value):
+        return self.literal_type.cast_python_value(value)
+
+    @property
+    def dtype(self):
+        return self.literal_type.dtype
+
+
 void = none = NoneType("none")
 boolean = bool_ = b1 = Boolean("bool", "b", 8)
 int8 = i1 = Integer("int8", "i", 8)
@@ -296,6 +356,7 @@ float32 = f4 = float_ = Float("float32", "f", 32)
 float64 = f8 = double = Float("float64", "f", 64)
 complex64 = c8 = Complex("complex64", "c", 64)
 complex128 = c16 = Complex("complex128", "c", 128)
+voidptr = RawPointer("void*")
 
 _SCALARS = {t.name: t for t in (boolean, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
                                  float16, float32, float64, complex64, complex128)}
@@ -305,7 +366,8 @@ def from_description(desc):
     """The type object for the compiler's description of a type.
 
     Descriptions are tuples: ``("scalar", "float32")``, ``("array", "float32", ndim, layout,
-    readonly)``, ``("tuple", [descriptions...])``, ``("none",)``; anything else is
+    readonly)``, ``("tuple", [descriptions...])``, ``("pointer", "int32")`` (``None`` for void*),
+    ``("none",)``; anything else is
     ``("other", "spelling")``.
     """
     tag = desc[0]
@@ -317,6 +379,8 @@ def from_description(desc):
         return Tuple(from_description(d) for d in desc[1])
     if tag == "none":
         return none
+    if tag == "pointer":
+        return voidptr if desc[1] is None else CPointer(_SCALARS[desc[1]])
     return Type(desc[1])
 
 
@@ -332,7 +396,8 @@ def _is_numba_type(obj):
 def as_type(obj):
     """The ptxjit type object for ``obj``: a ptxjit type (returned as is), or one of Numba's type
     objects (``numba.float32``, ``numba.types.Array(numba.float32, 2, 'C')``, a UniTuple or
-    Tuple of those, ``numba.types.none``, an IntegerLiteral), mapped by structure. Raises
+    Tuple of those, ``numba.types.none``, an IntegerLiteral (its literal type), a CPointer,
+    ``numba.types.voidptr``), mapped by structure. Raises
     TypeError for anything else, naming it."""
     if isinstance(type(obj), _TypeClass):  # a ptxjit type (not via __instancecheck__)
         return obj
@@ -351,6 +416,13 @@ def as_type(obj):
         return none
     if hasattr(obj, "literal_type") and cls.endswith("Literal"):
         return as_type(obj.literal_type)
+    if cls == "CPointer" and hasattr(obj, "dtype"):
+        if getattr(obj, "addrspace", None) is not None:
+            raise TypeError(f"Numba type {name} (CPointer with an address space) has no "
+                            f"ptxjit equivalent")
+        return CPointer(as_type(obj.dtype))
+    if cls == "RawPointer" and name == "void*":
+        return voidptr
     if name in _SCALARS:
         return _SCALARS[name]
     raise TypeError(f"Numba type {name or cls} ({cls}) has no ptxjit equivalent")

@@ -70,6 +70,16 @@ TEST(PackingPlan, ParamBytesEndAtTheLastSlotUnpadded) {
   EXPECT_EQ(none.bufferSize(), 0u);
 }
 
+TEST(PackingPlan, PointersAreOneAddressSlot) {
+  PackingPlan p = buildPackingPlan({t::int32(), t::pointer(t::float32()), t::voidPointer()});
+  ASSERT_EQ(p.slots.size(), 3u);
+  EXPECT_EQ(p.slots[1].source, ParamSlot::Source::Address);
+  EXPECT_EQ(p.slots[1].type, nullptr);
+  EXPECT_EQ(p.str(), "int32@0 <- leaf0; ptr@8 <- leaf1.address; ptr@16 <- leaf2.address");
+  EXPECT_EQ(p.leaves[2].type, t::voidPointer());
+  EXPECT_EQ(p.paramBytes, 24u);
+}
+
 TEST(PackingPlan, RejectsNonArgumentTypes) {
   EXPECT_THROW(buildPackingPlan({t::range()}), ir::CompileError);
   EXPECT_THROW(buildPackingPlan({t::symbol("math")}), ir::CompileError);

@@ -109,6 +109,18 @@ TEST(Packing, PlansFillEverySlot) {
   EXPECT_EQ(params[4], at(4));
 }
 
+TEST(Packing, AddressSlotsTakeTheIntegerAsIs) {
+  codegen::PackingPlan plan = codegen::buildPackingPlan({t::pointer(t::int32()), t::voidPointer()});
+  ArgValue leaves[2] = {ArgValue::integer(0x7f0012345678), ArgValue::unsignedInteger(~0ull - 7)};
+  alignas(8) char buf[16] = {};
+  compiler::pack(plan, leaves, buf);
+  uint64_t a, b;
+  std::memcpy(&a, buf, 8);
+  std::memcpy(&b, buf + 8, 8);
+  EXPECT_EQ(a, 0x7f0012345678u);
+  EXPECT_EQ(b, ~0ull - 7);
+}
+
 TEST(Packing, ArraysBeyondTheLimitAreRefused) {
   int64_t dims[9] = {};
   EXPECT_THROW(ArgValue::array(0, 9, dims, dims), std::invalid_argument);

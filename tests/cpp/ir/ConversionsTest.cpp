@@ -132,6 +132,19 @@ TEST(Conversions, ArgumentsMatchScalarsArraysAndTuples) {
   EXPECT_EQ(argumentConversion(t::float32(), t::float64()), Conversion::Promote);
   EXPECT_EQ(argumentConversion(t::float64(), t::float32()), Conversion::Unsafe);
   EXPECT_EQ(argumentConversion(t::complex128(), t::float64()), Conversion::None);
+  // A pointer parameter takes a 64-bit integer (or a Python int) as the address, nothing else.
+  const PointerType *p = t::pointer(t::int32());
+  EXPECT_EQ(argumentConversion(p, p), Conversion::Exact);
+  EXPECT_EQ(argumentConversion(t::int64(), p), Conversion::Safe);
+  EXPECT_EQ(argumentConversion(t::uint64(), p), Conversion::Safe);
+  EXPECT_EQ(argumentConversion(t::weakInt(), p), Conversion::Safe);
+  EXPECT_EQ(argumentConversion(t::int32(), p), Conversion::None);
+  EXPECT_EQ(argumentConversion(t::float64(), p), Conversion::None);
+  EXPECT_EQ(argumentConversion(t::weakFloat(), p), Conversion::None);
+  EXPECT_EQ(argumentConversion(t::array(t::int32(), 1, Layout::C), p), Conversion::None);
+  EXPECT_EQ(argumentConversion(p, t::voidPointer()), Conversion::Promote);
+  EXPECT_EQ(argumentConversion(t::voidPointer(), p), Conversion::None);
+  EXPECT_EQ(argumentConversion(p, t::int64()), Conversion::None);
   // Python scalars as Numba's dispatcher types them (int64, float64, complex128).
   EXPECT_EQ(argumentConversion(t::weakInt(), t::int8()), Conversion::Unsafe);
   EXPECT_EQ(argumentConversion(t::weakInt(), t::int64()), Conversion::Exact);

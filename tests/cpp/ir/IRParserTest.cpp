@@ -112,6 +112,17 @@ bb0:
   }
 }
 
+TEST(IRParserTypes, PointersRoundTrip) {
+  for (const Type *t : {static_cast<const Type *>(types::pointer(types::float32())),
+                        static_cast<const Type *>(types::voidPointer()),
+                        static_cast<const Type *>(
+                            types::tuple({types::pointer(types::uint8()), types::int64()}))}) {
+    SCOPED_TRACE(t->str());
+    EXPECT_EQ(parseTypeText(t->str()), t);
+  }
+  EXPECT_EQ(parseTypeText("void"), types::void_());
+}
+
 TEST(IRParserTypes, FunctionTypesTakeTheirIdFromTheGlobal) {
   std::unique_ptr<Function> fn = parseFunction(R"(
 function k() kernel -> void

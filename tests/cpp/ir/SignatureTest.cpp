@@ -103,3 +103,25 @@ TEST(Signature, Errors) {
   expectBad("(Tuple(int32),)", "'(' opening the element types");
   expectBad("(UniTuple(int32, 2)[:],)", "array element");
 }
+
+TEST(Signature, PointersAsNumbaPrintsThem) {
+  const PointerType *i32p = types::pointer(types::int32());
+  EXPECT_EQ(i32p->str(), "int32*");
+  EXPECT_EQ(i32p->pointee(), types::int32());
+  EXPECT_EQ(types::voidPointer()->str(), "void*");
+  EXPECT_EQ(types::voidPointer()->pointee(), nullptr);
+  EXPECT_EQ(parseType("int32*"), i32p);
+  EXPECT_EQ(parseType("i4 *"), i32p);
+  EXPECT_EQ(parseType("CPointer(int32)"), i32p);
+  EXPECT_EQ(parseType("void*"), types::voidPointer());
+  EXPECT_EQ(parseType("voidptr"), types::voidPointer());
+  Signature s = parseSignature("void(int32*, int32, void*, float64*)");
+  ASSERT_EQ(s.args.size(), 4u);
+  EXPECT_EQ(s.args[0], i32p);
+  EXPECT_EQ(s.args[2], types::voidPointer());
+  EXPECT_EQ(s.args[3], types::pointer(types::float64()));
+  EXPECT_EQ(parseSignature("(int32*, int64)").str(), "(int32*, int64)");
+  EXPECT_THROW(parseType("int32**"), CompileError);
+  EXPECT_THROW(parseType("int32*[:]"), CompileError);
+  EXPECT_THROW(parseType("CPointer(float32[:])"), CompileError);
+}
