@@ -290,6 +290,18 @@ const Type *literalsAsInt64(const Type *t) {
   return t;
 }
 
+const Type *literalsAsWeak(const Type *t) {
+  if (auto *w = dyn_cast<WeakType>(t); w && w->literalValue())
+    return types::weakInt();
+  if (auto *tup = dyn_cast<TupleType>(t)) {
+    std::vector<const Type *> elems;
+    for (const Type *e : tup->elements())
+      elems.push_back(literalsAsWeak(e));
+    return types::tuple(elems);
+  }
+  return t;
+}
+
 bool hasIntLiteral(const Type *t) {
   if (auto *w = dyn_cast<WeakType>(t))
     return w->literalValue() != nullptr;

@@ -269,6 +269,10 @@ const ScalarType *scalarByName(const std::string &name);
 /// type of a parameter variable that a caller specialized on constants.
 const Type *literalsAsInt64(const Type *t);
 
+/// `t` with every int literal carrying a value as the plain weak int (types::weakInt), in tuples
+/// too.
+const Type *literalsAsWeak(const Type *t);
+
 /// True when `t` is, or is a tuple holding, an int literal carrying a value.
 bool hasIntLiteral(const Type *t);
 

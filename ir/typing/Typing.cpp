@@ -85,12 +85,15 @@ void Typer::run() {
       if (auto *c = dyn_cast<CallInstr>(ip.get()))
         c->calleeFunction = nullptr;
     }
+  // An int constant a caller passed (Numba's IntegerLiteral, types::intLiteral) is a weak int
+  // variable, as the literal is in the caller (NEP 50: `n % 8` with a uint64 stays uint64); its
+  // value stays in fn.argTypes for constantIntsType (cuda.shared.array(n, ...)).
+  std::vector<const Type *> params(argTypes_.size());
+  for (size_t k = 0; k < argTypes_.size(); ++k)
+    params[k] = hasIntLiteral(argTypes_[k]) ? literalsAsWeak(argTypes_[k]) : argTypes_[k];
   varTypes_.assign(fn_.vars.size(), nullptr);
-  for (size_t k = 0; k < argTypes_.size(); ++k) {
-    // An int literal a caller passed (Numba's IntegerLiteral) is an int64 variable; its value
-    // stays in fn.argTypes for constantIntValue (cuda.shared.array(n, ...)).
-    varTypes_[k] = hasIntLiteral(argTypes_[k]) ? literalsAsInt64(argTypes_[k]) : argTypes_[k];
-  }
+  for (size_t k = 0; k < params.size(); ++k)
+    varTypes_[k] = params[k];
   fn_.argTypes = argTypes_;
 
   // Phase 0 lets literals stay weak while variables unify; then the variables still weak take
@@ -109,7 +112,8 @@ void Typer::run() {
     for (size_t k = 0; k < varTypes_.size(); ++k) {
       // A weak parameter (a Python float/complex launch argument) that no assignment widened
       // stays weak, so it combines with float32 values as a Python scalar does (NEP 50).
-      if (k < argTypes_.size() && varTypes_[k] == argTypes_[k] && argTypes_[k]->isWeak())
+      if (k < params.size() && varTypes_[k] == params[k] &&
+          (params[k]->isWeak() || hasIntLiteral(argTypes_[k])))
         continue;
       varTypes_[k] = concretize(varTypes_[k]);
     }

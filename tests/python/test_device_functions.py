@@ -155,6 +155,18 @@ def test_int_literals_reach_device_functions_as_constants(backend):
     np.testing.assert_array_equal(b, 1)
 
     @cuda.jit(device=True)
+    def wrap(i, shape):  # the constants stay Python ints: uint64 % 8 is uint64 (NEP 50)
+        return i % shape[1]
+
+    @cuda.jit
+    def k4(out, i):
+        out[0] = wrap(i, (4, 8))
+
+    o = np.zeros(1, np.uint64)
+    k4[1, 1](o, np.uint64(2**63 + 11))
+    assert o[0] == (2**63 + 11) % 8
+
+    @cuda.jit(device=True)
     def scaled(n):
         m = n * 2  # arithmetic on the parameter: an ordinary int64, no longer a constant
         return m + n
