@@ -278,25 +278,13 @@ const ScalarType *scalarByName(const std::string &name) {
 
 } // namespace types
 
-const Type *literalsAsInt64(const Type *t) {
+const Type *replaceIntLiterals(const Type *t, const Type *with) {
   if (auto *w = dyn_cast<WeakType>(t); w && w->literalValue())
-    return types::int64();
+    return with;
   if (auto *tup = dyn_cast<TupleType>(t)) {
     std::vector<const Type *> elems;
     for (const Type *e : tup->elements())
-      elems.push_back(literalsAsInt64(e));
-    return types::tuple(elems);
-  }
-  return t;
-}
-
-const Type *literalsAsWeak(const Type *t) {
-  if (auto *w = dyn_cast<WeakType>(t); w && w->literalValue())
-    return types::weakInt();
-  if (auto *tup = dyn_cast<TupleType>(t)) {
-    std::vector<const Type *> elems;
-    for (const Type *e : tup->elements())
-      elems.push_back(literalsAsWeak(e));
+      elems.push_back(replaceIntLiterals(e, with));
     return types::tuple(elems);
   }
   return t;

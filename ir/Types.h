@@ -265,13 +265,10 @@ const FunctionRefType *functionRef(int functionId, const std::string &name);
 const ScalarType *scalarByName(const std::string &name);
 } // namespace types
 
-/// `t` with every int literal carrying a value (types::intLiteral) as int64, in tuples too: the
-/// type of a parameter variable that a caller specialized on constants.
-const Type *literalsAsInt64(const Type *t);
-
-/// `t` with every int literal carrying a value as the plain weak int (types::weakInt), in tuples
-/// too.
-const Type *literalsAsWeak(const Type *t);
+/// `t` with every int literal carrying a value (types::intLiteral) replaced by `with`, in tuples
+/// too: int64 for a value's type, types::weakInt() for a parameter variable that a caller
+/// specialized on constants.
+const Type *replaceIntLiterals(const Type *t, const Type *with);
 
 /// True when `t` is, or is a tuple holding, an int literal carrying a value.
 bool hasIntLiteral(const Type *t);

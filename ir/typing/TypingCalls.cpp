@@ -186,7 +186,7 @@ const Type *Typer::typeUserCall(CallInstr *i, const FunctionRefType *ref,
     // (int64 too: such a parameter passed on, or an int64 constant, keeps its type there; and
     // tuples of those, a shape (4, 8).)
     const Type *lit = nullptr;
-    const Type *plain = literalsAsInt64(concretize(args[k]));
+    const Type *plain = replaceIntLiterals(concretize(args[k]), types::int64());
     bool intsOnly = plain == types::int64();
     if (auto *tup = dyn_cast<TupleType>(plain)) {
       intsOnly = tup->size() > 0;

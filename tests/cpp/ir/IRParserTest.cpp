@@ -535,6 +535,6 @@ TEST(IRParser, LiteralsAsInt64StripsTuplesToo) {
   const Type *t = types::tuple({types::intLiteral(4), types::intLiteral(8)});
   EXPECT_TRUE(hasIntLiteral(t));
   EXPECT_FALSE(hasIntLiteral(types::tuple({types::int64(), types::weakInt()})));
-  EXPECT_EQ(literalsAsInt64(t), types::tuple({types::int64(), types::int64()}));
+  EXPECT_EQ(replaceIntLiterals(t, types::int64()), types::tuple({types::int64(), types::int64()}));
   EXPECT_EQ(parseTypeText(t->str()), t);
 }
