@@ -90,8 +90,7 @@ void Typer::run() {
   // value stays in fn.argTypes for constantIntsType (cuda.shared.array(n, ...)).
   std::vector<const Type *> params(argTypes_.size());
   for (size_t k = 0; k < argTypes_.size(); ++k)
-    params[k] = hasIntLiteral(argTypes_[k]) ? replaceIntLiterals(argTypes_[k], types::weakInt())
-                                            : argTypes_[k];
+    params[k] = replaceIntLiterals(argTypes_[k], types::weakInt());
   varTypes_.assign(fn_.vars.size(), nullptr);
   for (size_t k = 0; k < params.size(); ++k)
     varTypes_[k] = params[k];

@@ -185,17 +185,15 @@ const Type *Typer::typeUserCall(CallInstr *i, const FunctionRefType *ref,
     // its caller passed. One specialization per value, as in Numba.
     // (int64 too: such a parameter passed on, or an int64 constant, keeps its type there; and
     // tuples of those, a shape (4, 8).)
-    const Type *lit = nullptr;
-    const Type *plain = replaceIntLiterals(concretize(args[k]), types::int64());
+    const Type *plain = concretize(args[k]); // an int literal's is int64
     bool intsOnly = plain == types::int64();
     if (auto *tup = dyn_cast<TupleType>(plain)) {
       intsOnly = tup->size() > 0;
       for (const Type *e : tup->elements())
         intsOnly = intsOnly && e == types::int64();
     }
-    if (intsOnly)
-      lit = constantIntsType(i->arg(k), fn_);
-    concrete.push_back(lit ? lit : concretize(args[k]));
+    const Type *lit = intsOnly ? constantIntsType(i->arg(k), fn_) : nullptr;
+    concrete.push_back(lit ? lit : plain);
   }
   if (!resolver_)
     fail(DiagCode::Internal, i, {"no call resolver to type the call to '" + name + "'"});
