@@ -11,91 +11,77 @@ namespace ptxjit::codegen::detail {
 
 using namespace ir;
 
+namespace {
+
+/// The math function of a one-operand cuda.fp16 operation that is one (hsin ... htanh, but
+/// not hrsqrt and hrcp), in HalfOp's order from HalfOp::Sin; Fabs marks the two exceptions.
+MathFn halfMathFn(HalfOp op) {
+  static const MathFn fns[] = {MathFn::Sin,   MathFn::Cos,   MathFn::Log,  MathFn::Log2,
+                               MathFn::Log10, MathFn::Exp,   MathFn::Exp2, MathFn::Exp10,
+                               MathFn::Sqrt,  MathFn::Fabs,  MathFn::Ceil, MathFn::Floor,
+                               MathFn::Fabs,  MathFn::Trunc, MathFn::Rint, MathFn::Tanh};
+  static_assert(sizeof(fns) / sizeof(fns[0]) ==
+                static_cast<size_t>(HalfOp::Tanh) - static_cast<size_t>(HalfOp::Sin) + 1);
+  return fns[static_cast<size_t>(op) - static_cast<size_t>(HalfOp::Sin)];
+}
+
+} // namespace
+
 llvm::Value *FunctionLowerer::lowerHalfCall(const CallInstr &i, HalfOp op) {
   SourceLoc at = i.loc;
-  const Type *res = typeOf(&i, at);
+  const ScalarType *h = types::float16();
   std::vector<llvm::Value *> x;
   for (size_t k = 0; k < i.numArgs(); ++k)
-    x.push_back(convert(valueOf(i.arg(k), at), typeOf(i.arg(k), at), types::float16(), at));
+    x.push_back(convert(valueOf(i.arg(k), at), typeOf(i.arg(k), at), h, at));
   if (static_cast<int>(x.size()) != halfOpArity(op))
     internal(at, "cuda.fp16 call with " + std::to_string(x.size()) + " operands");
   llvm::Type *half = B.getHalfTy();
-  auto one = [&] { return llvm::ConstantFP::get(half, 1.0); };
   auto intrinsic = [&](llvm::Intrinsic::ID id) {
     return B.CreateCall(llvm::Intrinsic::getDeclaration(&M.mod, id, {half}), x);
   };
-  auto math = [&](MathFn fn) { return M.math.call(B, fn, x); };
+  auto binary = [&](BinaryOp b) { return binaryValues(b, x[0], h, x[1], h, h, at); };
   switch (op) {
   case HalfOp::Add:
-    return B.CreateFAdd(x[0], x[1]);
+    return binary(BinaryOp::Add);
   case HalfOp::Sub:
-    return B.CreateFSub(x[0], x[1]);
+    return binary(BinaryOp::Sub);
   case HalfOp::Mul:
-    return B.CreateFMul(x[0], x[1]);
+    return binary(BinaryOp::Mul);
   case HalfOp::Div:
-    return B.CreateFDiv(x[0], x[1]);
+    return binary(BinaryOp::TrueDiv);
   case HalfOp::Neg:
     return B.CreateFNeg(x[0]);
   case HalfOp::Abs:
-    return math(MathFn::Fabs);
+    return mathCall(MathFn::Fabs, {x[0]});
   case HalfOp::Fma:
     return intrinsic(llvm::Intrinsic::fma);
-  // CUDA's __heq ... __hlt are ordered comparisons: false when an operand is NaN (so __hne is
-  // `one`, unlike Python's `!=`).
+  // CUDA's __heq ... __hlt are ordered comparisons, as the operators' are, except __hne: false
+  // when an operand is NaN, where Python's `!=` is true.
   case HalfOp::Eq:
-    return B.CreateFCmpOEQ(x[0], x[1]);
+    return compareScalars(CmpOp::Eq, x[0], x[1], h, at);
   case HalfOp::Ne:
     return B.CreateFCmpONE(x[0], x[1]);
   case HalfOp::Ge:
-    return B.CreateFCmpOGE(x[0], x[1]);
+    return compareScalars(CmpOp::Ge, x[0], x[1], h, at);
   case HalfOp::Gt:
-    return B.CreateFCmpOGT(x[0], x[1]);
+    return compareScalars(CmpOp::Gt, x[0], x[1], h, at);
   case HalfOp::Le:
-    return B.CreateFCmpOLE(x[0], x[1]);
+    return compareScalars(CmpOp::Le, x[0], x[1], h, at);
   case HalfOp::Lt:
-    return B.CreateFCmpOLT(x[0], x[1]);
+    return compareScalars(CmpOp::Lt, x[0], x[1], h, at);
   case HalfOp::Max: // __hmax/__hmin: the other operand when one is NaN (IEEE maxNum)
     return intrinsic(llvm::Intrinsic::maxnum);
   case HalfOp::Min:
     return intrinsic(llvm::Intrinsic::minnum);
-  case HalfOp::Sin:
-    return math(MathFn::Sin);
-  case HalfOp::Cos:
-    return math(MathFn::Cos);
-  case HalfOp::Log:
-    return math(MathFn::Log);
-  case HalfOp::Log2:
-    return math(MathFn::Log2);
-  case HalfOp::Log10:
-    return math(MathFn::Log10);
-  case HalfOp::Exp:
-    return math(MathFn::Exp);
-  case HalfOp::Exp2:
-    return math(MathFn::Exp2);
-  case HalfOp::Exp10:
-    return math(MathFn::Exp10);
-  case HalfOp::Sqrt:
-    return math(MathFn::Sqrt);
   case HalfOp::Rsqrt: { // 1/sqrt(x) in float32, rounded once to half
-    llvm::Value *f = B.CreateFPExt(x[0], B.getFloatTy());
-    llvm::Value *s = M.math.call(B, MathFn::Sqrt, {f});
+    llvm::Value *s = mathCall(MathFn::Sqrt, {B.CreateFPExt(x[0], B.getFloatTy())});
     return B.CreateFPTrunc(B.CreateFDiv(llvm::ConstantFP::get(B.getFloatTy(), 1.0), s), half);
   }
-  case HalfOp::Ceil:
-    return math(MathFn::Ceil);
-  case HalfOp::Floor:
-    return math(MathFn::Floor);
   case HalfOp::Rcp:
-    return B.CreateFDiv(one(), x[0]);
-  case HalfOp::Trunc:
-    return math(MathFn::Trunc);
-  case HalfOp::Rint:
-    return math(MathFn::Rint);
-  case HalfOp::Tanh:
-    return math(MathFn::Tanh);
+    return B.CreateFDiv(llvm::ConstantFP::get(half, 1.0), x[0]);
+  default: // hsin ... htanh
+    return mathCall(halfMathFn(op), {x[0]});
   }
-  (void)res;
-  internal(at, "unknown cuda.fp16 operation");
 }
 
 } // namespace ptxjit::codegen::detail
