@@ -251,7 +251,7 @@ PyObject *fastElementwise(PyUfunc &pu, const ArgReader &reader, PyObject *outObj
   if (!f.valid || f.backend != backend || f.codes != reader.codes) [[unlikely]] {
     // Resolve and fetch the flat kernel; both may compile, releasing the GIL, so `f` is written
     // only afterwards.
-    std::vector<ufunc::InputType> ins;
+    std::vector<ir::InputType> ins;
     std::vector<ufunc::Operand> ops(nin + 1);
     for (size_t k = 0; k < nin; ++k) {
       ins.push_back(callArgOf(reader.leaves[k], reader.codes[k]).type);

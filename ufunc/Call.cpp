@@ -30,7 +30,7 @@ CallArg CallArg::array(const ScalarType *dtype, uint64_t data, int ndim, const i
   return a;
 }
 
-CallArg CallArg::scalar(InputType type, const compiler::ArgValue &value) {
+CallArg CallArg::scalar(ir::InputType type, const compiler::ArgValue &value) {
   CallArg a;
   a.value = value;
   a.type = type;
@@ -293,7 +293,7 @@ CallPlan planCall(Ufunc &u, codegen::Backend backend, std::vector<CallArg> input
   p.backend = backend;
   p.mode = execMode(u.target, backend);
   p.inputs = std::move(inputs);
-  std::vector<InputType> types;
+  std::vector<ir::InputType> types;
   for (const CallArg &a : p.inputs) {
     checkMemory(u, a, backend);
     types.push_back(a.type);

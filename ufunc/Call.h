@@ -35,7 +35,7 @@ struct CallArg {
   compiler::ArgValue value; ///< Kind::Array for arrays
   /// Arrays: the dtype. Scalars: the dtype (NumPy scalars, Python bools), or a weak type for
   /// Python ints, floats and complexes (NEP 50).
-  InputType type = nullptr;
+  ir::InputType type = nullptr;
   Memory memory = Memory::Host;
   codegen::Backend memoryBackend = codegen::Backend::Host; ///< Memory::Backend only
   bool writeable = true;
@@ -51,7 +51,7 @@ struct CallArg {
                        const int64_t *strides, Memory memory, codegen::Backend memoryBackend,
                        bool writeable);
   /// A scalar argument of type `type` (concrete or weak).
-  static CallArg scalar(InputType type, const compiler::ArgValue &value);
+  static CallArg scalar(ir::InputType type, const compiler::ArgValue &value);
 };
 
 /// An output the call allocates: C order unless `fortran`; in the memory of the call's backend

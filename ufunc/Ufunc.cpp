@@ -192,7 +192,7 @@ std::string Ufunc::signaturesStr() const {
   return s.empty() ? " (none)" : s;
 }
 
-int Ufunc::resolve(const std::vector<InputType> &inputs,
+int Ufunc::resolve(const std::vector<ir::InputType> &inputs,
                    const std::vector<const ScalarType *> &outputDtypes) {
   std::vector<const ir::Type *> key(inputs.begin(), inputs.end());
   key.insert(key.end(), outputDtypes.begin(), outputDtypes.end());
@@ -205,7 +205,7 @@ int Ufunc::resolve(const std::vector<InputType> &inputs,
   if (inputs.size() != nin)
     throw TypeMismatch("ufunc '" + name + "' takes " + std::to_string(nin) + " input(s), got " +
                        std::to_string(inputs.size()));
-  std::vector<LoopTypes> types;
+  std::vector<ir::LoopTypes> types;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (const auto &l : loops_)
@@ -213,20 +213,20 @@ int Ufunc::resolve(const std::vector<InputType> &inputs,
   }
   // A gufunc loop writes into the output arrays themselves: their dtypes must be the loop's.
   ir::Casting outputCasting = layout ? ir::Casting::No : ir::Casting::SameKind;
-  LoopMatch match = resolveLoop(inputs, types, outputDtypes, outputCasting);
+  ir::LoopMatch match = ir::resolveLoop(inputs, types, outputDtypes, outputCasting);
   int idx = match.loop;
   // numba-cuda casts a gufunc's inputs to the first signature whose types cast safely to
   // theirs (an int64 scalar to an int32 parameter); the second try allows those narrowings
   // within a kind and still refuses kind changes (complex to float, float to int).
   bool narrowing = layout && !lazy;
   if (idx < 0 && narrowing) {
-    LoopMatch second = resolveLoop(inputs, types, outputDtypes, outputCasting, true);
+    ir::LoopMatch second = ir::resolveLoop(inputs, types, outputDtypes, outputCasting, true);
     if (second.loop >= 0 || !match.outputRefused)
       match = second;
     idx = match.loop;
   }
   if (idx < 0 && lazy) {
-    std::vector<const ScalarType *> loopTypes = lazyLoopTypes(inputs);
+    std::vector<const ScalarType *> loopTypes = ir::lazyLoopTypes(inputs);
     std::vector<const ir::Type *> params;
     if (!layout) {
       params.assign(loopTypes.begin(), loopTypes.end());
@@ -264,7 +264,7 @@ int Ufunc::resolve(const std::vector<InputType> &inputs,
                        ir::castingName(outputCasting) + "'");
   if (idx < 0)
     throw TypeMismatch("ufunc '" + name + "': no loop matching the input types (" +
-                       inputTypesStr(inputs) + ") with safe casting" +
+                       ir::inputTypesStr(inputs) + ") with safe casting" +
                        (narrowing ? " or narrowing within a kind" : "") +
                        "; its signatures are:" + signaturesStr());
   std::lock_guard<std::mutex> lock(mutex_);

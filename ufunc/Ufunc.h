@@ -8,10 +8,10 @@
 
 #include "compiler/Compiler.h"
 #include "compiler/Packing.h"
+#include "ir/LoopResolution.h"
 #include "ufunc/Broadcast.h"
 #include "ufunc/Layout.h"
 #include "ufunc/Loops.h"
-#include "ufunc/TypeResolution.h"
 
 #include <functional>
 #include <map>
@@ -41,7 +41,7 @@ struct TypeMismatch : std::runtime_error {
 
 /// One loop (signature) of a ufunc: its input and output dtypes (resolution) and the device
 /// function's parameter types.
-struct Loop : LoopTypes {
+struct Loop : ir::LoopTypes {
   std::vector<const ir::Type *> params;
 };
 
@@ -101,15 +101,15 @@ public:
   int addLoop(const std::vector<const ir::Type *> &params, const ir::Type *declaredReturn);
 
   /// The loop for `inputs` and the output arrays given (`outputDtypes[k]`: output k's dtype,
-  /// null when the call allocates it), cached per input and output types: resolveLoop's
+  /// null when the call allocates it), cached per input and output types: ir::resolveLoop's
   /// choice, outputs cast under 'same_kind' (gufuncs: of the same dtype, since their loops
   /// write into the arrays given); gufuncs with signatures then try inputs narrowed within
   /// their kind (numba-cuda narrows gufunc inputs: an int64 scalar to an int32 parameter);
   /// for a lazy ufunc without one, a new loop for
-  /// lazyLoopTypes(inputs) (gufuncs: outputs of `outputDtypes` where given, else the inputs'
+  /// ir::lazyLoopTypes(inputs) (gufuncs: outputs of `outputDtypes` where given, else the inputs'
   /// common type). Throws TypeMismatch naming the input types and the signatures, or the
   /// output cast NumPy would refuse.
-  int resolve(const std::vector<InputType> &inputs,
+  int resolve(const std::vector<ir::InputType> &inputs,
               const std::vector<const ir::ScalarType *> &outputDtypes = {});
 
   /// The loop of a reduction over elements of `dtype`: the first loop (R, R) -> R with dtype

@@ -1,7 +1,7 @@
 // Broadcasting, loop simplification, type resolution and gufunc layouts of the ufunc layer.
 #include "ufunc/Broadcast.h"
+#include "ir/LoopResolution.h"
 #include "ufunc/Layout.h"
-#include "ufunc/TypeResolution.h"
 #include "ufunc/Ufunc.h"
 
 #include <gtest/gtest.h>
@@ -63,50 +63,50 @@ TEST(Broadcast, BroadcastOperandsKeepTheGeneralPath) {
 }
 
 TEST(TypeResolution, FirstSafeLoopWinsAndPythonScalarsAreWeak) {
-  std::vector<LoopTypes> loops = {{{t::float32(), t::float32()}, {t::float32()}},
-                                  {{t::float64(), t::float64()}, {t::float64()}},
-                                  {{t::int64(), t::int64()}, {t::int64()}}};
-  InputType f32 = t::float32(), i32 = t::int32(), pyf = t::weakFloat(), pyi = t::weakInt();
-  EXPECT_EQ(resolveLoop({f32, f32}, loops, {}, ir::Casting::SameKind).loop, 0);
+  std::vector<ir::LoopTypes> loops = {{{t::float32(), t::float32()}, {t::float32()}},
+                                      {{t::float64(), t::float64()}, {t::float64()}},
+                                      {{t::int64(), t::int64()}, {t::int64()}}};
+  ir::InputType f32 = t::float32(), i32 = t::int32(), pyf = t::weakFloat(), pyi = t::weakInt();
+  EXPECT_EQ(ir::resolveLoop({f32, f32}, loops, {}, ir::Casting::SameKind).loop, 0);
   // NEP 50: the Python float stays float32.
-  EXPECT_EQ(resolveLoop({f32, pyf}, loops, {}, ir::Casting::SameKind).loop, 0);
+  EXPECT_EQ(ir::resolveLoop({f32, pyf}, loops, {}, ir::Casting::SameKind).loop, 0);
   // int32 → float64 is the first safe loop.
-  EXPECT_EQ(resolveLoop({i32, i32}, loops, {}, ir::Casting::SameKind).loop, 1);
+  EXPECT_EQ(ir::resolveLoop({i32, i32}, loops, {}, ir::Casting::SameKind).loop, 1);
   // All weak: int64 defaults, → the float64 loop.
-  EXPECT_EQ(resolveLoop({pyi, pyi}, loops, {}, ir::Casting::SameKind).loop, 1);
-  EXPECT_EQ(resolveLoop({t::complex64(), f32}, loops, {}, ir::Casting::SameKind).loop, -1);
-  EXPECT_EQ(inputTypesStr({f32, pyf}), "float32, float");
+  EXPECT_EQ(ir::resolveLoop({pyi, pyi}, loops, {}, ir::Casting::SameKind).loop, 1);
+  EXPECT_EQ(ir::resolveLoop({t::complex64(), f32}, loops, {}, ir::Casting::SameKind).loop, -1);
+  EXPECT_EQ(ir::inputTypesStr({f32, pyf}), "float32, float");
 }
 
 // NumPy skips a loop whose output cannot be cast to the output array given: int64 inputs with
 // an int64 `out` take the int64 loop, not the float64 one before it.
 TEST(TypeResolution, OutputArraysTakePartInTheChoice) {
-  std::vector<LoopTypes> loops = {{{t::float32(), t::float32()}, {t::float32()}},
-                                  {{t::float64(), t::float64()}, {t::float64()}},
-                                  {{t::int64(), t::int64()}, {t::int64()}}};
-  InputType i64 = t::int64();
-  EXPECT_EQ(resolveLoop({i64, i64}, loops, {}, ir::Casting::SameKind).loop, 1);
-  EXPECT_EQ(resolveLoop({i64, i64}, loops, {t::int64()}, ir::Casting::SameKind).loop, 2);
+  std::vector<ir::LoopTypes> loops = {{{t::float32(), t::float32()}, {t::float32()}},
+                                      {{t::float64(), t::float64()}, {t::float64()}},
+                                      {{t::int64(), t::int64()}, {t::int64()}}};
+  ir::InputType i64 = t::int64();
+  EXPECT_EQ(ir::resolveLoop({i64, i64}, loops, {}, ir::Casting::SameKind).loop, 1);
+  EXPECT_EQ(ir::resolveLoop({i64, i64}, loops, {t::int64()}, ir::Casting::SameKind).loop, 2);
   // float64 → float32 is same_kind: the first loop taking the inputs stays.
-  EXPECT_EQ(resolveLoop({i64, i64}, loops, {t::float32()}, ir::Casting::SameKind).loop, 1);
+  EXPECT_EQ(ir::resolveLoop({i64, i64}, loops, {t::float32()}, ir::Casting::SameKind).loop, 1);
   // Without a loop whose output casts, the first refused cast is reported.
-  LoopMatch m =
-      resolveLoop({t::float64(), t::float64()}, loops, {t::int32()}, ir::Casting::SameKind);
+  ir::LoopMatch m =
+      ir::resolveLoop({t::float64(), t::float64()}, loops, {t::int32()}, ir::Casting::SameKind);
   EXPECT_EQ(m.loop, -1);
   EXPECT_TRUE(m.outputRefused);
   EXPECT_EQ(m.outputFrom, t::float64());
   EXPECT_EQ(m.outputTo, t::int32());
   // Casting::No (gufuncs): only the same dtype.
-  EXPECT_EQ(resolveLoop({i64, i64}, loops, {t::float32()}, ir::Casting::No).loop, -1);
+  EXPECT_EQ(ir::resolveLoop({i64, i64}, loops, {t::float32()}, ir::Casting::No).loop, -1);
 }
 
 // Gufuncs' second try (Ufunc::resolve): inputs may narrow within their kind, as numba-cuda
 // casts them (the loop's type casts safely to the input's), but not change kind.
 TEST(TypeResolution, NarrowingStaysWithinAKind) {
-  std::vector<LoopTypes> loops = {{{t::int32(), t::float32()}, {t::float32()}}};
-  InputType i64 = t::int64(), f64 = t::float64(), pyi = t::weakInt();
-  auto pick = [&](std::vector<InputType> in, bool narrowing) {
-    return resolveLoop(in, loops, {}, ir::Casting::No, narrowing).loop;
+  std::vector<ir::LoopTypes> loops = {{{t::int32(), t::float32()}, {t::float32()}}};
+  ir::InputType i64 = t::int64(), f64 = t::float64(), pyi = t::weakInt();
+  auto pick = [&](std::vector<ir::InputType> in, bool narrowing) {
+    return ir::resolveLoop(in, loops, {}, ir::Casting::No, narrowing).loop;
   };
   EXPECT_EQ(pick({i64, f64}, false), -1);
   EXPECT_EQ(pick({i64, f64}, true), 0);
@@ -120,14 +120,14 @@ TEST(TypeResolution, NarrowingStaysWithinAKind) {
 }
 
 TEST(TypeResolution, LazyLoopsPromoteWeakScalars) {
-  InputType f32 = t::float32(), i32 = t::int32(), pyf = t::weakFloat(), pyi = t::weakInt();
-  EXPECT_EQ(lazyLoopTypes({f32, pyf}),
+  ir::InputType f32 = t::float32(), i32 = t::int32(), pyf = t::weakFloat(), pyi = t::weakInt();
+  EXPECT_EQ(ir::lazyLoopTypes({f32, pyf}),
             (std::vector<const ir::ScalarType *>{t::float32(), t::float32()}));
-  EXPECT_EQ(lazyLoopTypes({i32, pyf}),
+  EXPECT_EQ(ir::lazyLoopTypes({i32, pyf}),
             (std::vector<const ir::ScalarType *>{t::int32(), t::float64()}));
-  EXPECT_EQ(lazyLoopTypes({i32, pyi}),
+  EXPECT_EQ(ir::lazyLoopTypes({i32, pyi}),
             (std::vector<const ir::ScalarType *>{t::int32(), t::int32()}));
-  EXPECT_EQ(lazyLoopTypes({pyi}), (std::vector<const ir::ScalarType *>{t::int64()}));
+  EXPECT_EQ(ir::lazyLoopTypes({pyi}), (std::vector<const ir::ScalarType *>{t::int64()}));
 }
 
 TEST(Layout, ParsesGufuncSignatures) {
