@@ -53,6 +53,10 @@ std::optional<std::string> moduleSymbol(const std::string &name) {
     return "cuda.libdevice";
   if (name == "math" || name == "cmath" || name == "numpy" || name == "operator")
     return name;
+  // `types.uint8(x)`: the type modules' scalar types (typing maps them to NumPy's).
+  if (name == "ptxjit.types" || name == "numba.types" || name == "numba.core.types" ||
+      name == "numba.cuda.types")
+    return "types";
   return std::nullopt;
 }
 

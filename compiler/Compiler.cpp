@@ -689,16 +689,20 @@ const Specialization &Compiler::compileLocked(
 
 Compiler::PtxResult Compiler::compilePTX(int id, const std::vector<const ir::Type *> &argTypes,
                                          const codegen::CompileOptions &opts,
-                                         const SnapshotSet &snapshots) {
+                                         const SnapshotSet &snapshots, const std::string &symbol) {
   if (opts.backend != codegen::Backend::CUDA)
     throw std::invalid_argument("compilePTX needs CUDA compile options");
+  if (!symbol.empty() && entry(id).kind == ir::FunctionKind::Kernel)
+    throw std::invalid_argument("compilePTX names device functions only");
   std::lock_guard<std::mutex> lock(mutex_);
   freeRetiredLocked();
   SnapshotScope scope(*this, snapshots);
   Entry &e = entry(id);
   ir::Function *fn = typedLocked(id, argTypes, {}, {}, 0);
   PtxResult r;
-  r.symbol = e.kind == ir::FunctionKind::Kernel ? makeSymbol(e) : sanitizeSymbol(e.name);
+  r.symbol = e.kind == ir::FunctionKind::Kernel ? makeSymbol(e)
+             : symbol.empty()                   ? sanitizeSymbol(e.name)
+                                                : symbol;
   codegen::LoweredModule m = e.kind == ir::FunctionKind::Kernel
                                  ? codegen::lowerKernel(*fn, opts, r.symbol)
                                  : codegen::lowerDeviceFunction(*fn, opts, r.symbol);

@@ -198,7 +198,8 @@ public:
 
   /// compile_ptx: lowers kernel or device function `id` for `argTypes` with opts.backend ==
   /// CUDA and returns PTX, LLVM IR and the return type (void for kernels) without caching the
-  /// lowered code or loading anything.
+  /// lowered code or loading anything. A non-empty `symbol` names the emitted device function
+  /// (numba-cuda's abi_info={"abi_name": ...}) instead of the function's sanitized name.
   struct PtxResult {
     std::string ptx;
     std::string llvmIR;
@@ -206,7 +207,8 @@ public:
     const ir::Type *returnType = nullptr;
   };
   PtxResult compilePTX(int id, const std::vector<const ir::Type *> &argTypes,
-                       const codegen::CompileOptions &opts, const SnapshotSet &snapshots);
+                       const codegen::CompileOptions &opts, const SnapshotSet &snapshots,
+                       const std::string &symbol = {});
 
   /// Types function `id` (kernel or device) for `argTypes` and returns its return type, so that
   /// eager signatures of device functions report errors at decoration time. Cached.

@@ -176,6 +176,7 @@ void addSnapshot(CacheKey &k, const frontend::CodeSnapshot &s,
 void addCompileOptions(CacheKey &k, const codegen::CompileOptions &o) {
   k.addInt("backend", static_cast<int>(o.backend)).addInt("ccMajor", o.ccMajor);
   k.addInt("ccMinor", o.ccMinor).addInt("ptxVersion", o.ptxVersion);
+  k.addInt("archSpecific", o.archSpecific ? 1 : 0);
   k.addInt("fastmath", o.fastmath).addInt("optLevel", o.optLevel);
   k.addInt("debugInfo", static_cast<int>(o.debugInfo));
   k.addInt("maxThreadsPerBlock", o.maxThreadsPerBlock).addInt("minBlocksPerSM", o.minBlocksPerSM);

@@ -160,7 +160,9 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
     int64_t dims = 0;
     if (n != 1 || !constantInt(i->arg(0), dims) || dims < 1 || dims > 3)
       fail(DiagCode::CallArgs, i,
-           {displayName(path), argListStr(i) + "; expected a constant 1, 2 or 3"});
+           {displayName(path), argListStr(i) +
+                                   "; expected a constant 1, 2 or 3 (RequireLiteralValue: "
+                                   "Numba's name for a literal-only argument)"});
     if (dims == 1)
       return types::int64();
     return types::tuple(std::vector<const Type *>(static_cast<size_t>(dims), types::int64()));

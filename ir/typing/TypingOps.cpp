@@ -227,6 +227,12 @@ const Type *Typer::typeGetAttr(GetAttrInstr *i) {
     if (path.rfind(kPyFunctionPrefix, 0) == 0)
       fail(DiagCode::UnsupportedAttribute, i,
            {"function " + path.substr(std::string(kPyFunctionPrefix).size()), attr});
+    if (path == "types" || path == "cuda.types") { // types.uint8, cuda.types.float16: the
+                                                   // NumPy type of that name
+      if (const ScalarType *s = types::scalarByName(attr))
+        return types::symbol("numpy." + s->str());
+      fail(DiagCode::UnsupportedAttribute, i, {"module types", attr});
+    }
     std::string full = path + "." + attr;
     BuiltinId id = builtinByPath(full);
     if (isValueBuiltin(id)) {

@@ -6,6 +6,9 @@ normalizes arguments. The extension (and with it LLVM and the CUDA driver) is lo
 use, not at import.
 """
 
+import operator as _operator
+import os as _os
+import re as _re
 import types as _pytypes
 
 from . import errors as _errors
@@ -19,6 +22,8 @@ _sys.modules.setdefault(__name__ + ".libdevice", libdevice)
 from ._loader import lib as _lib
 from ._loader import make_dispatcher as _make_dispatcher
 
+types = _types  # numba.cuda.types: `cuda.types.float16(x)`, also in kernels
+
 
 # ---------------------------------------------------------------------------------------------
 # Kernels
@@ -27,6 +32,18 @@ from ._loader import make_dispatcher as _make_dispatcher
 # Options of Numba's cuda.jit with no effect in numba-cuda itself on CUDA (nopython, nogil and
 # the wrapper switches are CPU-target options it accepts and ignores); accepted the same way.
 _NUMBA_NO_EFFECT_OPTIONS = {"nopython", "nogil", "no_cpython_wrapper", "no_cfunc_wrapper"}
+
+
+def _config_value(name, env, default):
+    """numba-cuda's configuration value `name`: numba's run-time config when the program has
+    imported it (ptxjit never imports numba; a half-ported program or its tests may set it),
+    else the environment variable numba reads it from, else `default`."""
+    for mod in ("numba.cuda.core.config", "numba.core.config"):
+        config = _sys.modules.get(mod)
+        if config is not None and hasattr(config, name):
+            value = getattr(config, name)
+            return int(value) if isinstance(value, int) else value
+    return _os.environ.get(env, default).strip()
 
 
 def _kernel_options(device=False, inline=False, forceinline=False, fastmath=False, cache=False,
@@ -46,8 +63,11 @@ def _kernel_options(device=False, inline=False, forceinline=False, fastmath=Fals
                                        "supported by ptxjit")
     if boundscheck:
         raise NotImplementedError("bounds checking is not supported for CUDA")
+    if debug is None:  # numba-cuda's defaults: its config (NUMBA_CUDA_DEBUGINFO, NUMBA_OPT)
+        debug = _config_value("CUDA_DEBUGINFO_DEFAULT", "NUMBA_CUDA_DEBUGINFO", "0") not in \
+            (0, False, "0", "")
     if opt is None:
-        opt = True
+        opt = _config_value("OPT", "NUMBA_OPT", "3") not in (0, "0")
     if debug and opt:
         warnings.warn(_errors.NumbaInvalidConfigWarning(
             "debug=True with opt=True is not supported by CUDA. This may result in a crash - set "
@@ -110,7 +130,7 @@ def _carveout(carveout):
 
 
 def jit(func_or_sig=None, device=False, inline=False, forceinline=False, fastmath=False,
-        cache=False, debug=False, lineinfo=False, opt=True, link=None, max_registers=None,
+        cache=False, debug=None, lineinfo=False, opt=None, link=None, max_registers=None,
         launch_bounds=None, lto=None, shared_memory_carveout=None, extensions=None, **kws):
     """Compile a Python function into a CUDA kernel (or a device function with device=True).
 
@@ -198,6 +218,46 @@ def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=F
     return [code], resty
 
 
+def _abi_name(abi_info, device):
+    """The device function's emitted name from numba-cuda's abi_info={"abi_name": ...}, or ""
+    (ptxjit's name for it)."""
+    if not abi_info:
+        return ""
+    if not isinstance(abi_info, dict) or set(abi_info) - {"abi_name"}:
+        raise ValueError(f"abi_info must be a dict whose only key is 'abi_name', not {abi_info!r}")
+    if not device:
+        raise ValueError("abi_info names device functions; a kernel's name is ptxjit's")
+    name = abi_info["abi_name"]
+    # PTX identifiers: a letter then letters, digits, _ and $; or _, $ or % then at least one.
+    if not isinstance(name, str) or not _re.fullmatch(r"[A-Za-z][\w$]*|[_$%][\w$]+", name,
+                                                       _re.ASCII):
+        raise ValueError(f"abi_name {name!r} is not a valid PTX identifier")
+    return name
+
+
+def _target_cc(cc):
+    """(major, minor, arch_specific) of a compile target: numba-cuda's (major, minor) or
+    (major, minor, "a") for an architecture-specific target such as sm_90a."""
+    if cc is None:
+        return 9, 0, False
+    cc = tuple(cc)
+    try:
+        if len(cc) not in (2, 3):
+            raise TypeError
+        cc = (_operator.index(cc[0]), _operator.index(cc[1])) + cc[2:]
+    except TypeError:
+        raise ValueError(f"cc must be (major, minor) or (major, minor, 'a'), not {cc!r}") from None
+    if len(cc) == 2:
+        return cc[0], cc[1], False
+    if cc[2] != "a":
+        raise ValueError(f"cc {cc!r}: ptxjit's LLVM 19 knows arch-specific targets ('a') only, "
+                         f"not {cc[2]!r}")
+    if cc[:2] != (9, 0):
+        raise ValueError(f"cc {cc!r}: LLVM 19, which ptxjit uses, has no target "
+                         f"sm_{cc[0]}{cc[1]}a (its only arch-specific target is sm_90a)")
+    return 9, 0, True
+
+
 def compile_ptx(pyfunc, sig, debug=None, lineinfo=False, device=False, fastmath=False, cc=None,
                 opt=None, abi="numba", abi_info=None, forceinline=False, launch_bounds=None,
                 max_registers=None):
@@ -206,22 +266,15 @@ def compile_ptx(pyfunc, sig, debug=None, lineinfo=False, device=False, fastmath=
         raise NotImplementedError(f"Unsupported ABI: {abi}")
     if abi == "c" and not device:
         raise NotImplementedError("The C ABI is not supported for kernels")
-    if abi_info is not None:
-        raise NotImplementedError("abi_info (naming the emitted function) is not supported by "
-                                  "ptxjit")
-    if cc is None:
-        cc = (9, 0)
-    cc = tuple(int(v) for v in cc)
-    if len(cc) != 2:
-        raise ValueError(f"cc must be a (major, minor) pair, not {cc!r}")
+    symbol = _abi_name(abi_info, device)
+    major, minor, arch_specific = _target_cc(cc)
     if launch_bounds is not None and device:
         raise ValueError("launch_bounds apply to kernels, not device functions")
     options = _kernel_options(device=device, forceinline=forceinline, fastmath=fastmath,
-                              debug=bool(debug), lineinfo=lineinfo,
-                              opt=True if opt is None else opt, max_registers=max_registers,
+                              debug=debug, lineinfo=lineinfo, opt=opt, max_registers=max_registers,
                               launch_bounds=launch_bounds)
     ptx, ret = _lib().compile_ptx(pyfunc, _types.signature_text(sig), bool(device), options,
-                                  cc[0], cc[1])
+                                  major, minor, arch_specific, symbol)
     return ptx, _types.from_description(ret)
 
 
