@@ -150,6 +150,8 @@ compiler::FunctionOptions functionOptionsFrom(const py::dict &options) {
     fo.minBlocksPerSM = std::get<1>(lb);
     fo.maxClusterRank = std::get<2>(lb);
   }
+  if (options.contains("link"))
+    fo.links = linkItemsFrom(options["link"]);
   return fo;
 }
 

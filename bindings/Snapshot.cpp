@@ -6,6 +6,7 @@
 #include <pybind11/stl.h>
 
 #include "ir/typing/CudaBuiltins.h"
+#include "ir/typing/Typing.h"
 
 #include <climits>
 
@@ -44,6 +45,23 @@ py::object numpyModule() {
   if (modules.contains("numpy"))
     return modules["numpy"];
   return py::none();
+}
+
+/// A cuda.declare_device descriptor's `_ptxjit_extern`: (id, name, signature text, C ABI?,
+/// link items).
+ir::GlobalValue externFromPython(py::handle desc) {
+  auto t = py::cast<py::tuple>(desc);
+  if (t.size() != 5)
+    throw py::type_error("malformed cuda.declare_device descriptor");
+  auto d = std::make_shared<ir::ExternDecl>();
+  d->id = py::cast<int>(t[0]);
+  d->name = py::cast<std::string>(t[1]);
+  ir::Signature sig = ir::parseSignature(py::cast<std::string>(t[2]));
+  d->result = sig.returnType ? sig.returnType : ir::types::void_();
+  d->params = sig.args;
+  d->cAbi = py::cast<bool>(t[3]);
+  d->links = linkItemsFrom(t[4]);
+  return ir::GlobalValue::externFunction(std::move(d));
 }
 
 std::optional<std::string> moduleSymbol(const std::string &name) {
@@ -243,6 +261,8 @@ ir::GlobalValue globalFromPython(py::handle v) {
     return ir::GlobalValue::kernel(d->functionId, d->name);
   }
   py::object sym;
+  if (!PyType_Check(o) && hasAttrNoThrow(v, "_ptxjit_extern", &sym)) // cuda.declare_device
+    return externFromPython(sym);
   if (!PyType_Check(o) && hasAttrNoThrow(v, "_ptxjit_symbol", &sym) && PyUnicode_Check(sym.ptr()))
     return ir::GlobalValue::symbol(py::cast<std::string>(sym));
   if (auto g = numpyArrayGlobal(v))
@@ -446,6 +466,8 @@ py::object globalToPython(const ir::GlobalValue &g) {
   case K::Array:
     return py::make_tuple("array", g.dtype, py::tuple(py::cast(g.shape)),
                           py::bytes(g.bytes ? *g.bytes : std::string()));
+  case K::ExternFunction:
+    return py::make_tuple("extern_function", g.path);
   }
   return py::none();
 }
@@ -491,6 +513,18 @@ py::dict snapshotToDict(const frontend::CodeSnapshot &s) {
     defaults.append(constToPython(c));
   d["defaults"] = defaults;
   return d;
+}
+
+std::vector<ir::LinkItem> linkItemsFrom(py::handle items) {
+  std::vector<ir::LinkItem> out;
+  for (py::handle item : items) {
+    auto t = py::cast<py::tuple>(item);
+    if (t.size() != 3 || !PyBytes_Check(t[2].ptr()))
+      throw py::type_error("link items are (kind, name, bytes) tuples");
+    out.push_back({py::cast<std::string>(t[0]), py::cast<std::string>(t[1]),
+                   std::make_shared<const std::string>(py::cast<std::string>(t[2]))});
+  }
+  return out;
 }
 
 } // namespace ptxjit::bindings

@@ -69,6 +69,10 @@ struct FunctionOptions {
   /// kernels) are looked up in, and written to, the disk cache (compiler/DiskCache.h) before
   /// anything is typed or lowered.
   bool cache = false;
+  /// Kernels (cuda.jit(link=...)): external code linked into the module when it is loaded on the
+  /// GPU, with the link items of the cuda.declare_device functions it calls. Such kernels skip
+  /// the disk cache (it holds the PTX alone).
+  std::vector<ir::LinkItem> links;
 };
 
 /// What a ufunc loop kernel specialization compiles: a loop (codegen/UfuncKernels.h) around a
@@ -96,6 +100,9 @@ public:
   std::string symbol;        ///< the entry's name in the module / PTX
   std::string llvmIR;        ///< CUDA: the linked, optimized module; Host: the lowered module
   std::string ptx;           ///< CUDA only
+  /// CUDA only: external code linked with the PTX when it is loaded (FunctionOptions::links,
+  /// then codegen::LoweredModule::links).
+  std::vector<ir::LinkItem> links;
   codegen::PackingPlan plan; ///< how launch arguments are flattened into kernel parameters
   /// Host kernels only: the JIT-compiled entry.
   runtime::HostKernelEntry hostEntry = nullptr;

@@ -44,6 +44,33 @@ struct ConstValue {
 /// What a global name or closure cell referred to when the function was snapshotted.
 /// Every field is part of the disk cache's key (compiler/DiskCache.cpp, addGlobals): a new
 /// field must be added there too, or cache=True could load code built for another value.
+class Type;
+
+/// External code linked into a kernel's module when the kernel is loaded on the GPU
+/// (cuda.jit(link=...), cuda.declare_device(..., link=...)). `kind` is "ptx", "cu" (CUDA C++,
+/// compiled with NVRTC), "cubin", "fatbin", "object" or "library"; `name` names it in messages;
+/// `data` holds its bytes (shared: snapshots and options are copied).
+struct LinkItem {
+  std::string kind;
+  std::string name;
+  std::shared_ptr<const std::string> data;
+  bool operator==(const LinkItem &o) const {
+    return kind == o.kind && name == o.name && *data == *o.data;
+  }
+};
+
+/// A foreign device function declared with cuda.declare_device(name, sig, link=, abi=): called
+/// by `name` with `params`; Numba's ABI (`int name(result *out, params...)`, status ignored) or
+/// the C ABI (`result name(params...)`). `id` tells declarations apart (one per call).
+struct ExternDecl {
+  int id = -1;
+  std::string name;
+  const Type *result = nullptr;
+  std::vector<const Type *> params;
+  bool cAbi = false;
+  std::vector<LinkItem> links;
+};
+
 struct GlobalValue {
   enum class Kind : uint8_t {
     Constant,       ///< a number, bool, complex, tuple of those, or NumPy scalar (`constant`)
@@ -55,6 +82,7 @@ struct GlobalValue {
     Unsupported,    ///< anything else: `path` holds its Python type name
     Missing,        ///< the name is not defined (NameError at compile time)
     Array,          ///< a NumPy array, frozen: `dtype`, `shape`, `bytes` (C order)
+    ExternFunction, ///< a cuda.declare_device function: `externDecl`
   };
   Kind kind = Kind::Missing;
   ConstValue constant;
@@ -65,6 +93,8 @@ struct GlobalValue {
   /// Kind::Array: the shape and the elements in C order (shared: snapshots are copied).
   std::vector<int64_t> shape;
   std::shared_ptr<const std::string> bytes;
+  /// Kind::ExternFunction: the declaration (shared).
+  std::shared_ptr<const ExternDecl> externDecl;
 
   static GlobalValue makeConstant(ConstValue v, std::string dtype = {}) {
     GlobalValue g; g.kind = Kind::Constant; g.constant = std::move(v); g.dtype = std::move(dtype); return g;
@@ -82,6 +112,14 @@ struct GlobalValue {
   static GlobalValue array(std::string dtype, std::vector<int64_t> shape, std::string bytes) {
     GlobalValue g; g.kind = Kind::Array; g.dtype = std::move(dtype); g.shape = std::move(shape);
     g.bytes = std::make_shared<const std::string>(std::move(bytes)); return g;
+  }
+
+  static GlobalValue externFunction(std::shared_ptr<const ExternDecl> d) {
+    GlobalValue g;
+    g.kind = Kind::ExternFunction;
+    g.path = d->name;
+    g.externDecl = std::move(d);
+    return g;
   }
 
   std::string str() const;

@@ -86,6 +86,8 @@ const Type *Typer::typeGlobal(GlobalInstr *i) {
     fail(DiagCode::UndefinedName, i, {i->name});
   case GlobalValue::Kind::Array: // a frozen NumPy array (TypingCuda.cpp)
     return globalArrayType(i, fn_.filename);
+  case GlobalValue::Kind::ExternFunction:
+    return types::externFunction(g.externDecl);
   }
   fail(DiagCode::Internal, i, {"unknown global kind"});
 }

@@ -58,9 +58,6 @@ def _kernel_options(device=False, inline=False, forceinline=False, fastmath=Fals
     if unknown:
         raise TypeError(f"cuda.jit() got unexpected keyword argument(s): "
                         f"{', '.join(sorted(unknown))}")
-    if link:
-        raise _errors.UnsupportedError("cuda.jit(link=...) (linking PTX or CUDA C++ files) is not "
-                                       "supported by ptxjit")
     if boundscheck:
         raise NotImplementedError("bounds checking is not supported for CUDA")
     if debug is None:  # numba-cuda's defaults: its config (NUMBA_CUDA_DEBUGINFO, NUMBA_OPT)
@@ -78,6 +75,7 @@ def _kernel_options(device=False, inline=False, forceinline=False, fastmath=Fals
             "disables some optimizations), or lineinfo for line info only with code generation "
             "unaffected."), stacklevel=warn_stacklevel)
     options = {
+        "link": _link_items(link),
         "device": bool(device),
         "inline": bool(inline) and inline != "never",
         "fastmath": bool(fastmath),
@@ -299,9 +297,122 @@ def compile_ptx_for_current_device(pyfunc, sig, debug=None, lineinfo=False, devi
                        launch_bounds=launch_bounds, max_registers=max_registers)
 
 
-def declare_device(name, sig, link=None):
-    raise _errors.UnsupportedError("cuda.declare_device (external device functions) is not "
-                                   "supported by ptxjit")
+class LinkableCode:
+    """External code given by value to ``link=`` (numba-cuda's classes): ``data`` (bytes, or
+    str for source text) and an optional ``name`` shown in errors."""
+
+    kind = None
+    default_name = "<unnamed>"
+
+    def __init__(self, data, name=None, setup_callback=None, teardown_callback=None,
+                 nrt=False):
+        if setup_callback is not None or teardown_callback is not None or nrt:
+            raise NotImplementedError("setup/teardown callbacks and nrt of linkable code are not "
+                                      "supported by ptxjit")
+        if not isinstance(data, (bytes, bytearray, memoryview, str)):
+            raise TypeError(f"{type(self).__name__} data must be bytes or str, not "
+                            f"{type(data).__name__}")
+        self.data = data
+        self._name = name
+
+    @property
+    def name(self):
+        return self._name or self.default_name
+
+
+class PTXSource(LinkableCode):
+    """PTX text to link."""
+    kind, default_name = "ptx", "<unnamed-ptx>"
+
+
+class CUSource(LinkableCode):
+    """CUDA C++ source, compiled to relocatable PTX by NVRTC when the kernel is loaded."""
+    kind, default_name = "cu", "<unnamed-cu>"
+
+
+class Cubin(LinkableCode):
+    kind, default_name = "cubin", "<unnamed-cubin>"
+
+
+class Fatbin(LinkableCode):
+    kind, default_name = "fatbin", "<unnamed-fatbin>"
+
+
+class Object(LinkableCode):
+    kind, default_name = "object", "<unnamed-object>"
+
+
+class Archive(LinkableCode):
+    kind, default_name = "library", "<unnamed-archive>"
+
+
+_LINK_SUFFIXES = {".ptx": "ptx", ".cu": "cu", ".cubin": "cubin", ".fatbin": "fatbin",
+                  ".o": "object", ".a": "library"}
+
+
+def _link_items(link):
+    """``link=`` as the extension reads it: (kind, name, bytes) per item; files are read now, so a
+    missing one is reported where it is named."""
+    if link is None:
+        return []
+    if isinstance(link, (str, bytes, _os.PathLike, LinkableCode)):
+        link = [link]
+    items = []
+    for item in link:
+        if isinstance(item, LinkableCode):
+            data = item.data.encode() if isinstance(item.data, str) else bytes(item.data)
+            items.append((item.kind, item.name, data))
+            continue
+        if not isinstance(item, (str, _os.PathLike)):
+            raise TypeError(f"link= takes file paths and cuda.PTXSource/CUSource/... objects, "
+                            f"not {type(item).__name__}")
+        path = _os.fspath(item)
+        suffix = _os.path.splitext(path)[1].lower()
+        if suffix == ".ltoir":
+            raise NotImplementedError(f"cannot link {path}: ptxjit does not link LTO-IR")
+        if suffix not in _LINK_SUFFIXES:
+            raise ValueError(f"cannot link {path}: unknown kind of file (ptxjit links "
+                             f"{', '.join(sorted(_LINK_SUFFIXES))})")
+        with open(path, "rb") as f:
+            items.append((_LINK_SUFFIXES[suffix], path, f.read()))
+    return items
+
+
+class ExternFunction:
+    """A foreign device function declared with ``cuda.declare_device``; kernels call it."""
+
+    __slots__ = ("name", "sig", "abi", "link", "_ptxjit_extern")
+    _next_id = 0
+
+    def __init__(self, name, sig, abi, link):
+        self.name, self.sig, self.abi, self.link = name, sig, abi, link
+        ExternFunction._next_id += 1
+        self._ptxjit_extern = (ExternFunction._next_id, name, sig, abi == "c", link)
+
+    def __repr__(self):
+        return f"<external device function {self.name} {self.sig}>"
+
+    def __call__(self, *args):
+        raise _errors.UnsupportedError(f"external device function '{self.name}' can only be "
+                                       f"called from kernels and device functions")
+
+
+def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
+    """Declares foreign device function ``name`` (CUDA C++ or PTX, linked from ``link``) with
+    Numba signature ``sig`` so that kernels can call it, as numba-cuda's: Numba's ABI
+    (``extern "C" __device__ int name(ret *out, args...)``) or ``abi="c"`` (``ret name(args...)``).
+    """
+    if abi not in ("numba", "c"):
+        raise NotImplementedError(f"Unsupported ABI: {abi}")
+    if use_cooperative:
+        raise NotImplementedError("use_cooperative (external code that needs a cooperative "
+                                  "launch) is not supported by ptxjit")
+    if not isinstance(name, str) or not _re.fullmatch(r"[A-Za-z_$][\w$]*", name, _re.ASCII):
+        raise ValueError(f"declare_device: {name!r} is not a valid device function name")
+    text = _types.signature_text(sig)
+    if text.lstrip().startswith("(") and "->" not in text:  # argument types only
+        raise TypeError("Return type must be provided for device declarations")
+    return ExternFunction(name, text, abi, _link_items(link))
 
 
 # ---------------------------------------------------------------------------------------------
