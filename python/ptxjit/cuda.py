@@ -747,4 +747,6 @@ def reduce(functor):
     return _ufunc.reduce(functor)
 
 
-__all__ += ["vectorize", "guvectorize", "reduce"]
+Reduce = _ufunc.Reduce  # numba-cuda's class behind cuda.reduce: cuda.Reduce(lambda a, b: a + b)
+
+__all__ += ["vectorize", "guvectorize", "reduce", "Reduce"]
