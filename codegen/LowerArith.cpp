@@ -3,6 +3,7 @@
 // division by zero giving 0, shifts defined for every count, ** by repeated squaring, ordered
 // float comparisons (`!=` unordered).
 #include "codegen/Lowering.h"
+#include "ir/ConstantOf.h"
 
 #include "ir/typing/Typing.h"
 
@@ -536,6 +537,10 @@ llvm::Value *FunctionLowerer::lowerCompare(const CompareInstr &i) {
   const Instr *lhs = i.operand(0), *rhs = i.operand(1);
   const Type *lt = concretize(typeOf(lhs, at)), *rt = concretize(typeOf(rhs, at));
   const Type *res = typeOf(&i, at);
+  if (i.cmp == CmpOp::Eq || i.cmp == CmpOp::Ne) // strings known at compile time (typing checked)
+    if (std::optional<std::string> ls = constantStringOf(lhs, &fn))
+      if (std::optional<std::string> rs = constantStringOf(rhs, &fn))
+        return convert(B.getInt1((*ls == *rs) == (i.cmp == CmpOp::Eq)), types::boolean(), res, at);
   llvm::Value *l = valueOf(lhs, at), *r = valueOf(rhs, at);
   llvm::Value *out = nullptr;
   switch (i.cmp) {

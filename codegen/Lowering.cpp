@@ -101,6 +101,7 @@ bool ModuleLowerer::isCompileTimeOnly(const Type *t) {
   case TypeKind::Function:
   case TypeKind::Extern:
   case TypeKind::String:
+  case TypeKind::StrLiteral:
     return true;
   default:
     return false;
@@ -119,6 +120,7 @@ llvm::Type *ModuleLowerer::reprType(const Type *t, const Function &fn, SourceLoc
   case TypeKind::Function:
   case TypeKind::Extern:
   case TypeKind::String:
+  case TypeKind::StrLiteral:
     return emptyType();
   case TypeKind::Bool:
   case TypeKind::Int:

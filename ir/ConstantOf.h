@@ -4,10 +4,19 @@
 
 #include "ir/IR.h"
 
+#include <optional>
+#include <string>
+
 namespace ptxjit::ir {
 
 /// The constant `i` denotes when it is a Const instruction or a Global frozen as a Python
 /// constant (not a NumPy scalar); null otherwise. The pointer lives as long as `i`.
 const ConstValue *constantValueOf(const Instr *i);
+
+/// The string `i` denotes at compile time: a string constant (constantValueOf), a value typed
+/// as a string literal a caller passed (types::stringLiteral), or, given `fn`, a local of `fn`
+/// assigned exactly once from one of those; nullopt otherwise.
+std::optional<std::string> constantStringOf(const Instr *i, const Function *fn = nullptr,
+                                            int depth = 0);
 
 } // namespace ptxjit::ir

@@ -268,6 +268,15 @@ const Type *Cursor::type() {
   if (w == "Literal") {
     expect('[', "'[' after 'Literal'");
     std::string k = word();
+    if (k == "str") { // Literal[str]('add'): a string a caller passed, with its value
+      expect(']', "']' closing 'Literal['");
+      expect('(', "'(' before the string literal's value");
+      if (peek() != '\'')
+        fail("a quoted string");
+      std::string v = stringLiteral();
+      expect(')', "')' closing the string literal's value");
+      return types::stringLiteral(v);
+    }
     const Type *t = k == "int"       ? types::weakInt()
                     : k == "float"   ? static_cast<const Type *>(types::weakFloat())
                     : k == "complex" ? types::weakComplex()

@@ -251,6 +251,14 @@ const FunctionRefType *functionRef(int functionId, const std::string &name) {
   });
 }
 
+const StringLiteralType *stringLiteral(const std::string &value) {
+  return table().get<StringLiteralType>("strlit:" + value, [&] {
+    // The value quoted and escaped as IR text writes string constants (IRParser reads it).
+    return std::make_unique<StringLiteralType>(value, "Literal[str](" +
+                                                          ConstValue::string(value).str() + ")");
+  });
+}
+
 const ExternFunctionType *externFunction(std::shared_ptr<const ExternDecl> d) {
   return table().get<ExternFunctionType>("extern:" + std::to_string(d->id), [&] {
     std::string s = "ExternFunction(" + d->name + ")";

@@ -34,6 +34,7 @@ enum class TypeKind : uint8_t {
   Slice,       ///< a `start:stop:step` slice of int64 parts (None parts allowed)
   Pointer,     ///< a raw address (Numba's CPointer(dtype) "int32*", or voidptr "void*")
   Extern,      ///< a foreign device function (cuda.declare_device): called by name
+  StrLiteral,  ///< a string constant passed to a device function (Numba's Literal[str]): its value
 };
 
 /// Memory layout of an array type, in Numba's spelling: C, F or A (any strides).
@@ -196,6 +197,20 @@ private:
   std::shared_ptr<const ExternDecl> decl_;
 };
 
+/// A string constant a caller passed to a device function, with its value (Numba's
+/// Literal[str], printed "Literal[str]('value')"): compile-time only; one specialization per value,
+/// so that the callee can compare it with constants (`if op == "add":`).
+class StringLiteralType final : public Type {
+public:
+  const std::string &value() const { return value_; }
+  static bool classof(const Type *t) { return t->kind() == TypeKind::StrLiteral; }
+  StringLiteralType(std::string v, std::string s)
+      : Type(TypeKind::StrLiteral, std::move(s)), value_(std::move(v)) {}
+
+private:
+  std::string value_;
+};
+
 /// Types without parameters: Void, None, Range, String.
 class SimpleType final : public Type {
 public:
@@ -277,6 +292,8 @@ const SliceType *slice(bool hasStep = true);
 const IteratorType *iterator(IterKind k, const Type *yield, const std::vector<const Type *> &sources);
 const SymbolType *symbol(const std::string &path);
 const FunctionRefType *functionRef(int functionId, const std::string &name);
+/// The string literal type of `value` (Literal[str]).
+const StringLiteralType *stringLiteral(const std::string &value);
 /// The type of declaration `d` (one per declaration id).
 const ExternFunctionType *externFunction(std::shared_ptr<const ExternDecl> d);
 /// A scalar type from its Numba/NumPy name ("float32", "int64", "bool", "b1", "f4", "i8",

@@ -20,6 +20,28 @@ const ConstValue *constantValueOf(const Instr *i) {
   return nullptr;
 }
 
+std::optional<std::string> constantStringOf(const Instr *i, const Function *fn, int depth) {
+  if (!i || depth > 16)
+    return std::nullopt;
+  if (auto *lit = i->type ? dyn_cast<StringLiteralType>(i->type) : nullptr)
+    return lit->value();
+  if (const ConstValue *c = constantValueOf(i); c && c->kind == ConstValue::Kind::String)
+    return c->s;
+  if (auto *ld = dyn_cast<LoadLocalInstr>(i); ld && fn) { // s = "add"; ...; f(s)
+    const Instr *only = nullptr;
+    int stores = 0;
+    for (const auto &b : fn->blocks)
+      for (const auto &ip : b->instrs)
+        if (auto *st = dyn_cast<StoreLocalInstr>(ip.get()); st && st->var == ld->var) {
+          ++stores;
+          only = st->operand(0);
+        }
+    if (stores == 1)
+      return constantStringOf(only, fn, depth + 1);
+  }
+  return std::nullopt;
+}
+
 namespace typing_detail {
 namespace {
 

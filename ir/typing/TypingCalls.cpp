@@ -1,5 +1,6 @@
 // Typing rules for calls: builtins (range, len, int, float, bool, abs, min, max, cuda.grid,
 // cuda.gridsize) and user device functions through the CallResolver.
+#include "ir/ConstantOf.h"
 #include "ir/typing/CudaBuiltins.h"
 #include "ir/typing/NumpyUfuncs.h"
 #include "ir/typing/TypingInternal.h"
@@ -226,6 +227,10 @@ const Type *Typer::typeUserCall(CallInstr *i, const FunctionRefType *ref,
         intsOnly = intsOnly && e == types::int64();
     }
     const Type *lit = intsOnly ? constantIntsType(i->arg(k), fn_) : nullptr;
+    // A string constant keeps its value too (Numba's Literal[str]): `f(buf, "add")`.
+    if (plain->kind() == TypeKind::String)
+      if (std::optional<std::string> s = constantStringOf(i->arg(k), &fn_))
+        lit = types::stringLiteral(*s);
     concrete.push_back(lit ? lit : plain);
   }
   if (!resolver_)

@@ -1,5 +1,6 @@
 // Typing rules for constants, globals, variables, operators, attributes, indexing and slices,
 // tuples, iteration and control flow.
+#include "ir/ConstantOf.h"
 #include "ir/typing/TypingInternal.h"
 
 namespace ptxjit::ir::typing_detail {
@@ -202,6 +203,9 @@ const Type *Typer::typeCompare(CompareInstr *i) {
   case CmpOp::Eq:
   case CmpOp::Ne:
     if (noneSide || (a->isScalarNumber() && b->isScalarNumber()))
+      return types::boolean();
+    // Strings known at compile time (constants, literals passed by callers): folded.
+    if (constantStringOf(i->operand(0), &fn_) && constantStringOf(i->operand(1), &fn_))
       return types::boolean();
     break;
   case CmpOp::Lt:

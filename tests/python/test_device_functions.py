@@ -193,3 +193,33 @@ def test_a_runtime_int_is_not_a_constant(cpu):
 
     with pytest.raises(errors.TypingError, match="compile-time constant"):
         k[1, 1](4)
+
+
+def test_string_constants_passed_to_device_functions_are_literals(backend):
+    # numba-cuda's Literal[str]: the callee is specialized per value and compares it at compile
+    # time (numba-cuda issue 755: this must compile quickly).
+    @cuda.jit(device=True)
+    def apply(op, a, b):
+        if op == "add":
+            return a + b
+        elif op != "mul":
+            return a - b
+        return a * b
+
+    @cuda.jit
+    def k(out, a, b):
+        out[0] = apply("add", a, b)
+        out[1] = apply("mul", a, b)
+        op = "sub"
+        out[2] = apply(op, a, b)
+
+    out = np.zeros(3)
+    k[1, 1](out, 6.0, 3.0)
+    assert out.tolist() == [9.0, 18.0, 3.0]
+
+    @cuda.jit
+    def bad(out, a):
+        out[0] = a == "x"
+
+    with pytest.raises(errors.TypingError, match=r"operator == is not defined for .* and unicode_type"):
+        bad[1, 1](out, 1.0)

@@ -453,7 +453,10 @@ TEST(IRParserErrors, NameTheLineAndWhatWasExpected) {
   expectSyntaxError(k + "  %0 = LoadLocal a : array(int64, 99d, C)\n", 3,
                     "the array's dimension count");
   expectSyntaxError(k + "  %0 = LoadLocal a : UniTuple(int64 x 0)\n", 3, "at least one element");
-  expectSyntaxError(k + "  %0 = LoadLocal a : Literal[str]\n", 3, "unknown literal type");
+  expectSyntaxError(k + "  %0 = LoadLocal a : Literal[bytes]\n", 3, "unknown literal type");
+  expectSyntaxError(k + "  %0 = LoadLocal a : Literal[str]\n", 3,
+                    "'(' before the string literal's value");
+  expectSyntaxError(k + "  %0 = LoadLocal a : Literal[str](add)\n", 3, "a quoted string");
   expectSyntaxError(k + "  %0 = LoadLocal a : iter(int64)\n", 3, "iter() takes an array");
   expectSyntaxError(k + "  %0 = LoadLocal a : enumerate(int64)\n", 3, "an iterator type");
   expectSyntaxError(k + "  %0 = LoadLocal a : Function(h)\n", 3, "names no '[device function h");
@@ -525,6 +528,10 @@ TEST(IRParser, IntLiteralTypesRoundTrip) {
   EXPECT_EQ(parseTypeText("Literal[int](32)"), types::intLiteral(32));
   EXPECT_EQ(parseTypeText("Literal[int](-7)"), types::intLiteral(-7));
   EXPECT_EQ(parseTypeText(types::intLiteral(-7)->str()), types::intLiteral(-7));
+  // String literals a caller passed (Literal[str]): the value quoted, escapes round-trip.
+  EXPECT_EQ(types::stringLiteral("add")->str(), "Literal[str]('add')");
+  EXPECT_EQ(parseTypeText("Literal[str]('add')"), types::stringLiteral("add"));
+  EXPECT_EQ(parseTypeText(types::stringLiteral("a')b\n")->str()), types::stringLiteral("a')b\n"));
   EXPECT_EQ(parseTypeText("Literal[int]"), types::weakInt());
   EXPECT_NE(types::intLiteral(3), types::weakInt());
   EXPECT_EQ(concretize(types::intLiteral(3)), types::int64());
