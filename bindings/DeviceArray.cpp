@@ -135,6 +135,16 @@ std::shared_ptr<DeviceNDArray> makeDeviceArray(const std::vector<int64_t> &shape
                                                py::object npDtype, py::handle stream,
                                                codegen::Backend backend) {
   DType d = dtypeFromNumpy(npDtype);
+  int itemsize = dtypeSize(d);
+  if (d == DType::Invalid && !npDtype.attr("names").is_none()) {
+    std::string why;
+    const ir::RecordType *r = recordOfDescr(npDtype.ptr(), why);
+    if (!r)
+      throw py::type_error("device arrays of dtype " + py::cast<std::string>(py::str(npDtype)) +
+                           " are not supported: " + why);
+    d = DType::Record;
+    itemsize = static_cast<int>(r->size());
+  }
   if (d == DType::Invalid)
     throw py::type_error("device arrays of dtype " + py::cast<std::string>(py::str(npDtype)) +
                          " are not supported");
@@ -158,7 +168,7 @@ std::shared_ptr<DeviceNDArray> makeDeviceArray(const std::vector<int64_t> &shape
       if (__builtin_mul_overflow(shape[k] - 1, strides[k], &term) ||
           __builtin_add_overflow(last, term, &last))
         throw std::invalid_argument("device array too large: shape " + shapeStr(shape));
-    if (__builtin_add_overflow(last, static_cast<int64_t>(dtypeSize(d)), &last))
+    if (__builtin_add_overflow(last, static_cast<int64_t>(itemsize), &last))
       throw std::invalid_argument("device array too large: shape " + shapeStr(shape));
     extent = static_cast<size_t>(last);
   }
@@ -179,7 +189,7 @@ std::shared_ptr<DeviceNDArray> toDevice(py::object ary, py::object stream, bool 
   NumpyArrayFields f = numpyFields(ary.ptr());
   std::vector<int64_t> shape(f.shape, f.shape + f.ndim);
   py::object dtype = ary.attr("dtype");
-  int itemsize = dtypeSize(dtypeFromNumpy(dtype));
+  int itemsize = py::cast<int>(dtype.attr("itemsize"));
   bool fortran = !(f.flags & kNpyCContiguous) && (f.flags & kNpyFContiguous) && f.ndim > 1;
   auto strides = ufunc::contiguousStrides(shape, std::max(itemsize, 1), fortran);
   auto dev = makeDeviceArray(shape, strides, dtype, stream, currentBackend());
@@ -244,7 +254,9 @@ py::dict cudaArrayInterface(const DeviceNDArray &d) {
       d.layout() == ir::Layout::C ? py::object(py::none()) : py::object(toTuple(d.strides()));
   iface["data"] = py::make_tuple(py::int_(d.size() == 0 ? 0 : d.address()), false);
   iface["typestr"] = d.numpyDtype().attr("str");
-  iface["descr"] = py::make_tuple(py::make_tuple("", d.numpyDtype().attr("str")));
+  iface["descr"] = d.record()
+                       ? py::object(d.numpyDtype().attr("descr"))
+                       : py::object(py::make_tuple(py::make_tuple("", d.numpyDtype().attr("str"))));
   py::object s = d.stream();
   iface["stream"] =
       s.is_none()
@@ -262,6 +274,13 @@ DeviceNDArray::DeviceNDArray(std::shared_ptr<runtime::Allocation> alloc, size_t 
     : alloc_(std::move(alloc)), offset_(offset), shape_(std::move(shape)),
       strides_(std::move(strides)), dtype_(dtype), npDtype_(std::move(npDtype)), backend_(backend),
       stream_(std::move(stream)) {
+  if (dtype_ == DType::Record) {
+    std::string why;
+    record_ = recordOfDescr(npDtype_.ptr(), why);
+    if (!record_)
+      throw py::type_error("device arrays of dtype " + py::cast<std::string>(py::str(npDtype_)) +
+                           " are not supported: " + why);
+  }
   bool empty = false;
   int64_t last = 0;
   for (size_t k = 0; k < shape_.size(); ++k) {
@@ -270,7 +289,8 @@ DeviceNDArray::DeviceNDArray(std::shared_ptr<runtime::Allocation> alloc, size_t 
   }
   extent_ = empty ? 0 : static_cast<size_t>(last) + itemsize();
   layout_ = layoutFromStrides(ndim(), shape_.data(), strides_.data(), itemsize());
-  code_ = codes::array(dtype_, ndim(), layout_, false);
+  code_ = record_ ? codes::recordArray(recordId(record_), ndim(), layout_, false)
+                  : codes::array(dtype_, ndim(), layout_, false);
 }
 
 int64_t DeviceNDArray::size() const {

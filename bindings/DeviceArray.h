@@ -18,14 +18,17 @@ namespace py = pybind11;
 class DeviceNDArray {
 public:
   /// A view of `alloc` starting at byte `offset` with the given geometry (strides >= 0, the
-  /// extent within the allocation).
+  /// extent within the allocation). A DType::Record array reads its record type from `npDtype`
+  /// (a structured numpy.dtype); throws py::type_error when ptxjit cannot type it.
   DeviceNDArray(std::shared_ptr<runtime::Allocation> alloc, size_t offset,
                 std::vector<int64_t> shape, std::vector<int64_t> strides, DType dtype,
                 py::object npDtype, codegen::Backend backend, py::object stream);
 
   DType dtype() const { return dtype_; }
+  /// DType::Record: the record type of the elements (null otherwise).
+  const ir::RecordType *record() const { return record_; }
   const py::object &numpyDtype() const { return npDtype_; }
-  int itemsize() const { return dtypeSize(dtype_); }
+  int itemsize() const { return record_ ? static_cast<int>(record_->size()) : dtypeSize(dtype_); }
   int ndim() const { return static_cast<int>(shape_.size()); }
   const std::vector<int64_t> &shape() const { return shape_; }
   const std::vector<int64_t> &strides() const { return strides_; }
@@ -51,6 +54,7 @@ private:
   size_t offset_;
   std::vector<int64_t> shape_, strides_;
   DType dtype_;
+  const ir::RecordType *record_ = nullptr;
   py::object npDtype_;
   codegen::Backend backend_;
   py::object stream_;

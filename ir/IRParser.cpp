@@ -218,6 +218,14 @@ public:
 
 private:
   const ArrayType *arrayBody(bool readonly);
+  /// A record or nested array type at the cursor (types::parseRecordSpelling).
+  const Type *recordSpelling() {
+    try {
+      return types::parseRecordSpelling(text_, pos_);
+    } catch (const std::invalid_argument &e) {
+      failHere(std::string("malformed record type: ") + e.what());
+    }
+  }
   std::vector<const Type *> typeList(const char *closing);
   const IteratorType *iteratorType();
   /// A number token of ConstValue::str ("-3", "2.5", "1e-06", "nan", "-inf"), or empty.
@@ -303,6 +311,10 @@ const Type *Cursor::type() {
     pos_ = start;
     return iteratorType();
   }
+  if (w == "Record" || w == "nestedarray") {
+    pos_ = start;
+    return recordSpelling();
+  }
   if (w == "Symbol") {
     expect('(', "'(' after 'Symbol'");
     std::string path = until(')');
@@ -339,9 +351,14 @@ const Type *Cursor::type() {
 
 const ArrayType *Cursor::arrayBody(bool readonly) {
   expect('(', "'(' after 'array'");
-  std::string dt = word();
-  const ScalarType *dtype = types::scalarByName(dt);
-  if (!dtype || dtype->str() != dt)
+  skipSpace();
+  const Type *dtype = nullptr;
+  std::string dt;
+  if (text_.substr(pos_, 7) == "Record(")
+    dtype = recordSpelling();
+  else
+    dtype = types::scalarByName(dt = word());
+  if (!dtype || (isa<ScalarType>(dtype) && dtype->str() != dt))
     failHere("'" + dt +
              "' is not an array element type (bool, int8..uint64, float32, "
              "float64, complex64, complex128)");
@@ -1014,6 +1031,16 @@ std::unique_ptr<Instr> FunctionParser::parseBody(Cursor &c, Opcode op) {
     i = std::make_unique<SetItemInstr>(v, idx, operand(c));
     break;
   }
+  case Opcode::SetAttr: {
+    Instr *v = operand(c);
+    c.expect('.', "'.attribute' after the operand");
+    if (c.peekRaw() == ' ' || c.peekRaw() == '\t')
+      c.fail("an attribute name right after '.'");
+    std::string attr = c.name("an attribute name");
+    c.expect('=', "'=' before the stored value");
+    i = std::make_unique<SetAttrInstr>(v, std::move(attr), operand(c));
+    break;
+  }
   case Opcode::Call: {
     std::vector<Instr *> ops{operand(c)};
     std::vector<std::string> kw;
@@ -1108,7 +1135,8 @@ void FunctionParser::parseInstr(Cursor &c, Block *block) {
   if (!op) {
     c.setPos(opStart);
     c.fail("an instruction (Const, Global, Arg, LoadLocal, StoreLocal, BinOp, UnaryOp, "
-           "Compare, Truth, GetAttr, GetItem, SetItem, Call, BuildTuple, TupleGet, BuildSlice, "
+           "Compare, Truth, GetAttr, GetItem, SetItem, SetAttr, Call, BuildTuple, TupleGet, "
+           "BuildSlice, "
            "GetIter, IterValid, IterNext, Jump, Branch, Return)");
   }
   if (producesValue(*op) && id < 0)

@@ -201,6 +201,8 @@ const Type *Typer::typeInstr(Instr *i) {
     return typeGetItem(cast<GetItemInstr>(i));
   case Opcode::SetItem:
     return typeSetItem(cast<SetItemInstr>(i));
+  case Opcode::SetAttr:
+    return typeSetAttr(cast<SetAttrInstr>(i));
   case Opcode::Call:
     return typeCall(cast<CallInstr>(i));
   case Opcode::BuildTuple: {
