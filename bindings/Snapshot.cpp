@@ -1,5 +1,6 @@
 #include "bindings/Snapshot.h"
 
+#include "bindings/ArgTypes.h"
 #include "bindings/Dispatcher.h"
 #include "bindings/Errors.h"
 
@@ -81,7 +82,12 @@ std::optional<ir::GlobalValue> numpyArrayGlobal(py::handle v) {
   int64_t nbytes = py::cast<int64_t>(v.attr("nbytes"));
   int ndim = py::cast<int>(v.attr("ndim"));
   std::string name = py::cast<std::string>(dtype.attr("name"));
-  if (ndim < 1 || py::cast<bool>(dtype.attr("hasobject")) || !ir::types::scalarByName(name))
+  if (!dtype.attr("names").is_none() && !py::cast<bool>(dtype.attr("hasobject"))) {
+    std::string why; // a record array: its dtype by the record's spelling
+    if (const ir::RecordType *r = recordFromNumpy(dtype, why))
+      name = r->str();
+  }
+  if (ndim < 1 || py::cast<bool>(dtype.attr("hasobject")) || !ir::types::dtypeByName(name))
     return ir::GlobalValue::unsupported("ndarray of dtype " + name + " and " +
                                         std::to_string(ndim) + " dimensions");
   if (nbytes > ir::kMaxConstArrayBytes)
@@ -121,6 +127,20 @@ std::optional<ir::GlobalValue> numpyGlobal(py::handle v) {
       PyErr_Clear();
       return ir::GlobalValue::unsupported("type");
     }
+  }
+  if (PyObject_IsInstance(v.ptr(), np.attr("dtype").ptr()) == 1) {
+    // A numpy.dtype object (a dtype argument of cuda.local.array and the like): the symbol of
+    // its NumPy type, for a structured dtype its record type's spelling.
+    std::string why;
+    if (!v.attr("names").is_none()) {
+      if (const ir::RecordType *r = recordFromNumpy(v, why))
+        return ir::GlobalValue::symbol("numpy." + r->str());
+      return ir::GlobalValue::unsupported("numpy.dtype (" + why + ")");
+    }
+    std::string name = py::cast<std::string>(v.attr("name"));
+    if (ir::types::scalarByName(name) && py::cast<std::string>(v.attr("byteorder")) != ">")
+      return ir::GlobalValue::symbol("numpy." + name);
+    return ir::GlobalValue::unsupported("numpy.dtype " + name);
   }
   py::object ufunc = np.attr("ufunc");
   if (PyObject_IsInstance(v.ptr(), ufunc.ptr()) == 1)
