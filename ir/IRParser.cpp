@@ -169,6 +169,22 @@ public:
     return std::string(text_.substr(start, end - start));
   }
 
+  /// The text up to the ')' closing a '(' just read (nested parentheses included), blanks at
+  /// its end trimmed; the cursor stops at that ')'.
+  std::string untilClosing() {
+    skipSpace();
+    size_t start = pos_;
+    int depth = 0;
+    while (pos_ < text_.size() && (text_[pos_] != ')' || depth > 0)) {
+      depth += text_[pos_] == '(' ? 1 : text_[pos_] == ')' ? -1 : 0;
+      ++pos_;
+    }
+    size_t end = pos_;
+    while (end > start && (text_[end - 1] == ' ' || text_[end - 1] == '\t'))
+      --end;
+    return std::string(text_.substr(start, end - start));
+  }
+
   /// The run of non-blank characters at the cursor (an operator), possibly empty.
   std::string token() {
     skipSpace();
@@ -317,7 +333,7 @@ const Type *Cursor::type() {
   }
   if (w == "Symbol") {
     expect('(', "'(' after 'Symbol'");
-    std::string path = until(')');
+    std::string path = untilClosing(); // a record dtype's path has parentheses
     if (path.empty())
       fail("a symbol path");
     expect(')', "')' closing the Symbol");
