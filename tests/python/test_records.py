@@ -488,3 +488,78 @@ def test_ptx_of_record_kernels(cpu):
     assert ".visible .entry" in ptx
     # itemsize 13 guarantees only byte alignment of a packed float64: no 8-byte loads of it.
     assert "ld.global.f64" not in ptx and "ld.f64" not in ptx
+
+
+def test_transfer_hints_with_record_arrays(backend):
+    d = np.dtype([("b", np.int32)], align=True)
+
+    @cuda.jit
+    def set_record_to_three(rec):
+        rec[0]["b"] = 3
+
+    host = np.zeros(1, dtype=d)
+    set_record_to_three[1, 1](cuda.In(host))
+    if backend == "cuda":
+        assert host[0]["b"] == 0
+    set_record_to_three[1, 1](cuda.InOut(host))
+    assert host[0]["b"] == 3
+    host = np.zeros(1, dtype=d)
+    set_record_to_three[1, 1](host)
+    assert host[0]["b"] == 3
+
+
+def _fake_numba_record_types():
+    """Classes with the names, module and public attributes of numba's Record, NestedArray,
+    Array and scalar types (numba is not installed in CI; ptxjit reads only these)."""
+    import collections
+    import types as pytypes
+
+    mod = pytypes.ModuleType("numba.core.types.fake_records")
+    field = collections.namedtuple("_RecordField", "type,offset,alignment,title")
+
+    def make(name, init):
+        cls = type(name, (), {"__init__": init, "__module__": mod.__name__,
+                              "__repr__": lambda self: self.name})
+        setattr(mod, name, cls)
+        return cls
+
+    def scalar_init(self, name):
+        self.name = name
+
+    def nested_init(self, dtype, shape):
+        self.dtype, self.shape, self.ndim, self.layout = dtype, shape, len(shape), "C"
+        self.name = f"nestedarray({dtype.name}, {shape})"
+
+    def record_init(self, fields, size, aligned):
+        self.fields = {n: field(t, o, None, None) for n, t, o in fields}
+        self.size, self.aligned = size, aligned
+        self.name = "Record(...)"
+
+    def array_init(self, dtype, ndim, layout):
+        self.dtype, self.ndim, self.layout, self.mutable = dtype, ndim, layout, True
+        self.name = f"array({dtype.name}, {ndim}d, {layout})"
+
+    make("Float", scalar_init)
+    make("Integer", scalar_init)
+    make("NestedArray", nested_init)
+    make("Record", record_init)
+    make("Array", array_init)
+    return mod
+
+
+def test_numba_record_types_map_by_structure(cpu):
+    nb = _fake_numba_record_types()
+    rec = nb.Record([("i", nb.Integer("int32"), 0),
+                     ("j", nb.NestedArray(nb.Float("float32"), (3, 2)), 4)], 28, False)
+    mapped = types.as_type(rec)
+    assert mapped == ptxjit.from_dtype(recordwith2darray)
+    assert types.as_type(nb.Array(rec, 1, "C")) == mapped[::1]
+
+    @cuda.jit((nb.Array(rec, 1, "A"),))
+    def kernel(a):
+        a[0].j[2, 1] = a[0].i
+
+    a = np.zeros(2, dtype=recordwith2darray)
+    a[0]["i"] = 5
+    kernel[1, 1](a)
+    assert a[0]["j"][2, 1] == 5
