@@ -666,9 +666,19 @@ GlobalValue Cursor::global(char stop) {
   if (acceptWord("missing"))
     return GlobalValue::missing();
   if (acceptWord("array")) {
-    // "array float32(4,)", "array int64(2, 3)": the elements are not printed; they come back
-    // as zeros of the right size.
-    std::string dtype = word();
+    // "array float32(4,)", "array int64(2, 3)", "array Record(...)(2,)": the elements are not
+    // printed; they come back as zeros of the right size.
+    skipSpace();
+    std::string dtype;
+    const Type *dt = nullptr;
+    if (text_.substr(pos_, 7) == "Record(") {
+      size_t start = pos_;
+      dt = recordSpelling();
+      dtype = std::string(text_.substr(start, pos_ - start));
+    } else {
+      dtype = word();
+      dt = types::scalarByName(dtype);
+    }
     if (dtype.empty())
       fail("the dtype of the array global");
     expect('(', "'(' before the array's shape");
@@ -684,8 +694,10 @@ GlobalValue Cursor::global(char stop) {
         break;
     }
     expect(')', "',' or ')' in the array's shape");
-    const ScalarType *dt = types::scalarByName(dtype);
-    size_t bytes = dt ? static_cast<size_t>(count) * static_cast<size_t>(dt->byteSize()) : 0;
+    int64_t itemSize = !dt                   ? 0
+                       : isa<RecordType>(dt) ? cast<RecordType>(dt)->size()
+                                             : cast<ScalarType>(dt)->byteSize();
+    size_t bytes = static_cast<size_t>(count) * static_cast<size_t>(itemSize);
     return GlobalValue::array(dtype, std::move(shape), std::string(bytes, '\0'));
   }
   fail("a global (const, symbol, device function, kernel, python function, unsupported, "

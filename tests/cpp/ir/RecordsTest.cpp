@@ -106,6 +106,10 @@ TEST(Records, SpellingsParseBackToTheSameTypes) {
   EXPECT_EQ(parseTypeText(arr->str()), arr);
   const Type *sym = types::symbol("numpy." + r->str());
   EXPECT_EQ(parseTypeText(sym->str()), sym);
+  GlobalValue g = GlobalValue::array(r->str(), {2}, std::string(64, '\1'));
+  GlobalValue back = parseGlobalText(g.str());
+  EXPECT_EQ(back.str(), g.str());
+  EXPECT_EQ(back.bytes->size(), 64u);
   // Signatures: Numba's spelling, and arrays of it with the usual slices.
   EXPECT_EQ(parseType(r->str()), r);
   EXPECT_EQ(parseType(r->str() + "[::1]"), types::array(r, 1, Layout::C));
