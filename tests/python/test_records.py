@@ -18,6 +18,15 @@ nested = np.dtype([("x", np.float32), ("inner", [("p", np.int16), ("q", np.float
                   align=True)
 
 
+def assert_compiles_to_ptx(*kernels):
+    """Every specialization the test ran (on either backend) also compiles for CUDA: CUDA code
+    generation is checked on machines without a GPU too."""
+    for k in kernels:
+        assert k.signatures
+        for sig in k.signatures:
+            assert ".visible .entry" in k.inspect_ptx(sig)
+
+
 def sample():
     a = np.zeros(3, dtype=recordtype)
     for i in range(3):
@@ -120,6 +129,7 @@ def test_nested_array_fields(backend):
     expect = rec["j"].copy()
     expect[0, 0] += 306
     np.testing.assert_equal(out, expect)
+    assert_compiles_to_ptx(write, read)
 
 
 def test_record_scalar_written_back_and_read(backend):
@@ -140,6 +150,7 @@ def test_record_scalar_written_back_and_read(backend):
     copy = sample()[2].copy()
     kernel[1, 1](copy, 4.0, out)
     assert copy["a"] == 4.0 and out[0] == 1.5
+    assert_compiles_to_ptx(kernel)
 
 
 def test_assign_arrays_to_nested_array_fields(backend):
@@ -168,6 +179,7 @@ def test_assign_arrays_to_nested_array_fields(backend):
     np.testing.assert_equal(got2["array2"][0], 0)
     fill[1, 1](got2[0], 9)
     np.testing.assert_equal(got2["array2"][0], 9)
+    assert_compiles_to_ptx(assign1, assign2, fill)
 
 
 def test_copy_between_records_of_different_dtypes(backend):
@@ -206,6 +218,7 @@ def test_nested_records(backend):
     np.testing.assert_equal(out, [11.5, 22.25, 33.125])
     np.testing.assert_equal(a["inner"]["p"], [100, 101, 102])
     np.testing.assert_equal(a["inner"]["q"], -1.0)
+    assert_compiles_to_ptx(kernel)
 
 
 def test_records_through_device_functions(backend):
@@ -234,6 +247,7 @@ def test_records_through_device_functions(backend):
     assert res[0] == sample()[2]
     assert firsts[0] == 1.0
     assert arr[0]["b"] == 6
+    assert_compiles_to_ptx(kernel)
 
 
 def test_packed_record_fields(backend):
@@ -250,6 +264,7 @@ def test_packed_record_fields(backend):
     kernel[1, 5](a)
     np.testing.assert_equal(a["a"], np.arange(5) * 2.0)
     np.testing.assert_equal(a["c"], -np.arange(5) * 2)
+    assert_compiles_to_ptx(kernel)
 
 
 def test_device_arrays_of_records(backend):
@@ -291,6 +306,7 @@ def test_field_views_of_record_arrays(backend):
     np.testing.assert_equal(out, a["a"])
     np.testing.assert_equal(d, a["d"][:, 4])
     assert a[1]["b"] == 42
+    assert_compiles_to_ptx(kernel)
 
 
 def test_local_and_shared_arrays_of_records(backend):
@@ -312,6 +328,7 @@ def test_local_and_shared_arrays_of_records(backend):
     kernel[1, 4](out)
     t = np.arange(4)
     np.testing.assert_equal(out, (3 - t) * 1.5 + 10 + 2 * t)
+    assert_compiles_to_ptx(kernel)
 
 
 CONST_RECORD = np.array([(1.0, 2), (3.0, 4)], dtype=[("x", float), ("y", int)])
@@ -340,6 +357,7 @@ def test_constant_record_arrays(backend):
     np.testing.assert_equal(B, CONST_RECORD["y"])
     np.testing.assert_equal(n, 0)
     np.testing.assert_equal(Y, CONST_RECORD_ALIGN["y"].astype(np.int64) + CONST_RECORD_ALIGN["z"])
+    assert_compiles_to_ptx(kernel)
 
 
 def test_atomics_on_nested_array_fields(backend):
@@ -361,6 +379,7 @@ def test_atomics_on_nested_array_fields(backend):
     a = np.zeros(2, dtype=d)
     on_array[1, 16](a)
     assert a[0]["counts"][1] == 32
+    assert_compiles_to_ptx(kernel, on_array)
 
 
 def test_signatures_with_record_types(backend):
