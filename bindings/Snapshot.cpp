@@ -149,9 +149,9 @@ std::optional<ir::GlobalValue> numpyGlobal(py::handle v) {
 }
 
 /// One of numba's scalar type objects (`numba.float32`, `numba.types.int64`, from a
-/// half-ported program) read as a global: the NumPy type of the same name, as ptxjit's own type
-/// objects are. Recognized by the class's module, so numba is never imported; nullopt for
-/// anything else.
+/// half-ported program) or its Record read as a global: the NumPy type of the same name (the
+/// record's dtype symbol), as ptxjit's own type objects are. Recognized by the class's module, so
+/// numba is never imported; nullopt for anything else.
 std::optional<ir::GlobalValue> numbaScalarTypeGlobal(py::handle v) {
   if (PyType_Check(v.ptr()))
     return std::nullopt;
@@ -164,9 +164,18 @@ std::optional<ir::GlobalValue> numbaScalarTypeGlobal(py::handle v) {
   if (!hasAttrNoThrow(v, "name", &name) || !PyUnicode_Check(name.ptr()))
     return std::nullopt;
   std::string n = py::cast<std::string>(name);
-  if (!ir::types::scalarByName(n))
+  if (ir::types::scalarByName(n))
+    return ir::GlobalValue::symbol("numpy." + n);
+  if (py::cast<std::string>(py::type::handle_of(v).attr("__name__")) != "Record")
     return std::nullopt;
-  return ir::GlobalValue::symbol("numpy." + n);
+  // numba's Record (numba's from_dtype(dt), a dtype argument of cuda.shared.array): mapped by
+  // structure (ptxjit.types.as_type) to the record's dtype symbol.
+  try {
+    py::object mapped = py::module_::import("ptxjit.types").attr("as_type")(v);
+    return ir::GlobalValue::symbol(py::cast<std::string>(mapped.attr("_ptxjit_symbol")));
+  } catch (py::error_already_set &e) {
+    return ir::GlobalValue::unsupported("numba Record (" + std::string(e.what()) + ")");
+  }
 }
 
 } // namespace

@@ -314,7 +314,7 @@ const Type *Typer::arrayIndex(Instr *at, const ArrayType *arr, const Type *index
   else
     comps.push_back(index);
   int ints = 0;
-  bool ok = !comps.empty();
+  bool ok = !comps.empty() || arr->ndim() == 0; // a[()] of a 0-d array: its element
   for (const Type *c : comps) {
     if (isIntLike(c))
       ++ints;

@@ -582,3 +582,57 @@ def test_numba_record_types_map_by_structure(cpu):
     a[0]["i"] = 5
     kernel[1, 1](a)
     assert a[0]["j"][2, 1] == 5
+
+
+def test_numba_record_as_a_shared_array_dtype(backend):
+    nb = _fake_numba_record_types()
+    dt = nb.Record([("i", nb.Integer("int32"), 0),
+                    ("j", nb.NestedArray(nb.Float("float32"), (3, 2)), 4)], 28, False)
+    nthreads = 16
+
+    @cuda.jit
+    def chunk_copy(x, y):
+        sm = cuda.shared.array(nthreads, dtype=dt)
+        tx = cuda.threadIdx.x
+        i = cuda.blockIdx.x * cuda.blockDim.x + tx
+        if i < len(x):
+            sm[tx] = x[i]
+        cuda.syncthreads()
+        if tx == 0:
+            for j in range(nthreads):
+                y[cuda.blockDim.x * cuda.blockIdx.x + j] = sm[j]
+
+    arr = np.recarray(64, dtype=recordwith2darray)
+    for x in range(len(arr)):
+        arr[x].i = x
+        arr[x].j = np.arange(6, dtype=np.float32).reshape(3, 2) * x
+    d_result = cuda.device_array_like(arr)
+    chunk_copy[4, nthreads](arr, d_result)
+    np.testing.assert_array_equal(arr, d_result.copy_to_host())
+
+
+def test_zero_dimensional_record_arrays(backend):
+    @cuda.jit
+    def record_return(r, ary, i):
+        r[()] = ary[i]
+
+    arr = sample()
+    r = np.zeros((), dtype=recordtype)
+    record_return[1, 1](r, arr, 1)
+    assert r[()] == arr[1]
+
+
+def test_structured_dtypes_distinguish_specializations(backend):
+    f16x2 = np.dtype([("x", np.float16), ("y", np.float16)])
+    f16x2_aligned = np.dtype([("x", np.float16), ("y", np.float16)], align=True)
+
+    @cuda.jit
+    def f(inp, out):
+        out[0] = inp[0].x + inp[0].y
+
+    out = cuda.to_device(np.zeros(1, np.float64))
+    a = np.ones(1, dtype=f16x2)
+    f[1, 1](cuda.to_device(a), out)
+    f[1, 1](cuda.to_device(a.astype(f16x2_aligned)), out)
+    assert len(f.signatures) == 2 and f.signatures[0] != f.signatures[1]
+    assert out.copy_to_host()[0] == 2.0
