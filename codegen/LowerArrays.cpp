@@ -216,7 +216,8 @@ void FunctionLowerer::lowerSetItem(const SetItemInstr &i) {
   llvm::Value *iv = valueOf(index, at);
   const Type *vt = typeOf(value, at);
   if (auto *r = dyn_cast<RecordType>(aty->dtype())) {
-    if (concretize(vt) != r)
+    auto *src = dyn_cast<RecordType>(concretize(vt));
+    if (!src || src->writable() != r->writable())
       fail(at, DiagCode::SetItemTypes, {ot->str(), it->str(), vt->str()});
     copyRecord(elementAddress(arr, aty, arrayIndices(arr, aty, iv, it, at)), valueOf(value, at), r);
     return;

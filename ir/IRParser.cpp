@@ -261,6 +261,13 @@ private:
 
 const Type *Cursor::type() {
   if (acceptWord("readonly")) {
+    skipSpace();
+    if (text_.substr(pos_, 7) == "Record(") {
+      const Type *r = recordSpelling();
+      if (!isa<RecordType>(r))
+        failHere("'readonly' before a type that is neither an array nor a record");
+      return types::readonlyRecord(cast<RecordType>(r));
+    }
     expectWord("array");
     return arrayBody(true);
   }

@@ -445,6 +445,15 @@ private:
 
 } // namespace
 
+const RecordType *readonlyRecord(const RecordType *r) {
+  if (r->readonly())
+    return r;
+  return table().get<RecordType>("record:readonly " + r->str(), [&] {
+    return std::make_unique<RecordType>(r->fields(), r->size(), r->aligned(),
+                                        "readonly " + r->str(), r);
+  });
+}
+
 const Type *parseRecordSpelling(std::string_view text, size_t &pos) {
   return RecordReader(text, pos).any();
 }

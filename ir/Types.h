@@ -268,6 +268,11 @@ public:
   int64_t size() const { return size_; }
   /// NumPy's isalignedstruct (the dtype was made with align=True).
   bool aligned() const { return aligned_; }
+  /// A record of a read-only array (constant memory, a read-only host array): its fields
+  /// cannot be written. Spelled "readonly Record(...)"; a distinct type from the writable one.
+  bool readonly() const { return writable_ != this; }
+  /// The same record, writable (this one when it is): the dtype of arrays of it.
+  const RecordType *writable() const { return writable_; }
   /// The alignment the start of a record in an array of them is known to have: the largest
   /// power of two dividing its size, at most 16 (array data is at least 16-byte aligned). A
   /// field is read and written with min(its natural alignment, what this and its offset
@@ -279,14 +284,17 @@ public:
   /// aligned struct): the alignment a local or shared array of these records gets.
   int64_t maxAlignment() const;
   static bool classof(const Type *t) { return t->kind() == TypeKind::Record; }
-  RecordType(std::vector<RecordField> fields, int64_t size, bool aligned, std::string s)
+  /// `writable`: the writable record this is the read-only form of; null for a writable one.
+  RecordType(std::vector<RecordField> fields, int64_t size, bool aligned, std::string s,
+             const RecordType *writable = nullptr)
       : Type(TypeKind::Record, std::move(s)), fields_(std::move(fields)), size_(size),
-        aligned_(aligned) {}
+        aligned_(aligned), writable_(writable ? writable : this) {}
 
 private:
   std::vector<RecordField> fields_;
   int64_t size_;
   bool aligned_;
+  const RecordType *writable_;
 };
 
 /// The natural (ABI) alignment of a value of scalar type `t` in memory: its size, complex
@@ -334,6 +342,8 @@ const ArrayType *array(const Type *dtype, int ndim, Layout layout, bool readonly
 /// duplicate name, a name with one of the characters "[],;=()'\"" that the spelling cannot
 /// carry, a type other than a scalar, nested array or record, or bytes outside `size`.
 const RecordType *record(std::vector<RecordField> fields, int64_t size, bool aligned);
+/// The read-only form of record `r` (r itself when it is read-only).
+const RecordType *readonlyRecord(const RecordType *r);
 /// A nested array field type: `shape` (at least one dimension, each >= 0) of `dtype`.
 const NestedArrayType *nestedArray(const ScalarType *dtype, std::vector<int64_t> shape);
 /// An array element type from its name: a scalar name (scalarByName) or a record's spelling

@@ -62,8 +62,9 @@ const Type *globalArrayType(const GlobalInstr *i, const std::string &file);
 const std::string *constantString(const Instr *i);
 
 /// The type a read of a record field of type `fieldType` gives: the field's scalar or record
-/// type, or for a nested array a C-contiguous array view of it (TypingRecords.cpp).
-const Type *recordFieldValueType(const Type *fieldType);
+/// type, or for a nested array a C-contiguous array view of it; read-only ones for a field of
+/// a read-only record (TypingRecords.cpp).
+const Type *recordFieldValueType(const Type *fieldType, bool readonly);
 
 /// The inference state of one function specialization.
 class Typer {

@@ -274,7 +274,7 @@ const Type *Typer::typeGetAttr(GetAttrInstr *i) {
       return recordArrayField(i, arr, attr);
   }
   if (auto *r = dyn_cast<RecordType>(t))
-    return recordFieldValueType(recordField(i, r, attr).type);
+    return recordFieldValueType(recordField(i, r, attr).type, r->readonly());
   BuiltinId numberBuiltin = BuiltinId::None;
   if (const Type *r = numberAttrType(t, attr, numberBuiltin)) {
     i->builtin = numberBuiltin; // z.real, z.imag, z.conjugate (see TypingMath.cpp)
@@ -328,8 +328,11 @@ const Type *Typer::arrayIndex(Instr *at, const ArrayType *arr, const Type *index
                           "-d array)"});
   if (!ok)
     fail(DiagCode::IndexTypes, at, {arr->str(), index->str()});
-  if (ints == nd)
+  if (ints == nd) {
+    if (auto *r = dyn_cast<RecordType>(arr->dtype()); r && arr->readonly())
+      return types::readonlyRecord(r); // its fields cannot be written either
     return arr->dtype();
+  }
   // The view's layout, by Numba's rules: a C array stays C when the components keep it
   // contiguous; an F array only when every dimension is indexed and the components, read
   // from the innermost (last) dimension, keep it contiguous. Anything else may be strided.
@@ -402,7 +405,7 @@ const Type *Typer::typeGetItem(GetItemInstr *i) {
   }
   if (auto *r = dyn_cast<RecordType>(c)) {
     if (const RecordField *f = recordKey(i, r, i->operand(1)))
-      return recordFieldValueType(f->type);
+      return recordFieldValueType(f->type, r->readonly());
     fail(DiagCode::IndexTypes, i,
          {c->str(), x->str() + " (a record's field is selected by a "
                                "constant name or position)"});
@@ -440,6 +443,8 @@ const Type *Typer::typeSetItem(SetItemInstr *i) {
       fail(DiagCode::IndexTypes, i,
            {c->str(), x->str() + " (a record's field is selected by a "
                                  "constant name or position)"});
+    if (r->readonly())
+      fail(DiagCode::ReadonlyArray, i, {c->str() + " (an element of a read-only array)"});
     checkRecordStore(i, f->type, v, c->str(), "'" + f->name + "'");
     return types::void_();
   }

@@ -37,9 +37,11 @@ const RecordField *selectedRecordField(const RecordType *r, const Instr *index) 
 
 namespace ptxjit::ir::typing_detail {
 
-const Type *recordFieldValueType(const Type *fieldType) {
+const Type *recordFieldValueType(const Type *fieldType, bool readonly) {
   if (auto *n = dyn_cast<NestedArrayType>(fieldType))
-    return types::array(n->dtype(), static_cast<int>(n->shape().size()), Layout::C);
+    return types::array(n->dtype(), static_cast<int>(n->shape().size()), Layout::C, readonly);
+  if (auto *r = dyn_cast<RecordType>(fieldType); r && readonly)
+    return types::readonlyRecord(r);
   return fieldType;
 }
 
@@ -85,8 +87,9 @@ void Typer::checkRecordStore(Instr *at, const Type *target, const Type *v,
       ok = v->isScalarNumber();
     }
     ok = ok && (!isComplexLike(elem) || n->dtype()->kind() == TypeKind::Complex);
-  } else if (isa<RecordType>(target)) {
-    ok = v == target; // a record of the same dtype: its bytes are copied
+  } else if (auto *r = dyn_cast<RecordType>(target)) {
+    auto *src = dyn_cast<RecordType>(v); // a record of the same dtype: its bytes are copied
+    ok = src && src->writable() == r->writable();
   }
   if (!ok)
     fail(DiagCode::SetItemTypes, at, {container, index, v->str()});
@@ -114,6 +117,8 @@ const Type *Typer::typeSetAttr(SetAttrInstr *i) {
          {"assigning attribute '" + i->attr + "' of " + t->str() +
           " (only the fields of records can be assigned)"});
   const RecordField &f = recordField(i, r, i->attr);
+  if (r->readonly())
+    fail(DiagCode::ReadonlyArray, i, {t->str() + " (an element of a read-only array)"});
   checkRecordStore(i, f.type, v, t->str(), "'" + i->attr + "'");
   return types::void_();
 }

@@ -636,3 +636,49 @@ def test_structured_dtypes_distinguish_specializations(backend):
     f[1, 1](cuda.to_device(a.astype(f16x2_aligned)), out)
     assert len(f.signatures) == 2 and f.signatures[0] != f.signatures[1]
     assert out.copy_to_host()[0] == 2.0
+
+
+def test_records_of_read_only_arrays_cannot_be_written(cpu):
+    @cuda.jit
+    def write_field(a, out):
+        r = a[0]
+        out[0] = r.a + a[1]["b"] + r.d[0]  # reads are fine
+        r.b = 1
+
+    ro = sample()
+    ro.flags.writeable = False
+    with pytest.raises(TypingError, match="read-only"):
+        write_field[1, 1](ro, np.zeros(1))
+
+    @cuda.jit
+    def read_only(a, out):
+        r = a[0]
+        out[0] = r.a + a[1]["b"] + r.d[0]
+
+    out = np.zeros(1)
+    read_only[1, 1](ro, out)
+    assert out[0] == 0.5 + 2 + 1
+
+    @cuda.jit
+    def write_nested(a):
+        a[0].d[1] = 3
+
+    with pytest.raises(TypingError, match="read-only"):
+        write_nested[1, 1](ro)
+
+    @cuda.jit
+    def write_const(out):
+        C = cuda.const.array_like(CONST_RECORD)
+        C[0].x = out[0]
+
+    with pytest.raises(TypingError, match="read-only"):
+        write_const[1, 1](np.zeros(1))
+
+    @cuda.jit
+    def copy_from_const(out):
+        C = cuda.const.array_like(CONST_RECORD)
+        out[1] = C[0]
+
+    dst = np.zeros(2, dtype=CONST_RECORD.dtype)
+    copy_from_const[1, 1](dst)
+    assert dst[1] == CONST_RECORD[0]

@@ -215,3 +215,35 @@ TEST(RecordTyping, ErrorsNameTheRecordAndField) {
                     {types::array(alignedAB(), 1, Layout::C)}, DiagCode::SetItemTypes,
                     "cannot store");
 }
+
+TEST(RecordTyping, RecordsOfReadOnlyArraysAreReadOnly) {
+  const RecordType *r = alignedAB();
+  const RecordType *ro = types::readonlyRecord(r);
+  EXPECT_TRUE(ro->readonly());
+  EXPECT_FALSE(r->readonly());
+  EXPECT_EQ(ro->writable(), r);
+  EXPECT_EQ(types::readonlyRecord(ro), ro);
+  EXPECT_EQ(ro->str(), "readonly " + r->str());
+  EXPECT_EQ(parseTypeText(ro->str()), ro);
+  const std::vector<const Type *> roArray = {types::array(r, 1, Layout::C, true)};
+  // Reading works and gives read-only records; writing a field is refused.
+  auto fn = typedIR(R"(function k(a) kernel
+bb0:
+  %0 = Arg 0 (a)
+  StoreLocal a, %0
+  %2 = LoadLocal a
+  %3 = Const 0
+  %4 = GetItem %2[%3]
+  %5 = GetAttr %4 .a
+  Return
+)",
+                    roArray);
+  EXPECT_EQ(typeOf(*fn, 4), ro);
+  EXPECT_EQ(typeOf(*fn, 5), types::float64());
+  expectTypingError("  %2 = LoadLocal a\n  %3 = Const 0\n  %4 = GetItem %2[%3]\n"
+                    "  %5 = Const 1\n  SetAttr %4 .b = %5\n",
+                    roArray, DiagCode::ReadonlyArray, "read-only");
+  expectTypingError("  %2 = LoadLocal a\n  %3 = Const 0\n  %4 = GetItem %2[%3]\n"
+                    "  %5 = Const 'b'\n  %6 = Const 1\n  SetItem %4[%5] = %6\n",
+                    roArray, DiagCode::ReadonlyArray, "read-only");
+}
