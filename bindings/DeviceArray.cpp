@@ -184,6 +184,9 @@ std::shared_ptr<DeviceNDArray> makeDeviceArray(const std::vector<int64_t> &shape
 }
 
 std::shared_ptr<DeviceNDArray> toDevice(py::object ary, py::object stream, bool copy) {
+  // A record scalar (numpy.void) becomes numba's DeviceRecord: kernels take it as a record.
+  bool recordScalar = PyObject_TypeCheck(ary.ptr(), numpyApi().voidScalar) &&
+                      !ary.attr("dtype").attr("names").is_none();
   if (!isNumpyArray(ary.ptr()))
     ary = numpy().attr("asarray")(ary);
   NumpyArrayFields f = numpyFields(ary.ptr());
@@ -195,6 +198,8 @@ std::shared_ptr<DeviceNDArray> toDevice(py::object ary, py::object stream, bool 
   auto dev = makeDeviceArray(shape, strides, dtype, stream, currentBackend());
   if (copy)
     copyToDevice(*dev, ary, stream);
+  if (recordScalar)
+    dev->markRecordScalar();
   dev->hostArray = ary;
   return dev;
 }
@@ -293,6 +298,12 @@ DeviceNDArray::DeviceNDArray(std::shared_ptr<runtime::Allocation> alloc, size_t 
                   : codes::array(dtype_, ndim(), layout_, false);
 }
 
+void DeviceNDArray::markRecordScalar() {
+  if (!record_ || ndim() != 0)
+    throw std::logic_error("only a 0-d device array of a record dtype is a record scalar");
+  code_ = codes::record(recordId(record_));
+}
+
 int64_t DeviceNDArray::size() const {
   int64_t n = 1;
   for (int64_t s : shape_)
@@ -361,8 +372,17 @@ void defineDeviceArrays(py::module_ &m) {
            [](const DeviceNDArray &d) {
              return d.layout() == ir::Layout::F || (d.ndim() <= 1 && d.layout() == ir::Layout::C);
            })
-      .def("copy_to_host", &copyToHost, py::arg("ary") = py::none(), py::arg("stream") = 0,
-           "Copies to a new host array (or into `ary`) and returns it.")
+      .def(
+          "copy_to_host",
+          [](const DeviceNDArray &d, py::object ary, py::handle stream) {
+            bool fresh = ary.is_none();
+            py::object out = copyToHost(d, std::move(ary), stream);
+            // A DeviceRecord comes back as a record scalar (numpy.void), as numba's does.
+            return fresh && d.recordScalar() ? py::object(out[py::tuple()]) : out;
+          },
+          py::arg("ary") = py::none(), py::arg("stream") = 0,
+          "Copies to a new host array (or into `ary`) and returns it; a device record "
+          "(cuda.to_device of a record scalar) comes back as a numpy.void.")
       .def(
           "to_host",
           [](const DeviceNDArray &d, py::object stream) {

@@ -43,6 +43,11 @@ public:
   ir::Layout layout() const { return layout_; }
   /// The fingerprint code of this array as a kernel argument.
   uint32_t code() const { return code_; }
+  /// True for numba's DeviceRecord: `cuda.to_device(record_scalar)`, a 0-d array of a record
+  /// dtype that kernels take as a record (by reference), not as a 0-d array.
+  bool recordScalar() const { return (code_ & codes::kTagMask) == codes::kRecord; }
+  /// Makes this 0-d array of a record dtype a record scalar (see recordScalar).
+  void markRecordScalar();
   /// The stream the array was made with (None: the default stream).
   const py::object &stream() const { return stream_; }
 

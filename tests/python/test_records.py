@@ -682,3 +682,22 @@ def test_records_of_read_only_arrays_cannot_be_written(cpu):
     dst = np.zeros(2, dtype=CONST_RECORD.dtype)
     copy_from_const[1, 1](dst)
     assert dst[1] == CONST_RECORD[0]
+
+
+def test_device_records(backend):
+    @cuda.jit
+    def kernel(r, out):
+        out[0] = r.a
+        r.b = 11
+
+    rec = sample()[1]
+    d = cuda.to_device(rec)
+    out = cuda.to_device(np.zeros(1))
+    kernel[1, 1](d, out)
+    back = d.copy_to_host()
+    assert isinstance(back, np.void)
+    assert back["b"] == 11 and back["a"] == rec["a"]
+    assert out.copy_to_host()[0] == 1.0
+    assert rec["b"] == 2  # the host record is not touched
+    assert kernel.signatures[0][0] == ptxjit.from_dtype(recordtype)
+    assert_compiles_to_ptx(kernel)
