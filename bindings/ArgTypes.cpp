@@ -6,6 +6,7 @@
 
 #include <complex>
 #include <cstring>
+#include <mutex>
 #include <unordered_map>
 
 namespace ptxjit::bindings {
@@ -62,9 +63,9 @@ int dtypeSize(DType d) {
 }
 
 const char *dtypeName(DType d) {
-  static const char *names[] = {"bool",    "int8",    "int16",     "int32",     "int64",
-                                "uint8",   "uint16",  "uint32",    "uint64",    "float16",
-                                "float32", "float64", "complex64", "complex128"};
+  static const char *names[] = {"bool",    "int8",    "int16",     "int32",      "int64",
+                                "uint8",   "uint16",  "uint32",    "uint64",     "float16",
+                                "float32", "float64", "complex64", "complex128", "record"};
   return d == DType::Invalid ? "invalid" : names[static_cast<int>(d)];
 }
 
@@ -159,6 +160,7 @@ struct NpyArrayStruct {
   PyObject *descr;
   int flags;
 };
+constexpr int kNpyVoid = 20; ///< NPY_VOID: structured (and plain void) dtypes
 struct NpyDescrStruct {
   PyObject_HEAD PyTypeObject *typeobj;
   char kind;
@@ -214,6 +216,7 @@ const NumpyApi &numpyApi() {
     auto *a = new NumpyApi();
     a->module = py::module_::import("numpy");
     a->ndarray = reinterpret_cast<PyTypeObject *>(a->module.attr("ndarray").ptr());
+    a->voidScalar = reinterpret_cast<PyTypeObject *>(a->module.attr("void").ptr());
     const char *names[] = {"bool_",     "int8",       "int16",    "int32",     "int64",   "uint8",
                            "uint16",    "uint32",     "uint64",   "float16",   "float32", "float64",
                            "complex64", "complex128", "longlong", "ulonglong", "intc",    "uintc",
@@ -251,6 +254,117 @@ py::object numpyDtypeOf(const ir::ScalarType *t) {
   py::object d = numpyApi().module.attr("dtype")(dtypeName(dtypeOf(t)));
   (*cache)[t] = d;
   return d;
+}
+
+// ---- Records ------------------------------------------------------------------------------
+
+const ir::RecordType *recordFromNumpy(py::handle dtype, std::string &why) {
+  try {
+    py::object names = dtype.attr("names");
+    if (names.is_none()) {
+      why = "dtype " + py::cast<std::string>(py::str(dtype)) + " is not a structured dtype";
+      return nullptr;
+    }
+    py::dict fields = dtype.attr("fields");
+    std::vector<ir::RecordField> out;
+    for (py::handle n : names) {
+      ir::RecordField f;
+      f.name = py::cast<std::string>(n);
+      py::tuple info = fields[n];
+      py::object sub = info[0];
+      f.offset = py::cast<int64_t>(info[1]);
+      py::object shaped = sub.attr("subdtype");
+      std::vector<int64_t> shape;
+      if (!shaped.is_none()) { // ('j', 'f4', (3, 2)): a nested array of its base dtype
+        py::tuple st = shaped;
+        for (py::handle d : py::tuple(st[1]))
+          shape.push_back(py::cast<int64_t>(d));
+        sub = st[0];
+      }
+      const ir::Type *t = nullptr;
+      if (!sub.attr("names").is_none()) {
+        if (!shape.empty()) {
+          why = "field '" + f.name + "' is an array of records, which is not supported";
+          return nullptr;
+        }
+        t = recordFromNumpy(sub, why);
+        if (!t) {
+          why = "field '" + f.name + "': " + why;
+          return nullptr;
+        }
+      } else {
+        DType d = dtypeFromNumpy(sub);
+        if (d == DType::Invalid) {
+          why = "field '" + f.name + "' has dtype " + py::cast<std::string>(py::str(sub)) +
+                ", which kernels do not support";
+          return nullptr;
+        }
+        t = dtypeType(d);
+        if (!shape.empty())
+          t = ir::types::nestedArray(dtypeType(d), shape);
+      }
+      f.type = t;
+      out.push_back(std::move(f));
+    }
+    return ir::types::record(std::move(out), py::cast<int64_t>(dtype.attr("itemsize")),
+                             py::cast<bool>(dtype.attr("isalignedstruct")));
+  } catch (py::error_already_set &e) {
+    why = std::string("its dtype could not be read: ") + e.what();
+  } catch (py::cast_error &e) {
+    why = std::string("its dtype could not be read: ") + e.what();
+  } catch (std::invalid_argument &e) {
+    why = e.what();
+  }
+  return nullptr;
+}
+
+const ir::RecordType *recordOfDescr(PyObject *descr, std::string &why) {
+  // Keyed by the descr object, which the cache keeps alive so that its address is never
+  // reused by another dtype. Arrays made from one dtype share its descr.
+  static auto *cache = new std::unordered_map<PyObject *, const ir::RecordType *>();
+  auto it = cache->find(descr);
+  if (it != cache->end())
+    return it->second;
+  const ir::RecordType *r = recordFromNumpy(descr, why);
+  if (r && cache->size() < 4096) {
+    Py_INCREF(descr);
+    cache->emplace(descr, r);
+  }
+  return r;
+}
+
+namespace {
+struct RecordIds {
+  std::mutex mutex;
+  std::unordered_map<const ir::RecordType *, uint32_t> ids;
+  std::vector<const ir::RecordType *> types;
+};
+RecordIds &recordIds() {
+  static auto *r = new RecordIds();
+  return *r;
+}
+} // namespace
+
+uint32_t recordId(const ir::RecordType *r) {
+  RecordIds &t = recordIds();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  auto it = t.ids.find(r);
+  if (it != t.ids.end())
+    return it->second;
+  if (t.types.size() > codes::kMaxRecordId)
+    throw std::length_error("too many distinct record dtypes in one process");
+  uint32_t id = static_cast<uint32_t>(t.types.size());
+  t.types.push_back(r);
+  t.ids.emplace(r, id);
+  return id;
+}
+
+const ir::RecordType *recordById(uint32_t id) {
+  RecordIds &t = recordIds();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  if (id >= t.types.size())
+    throw std::logic_error("corrupt argument fingerprint (record id)");
+  return t.types[id];
 }
 
 bool isNumpyArray(PyObject *o) {
@@ -329,6 +443,16 @@ bool setScalarFromItem(LeafValue &l, PyObject *o) {
 bool ArgReader::readNumpyArray(PyObject *o, int arg, std::string &why) {
   NumpyArrayFields f = numpyFields(o);
   DType d = numpyArrayDType(o);
+  const ir::RecordType *record = nullptr;
+  if (d == DType::Invalid && reinterpret_cast<NpyDescrStruct *>(f.descr)->type_num == kNpyVoid) {
+    std::string whyRecord;
+    record = recordOfDescr(f.descr, whyRecord);
+    if (!record) {
+      why = "its structured dtype is not supported: " + whyRecord;
+      return false;
+    }
+    d = DType::Record;
+  }
   if (d == DType::Invalid) {
     py::object dt = py::reinterpret_borrow<py::object>(o).attr("dtype");
     why = "arrays of dtype " + py::cast<std::string>(py::str(dt)) + " are not supported";
@@ -339,6 +463,7 @@ bool ArgReader::readNumpyArray(PyObject *o, int arg, std::string &why) {
     return false;
   }
   LeafValue &l = newLeaf(LeafValue::Kind::Array, d, arg);
+  l.record = record;
   l.origin = LeafValue::Origin::HostArray;
   l.object = o;
   l.ndim = f.ndim;
@@ -351,7 +476,45 @@ bool ArgReader::readNumpyArray(PyObject *o, int arg, std::string &why) {
   ir::Layout layout = (f.flags & kNpyCContiguous)                   ? ir::Layout::C
                       : (f.ndim > 1 && (f.flags & kNpyFContiguous)) ? ir::Layout::F
                                                                     : ir::Layout::A;
-  codes.push_back(codes::array(d, f.ndim, layout, !l.writeable));
+  codes.push_back(record ? codes::recordArray(recordId(record), f.ndim, layout, !l.writeable)
+                         : codes::array(d, f.ndim, layout, !l.writeable));
+  return true;
+}
+
+bool ArgReader::readRecordScalar(PyObject *o, int arg, std::string &why) {
+  py::object self = py::reinterpret_borrow<py::object>(o);
+  py::object dtype = self.attr("dtype");
+  std::string whyRecord;
+  const ir::RecordType *record = recordOfDescr(dtype.ptr(), whyRecord);
+  if (!record) {
+    why = "its structured dtype is not supported: " + whyRecord;
+    return false;
+  }
+  // The buffer of a numpy.void is its own bytes, or the array element it views; numba-cuda
+  // writes a kernel's changes back into it, so it is written through its buffer here too
+  // when NumPy's flags say it is writeable (the buffer itself is always marked read-only).
+  Py_buffer view;
+  if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) != 0) {
+    PyErr_Clear();
+    why = "the record's bytes could not be read";
+    return false;
+  }
+  void *data = view.buf;
+  Py_ssize_t len = view.len;
+  PyBuffer_Release(&view);
+  if (len != record->size()) {
+    why = "the record's buffer has " + std::to_string(len) + " bytes, not its dtype's " +
+          std::to_string(record->size());
+    return false;
+  }
+  LeafValue &l = newLeaf(LeafValue::Kind::Array, DType::Record, arg);
+  l.record = record;
+  l.origin = LeafValue::Origin::HostArray;
+  l.object = o;
+  l.ndim = 0;
+  l.data = reinterpret_cast<uint64_t>(data);
+  l.writeable = py::cast<bool>(self.attr("flags").attr("writeable"));
+  codes.push_back(codes::record(recordId(record)));
   return true;
 }
 
@@ -442,6 +605,7 @@ bool ArgReader::read(PyObject *o, int arg, std::string &why, int depth) {
   const NumpyApi &np = numpyApi();
   if (const DeviceNDArray *dev = asDeviceArray(o)) {
     LeafValue &l = newLeaf(LeafValue::Kind::Array, dev->dtype(), arg);
+    l.record = dev->record();
     l.origin = LeafValue::Origin::DeviceArray;
     l.object = o;
     l.device = dev;
@@ -457,6 +621,8 @@ bool ArgReader::read(PyObject *o, int arg, std::string &why, int depth) {
   }
   if (t == np.ndarray || PyObject_TypeCheck(o, np.ndarray))
     return readNumpyArray(o, arg, why);
+  if (PyObject_TypeCheck(o, np.voidScalar))
+    return readRecordScalar(o, arg, why);
   for (const NumpyApi::Scalar &s : np.scalars) {
     if (s.type != t)
       continue;
@@ -558,6 +724,11 @@ const ir::Type *decode(const std::vector<uint32_t> &cs, size_t &pos, bool weak) 
   case codes::kArray:
     return ir::types::array(dtypeType(d), static_cast<int>((c >> 8) & 0xf),
                             static_cast<ir::Layout>((c >> 12) & 0x3), (c >> 14) & 1);
+  case codes::kRecordArray:
+    return ir::types::array(recordById((c >> 7) & codes::kMaxRecordId), static_cast<int>(c & 0xf),
+                            static_cast<ir::Layout>((c >> 4) & 0x3), (c >> 6) & 1);
+  case codes::kRecord:
+    return recordById(c & 0xffffff);
   case codes::kTuple: {
     uint32_t n = c & 0xffffff;
     std::vector<const ir::Type *> elems;
@@ -591,11 +762,21 @@ py::object typeDescription(const ir::Type *t) {
     return py::make_tuple("none");
   if (const auto *s = ir::dyn_cast<ir::ScalarType>(t))
     return py::make_tuple("scalar", s->str());
+  if (const auto *r = ir::dyn_cast<ir::RecordType>(t)) {
+    py::list fields;
+    for (const ir::RecordField &f : r->fields())
+      fields.append(py::make_tuple(f.name, typeDescription(f.type), f.offset));
+    return py::make_tuple("record", fields, r->size(), r->aligned());
+  }
+  if (const auto *n = ir::dyn_cast<ir::NestedArrayType>(t))
+    return py::make_tuple("nestedarray", n->dtype()->str(), py::tuple(py::cast(n->shape())));
   if (const auto *a = ir::dyn_cast<ir::ArrayType>(t)) {
     const char *layout = a->layout() == ir::Layout::C   ? "C"
                          : a->layout() == ir::Layout::F ? "F"
                                                         : "A";
-    return py::make_tuple("array", a->dtype()->str(), a->ndim(), layout, a->readonly());
+    py::object dtype =
+        a->scalarDtype() ? py::object(py::str(a->dtype()->str())) : typeDescription(a->dtype());
+    return py::make_tuple("array", dtype, a->ndim(), layout, a->readonly());
   }
   if (const auto *tt = ir::dyn_cast<ir::TupleType>(t)) {
     py::list elems;

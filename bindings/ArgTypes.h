@@ -35,6 +35,7 @@ enum class DType : uint8_t {
   Float64,
   Complex64,
   Complex128,
+  Record, ///< a structured dtype: the leaf or device array carries its ir::RecordType
   Invalid = 0xff,
 };
 
@@ -49,6 +50,18 @@ DType dtypeFromNumpyNum(int num, char byteorder);
 /// The DType of a numpy.dtype object; Invalid when unsupported.
 DType dtypeFromNumpy(py::handle dtype);
 
+/// The record type of structured numpy.dtype `dtype` (fields from dtype.names and dtype.fields,
+/// itemsize, isalignedstruct); null with `why` set when it is not a structured dtype or has a
+/// field ptxjit cannot type (objects, strings, non-native byte order, ...). Needs the GIL.
+const ir::RecordType *recordFromNumpy(py::handle dtype, std::string &why);
+/// recordFromNumpy for the descr of a NumPy array (cached per descr object: launches of the same
+/// array types do not read the dtype again).
+const ir::RecordType *recordOfDescr(PyObject *descr, std::string &why);
+/// The number of record type `r` in fingerprint codes (numbered on first use, process-wide).
+uint32_t recordId(const ir::RecordType *r);
+/// The record type numbered `id` by recordId.
+const ir::RecordType *recordById(uint32_t id);
+
 /// Memory layout codes (as ir::Layout).
 ir::Layout layoutFromStrides(int ndim, const int64_t *shape, const int64_t *strides, int itemsize);
 
@@ -61,6 +74,11 @@ struct LeafValue : compiler::ArgValue {
   enum class Origin : uint8_t { HostArray, DeviceArray, CudaInterface };
   LeafValue() noexcept {}
   DType dtype = DType::Invalid;
+  /// DType::Record: the record type (of an array's elements, or of a record scalar, which is a
+  /// 0-d array leaf over the scalar's bytes).
+  const ir::RecordType *record = nullptr;
+  /// Bytes of one element.
+  int itemsize() const { return record ? static_cast<int>(record->size()) : dtypeSize(dtype); }
   // Arrays.
   Origin origin = Origin::HostArray;
   bool writeable = true;
@@ -74,11 +92,15 @@ struct LeafValue : compiler::ArgValue {
 };
 
 /// Fingerprint codes: one code per scalar or array, tuples as a header code plus their
-/// elements. Bits 24..27 hold the tag.
+/// elements. Bits 24..27 hold the tag. Arrays of records and record scalars carry the record's
+/// number (recordId) instead of a DType.
 namespace codes {
 constexpr uint32_t kScalar = 1u << 24;
 constexpr uint32_t kArray = 2u << 24;
 constexpr uint32_t kTuple = 3u << 24;
+constexpr uint32_t kRecordArray = 4u << 24; ///< bits 0..3 ndim, 4..5 layout, 6 readonly, 7.. id
+constexpr uint32_t kRecord = 5u << 24;      ///< a record scalar: bits 0..23 the record's id
+constexpr uint32_t kMaxRecordId = (1u << 17) - 1;
 constexpr uint32_t kTagMask = 0xfu << 24;
 constexpr uint32_t kPython = 1u << 8; ///< scalars: a Python int/float/complex (weak for eager)
 inline uint32_t scalar(DType d, bool python) {
@@ -87,6 +109,15 @@ inline uint32_t scalar(DType d, bool python) {
 inline uint32_t array(DType d, int ndim, ir::Layout layout, bool readonly) {
   return kArray | static_cast<uint32_t>(d) | (static_cast<uint32_t>(ndim) << 8) |
          (static_cast<uint32_t>(layout) << 12) | (readonly ? 1u << 14 : 0u);
+}
+inline uint32_t recordArray(uint32_t id, int ndim, ir::Layout layout, bool readonly) {
+  return kRecordArray | static_cast<uint32_t>(ndim) | (static_cast<uint32_t>(layout) << 4) |
+         (readonly ? 1u << 6 : 0u) | (id << 7);
+}
+inline uint32_t record(uint32_t id) { return kRecord | id; }
+/// True for the codes of arrays (of scalars or of records).
+inline bool isArray(uint32_t c) {
+  return (c & kTagMask) == kArray || (c & kTagMask) == kRecordArray;
 }
 } // namespace codes
 
@@ -120,6 +151,10 @@ public:
 
 private:
   bool readNumpyArray(PyObject *o, int arg, std::string &why);
+  /// A record scalar (numpy.void / numpy.record, e.g. `arr[0]` of a structured array): a 0-d
+  /// array leaf over its bytes, copied to the device and back (when writeable) around the
+  /// launch, as numba-cuda passes records.
+  bool readRecordScalar(PyObject *o, int arg, std::string &why);
   /// cuda.In / Out / InOut around an array: reads the array and marks its transfer; nullopt
   /// when `o` is not a transfer hint.
   std::optional<bool> readTransferHint(PyObject *o, int arg, std::string &why);
@@ -131,6 +166,7 @@ private:
 /// numpy is not installed.
 struct NumpyApi {
   PyTypeObject *ndarray = nullptr;
+  PyTypeObject *voidScalar = nullptr; ///< numpy.void (numpy.record derives from it)
   struct Scalar {
     PyTypeObject *type;
     DType dtype;

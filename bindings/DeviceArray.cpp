@@ -135,6 +135,16 @@ std::shared_ptr<DeviceNDArray> makeDeviceArray(const std::vector<int64_t> &shape
                                                py::object npDtype, py::handle stream,
                                                codegen::Backend backend) {
   DType d = dtypeFromNumpy(npDtype);
+  int itemsize = dtypeSize(d);
+  if (d == DType::Invalid && !npDtype.attr("names").is_none()) {
+    std::string why;
+    const ir::RecordType *r = recordOfDescr(npDtype.ptr(), why);
+    if (!r)
+      throw py::type_error("device arrays of dtype " + py::cast<std::string>(py::str(npDtype)) +
+                           " are not supported: " + why);
+    d = DType::Record;
+    itemsize = static_cast<int>(r->size());
+  }
   if (d == DType::Invalid)
     throw py::type_error("device arrays of dtype " + py::cast<std::string>(py::str(npDtype)) +
                          " are not supported");
@@ -158,7 +168,7 @@ std::shared_ptr<DeviceNDArray> makeDeviceArray(const std::vector<int64_t> &shape
       if (__builtin_mul_overflow(shape[k] - 1, strides[k], &term) ||
           __builtin_add_overflow(last, term, &last))
         throw std::invalid_argument("device array too large: shape " + shapeStr(shape));
-    if (__builtin_add_overflow(last, static_cast<int64_t>(dtypeSize(d)), &last))
+    if (__builtin_add_overflow(last, static_cast<int64_t>(itemsize), &last))
       throw std::invalid_argument("device array too large: shape " + shapeStr(shape));
     extent = static_cast<size_t>(last);
   }
@@ -174,17 +184,22 @@ std::shared_ptr<DeviceNDArray> makeDeviceArray(const std::vector<int64_t> &shape
 }
 
 std::shared_ptr<DeviceNDArray> toDevice(py::object ary, py::object stream, bool copy) {
+  // A record scalar (numpy.void) becomes numba's DeviceRecord: kernels take it as a record.
+  bool recordScalar = PyObject_TypeCheck(ary.ptr(), numpyApi().voidScalar) &&
+                      !ary.attr("dtype").attr("names").is_none();
   if (!isNumpyArray(ary.ptr()))
     ary = numpy().attr("asarray")(ary);
   NumpyArrayFields f = numpyFields(ary.ptr());
   std::vector<int64_t> shape(f.shape, f.shape + f.ndim);
   py::object dtype = ary.attr("dtype");
-  int itemsize = dtypeSize(dtypeFromNumpy(dtype));
+  int itemsize = py::cast<int>(dtype.attr("itemsize"));
   bool fortran = !(f.flags & kNpyCContiguous) && (f.flags & kNpyFContiguous) && f.ndim > 1;
   auto strides = ufunc::contiguousStrides(shape, std::max(itemsize, 1), fortran);
   auto dev = makeDeviceArray(shape, strides, dtype, stream, currentBackend());
   if (copy)
     copyToDevice(*dev, ary, stream);
+  if (recordScalar)
+    dev->markRecordScalar();
   dev->hostArray = ary;
   return dev;
 }
@@ -244,7 +259,9 @@ py::dict cudaArrayInterface(const DeviceNDArray &d) {
       d.layout() == ir::Layout::C ? py::object(py::none()) : py::object(toTuple(d.strides()));
   iface["data"] = py::make_tuple(py::int_(d.size() == 0 ? 0 : d.address()), false);
   iface["typestr"] = d.numpyDtype().attr("str");
-  iface["descr"] = py::make_tuple(py::make_tuple("", d.numpyDtype().attr("str")));
+  iface["descr"] = d.record()
+                       ? py::object(d.numpyDtype().attr("descr"))
+                       : py::object(py::make_tuple(py::make_tuple("", d.numpyDtype().attr("str"))));
   py::object s = d.stream();
   iface["stream"] =
       s.is_none()
@@ -262,6 +279,13 @@ DeviceNDArray::DeviceNDArray(std::shared_ptr<runtime::Allocation> alloc, size_t 
     : alloc_(std::move(alloc)), offset_(offset), shape_(std::move(shape)),
       strides_(std::move(strides)), dtype_(dtype), npDtype_(std::move(npDtype)), backend_(backend),
       stream_(std::move(stream)) {
+  if (dtype_ == DType::Record) {
+    std::string why;
+    record_ = recordOfDescr(npDtype_.ptr(), why);
+    if (!record_)
+      throw py::type_error("device arrays of dtype " + py::cast<std::string>(py::str(npDtype_)) +
+                           " are not supported: " + why);
+  }
   bool empty = false;
   int64_t last = 0;
   for (size_t k = 0; k < shape_.size(); ++k) {
@@ -270,7 +294,14 @@ DeviceNDArray::DeviceNDArray(std::shared_ptr<runtime::Allocation> alloc, size_t 
   }
   extent_ = empty ? 0 : static_cast<size_t>(last) + itemsize();
   layout_ = layoutFromStrides(ndim(), shape_.data(), strides_.data(), itemsize());
-  code_ = codes::array(dtype_, ndim(), layout_, false);
+  code_ = record_ ? codes::recordArray(recordId(record_), ndim(), layout_, false)
+                  : codes::array(dtype_, ndim(), layout_, false);
+}
+
+void DeviceNDArray::markRecordScalar() {
+  if (!record_ || ndim() != 0)
+    throw std::logic_error("only a 0-d device array of a record dtype is a record scalar");
+  code_ = codes::record(recordId(record_));
 }
 
 int64_t DeviceNDArray::size() const {
@@ -341,8 +372,17 @@ void defineDeviceArrays(py::module_ &m) {
            [](const DeviceNDArray &d) {
              return d.layout() == ir::Layout::F || (d.ndim() <= 1 && d.layout() == ir::Layout::C);
            })
-      .def("copy_to_host", &copyToHost, py::arg("ary") = py::none(), py::arg("stream") = 0,
-           "Copies to a new host array (or into `ary`) and returns it.")
+      .def(
+          "copy_to_host",
+          [](const DeviceNDArray &d, py::object ary, py::handle stream) {
+            bool fresh = ary.is_none();
+            py::object out = copyToHost(d, std::move(ary), stream);
+            // A DeviceRecord comes back as a record scalar (numpy.void), as numba's does.
+            return fresh && d.recordScalar() ? py::object(out[py::tuple()]) : out;
+          },
+          py::arg("ary") = py::none(), py::arg("stream") = 0,
+          "Copies to a new host array (or into `ary`) and returns it; a device record "
+          "(cuda.to_device of a record scalar) comes back as a numpy.void.")
       .def(
           "to_host",
           [](const DeviceNDArray &d, py::object stream) {

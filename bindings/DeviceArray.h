@@ -18,14 +18,17 @@ namespace py = pybind11;
 class DeviceNDArray {
 public:
   /// A view of `alloc` starting at byte `offset` with the given geometry (strides >= 0, the
-  /// extent within the allocation).
+  /// extent within the allocation). A DType::Record array reads its record type from `npDtype`
+  /// (a structured numpy.dtype); throws py::type_error when ptxjit cannot type it.
   DeviceNDArray(std::shared_ptr<runtime::Allocation> alloc, size_t offset,
                 std::vector<int64_t> shape, std::vector<int64_t> strides, DType dtype,
                 py::object npDtype, codegen::Backend backend, py::object stream);
 
   DType dtype() const { return dtype_; }
+  /// DType::Record: the record type of the elements (null otherwise).
+  const ir::RecordType *record() const { return record_; }
   const py::object &numpyDtype() const { return npDtype_; }
-  int itemsize() const { return dtypeSize(dtype_); }
+  int itemsize() const { return record_ ? static_cast<int>(record_->size()) : dtypeSize(dtype_); }
   int ndim() const { return static_cast<int>(shape_.size()); }
   const std::vector<int64_t> &shape() const { return shape_; }
   const std::vector<int64_t> &strides() const { return strides_; }
@@ -40,6 +43,11 @@ public:
   ir::Layout layout() const { return layout_; }
   /// The fingerprint code of this array as a kernel argument.
   uint32_t code() const { return code_; }
+  /// True for numba's DeviceRecord: `cuda.to_device(record_scalar)`, a 0-d array of a record
+  /// dtype that kernels take as a record (by reference), not as a 0-d array.
+  bool recordScalar() const { return (code_ & codes::kTagMask) == codes::kRecord; }
+  /// Makes this 0-d array of a record dtype a record scalar (see recordScalar).
+  void markRecordScalar();
   /// The stream the array was made with (None: the default stream).
   const py::object &stream() const { return stream_; }
 
@@ -51,6 +59,7 @@ private:
   size_t offset_;
   std::vector<int64_t> shape_, strides_;
   DType dtype_;
+  const ir::RecordType *record_ = nullptr;
   py::object npDtype_;
   codegen::Backend backend_;
   py::object stream_;

@@ -58,7 +58,7 @@ template <typename T> void put(char *dst, T v) { std::memcpy(dst, &v, sizeof(T))
 DirectPlan makeDirectPlan(const std::vector<uint32_t> &codes, const codegen::PackingPlan &plan) {
   DirectPlan d;
   for (uint32_t code : codes)
-    if ((code & codes::kTagMask) != codes::kArray && code != codes::scalar(DType::Float64, true) &&
+    if (!codes::isArray(code) && code != codes::scalar(DType::Float64, true) &&
         code != codes::scalar(DType::Int64, true) && code != codes::scalar(DType::Bool, false))
       return d;
   // No tuples: argument i is leaf i.
@@ -101,7 +101,7 @@ uint64_t hostCopyOf(const LeafValue &l, std::vector<std::unique_ptr<char[]>> &ke
   }
   if (empty)
     return l.data;
-  size_t bytes = static_cast<size_t>(hi - lo) + static_cast<size_t>(dtypeSize(l.dtype));
+  size_t bytes = static_cast<size_t>(hi - lo) + static_cast<size_t>(l.itemsize());
   keep.push_back(std::make_unique<char[]>(bytes));
   std::memcpy(keep.back().get(), reinterpret_cast<const char *>(l.data) + lo, bytes);
   return reinterpret_cast<uint64_t>(keep.back().get() - lo);
@@ -334,7 +334,7 @@ const compiler::Specialization *Dispatcher::packDirect(codegen::Backend backend,
     PyObject *o = args[i];
     const codegen::ParamSlot *slot = d.slots.data() + a.firstSlot;
     const codegen::ParamSlot *end = d.slots.data() + a.endSlot;
-    if ((a.code & codes::kTagMask) == codes::kArray) {
+    if (codes::isArray(a.code)) {
       const DeviceNDArray *dev = asDeviceArray(o);
       if (!dev || dev->code() != a.code || dev->backend() != backend)
         return nullptr;
@@ -515,7 +515,7 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
   runtime::HostStaging staging(h);
   for (LeafValue &l : r.leaves)
     if (l.kind == LeafValue::Kind::Array && l.origin == LeafValue::Origin::HostArray)
-      l.data = staging.stage(l.data, l.ndim, l.shape, l.strides, dtypeSize(l.dtype),
+      l.data = staging.stage(l.data, l.ndim, l.shape, l.strides, l.itemsize(),
                              l.transfer != LeafValue::Transfer::Out,
                              l.writeable && l.transfer != LeafValue::Transfer::In);
   compiler::pack(plan, r.leaves.data(), buf);

@@ -1,5 +1,6 @@
 #include "bindings/Snapshot.h"
 
+#include "bindings/ArgTypes.h"
 #include "bindings/Dispatcher.h"
 #include "bindings/Errors.h"
 
@@ -99,7 +100,12 @@ std::optional<ir::GlobalValue> numpyArrayGlobal(py::handle v) {
   int64_t nbytes = py::cast<int64_t>(v.attr("nbytes"));
   int ndim = py::cast<int>(v.attr("ndim"));
   std::string name = py::cast<std::string>(dtype.attr("name"));
-  if (ndim < 1 || py::cast<bool>(dtype.attr("hasobject")) || !ir::types::scalarByName(name))
+  if (!dtype.attr("names").is_none() && !py::cast<bool>(dtype.attr("hasobject"))) {
+    std::string why; // a record array: its dtype by the record's spelling
+    if (const ir::RecordType *r = recordFromNumpy(dtype, why))
+      name = r->str();
+  }
+  if (ndim < 1 || py::cast<bool>(dtype.attr("hasobject")) || !ir::types::dtypeByName(name))
     return ir::GlobalValue::unsupported("ndarray of dtype " + name + " and " +
                                         std::to_string(ndim) + " dimensions");
   if (nbytes > ir::kMaxConstArrayBytes)
@@ -140,6 +146,20 @@ std::optional<ir::GlobalValue> numpyGlobal(py::handle v) {
       return ir::GlobalValue::unsupported("type");
     }
   }
+  if (PyObject_IsInstance(v.ptr(), np.attr("dtype").ptr()) == 1) {
+    // A numpy.dtype object (a dtype argument of cuda.local.array and the like): the symbol of
+    // its NumPy type, for a structured dtype its record type's spelling.
+    std::string why;
+    if (!v.attr("names").is_none()) {
+      if (const ir::RecordType *r = recordFromNumpy(v, why))
+        return ir::GlobalValue::symbol("numpy." + r->str());
+      return ir::GlobalValue::unsupported("numpy.dtype (" + why + ")");
+    }
+    std::string name = py::cast<std::string>(v.attr("name"));
+    if (ir::types::scalarByName(name) && py::cast<std::string>(v.attr("byteorder")) != ">")
+      return ir::GlobalValue::symbol("numpy." + name);
+    return ir::GlobalValue::unsupported("numpy.dtype " + name);
+  }
   py::object ufunc = np.attr("ufunc");
   if (PyObject_IsInstance(v.ptr(), ufunc.ptr()) == 1)
     return ir::GlobalValue::symbol("numpy." + py::cast<std::string>(v.attr("__name__")));
@@ -147,9 +167,9 @@ std::optional<ir::GlobalValue> numpyGlobal(py::handle v) {
 }
 
 /// One of numba's scalar type objects (`numba.float32`, `numba.types.int64`, from a
-/// half-ported program) read as a global: the NumPy type of the same name, as ptxjit's own type
-/// objects are. Recognized by the class's module, so numba is never imported; nullopt for
-/// anything else.
+/// half-ported program) or its Record read as a global: the NumPy type of the same name (the
+/// record's dtype symbol), as ptxjit's own type objects are. Recognized by the class's module, so
+/// numba is never imported; nullopt for anything else.
 std::optional<ir::GlobalValue> numbaScalarTypeGlobal(py::handle v) {
   if (PyType_Check(v.ptr()))
     return std::nullopt;
@@ -162,9 +182,18 @@ std::optional<ir::GlobalValue> numbaScalarTypeGlobal(py::handle v) {
   if (!hasAttrNoThrow(v, "name", &name) || !PyUnicode_Check(name.ptr()))
     return std::nullopt;
   std::string n = py::cast<std::string>(name);
-  if (!ir::types::scalarByName(n))
+  if (ir::types::scalarByName(n))
+    return ir::GlobalValue::symbol("numpy." + n);
+  if (py::cast<std::string>(py::type::handle_of(v).attr("__name__")) != "Record")
     return std::nullopt;
-  return ir::GlobalValue::symbol("numpy." + n);
+  // numba's Record (numba's from_dtype(dt), a dtype argument of cuda.shared.array): mapped by
+  // structure (ptxjit.types.as_type) to the record's dtype symbol.
+  try {
+    py::object mapped = py::module_::import("ptxjit.types").attr("as_type")(v);
+    return ir::GlobalValue::symbol(py::cast<std::string>(mapped.attr("_ptxjit_symbol")));
+  } catch (py::error_already_set &e) {
+    return ir::GlobalValue::unsupported("numba Record (" + std::string(e.what()) + ")");
+  }
 }
 
 } // namespace

@@ -61,6 +61,9 @@ void noteLaunch(PyUfunc &pu, int64_t smallGrid) {
 }
 
 CallArg callArgOf(const LeafValue &l, uint32_t code) {
+  if (l.record)
+    throw py::type_error("ufuncs take numbers and arrays of numbers, not records (" +
+                         l.record->str() + ")");
   if (l.kind != LeafValue::Kind::Array)
     return CallArg::scalar(typeFromCode(code, /*weak=*/true), l);
   ufunc::Memory memory = l.origin == LeafValue::Origin::HostArray     ? ufunc::Memory::Host
@@ -218,7 +221,7 @@ PyObject *fastElementwise(PyUfunc &pu, const ArgReader &reader, PyObject *outObj
     const LeafValue &l = reader.leaves[k];
     if (l.kind != LeafValue::Kind::Array)
       continue;
-    if (l.origin != LeafValue::Origin::DeviceArray ||
+    if (l.record || l.origin != LeafValue::Origin::DeviceArray ||
         ((reader.codes[k] >> 12) & 0x3u) != static_cast<uint32_t>(ir::Layout::C))
       return nullptr;
     if (first && (l.ndim != first->ndim ||

@@ -40,6 +40,10 @@ public:
       slot(ParamSlot::Source::Address, newLeaf(arg, t), 0, nullptr, 8);
       return;
     }
+    if (t->kind() == ir::TypeKind::Record) { // the address of a copy of the record's bytes
+      slot(ParamSlot::Source::Data, newLeaf(arg, t), 0, nullptr, 8);
+      return;
+    }
     if (const auto *tt = ir::dyn_cast<ir::TupleType>(t)) {
       for (const ir::Type *e : tt->elements())
         add(e, arg);

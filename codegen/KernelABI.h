@@ -14,6 +14,8 @@
 //   array ndim N  ptr data, i64 shape[N], i64 strides[N] (bytes); a 0-d array: data alone
 //   tuple         its elements' slots, in order
 //   pointer       (CPointer(T), voidptr) one 8-byte slot holding the address
+//   record        (a record scalar, passed by reference as numba-cuda does) ptr data: the
+//                 address of its bytes, which the launcher copies to the device (and back)
 //   Python float  (a top-level weak float) the double, then its float32 copy: the launcher
 //                 rounds it once, and float32 code uses the copy (useFloat32Copies, EmitPTX)
 //
@@ -35,7 +37,7 @@ namespace ptxjit::codegen {
 /// One leaf of the arguments: a scalar or an array, with the parameter type it is passed as.
 struct ArgLeaf {
   int arg = 0;                    ///< the top-level argument it belongs to
-  const ir::Type *type = nullptr; ///< a ScalarType, ArrayType or PointerType
+  const ir::Type *type = nullptr; ///< a ScalarType, ArrayType, PointerType or RecordType
 };
 
 /// One flattened kernel parameter.

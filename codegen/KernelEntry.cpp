@@ -101,7 +101,7 @@ private:
       }
       return v;
     }
-    if (t->kind() == TypeKind::Pointer)
+    if (t->kind() == TypeKind::Pointer || t->kind() == TypeKind::Record)
       return slots.at(0).second;
     const auto *st = ir::cast<ir::ScalarType>(t);
     if (st->kind() == TypeKind::Complex) {

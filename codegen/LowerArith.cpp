@@ -48,6 +48,10 @@ llvm::Value *FunctionLowerer::convert(llvm::Value *v, const Type *from, const Ty
         ta && ta->dtype() == fa->dtype() && ta->ndim() == fa->ndim())
       return v; // only the layout/readonly flag differs: same view
   }
+  if (auto *fr = dyn_cast<RecordType>(f)) {
+    if (auto *tr = dyn_cast<RecordType>(t); tr && tr->writable() == fr->writable())
+      return v; // only the read-only flag differs: the same address
+  }
   if (t->kind() == TypeKind::Pointer) {
     if (f->kind() == TypeKind::Pointer) // into void*: the same address
       return v;

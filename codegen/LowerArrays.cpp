@@ -128,6 +128,8 @@ llvm::Value *FunctionLowerer::lowerGetItem(const GetItemInstr &i) {
   const Type *res = typeOf(&i, at);
   llvm::Value *v = valueOf(obj, at);
   if (auto *aty = dyn_cast<ArrayType>(ot)) {
+    if (auto *r = dyn_cast<RecordType>(aty->dtype()); r && typeOf(index, at) == types::string())
+      return recordArrayFieldView(v, aty, fieldOf(r, index, at), at);
     llvm::Value *iv = valueOf(index, at);
     std::vector<IndexComponent> comps = indexComponents(iv, it);
     if (selectsView(aty, comps)) {
@@ -139,8 +141,13 @@ llvm::Value *FunctionLowerer::lowerGetItem(const GetItemInstr &i) {
       return view;
     }
     std::vector<llvm::Value *> idx = arrayIndices(v, aty, iv, it, at);
-    return convert(loadScalar(B, elementAddress(v, aty, idx), aty->dtype()), aty->dtype(), res, at);
+    if (isa<RecordType>(aty->dtype()))
+      return elementAddress(v, aty, idx); // a record is its address
+    const ScalarType *dt = cast<ScalarType>(aty->dtype());
+    return convert(loadScalar(B, elementAddress(v, aty, idx), dt), dt, res, at);
   }
+  if (auto *r = dyn_cast<RecordType>(ot))
+    return loadRecordField(v, r, fieldOf(r, index, at), res, at);
   if (auto *pty = dyn_cast<PointerType>(ot)) {
     const ScalarType *elem = pointee(pty, it, at);
     llvm::Value *p = pointerElementAddress(v, elem, valueOf(index, at), it, at);
@@ -195,6 +202,11 @@ void FunctionLowerer::lowerSetItem(const SetItemInstr &i) {
     storeScalar(B, p, convert(valueOf(value, at), vt, elem, at), elem);
     return;
   }
+  if (auto *r = dyn_cast<RecordType>(ot)) {
+    storeRecordField(valueOf(obj, at), r, fieldOf(r, index, at), valueOf(value, at),
+                     typeOf(value, at), at);
+    return;
+  }
   auto *aty = dyn_cast<ArrayType>(ot);
   if (!aty)
     fail(at, DiagCode::SetItemTypes, {ot->str(), it->str(), typeOf(value, at)->str()});
@@ -203,6 +215,13 @@ void FunctionLowerer::lowerSetItem(const SetItemInstr &i) {
   llvm::Value *arr = valueOf(obj, at);
   llvm::Value *iv = valueOf(index, at);
   const Type *vt = typeOf(value, at);
+  if (auto *r = dyn_cast<RecordType>(aty->dtype())) {
+    auto *src = dyn_cast<RecordType>(concretize(vt));
+    if (!src || src->writable() != r->writable())
+      fail(at, DiagCode::SetItemTypes, {ot->str(), it->str(), vt->str()});
+    copyRecord(elementAddress(arr, aty, arrayIndices(arr, aty, iv, it, at)), valueOf(value, at), r);
+    return;
+  }
   std::vector<IndexComponent> comps = indexComponents(iv, it);
   if (selectsView(aty, comps)) {
     // a[i:j] = x, img[y] = 0, a[:, k] = v: every element of the view.
@@ -215,8 +234,9 @@ void FunctionLowerer::lowerSetItem(const SetItemInstr &i) {
   std::vector<llvm::Value *> idx = arrayIndices(arr, aty, iv, it, at);
   if (!dyn_cast<ScalarType>(concretize(vt)))
     fail(at, DiagCode::SetItemTypes, {ot->str(), it->str(), vt->str()});
-  llvm::Value *v = convert(valueOf(value, at), vt, aty->dtype(), at);
-  storeScalar(B, elementAddress(arr, aty, idx), v, aty->dtype());
+  const ScalarType *dt = cast<ScalarType>(aty->dtype());
+  llvm::Value *v = convert(valueOf(value, at), vt, dt, at);
+  storeScalar(B, elementAddress(arr, aty, idx), v, dt);
 }
 
 // ---- Tuples ----
@@ -372,8 +392,10 @@ llvm::Value *FunctionLowerer::iterNext(llvm::Value *state, const IteratorType *i
     B.CreateStore(B.CreateAdd(idx, B.getInt64(1)), idxP);
     llvm::Value *arr =
         B.CreateLoad(sty->getStructElementType(1), B.CreateStructGEP(sty, state, 1));
+    if (aty->ndim() == 1 && isa<RecordType>(aty->dtype()))
+      return elementAddress(arr, aty, {idx}); // a record is its address
     if (aty->ndim() == 1)
-      return loadScalar(B, elementAddress(arr, aty, {idx}), aty->dtype());
+      return loadScalar(B, elementAddress(arr, aty, {idx}), cast<ScalarType>(aty->dtype()));
     return subarray(arr, aty, {idx});
   }
   case IterKind::Enumerate: {

@@ -56,6 +56,14 @@ llvm::Value *FunctionLowerer::lowerGetAttr(const GetAttrInstr &i) {
   };
   if (const CudaBuiltinInfo *ci = cudaBuiltinInfo(i.builtin)) // cuda.laneid, cuda.warpsize
     return lowerCudaValue(i, *ci);
+  if (i.builtin == BuiltinId::None && !ModuleLowerer::isCompileTimeOnly(res)) {
+    const Type *ot = concretize(typeOf(obj, at));
+    if (auto *r = dyn_cast<RecordType>(ot)) // r.x
+      return loadRecordField(valueOf(obj, at), r, fieldNamed(r, i.attr, at), res, at);
+    if (auto *aty = dyn_cast<ArrayType>(ot)) // a.x: the field across an array of records
+      if (auto *r = dyn_cast<RecordType>(aty->dtype()))
+        return recordArrayFieldView(valueOf(obj, at), aty, fieldNamed(r, i.attr, at), at);
+  }
   switch (i.builtin) {
   case BuiltinId::ThreadIdxX:
     return sreg(Sreg::Tid, 0);

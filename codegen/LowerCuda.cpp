@@ -80,11 +80,11 @@ llvm::FunctionCallee FunctionLowerer::hostHelper(const char *name, llvm::Type *r
 
 llvm::Value *FunctionLowerer::cudaArrayValue(llvm::Value *data,
                                              const std::vector<llvm::Value *> &dims,
-                                             const ScalarType *dtype) {
+                                             int64_t itemSize) {
   int nd = static_cast<int>(dims.size());
   llvm::Value *arr = llvm::PoisonValue::get(M.arrayType(nd));
   arr = B.CreateInsertValue(arr, data, 0);
-  llvm::Value *stride = B.getInt64(dtype->byteSize());
+  llvm::Value *stride = B.getInt64(itemSize);
   for (int d = nd - 1; d >= 0; --d) {
     arr = B.CreateInsertValue(arr, dims[d], {1u, unsigned(d)});
     arr = B.CreateInsertValue(arr, stride, {2u, unsigned(d)});
@@ -115,7 +115,7 @@ llvm::Value *FunctionLowerer::lowerGlobalArray(const GlobalInstr &g) {
   std::vector<llvm::Value *> dims;
   for (int64_t d : g.value.shape)
     dims.push_back(B.getInt64(d));
-  return cudaArrayValue(slot, dims, aty->dtype());
+  return cudaArrayValue(slot, dims, aty->itemSize());
 }
 
 // ---- Calls ----
@@ -144,15 +144,16 @@ llvm::Value *FunctionLowerer::lowerCudaCall(const CallInstr &i, const CudaBuilti
     auto *aty = dyn_cast<ArrayType>(concretize(res));
     if (!shape || !aty)
       internal(at, name + " without a constant shape");
-    const ScalarType *dt = aty->dtype();
+    const Type *dt = aty->dtype(); // a scalar or a record
+    const uint64_t itemSize = static_cast<uint64_t>(aty->itemSize());
     uint64_t count = 1;
     std::vector<llvm::Value *> dims;
     for (int64_t d : *shape) {
       count *= static_cast<uint64_t>(d);
       dims.push_back(B.getInt64(d));
     }
-    const uint64_t bytes = count * dt->byteSize();
-    const uint64_t align = std::max<uint64_t>(16, dt->byteSize());
+    const uint64_t bytes = count * itemSize;
+    const uint64_t align = std::max<uint64_t>(16, isa<ScalarType>(dt) ? itemSize : 16);
     llvm::Type *elem = M.memType(dt);
     if (info.kind == CudaKind::LocalArray) {
       M.cuda.localBytes += alignUp(bytes, 16);
@@ -160,7 +161,7 @@ llvm::Value *FunctionLowerer::lowerCudaCall(const CallInstr &i, const CudaBuilti
       llvm::AllocaInst *a =
           eb.CreateAlloca(llvm::ArrayType::get(elem, count), nullptr, "local.array");
       a->setAlignment(llvm::Align(align));
-      return cudaArrayValue(a, dims, dt);
+      return cudaArrayValue(a, dims, itemSize);
     }
     const bool dynamic = shape->size() == 1 && (*shape)[0] == 0;
     if (dynamic) {
@@ -184,9 +185,8 @@ llvm::Value *FunctionLowerer::lowerCudaCall(const CallInstr &i, const CudaBuilti
         size = B.CreateCall(
             llvm::InlineAsm::get(asmTy, "mov.u32 $0, %dynamic_smem_size;", "=r", false), {});
       }
-      llvm::Value *len =
-          B.CreateUDiv(B.CreateZExt(size, B.getInt64Ty()), B.getInt64(dt->byteSize()));
-      return cudaArrayValue(data, {len}, dt);
+      llvm::Value *len = B.CreateUDiv(B.CreateZExt(size, B.getInt64Ty()), B.getInt64(itemSize));
+      return cudaArrayValue(data, {len}, itemSize);
     }
     llvm::Constant *&slot = M.cuda.sharedArrays[&i];
     if (M.isHost()) {
@@ -196,7 +196,7 @@ llvm::Value *FunctionLowerer::lowerCudaCall(const CallInstr &i, const CudaBuilti
         slot = B.getInt64(offset);
       }
       llvm::Value *base = hostCtxField(kCtxShared, ptr);
-      return cudaArrayValue(B.CreateInBoundsGEP(B.getInt8Ty(), base, slot), dims, dt);
+      return cudaArrayValue(B.CreateInBoundsGEP(B.getInt8Ty(), base, slot), dims, itemSize);
     }
     if (!slot) {
       M.cuda.sharedBytes = alignUp(M.cuda.sharedBytes, align) + bytes;
@@ -211,7 +211,7 @@ llvm::Value *FunctionLowerer::lowerCudaCall(const CallInstr &i, const CudaBuilti
       llvm::appendToCompilerUsed(M.mod, {gv});
       slot = llvm::ConstantExpr::getAddrSpaceCast(gv, ptr);
     }
-    return cudaArrayValue(slot, dims, dt);
+    return cudaArrayValue(slot, dims, itemSize);
   }
   case CudaKind::ConstArray: {
     auto *g = dyn_cast<GlobalInstr>(i.arg(0));
@@ -488,7 +488,9 @@ llvm::Value *FunctionLowerer::lowerAtomic(const CallInstr &i, const CudaBuiltinI
     internal(at, "atomic on " + argType(0)->str());
   if (aty->readonly())
     fail(at, DiagCode::ReadonlyArray, {aty->str()});
-  const ScalarType *dt = aty->dtype();
+  const ScalarType *dt = aty->scalarDtype();
+  if (!dt)
+    internal(at, "atomic on " + aty->str());
   llvm::Value *arr = arg(0);
   const bool isCas = info.kind == CudaKind::AtomicCas;
   const bool hasIndex = !(isCas && info.variant == 0);

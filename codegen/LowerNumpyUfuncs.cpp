@@ -162,11 +162,11 @@ llvm::Value *FunctionLowerer::lowerNumpyUfuncCall(const CallInstr &i, const Nump
       std::vector<llvm::Value *> si;
       for (int q = 0; q < in.aty->ndim(); ++q)
         si.push_back(B.CreateSelect(in.isOne[q], B.getInt64(0), idx[lead + q]));
-      llvm::Value *v = loadScalar(B, elementAddress(in.value, in.aty, si), in.aty->dtype());
-      x.push_back(convert(v, in.aty->dtype(), loop.inputs[j], at));
+      llvm::Value *v = loadScalar(B, elementAddress(in.value, in.aty, si), in.aty->scalarDtype());
+      x.push_back(convert(v, in.aty->scalarDtype(), loop.inputs[j], at));
     }
-    llvm::Value *r = convert(ufuncElement(u, loop, x, at), loop.outputs[0], oty->dtype(), at);
-    storeScalar(B, elementAddress(outArr, oty, idx), r, oty->dtype());
+    llvm::Value *r = convert(ufuncElement(u, loop, x, at), loop.outputs[0], oty->scalarDtype(), at);
+    storeScalar(B, elementAddress(outArr, oty, idx), r, oty->scalarDtype());
   });
   return convert(outArr, oty, res, at);
 }

@@ -182,19 +182,22 @@ void FunctionLowerer::assignToView(llvm::Value *dst, const ArrayType *dty, llvm:
     dshape.push_back(B.CreateExtractValue(dst, {1u, unsigned(d)}));
   const Type *vt = concretize(valueType);
   auto *sty = dyn_cast<ArrayType>(vt);
+  const ScalarType *ddt = dty->scalarDtype(); // views of records are not assignable (typing)
+  if (!ddt)
+    fail(at, DiagCode::SetItemTypes, {dty->str(), ":", valueType->str()});
   if (!sty) {
     auto *s = dyn_cast<ScalarType>(vt);
-    if (!s || (s->kind() == TypeKind::Complex && dty->dtype()->kind() != TypeKind::Complex))
+    if (!s || (s->kind() == TypeKind::Complex && ddt->kind() != TypeKind::Complex))
       fail(at, DiagCode::SetItemTypes, {dty->str(), ":", valueType->str()});
-    llvm::Value *v = convert(value, valueType, dty->dtype(), at);
+    llvm::Value *v = convert(value, valueType, ddt, at);
     emitLoopNest(dshape, [&](const std::vector<llvm::Value *> &k) {
-      storeScalar(B, elementAddress(dst, dty, k), v, dty->dtype());
+      storeScalar(B, elementAddress(dst, dty, k), v, ddt);
     });
     return;
   }
   const int m = sty->ndim();
-  const ScalarType *sdt = sty->dtype();
-  if (m > nd || (sdt->kind() == TypeKind::Complex && dty->dtype()->kind() != TypeKind::Complex))
+  const ScalarType *sdt = sty->scalarDtype();
+  if (!sdt || m > nd || (sdt->kind() == TypeKind::Complex && ddt->kind() != TypeKind::Complex))
     fail(at, DiagCode::SetItemTypes, {dty->str(), ":", valueType->str()});
   // NumPy broadcasting: the source's dimensions align with the view's last ones; missing and
   // size-1 source dimensions repeat. A mismatched dimension copies only the overlap (NumPy
@@ -223,7 +226,7 @@ void FunctionLowerer::assignToView(llvm::Value *dst, const ArrayType *dty, llvm:
     for (int j = 0; j < m; ++j)
       si.push_back(B.CreateSelect(isOne[j], B.getInt64(0), di[lead + j]));
     llvm::Value *v = loadScalar(B, elementAddress(value, sty, si), sdt);
-    storeScalar(B, elementAddress(dst, dty, di), convert(v, sdt, dty->dtype(), at), dty->dtype());
+    storeScalar(B, elementAddress(dst, dty, di), convert(v, sdt, ddt, at), ddt);
   });
 }
 

@@ -112,6 +112,12 @@ llvm::StructType *ModuleLowerer::arrayType(int ndim) { return arrayValueType(ctx
 
 llvm::Type *ModuleLowerer::memType(const ScalarType *t) { return memoryType(ctx, t); }
 
+llvm::Type *ModuleLowerer::memType(const Type *t) {
+  if (const auto *r = dyn_cast<RecordType>(t))
+    return llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx), static_cast<uint64_t>(r->size()));
+  return memoryType(ctx, cast<ScalarType>(t));
+}
+
 llvm::Type *ModuleLowerer::reprType(const Type *t, const Function &fn, SourceLoc loc) {
   switch (t->kind()) {
   case TypeKind::Void:
@@ -145,7 +151,10 @@ llvm::Type *ModuleLowerer::reprType(const Type *t, const Function &fn, SourceLoc
   }
   case TypeKind::Iterator:
   case TypeKind::Pointer: // a raw address (CPointer, voidptr)
+  case TypeKind::Record:  // the address of the record's bytes (see RecordType)
     return llvm::PointerType::getUnqual(ctx);
+  case TypeKind::NestedArray: // only a field's type: reading the field gives an array view
+    break;
   case TypeKind::Slice: { // {start, stop, step}: see the file comment of Lowering.h
     auto *i64 = llvm::Type::getInt64Ty(ctx);
     return llvm::StructType::get(ctx, {i64, i64, i64});
@@ -506,6 +515,9 @@ void FunctionLowerer::lowerInstr(const Instr &i) {
     break;
   case Opcode::SetItem:
     lowerSetItem(*cast<SetItemInstr>(&i));
+    break;
+  case Opcode::SetAttr:
+    lowerSetAttr(*cast<SetAttrInstr>(&i));
     break;
   case Opcode::Call:
     result = lowerCall(*cast<CallInstr>(&i));

@@ -5,16 +5,18 @@
 // (divmod, round, pow), LowerComplex.cpp (cmath and complex operations), LowerPrint.cpp
 // (print), LowerCuda.cpp (shared/local/constant memory, barriers, warp functions, atomics),
 // LowerArrays.cpp (arrays, tuples, iterators), LowerSlices.cpp (slices, views, assignment to
-// views), LowerNumpyUfuncs.cpp (NumPy ufuncs called in kernels: their element loops over
-// output arrays) and LowerUfunc.cpp (the loop kernels of @vectorize ufuncs). The entries follow the
-// kernel ABI (KernelEntry.h); scalar types, casts and element access are ScalarValues.h's.
+// views), LowerRecords.cpp (record fields and copies), LowerNumpyUfuncs.cpp (NumPy ufuncs called in
+// kernels: their element loops over output arrays) and LowerUfunc.cpp (the loop kernels of
+// @vectorize ufuncs). The entries follow the kernel ABI (KernelEntry.h); scalar types, casts and
+// element access are ScalarValues.h's.
 //
 // Representation of values in registers (reprType):
 //   bool → i1 (i8 in array memory and in kernel parameters); intN/uintN → iN; float32/64 →
 //   float/double; complex → {T, T}; weak types → their default concrete type; array of ndim N
 //   → {ptr data, [N x i64] shape, [N x i64] strides (bytes)}; tuple → a literal struct of its
 //   elements; range → {i64 start, i64 stop, i64 step}; iterator → ptr to an entry-block alloca
-//   holding its state; compile-time-only values (symbols, functions, None, strings) → {}.
+//   holding its state; record → ptr to its bytes (an array of records' elements are
+//   [size x i8]); compile-time-only values (symbols, functions, None, strings) → {}.
 //
 // Slices (LowerSlices.cpp): a slice value is {i64 start, i64 stop, i64 step}, the form
 // CPython's PySlice_Unpack gives. BuildSlice fills None parts with sentinels that the clamping
@@ -105,6 +107,8 @@ public:
   llvm::Type *reprType(const ir::Type *t, const ir::Function &fn, ir::SourceLoc loc);
   /// The in-memory type of an array element of dtype `t` (bool → i8).
   llvm::Type *memType(const ir::ScalarType *t);
+  /// The in-memory type of an array element of dtype `t`, a scalar or a record ([size x i8]).
+  llvm::Type *memType(const ir::Type *t);
   /// {ptr, [ndim x i64], [ndim x i64]}.
   llvm::StructType *arrayType(int ndim);
   /// {} — the value of compile-time-only things.
@@ -281,8 +285,9 @@ private:
   llvm::Value *lowerHalfCall(const ir::CallInstr &i, ir::HalfOp op);
   /// A global NumPy array frozen into constant memory (a read-only array value).
   llvm::Value *lowerGlobalArray(const ir::GlobalInstr &g);
+  /// A C-contiguous array value at `data` of shape `dims` and elements of `itemSize` bytes.
   llvm::Value *cudaArrayValue(llvm::Value *data, const std::vector<llvm::Value *> &dims,
-                              const ir::ScalarType *dtype);
+                              int64_t itemSize);
   llvm::Value *lowerAtomic(const ir::CallInstr &i, const ir::CudaBuiltinInfo &info);
   llvm::Value *lowerWarpCall(const ir::CallInstr &i, const ir::CudaBuiltinInfo &info);
   llvm::Value *hostCtxField(unsigned offset, llvm::Type *ty);
@@ -330,6 +335,28 @@ private:
   /// The state of an enumerate()/zip() call (builtin Enumerate or Zip): a pointer to a new
   /// iterator state.
   llvm::Value *lowerIterBuiltin(const ir::CallInstr &i);
+
+  // ---- LowerRecords.cpp: records (see RecordType) ----
+  void lowerSetAttr(const ir::SetAttrInstr &i);
+  /// The address of field `f` of the record at `rec`.
+  llvm::Value *recordFieldAddress(llvm::Value *rec, const ir::RecordField &f);
+  /// The value of field `f` of record `r` at `rec` as IR type `res`: a scalar (converted), an
+  /// array view of a nested array, a nested record's address.
+  llvm::Value *loadRecordField(llvm::Value *rec, const ir::RecordType *r, const ir::RecordField &f,
+                               const ir::Type *res, ir::SourceLoc at);
+  /// Stores `v` (of IR type `vt`, as typing checked) into field `f` of record `r` at `rec`.
+  void storeRecordField(llvm::Value *rec, const ir::RecordType *r, const ir::RecordField &f,
+                        llvm::Value *v, const ir::Type *vt, ir::SourceLoc at);
+  /// Copies the bytes of record `r` from `src` to `dst` (which may overlap).
+  void copyRecord(llvm::Value *dst, llvm::Value *src, const ir::RecordType *r);
+  /// `arr.f` for an array of records: a strided view of field `f` in every element.
+  llvm::Value *recordArrayFieldView(llvm::Value *arr, const ir::ArrayType *aty,
+                                    const ir::RecordField &f, ir::SourceLoc at);
+  /// The field constant index `index` selects in a record of type `r` (typing checked it).
+  const ir::RecordField &fieldOf(const ir::RecordType *r, const ir::Instr *index, ir::SourceLoc at);
+  /// Field `name` of `r` (NoRecordField when missing).
+  const ir::RecordField &fieldNamed(const ir::RecordType *r, const std::string &name,
+                                    ir::SourceLoc at);
 
   // ---- LowerSlices.cpp: slices, views, assignment to views ----
   /// One component of an index: an integer or a slice value with its IR type.

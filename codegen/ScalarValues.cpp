@@ -53,15 +53,18 @@ llvm::StructType *arrayValueType(llvm::LLVMContext &ctx, int ndim) {
   return llvm::StructType::get(ctx, {llvm::PointerType::getUnqual(ctx), dims, dims});
 }
 
-llvm::Value *loadScalar(llvm::IRBuilderBase &b, llvm::Value *addr, const ScalarType *t) {
-  llvm::Value *v = b.CreateAlignedLoad(memoryType(b.getContext(), t), addr, elementAlign(t));
+llvm::Value *loadScalar(llvm::IRBuilderBase &b, llvm::Value *addr, const ScalarType *t,
+                        uint64_t align) {
+  llvm::Value *v = b.CreateAlignedLoad(memoryType(b.getContext(), t), addr,
+                                       align ? llvm::Align(align) : elementAlign(t));
   return t->kind() == TypeKind::Bool ? b.CreateICmpNE(v, b.getInt8(0)) : v;
 }
 
-void storeScalar(llvm::IRBuilderBase &b, llvm::Value *addr, llvm::Value *v, const ScalarType *t) {
+void storeScalar(llvm::IRBuilderBase &b, llvm::Value *addr, llvm::Value *v, const ScalarType *t,
+                 uint64_t align) {
   if (t->kind() == TypeKind::Bool)
     v = b.CreateZExt(v, b.getInt8Ty());
-  b.CreateAlignedStore(v, addr, elementAlign(t));
+  b.CreateAlignedStore(v, addr, align ? llvm::Align(align) : elementAlign(t));
 }
 
 llvm::Value *castScalar(llvm::IRBuilderBase &b, llvm::Value *v, const ScalarType *from,

@@ -23,12 +23,13 @@ llvm::Type *partType(llvm::LLVMContext &ctx, const ir::ScalarType *t);
 /// {ptr, [ndim x i64], [ndim x i64]}.
 llvm::StructType *arrayValueType(llvm::LLVMContext &ctx, int ndim);
 
-/// Loads an element of dtype `t` from `addr` (aligned to the element, or to a complex type's
-/// part) in register form.
-llvm::Value *loadScalar(llvm::IRBuilderBase &b, llvm::Value *addr, const ir::ScalarType *t);
-/// Stores register value `v` of type `t` at `addr` in memory form.
-void storeScalar(llvm::IRBuilderBase &b, llvm::Value *addr, llvm::Value *v,
-                 const ir::ScalarType *t);
+/// Loads an element of dtype `t` from `addr` in register form, assuming `align` bytes of
+/// alignment (0: the element's, or a complex type's part's; a record field may have less).
+llvm::Value *loadScalar(llvm::IRBuilderBase &b, llvm::Value *addr, const ir::ScalarType *t,
+                        uint64_t align = 0);
+/// Stores register value `v` of type `t` at `addr` in memory form (`align` as loadScalar's).
+void storeScalar(llvm::IRBuilderBase &b, llvm::Value *addr, llvm::Value *v, const ir::ScalarType *t,
+                 uint64_t align = 0);
 
 /// Register value `v` of type `from` cast to `to` as NumPy casts (and Numba converts): ints
 /// wrap or extend by their sign, floats round to nearest, float → int truncates toward zero,

@@ -172,6 +172,13 @@ void IRBuilder::translate(const Instruction &in) {
     emit<ir::SetItemInstr>(c, i, v);
     return;
   }
+  case PyOp::STORE_ATTR: { // obj.attr = value (a record's field; typing refuses the rest)
+    std::vector<Cell *> ops = popN(2); // value, object
+    ir::Instr *v = value(ops[0]);
+    ir::Instr *obj = value(ops[1]);
+    emit<ir::SetAttrInstr>(obj, view_.name(in), v);
+    return;
+  }
   case PyOp::BUILD_SLICE: {
     if (in.arg != 2 && in.arg != 3)
       internal("BUILD_SLICE with " + std::to_string(in.arg) + " parts");

@@ -103,8 +103,6 @@ std::optional<std::string> constructOf(const BytecodeView &view, const Instructi
     return "del statement";
   case PyOp::STORE_DEREF:
     return "nonlocal assignment (assigning a closure variable)";
-  case PyOp::STORE_ATTR:
-    return "attribute assignment";
   case PyOp::CALL_FUNCTION_EX:
     return "call with *args or **kwargs unpacking";
   case PyOp::YIELD_VALUE:

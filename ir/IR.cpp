@@ -143,6 +143,7 @@ bool producesValue(Opcode op) {
   switch (op) {
   case Opcode::StoreLocal:
   case Opcode::SetItem:
+  case Opcode::SetAttr:
   case Opcode::Jump:
   case Opcode::Branch:
   case Opcode::Return:
@@ -212,6 +213,9 @@ std::string instrBody(const Function &fn, const Instr *i) {
     return s + " " + ref(i->operand(0)) + "[" + ref(i->operand(1)) + "]";
   case Opcode::SetItem:
     return s + " " + ref(i->operand(0)) + "[" + ref(i->operand(1)) + "] = " + ref(i->operand(2));
+  case Opcode::SetAttr:
+    return s + " " + ref(i->operand(0)) + " ." + cast<SetAttrInstr>(i)->attr + " = " +
+           ref(i->operand(1));
   case Opcode::Call: {
     auto *c = cast<CallInstr>(i);
     s += " " + ref(c->callee()) + "(";

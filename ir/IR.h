@@ -29,7 +29,7 @@ namespace ptxjit::ir {
 #define PTXJIT_IR_OPS(X)                                                                           \
   X(Const)      /* a literal ConstValue */                                                         \
   X(Global)     /* a global or closure cell, snapshotted (GlobalValue) */                          \
-  X(Arg)        /* the function's argument `index` */                                             \
+  X(Arg)        /* the function's argument `index` */                                              \
   X(LoadLocal)  /* read variable `var` */                                                          \
   X(StoreLocal) /* var = operand(0) */                                                             \
   X(BinOp)      /* operand(0) <op> operand(1); `inplace` for augmented assignment */               \
@@ -39,6 +39,7 @@ namespace ptxjit::ir {
   X(GetAttr)    /* operand(0).attr */                                                              \
   X(GetItem)    /* operand(0)[operand(1)] */                                                       \
   X(SetItem)    /* operand(0)[operand(1)] = operand(2) */                                          \
+  X(SetAttr)    /* operand(0).attr = operand(1) (a record's field) */                              \
   X(Call)       /* operand(0)(operand(1..)); the last kwNames.size() args are keywords */          \
   X(BuildTuple) /* (operand(0), operand(1), ...) */                                                \
   X(TupleGet)   /* operand(0)[index], constant index (unpacking) */                                \
@@ -59,7 +60,7 @@ enum class Opcode : uint8_t {
 /// The op's name as printed ("BinOp").
 const char *opcodeName(Opcode op);
 /// True for ops whose instructions are values (printed "%N = ..."); false for StoreLocal,
-/// SetItem and the terminators.
+/// SetItem, SetAttr and the terminators.
 bool producesValue(Opcode op);
 
 enum class BinaryOp : uint8_t { Add, Sub, Mul, TrueDiv, FloorDiv, Mod, Pow, LShift, RShift, And, Or, Xor, MatMul };
@@ -198,6 +199,14 @@ class SetItemInstr final : public Instr {
 public:
   SetItemInstr(Instr *v, Instr *idx, Instr *value) : Instr(Opcode::SetItem, {v, idx, value}) {}
   PTXJIT_INSTR_CLASSOF(SetItem)
+};
+
+class SetAttrInstr final : public Instr {
+public:
+  SetAttrInstr(Instr *v, std::string a, Instr *value)
+      : Instr(Opcode::SetAttr, {v, value}), attr(std::move(a)) {}
+  std::string attr;
+  PTXJIT_INSTR_CLASSOF(SetAttr)
 };
 
 class CallInstr final : public Instr {

@@ -169,6 +169,22 @@ public:
     return std::string(text_.substr(start, end - start));
   }
 
+  /// The text up to the ')' closing a '(' just read (nested parentheses included), blanks at
+  /// its end trimmed; the cursor stops at that ')'.
+  std::string untilClosing() {
+    skipSpace();
+    size_t start = pos_;
+    int depth = 0;
+    while (pos_ < text_.size() && (text_[pos_] != ')' || depth > 0)) {
+      depth += text_[pos_] == '(' ? 1 : text_[pos_] == ')' ? -1 : 0;
+      ++pos_;
+    }
+    size_t end = pos_;
+    while (end > start && (text_[end - 1] == ' ' || text_[end - 1] == '\t'))
+      --end;
+    return std::string(text_.substr(start, end - start));
+  }
+
   /// The run of non-blank characters at the cursor (an operator), possibly empty.
   std::string token() {
     skipSpace();
@@ -218,6 +234,14 @@ public:
 
 private:
   const ArrayType *arrayBody(bool readonly);
+  /// A record or nested array type at the cursor (types::parseRecordSpelling).
+  const Type *recordSpelling() {
+    try {
+      return types::parseRecordSpelling(text_, pos_);
+    } catch (const std::invalid_argument &e) {
+      failHere(std::string("malformed record type: ") + e.what());
+    }
+  }
   std::vector<const Type *> typeList(const char *closing);
   const IteratorType *iteratorType();
   /// A number token of ConstValue::str ("-3", "2.5", "1e-06", "nan", "-inf"), or empty.
@@ -237,6 +261,13 @@ private:
 
 const Type *Cursor::type() {
   if (acceptWord("readonly")) {
+    skipSpace();
+    if (text_.substr(pos_, 7) == "Record(") {
+      const Type *r = recordSpelling();
+      if (!isa<RecordType>(r))
+        failHere("'readonly' before a type that is neither an array nor a record");
+      return types::readonlyRecord(cast<RecordType>(r));
+    }
     expectWord("array");
     return arrayBody(true);
   }
@@ -312,9 +343,13 @@ const Type *Cursor::type() {
     pos_ = start;
     return iteratorType();
   }
+  if (w == "Record" || w == "nestedarray") {
+    pos_ = start;
+    return recordSpelling();
+  }
   if (w == "Symbol") {
     expect('(', "'(' after 'Symbol'");
-    std::string path = until(')');
+    std::string path = untilClosing(); // a record dtype's path has parentheses
     if (path.empty())
       fail("a symbol path");
     expect(')', "')' closing the Symbol");
@@ -348,9 +383,14 @@ const Type *Cursor::type() {
 
 const ArrayType *Cursor::arrayBody(bool readonly) {
   expect('(', "'(' after 'array'");
-  std::string dt = word();
-  const ScalarType *dtype = types::scalarByName(dt);
-  if (!dtype || dtype->str() != dt)
+  skipSpace();
+  const Type *dtype = nullptr;
+  std::string dt;
+  if (text_.substr(pos_, 7) == "Record(")
+    dtype = recordSpelling();
+  else
+    dtype = types::scalarByName(dt = word());
+  if (!dtype || (isa<ScalarType>(dtype) && dtype->str() != dt))
     failHere("'" + dt +
              "' is not an array element type (bool, int8..uint64, float32, "
              "float64, complex64, complex128)");
@@ -642,9 +682,19 @@ GlobalValue Cursor::global(char stop) {
   if (acceptWord("missing"))
     return GlobalValue::missing();
   if (acceptWord("array")) {
-    // "array float32(4,)", "array int64(2, 3)": the elements are not printed; they come back
-    // as zeros of the right size.
-    std::string dtype = word();
+    // "array float32(4,)", "array int64(2, 3)", "array Record(...)(2,)": the elements are not
+    // printed; they come back as zeros of the right size.
+    skipSpace();
+    std::string dtype;
+    const Type *dt = nullptr;
+    if (text_.substr(pos_, 7) == "Record(") {
+      size_t start = pos_;
+      dt = recordSpelling();
+      dtype = std::string(text_.substr(start, pos_ - start));
+    } else {
+      dtype = word();
+      dt = types::scalarByName(dtype);
+    }
     if (dtype.empty())
       fail("the dtype of the array global");
     expect('(', "'(' before the array's shape");
@@ -660,8 +710,10 @@ GlobalValue Cursor::global(char stop) {
         break;
     }
     expect(')', "',' or ')' in the array's shape");
-    const ScalarType *dt = types::scalarByName(dtype);
-    size_t bytes = dt ? static_cast<size_t>(count) * static_cast<size_t>(dt->byteSize()) : 0;
+    int64_t itemSize = !dt                   ? 0
+                       : isa<RecordType>(dt) ? cast<RecordType>(dt)->size()
+                                             : cast<ScalarType>(dt)->byteSize();
+    size_t bytes = static_cast<size_t>(count) * static_cast<size_t>(itemSize);
     return GlobalValue::array(dtype, std::move(shape), std::string(bytes, '\0'));
   }
   fail("a global (const, symbol, device function, kernel, python function, unsupported, "
@@ -1023,6 +1075,16 @@ std::unique_ptr<Instr> FunctionParser::parseBody(Cursor &c, Opcode op) {
     i = std::make_unique<SetItemInstr>(v, idx, operand(c));
     break;
   }
+  case Opcode::SetAttr: {
+    Instr *v = operand(c);
+    c.expect('.', "'.attribute' after the operand");
+    if (c.peekRaw() == ' ' || c.peekRaw() == '\t')
+      c.fail("an attribute name right after '.'");
+    std::string attr = c.name("an attribute name");
+    c.expect('=', "'=' before the stored value");
+    i = std::make_unique<SetAttrInstr>(v, std::move(attr), operand(c));
+    break;
+  }
   case Opcode::Call: {
     std::vector<Instr *> ops{operand(c)};
     std::vector<std::string> kw;
@@ -1117,7 +1179,8 @@ void FunctionParser::parseInstr(Cursor &c, Block *block) {
   if (!op) {
     c.setPos(opStart);
     c.fail("an instruction (Const, Global, Arg, LoadLocal, StoreLocal, BinOp, UnaryOp, "
-           "Compare, Truth, GetAttr, GetItem, SetItem, Call, BuildTuple, TupleGet, BuildSlice, "
+           "Compare, Truth, GetAttr, GetItem, SetItem, SetAttr, Call, BuildTuple, TupleGet, "
+           "BuildSlice, "
            "GetIter, IterValid, IterNext, Jump, Branch, Return)");
   }
   if (producesValue(*op) && id < 0)

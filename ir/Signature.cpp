@@ -1,7 +1,9 @@
 // Parsing of Numba signature strings: "void(float32, float32[:], float32[::1])",
 // "(float32[:], int64)", "float64[:, ::1]", "(int32, int32) -> int32" (the way Numba prints a
 // signature), tuples as "Tuple((int32, float64))" and "UniTuple(int32, 2)", raw pointers as
-// "int32*" / "void*" (Numba's CPointer(int32) and voidptr print so), "CPointer(int32)", "voidptr".
+// "int32*" / "void*" (Numba's CPointer(int32) and voidptr print so), "CPointer(int32)", "voidptr",
+// records in Numba's spelling "Record(a[type=float64;offset=0];8;False)" (and arrays of them,
+// "Record(...)[:]").
 #include "ir/typing/Typing.h"
 
 #include <cctype>
@@ -69,6 +71,20 @@ public:
       if (peek() == '[')
         error("a tuple cannot be an array element type");
       return t;
+    }
+    if (name == "Record" || name == "nestedarray") { // a record: Numba's spelling (Types.h)
+      pos_ -= name.size();
+      const Type *t = nullptr;
+      try {
+        t = types::parseRecordSpelling(text_, pos_);
+      } catch (const std::invalid_argument &e) {
+        error(std::string("malformed record type: ") + e.what());
+      }
+      if (isa<NestedArrayType>(t))
+        error("a nested array type is only a record field's type");
+      if (peek() != '[')
+        return t;
+      return arrayDims(t);
     }
     if (name == "voidptr" || (name == "void" && peek() == '*')) {
       accept('*');
@@ -150,7 +166,7 @@ public:
   }
 
   /// "[:]", "[::1]", "[:, ::1]", "[::1, :]", "[:,:,:]".
-  const Type *arrayDims(const ScalarType *dtype) {
+  const Type *arrayDims(const Type *dtype) {
     expect('[', "'['");
     std::vector<bool> contiguous;
     do {

@@ -4,8 +4,12 @@
 
 #include "ir/Values.h"
 
+#include <algorithm>
+#include <cctype>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <stdexcept>
 #include <unordered_map>
 
 namespace ptxjit::ir {
@@ -187,7 +191,7 @@ const WeakType *weakComplex() {
   });
 }
 
-const ArrayType *array(const ScalarType *dtype, int ndim, Layout layout, bool readonly) {
+const ArrayType *array(const Type *dtype, int ndim, Layout layout, bool readonly) {
   if (ndim < 0)
     ndim = 0;
   std::string s = std::string(readonly ? "readonly " : "") + "array(" + dtype->str() + ", " +
@@ -293,7 +297,260 @@ const ScalarType *scalarByName(const std::string &name) {
   return it == names.end() ? nullptr : it->second();
 }
 
+const NestedArrayType *nestedArray(const ScalarType *dtype, std::vector<int64_t> shape) {
+  if (shape.empty())
+    throw std::invalid_argument("a nested array needs at least one dimension");
+  std::string dims;
+  for (int64_t d : shape) {
+    if (d < 0)
+      throw std::invalid_argument("a nested array's dimensions must be >= 0");
+    dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+  }
+  std::string s = "nestedarray(" + dtype->str() + ", (" + dims + (shape.size() == 1 ? ",))" : "))");
+  return table().get<NestedArrayType>(
+      "nested:" + s, [&] { return std::make_unique<NestedArrayType>(dtype, shape, s); });
+}
+
+const RecordType *record(std::vector<RecordField> fields, int64_t size, bool aligned) {
+  if (size < 0)
+    throw std::invalid_argument("a record's size must be >= 0");
+  std::stable_sort(fields.begin(), fields.end(), [](const RecordField &a, const RecordField &b) {
+    return a.offset != b.offset ? a.offset < b.offset : a.name < b.name;
+  });
+  std::set<std::string> names;
+  std::string desc;
+  for (const RecordField &f : fields) {
+    if (f.name.empty())
+      throw std::invalid_argument("a record field needs a name");
+    if (f.name.find_first_of("[],;=()'\\\"") != std::string::npos)
+      throw std::invalid_argument("record field name '" + f.name +
+                                  "' has a character ptxjit cannot carry ([],;=()'\\\")");
+    if (!names.insert(f.name).second)
+      throw std::invalid_argument("record field '" + f.name + "' appears twice");
+    int64_t bytes = 0;
+    if (const auto *sc = dyn_cast<ScalarType>(f.type))
+      bytes = sc->byteSize();
+    else if (const auto *na = dyn_cast<NestedArrayType>(f.type))
+      bytes = na->byteSize();
+    else if (const auto *r = dyn_cast<RecordType>(f.type))
+      bytes = r->size();
+    else
+      throw std::invalid_argument("record field '" + f.name + "' has type " +
+                                  (f.type ? f.type->str() : std::string("null")) +
+                                  ": fields are scalars, nested arrays or records");
+    if (f.offset < 0 || f.offset + bytes > size)
+      throw std::invalid_argument("record field '" + f.name + "' lies outside the record's " +
+                                  std::to_string(size) + " bytes");
+    desc += (desc.empty() ? "" : ",") + f.name + "[type=" + f.type->str() +
+            ";offset=" + std::to_string(f.offset) + "]";
+  }
+  std::string s =
+      "Record(" + desc + ";" + std::to_string(size) + ";" + (aligned ? "True" : "False") + ")";
+  return table().get<RecordType>(
+      "record:" + s, [&] { return std::make_unique<RecordType>(fields, size, aligned, s); });
+}
+
+namespace {
+
+/// Reads the spellings of records and nested arrays (see Types.h); errors name the position.
+class RecordReader {
+public:
+  RecordReader(std::string_view text, size_t &pos) : t_(text), pos_(pos) {}
+
+  const Type *any() {
+    if (accept("Record("))
+      return recordBody();
+    if (accept("nestedarray("))
+      return nestedBody();
+    fail("'Record(' or 'nestedarray('");
+  }
+
+private:
+  [[noreturn]] void fail(const std::string &expected) {
+    std::string rest(t_.substr(pos_, 24));
+    throw std::invalid_argument("expected " + expected + " at " +
+                                (rest.empty() ? std::string("the end") : "'" + rest + "'"));
+  }
+  bool accept(std::string_view s) {
+    while (pos_ < t_.size() && t_[pos_] == ' ')
+      ++pos_;
+    if (t_.substr(pos_, s.size()) != s)
+      return false;
+    pos_ += s.size();
+    return true;
+  }
+  void expect(std::string_view s) {
+    if (!accept(s))
+      fail("'" + std::string(s) + "'");
+  }
+  int64_t number() {
+    accept(""); // skip blanks
+    size_t start = pos_;
+    while (pos_ < t_.size() && t_[pos_] >= '0' && t_[pos_] <= '9')
+      ++pos_;
+    if (start == pos_ || pos_ - start > 15)
+      fail("a number");
+    return std::stoll(std::string(t_.substr(start, pos_ - start)));
+  }
+  const Type *fieldType() {
+    if (t_.substr(pos_, 7) == "Record(" || t_.substr(pos_, 12) == "nestedarray(")
+      return any();
+    const ScalarType *s = scalar();
+    return s;
+  }
+  const ScalarType *scalar() {
+    accept("");
+    size_t start = pos_;
+    while (pos_ < t_.size() &&
+           (std::isalnum(static_cast<unsigned char>(t_[pos_])) || t_[pos_] == '_'))
+      ++pos_;
+    const ScalarType *s = scalarByName(std::string(t_.substr(start, pos_ - start)));
+    if (!s) {
+      pos_ = start;
+      fail("a scalar type name");
+    }
+    return s;
+  }
+  const Type *recordBody() {
+    std::vector<RecordField> fields;
+    if (!accept(";")) {
+      do {
+        size_t start = pos_;
+        while (pos_ < t_.size() && t_[pos_] != '[' && t_[pos_] != ';' && t_[pos_] != ',')
+          ++pos_;
+        RecordField f;
+        f.name = std::string(t_.substr(start, pos_ - start));
+        expect("[type=");
+        f.type = fieldType();
+        expect(";offset=");
+        f.offset = number();
+        expect("]");
+        fields.push_back(std::move(f));
+      } while (accept(","));
+      expect(";");
+    }
+    int64_t size = number();
+    expect(";");
+    bool aligned = accept("True");
+    if (!aligned && !accept("False"))
+      fail("'True' or 'False'");
+    expect(")");
+    return record(std::move(fields), size, aligned);
+  }
+  const Type *nestedBody() {
+    const ScalarType *dtype = scalar();
+    expect(",");
+    expect("(");
+    std::vector<int64_t> shape;
+    do {
+      if (accept(")")) {
+        if (shape.empty())
+          fail("a dimension");
+        expect(")");
+        return nestedArray(dtype, shape);
+      }
+      shape.push_back(number());
+    } while (accept(","));
+    expect(")");
+    expect(")");
+    return nestedArray(dtype, shape);
+  }
+
+  std::string_view t_;
+  size_t &pos_;
+};
+
+} // namespace
+
+const RecordType *readonlyRecord(const RecordType *r) {
+  if (r->readonly())
+    return r;
+  return table().get<RecordType>("record:readonly " + r->str(), [&] {
+    return std::make_unique<RecordType>(r->fields(), r->size(), r->aligned(),
+                                        "readonly " + r->str(), r);
+  });
+}
+
+const Type *parseRecordSpelling(std::string_view text, size_t &pos) {
+  return RecordReader(text, pos).any();
+}
+
+const Type *dtypeByName(const std::string &name) {
+  if (name.rfind("Record(", 0) != 0)
+    return scalarByName(name);
+  try {
+    size_t pos = 0;
+    const Type *t = parseRecordSpelling(name, pos);
+    return pos == name.size() ? t : nullptr;
+  } catch (const std::invalid_argument &) {
+    return nullptr;
+  }
+}
+
 } // namespace types
+
+const ScalarType *ArrayType::scalarDtype() const { return dyn_cast<ScalarType>(dtype_); }
+
+int64_t ArrayType::itemSize() const {
+  if (const auto *r = dyn_cast<RecordType>(dtype_))
+    return r->size();
+  return cast<ScalarType>(dtype_)->byteSize();
+}
+
+int64_t NestedArrayType::byteSize() const {
+  int64_t n = dtype_->byteSize();
+  for (int64_t d : shape_)
+    n *= d;
+  return n;
+}
+
+const RecordField *RecordType::field(const std::string &name) const {
+  for (const RecordField &f : fields_)
+    if (f.name == name)
+      return &f;
+  return nullptr;
+}
+
+namespace {
+int64_t largestPow2Dividing(int64_t n, int64_t cap) {
+  if (n == 0)
+    return cap;
+  int64_t p = 1;
+  while (p < cap && n % (p * 2) == 0)
+    p *= 2;
+  return p;
+}
+} // namespace
+
+int64_t RecordType::baseAlignment() const { return largestPow2Dividing(size_, 16); }
+
+int64_t RecordType::fieldAlignment(int64_t offset, const ScalarType *t) const {
+  return std::min(naturalAlignment(t), largestPow2Dividing(offset, baseAlignment()));
+}
+
+int64_t RecordType::maxAlignment() const {
+  int64_t a = 1;
+  for (const RecordField &f : fields_) {
+    if (const auto *r = dyn_cast<RecordType>(f.type))
+      a = std::max(a, r->maxAlignment());
+    else if (const ScalarType *s = alignmentScalar(f.type))
+      a = std::max(a, naturalAlignment(s));
+  }
+  return a;
+}
+
+int64_t naturalAlignment(const ScalarType *t) {
+  int64_t bytes = t->byteSize();
+  return t->kind() == TypeKind::Complex ? bytes / 2 : bytes;
+}
+
+const ScalarType *alignmentScalar(const Type *fieldType) {
+  if (const auto *s = dyn_cast<ScalarType>(fieldType))
+    return s;
+  if (const auto *n = dyn_cast<NestedArrayType>(fieldType))
+    return n->dtype();
+  return nullptr;
+}
 
 const Type *replaceIntLiterals(const Type *t, const Type *with) {
   if (auto *w = dyn_cast<WeakType>(t); w && w->literalValue())

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ptxjit::ir {
@@ -35,6 +36,8 @@ enum class TypeKind : uint8_t {
   Pointer,     ///< a raw address (Numba's CPointer(dtype) "int32*", or voidptr "void*")
   Extern,      ///< a foreign device function (cuda.declare_device): called by name
   StrLiteral,  ///< a string constant passed to a device function (Numba's Literal[str]): its value
+  Record,      ///< a NumPy structured dtype: named fields at byte offsets (Numba's Record)
+  NestedArray, ///< an array field of a record: a scalar dtype and a fixed shape, C order
 };
 
 /// Memory layout of an array type, in Numba's spelling: C, F or A (any strides).
@@ -107,19 +110,25 @@ private:
   bool hasValue_ = false;
 };
 
+/// The element type of an array: a ScalarType or a RecordType (numba's Array dtypes).
 class ArrayType final : public Type {
 public:
-  const ScalarType *dtype() const { return dtype_; }
+  /// A ScalarType or a RecordType.
+  const Type *dtype() const { return dtype_; }
+  /// The dtype when it is a scalar; null for an array of records.
+  const ScalarType *scalarDtype() const;
+  /// Bytes of one element (records: their itemsize).
+  int64_t itemSize() const;
   int ndim() const { return ndim_; }
   Layout layout() const { return layout_; }
   bool readonly() const { return readonly_; }
   static bool classof(const Type *t) { return t->kind() == TypeKind::Array; }
-  ArrayType(const ScalarType *dtype, int ndim, Layout layout, bool readonly, std::string s)
+  ArrayType(const Type *dtype, int ndim, Layout layout, bool readonly, std::string s)
       : Type(TypeKind::Array, std::move(s)), dtype_(dtype), ndim_(ndim), layout_(layout),
         readonly_(readonly) {}
 
 private:
-  const ScalarType *dtype_;
+  const Type *dtype_;
   int ndim_;
   Layout layout_;
   bool readonly_;
@@ -249,6 +258,85 @@ private:
   const ScalarType *pointee_;
 };
 
+/// An array field of a record (Numba's NestedArray, spelled "nestedarray(float32, (3, 2))"):
+/// `shape` elements of `dtype` in C order, inside the record's bytes. Reading the field gives
+/// a C-contiguous array view of that memory (ArrayType of ndim = shape.size()).
+class NestedArrayType final : public Type {
+public:
+  const ScalarType *dtype() const { return dtype_; }
+  const std::vector<int64_t> &shape() const { return shape_; }
+  /// Bytes of the whole field: the product of the shape times the element size.
+  int64_t byteSize() const;
+  static bool classof(const Type *t) { return t->kind() == TypeKind::NestedArray; }
+  NestedArrayType(const ScalarType *dtype, std::vector<int64_t> shape, std::string s)
+      : Type(TypeKind::NestedArray, std::move(s)), dtype_(dtype), shape_(std::move(shape)) {}
+
+private:
+  const ScalarType *dtype_;
+  std::vector<int64_t> shape_;
+};
+
+/// One field of a record: its name, its type (a ScalarType, a NestedArrayType or a nested
+/// RecordType) and its byte offset from the start of the record.
+struct RecordField {
+  std::string name;
+  const Type *type = nullptr;
+  int64_t offset = 0;
+};
+
+/// A NumPy structured dtype (Numba's Record): fields at byte offsets within `size` bytes, laid
+/// out exactly as NumPy's dtype says (aligned with `align=True`, else packed). Spelled as Numba
+/// spells it, "Record(a[type=float64;offset=0],b[type=int32;offset=8];16;True)" (fields in
+/// offset order), which types::parseRecord reads back. A record value is a reference to
+/// `size` bytes of memory (an element of an array, a kernel argument copied to the device, a
+/// local or shared array's element): field reads and writes go to that memory, as in Numba.
+class RecordType final : public Type {
+public:
+  /// In offset order (then by name), as Numba orders them.
+  const std::vector<RecordField> &fields() const { return fields_; }
+  /// The field called `name`, or null.
+  const RecordField *field(const std::string &name) const;
+  /// NumPy's itemsize.
+  int64_t size() const { return size_; }
+  /// NumPy's isalignedstruct (the dtype was made with align=True).
+  bool aligned() const { return aligned_; }
+  /// A record of a read-only array (constant memory, a read-only host array): its fields
+  /// cannot be written. Spelled "readonly Record(...)"; a distinct type from the writable one.
+  bool readonly() const { return writable_ != this; }
+  /// The same record, writable (this one when it is): the dtype of arrays of it.
+  const RecordType *writable() const { return writable_; }
+  /// The alignment the start of a record in an array of them is known to have: the largest
+  /// power of two dividing its size, at most 16 (array data is at least 16-byte aligned). A
+  /// field is read and written with min(its natural alignment, what this and its offset
+  /// guarantee), so that packed records are accessed correctly on targets that need alignment.
+  int64_t baseAlignment() const;
+  /// The alignment loads and stores of the field at `offset` with scalar memory `t` use.
+  int64_t fieldAlignment(int64_t offset, const ScalarType *t) const;
+  /// The largest natural alignment of any scalar inside it (NumPy's dtype.alignment for an
+  /// aligned struct): the alignment a local or shared array of these records gets.
+  int64_t maxAlignment() const;
+  static bool classof(const Type *t) { return t->kind() == TypeKind::Record; }
+  /// `writable`: the writable record this is the read-only form of; null for a writable one.
+  RecordType(std::vector<RecordField> fields, int64_t size, bool aligned, std::string s,
+             const RecordType *writable = nullptr)
+      : Type(TypeKind::Record, std::move(s)), fields_(std::move(fields)), size_(size),
+        aligned_(aligned), writable_(writable ? writable : this) {}
+
+private:
+  std::vector<RecordField> fields_;
+  int64_t size_;
+  bool aligned_;
+  const RecordType *writable_;
+};
+
+/// The natural (ABI) alignment of a value of scalar type `t` in memory: its size, complex
+/// numbers that of one part (bool: 1).
+int64_t naturalAlignment(const ScalarType *t);
+
+/// The scalar of a record field's memory for alignment purposes: the scalar itself, a nested
+/// array's element type; null for a nested record.
+const ScalarType *alignmentScalar(const Type *fieldType);
+
 // ---- Factories (interned, thread-safe) ----
 namespace types {
 const Type *void_();
@@ -279,7 +367,24 @@ const WeakType *weakComplex();
 /// The int literal type carrying `value` ("Literal[int](32)"), interned per value.
 const WeakType *intLiteral(int64_t value);
 /// ndim in 1..3 for kernel arguments; views made inside kernels may have other ndims (>= 0).
-const ArrayType *array(const ScalarType *dtype, int ndim, Layout layout, bool readonly = false);
+/// `dtype` is a ScalarType or a RecordType.
+const ArrayType *array(const Type *dtype, int ndim, Layout layout, bool readonly = false);
+/// A record of `fields` (any order: they are sorted by offset, then name) in `size` bytes.
+/// Throws std::invalid_argument naming the problem when a field is malformed: an empty or
+/// duplicate name, a name with one of the characters "[],;=()'\"" that the spelling cannot
+/// carry, a type other than a scalar, nested array or record, or bytes outside `size`.
+const RecordType *record(std::vector<RecordField> fields, int64_t size, bool aligned);
+/// The read-only form of record `r` (r itself when it is read-only).
+const RecordType *readonlyRecord(const RecordType *r);
+/// A nested array field type: `shape` (at least one dimension, each >= 0) of `dtype`.
+const NestedArrayType *nestedArray(const ScalarType *dtype, std::vector<int64_t> shape);
+/// An array element type from its name: a scalar name (scalarByName) or a record's spelling
+/// ("Record(...)"); null when it is neither (a malformed record spelling included).
+const Type *dtypeByName(const std::string &name);
+/// Reads a record or nested array spelling ("Record(...)" / "nestedarray(...)", as str() writes
+/// them) starting at `text[pos]`, advancing `pos` past it. Throws std::invalid_argument naming
+/// what was expected where. Both IR text and signature parsing read records through this.
+const Type *parseRecordSpelling(std::string_view text, size_t &pos);
 const TupleType *tuple(const std::vector<const Type *> &elems);
 /// A pointer to `pointee` ("int32*"), or void* when `pointee` is null.
 const PointerType *pointer(const ScalarType *pointee);

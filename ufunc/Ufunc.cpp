@@ -33,7 +33,7 @@ const ScalarType *elementOf(const ir::Type *t) {
   if (const auto *st = ir::dyn_cast<ScalarType>(t))
     return st;
   if (const auto *at = ir::dyn_cast<ir::ArrayType>(t))
-    return at->dtype();
+    return at->scalarDtype(); // null for records, which ufunc loops do not take
   return nullptr;
 }
 

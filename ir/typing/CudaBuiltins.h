@@ -71,9 +71,10 @@ std::optional<std::vector<int64_t>> constantShape(const Instr *i, const Function
 /// otherwise.
 const Type *constantIntsType(const Instr *i, const Function &fn);
 
-/// The scalar type a dtype argument names: a NumPy or ptxjit type (numpy.float32, float32), or
-/// a string ("float32", "f4"); null otherwise.
-const ScalarType *constantDtype(const Instr *i);
+/// The element type a dtype argument names: a NumPy or ptxjit type (numpy.float32, float32), a
+/// string ("float32", "f4"), or a record type (a structured numpy.dtype, a record array's
+/// `.dtype`, ptxjit.types.Record), whose symbol is "numpy.Record(...)"; null otherwise.
+const Type *constantDtype(const Instr *i);
 
 /// The arguments of call `i` bound to parameters `names` in order (positional first, then
 /// keywords by name); a missing one is null. Returns false (with `why` set) for too many

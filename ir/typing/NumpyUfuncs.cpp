@@ -203,6 +203,8 @@ UfuncCall resolveUfuncCall(const NumpyUfunc &u, const std::vector<const Type *> 
       return refuse("the output must be an array, not " + args[out]->str());
     if (outType->readonly())
       return refuse("the output array " + outType->str() + " is read-only");
+    if (!outType->scalarDtype())
+      return refuse("the output array " + outType->str() + " holds records, not numbers");
   }
   std::vector<InputType> inputs;
   bool anyArray = false;
@@ -214,7 +216,10 @@ UfuncCall resolveUfuncCall(const NumpyUfunc &u, const std::vector<const Type *> 
         return refuse("input " + std::to_string(k) + " has " + std::to_string(a->ndim()) +
                       " dimensions, more than the output array's " +
                       std::to_string(outType->ndim()) + ": it cannot broadcast onto the output");
-      inputs.push_back(a->dtype());
+      if (!a->scalarDtype())
+        return refuse("input " + std::to_string(k) + " is " + t->str() +
+                      ", an array of records, not of numbers");
+      inputs.push_back(a->scalarDtype());
     } else if (t->isScalarNumber()) {
       inputs.push_back(t);
     } else {
@@ -242,7 +247,7 @@ UfuncCall resolveUfuncCall(const NumpyUfunc &u, const std::vector<const Type *> 
   std::vector<InputType> loopInputs(concrete.begin(), concrete.end());
   std::vector<const ScalarType *> outputs;
   if (outType)
-    outputs.push_back(outType->dtype());
+    outputs.push_back(outType->scalarDtype());
   LoopMatch m = resolveLoop(loopInputs, u.loops, outputs, Casting::SameKind);
   if (m.loop < 0) {
     if (m.outputRefused)

@@ -21,6 +21,12 @@ const Type *unifyTypes(const Type *a, const Type *b) {
     Layout l = x->layout() == y->layout() ? x->layout() : Layout::A;
     return types::array(x->dtype(), x->ndim(), l, x->readonly() || y->readonly());
   }
+  if (auto *x = dyn_cast<RecordType>(a)) { // a read-only and a writable record: read-only
+    auto *y = dyn_cast<RecordType>(b);
+    if (!y || x->writable() != y->writable())
+      return nullptr;
+    return types::readonlyRecord(x);
+  }
   if (auto *x = dyn_cast<TupleType>(a)) {
     auto *y = dyn_cast<TupleType>(b);
     if (!y || x->size() != y->size())
@@ -201,6 +207,8 @@ const Type *Typer::typeInstr(Instr *i) {
     return typeGetItem(cast<GetItemInstr>(i));
   case Opcode::SetItem:
     return typeSetItem(cast<SetItemInstr>(i));
+  case Opcode::SetAttr:
+    return typeSetAttr(cast<SetAttrInstr>(i));
   case Opcode::Call:
     return typeCall(cast<CallInstr>(i));
   case Opcode::BuildTuple: {

@@ -32,6 +32,11 @@ public:
 /// Throws CompileError (kind Typing or Unsupported) naming the types and the location.
 void inferTypes(Function &fn, const std::vector<const Type *> &argTypes, CallResolver *resolver);
 
+/// The field of record `r` that constant index `index` selects in `r[index]`: a string names
+/// it, an int counts the fields in offset order; null when `index` is not a constant string or
+/// int, or selects no field. Typing (which reports the errors) and codegen share it.
+const RecordField *selectedRecordField(const RecordType *r, const Instr *index);
+
 /// A parsed signature: `void(float32, float32[:])` or an argument tuple `(float32[:], int64)`
 /// (returnType null then).
 struct Signature {

@@ -144,7 +144,7 @@ const Type *constantIntsType(const Instr *i, const Function &fn) {
   return types::tuple(elems);
 }
 
-const ScalarType *constantDtype(const Instr *i) {
+const Type *constantDtype(const Instr *i) {
   if (!i)
     return nullptr;
   const ConstValue *str = nullptr;
@@ -154,11 +154,12 @@ const ScalarType *constantDtype(const Instr *i) {
     str = &g->value.constant;
   if (str)
     return str->kind == ConstValue::Kind::String ? types::scalarByName(str->s) : nullptr;
-  // numpy.float32, np.float32, a ptxjit/numba type object: the symbol "numpy.<name>".
+  // numpy.float32, np.float32, a ptxjit/numba type object, a structured numpy.dtype or a
+  // record array's `.dtype`: the symbol "numpy.<name>" ("numpy.Record(...)" for records).
   if (auto *sym = i->type ? dyn_cast<SymbolType>(i->type) : nullptr) {
     const std::string prefix = "numpy.";
     if (sym->path().rfind(prefix, 0) == 0)
-      return types::scalarByName(sym->path().substr(prefix.size()));
+      return types::dtypeByName(sym->path().substr(prefix.size()));
   }
   return nullptr;
 }
@@ -231,7 +232,7 @@ const Type *cudaAttrType(BuiltinId id) {
 
 const Type *globalArrayType(const GlobalInstr *i, const std::string &file) {
   const GlobalValue &g = i->value;
-  const ScalarType *dt = types::scalarByName(g.dtype);
+  const Type *dt = types::dtypeByName(g.dtype);
   if (!dt || g.shape.empty() || !g.bytes)
     raiseDiag(DiagCode::UnsupportedGlobal, file, i->loc,
               {i->name, "numpy array of dtype " + g.dtype + " and " +
@@ -290,12 +291,12 @@ const Type *cudaCallType(const Function &fn, CallInstr *i, const CudaBuiltinInfo
                  "an int or a tuple of ints written as literals, module globals or closure "
                  "constants; got a value of type " +
                      bound[0]->type->str()});
-    const ScalarType *dt = constantDtype(bound[1]);
+    const Type *dt = constantDtype(bound[1]);
     if (!dt)
       raiseDiag(DiagCode::ConstantRequired, file, i->loc,
                 {name, "the dtype",
-                 "a NumPy or ptxjit scalar type such as numpy.float32, or a string such as "
-                 "'float32'; got " +
+                 "a NumPy or ptxjit scalar type such as numpy.float32, a string such as "
+                 "'float32' or a structured numpy.dtype (a record type); got " +
                      bound[1]->type->str()});
     if (shape->empty())
       bad("the shape must have at least one dimension");
@@ -406,8 +407,9 @@ const Type *cudaCallType(const Function &fn, CallInstr *i, const CudaBuiltinInfo
     if (arr->readonly())
       raiseDiag(DiagCode::ReadonlyArray, file, i->loc, {arr->str() + " (atomics write)"});
     std::string supported;
-    bool ok = isCas ? atomicSupports(AtomicOp::And, arr->dtype(), supported)
-                    : atomicSupports(static_cast<AtomicOp>(info.variant), arr->dtype(), supported);
+    const ScalarType *dt = arr->scalarDtype(); // null for records: no atomics on whole records
+    bool ok = isCas ? atomicSupports(AtomicOp::And, dt, supported)
+                    : atomicSupports(static_cast<AtomicOp>(info.variant), dt, supported);
     if (!ok)
       raiseDiag(DiagCode::UnsupportedDtype, file, i->loc,
                 {name, "an array of " + arr->dtype()->str(), supported});

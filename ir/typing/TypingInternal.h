@@ -1,8 +1,8 @@
 // Internal to the typing implementation (ir/typing/: Typing.cpp the driver and unification,
 // TypingOps.cpp operators and memory, TypingCalls.cpp calls, TypingBuiltins.cpp Python builtins,
 // TypingMath.cpp math and NumPy functions, TypingCuda.cpp the cuda module, TypingIter.cpp
-// iteration): the per-function inference state and the rules for each instruction. Not for
-// other layers.
+// iteration, TypingRecords.cpp records): the per-function inference state and the rules for each
+// instruction. Not for other layers.
 #pragma once
 
 #include "ir/typing/CudaBuiltins.h"
@@ -58,6 +58,14 @@ const Type *cudaAttrType(BuiltinId id);
 /// array); raises UnsupportedGlobal for unsupported dtypes or arrays over 64 KiB (TypingCuda.cpp).
 const Type *globalArrayType(const GlobalInstr *i, const std::string &file);
 
+/// The text of a constant string operand (a literal or a frozen global), or null.
+const std::string *constantString(const Instr *i);
+
+/// The type a read of a record field of type `fieldType` gives: the field's scalar or record
+/// type, or for a nested array a C-contiguous array view of it; read-only ones for a field of
+/// a read-only record (TypingRecords.cpp).
+const Type *recordFieldValueType(const Type *fieldType, bool readonly);
+
 /// The inference state of one function specialization.
 class Typer {
 public:
@@ -85,6 +93,23 @@ private:
   const Type *typeGetAttr(GetAttrInstr *i);
   const Type *typeGetItem(GetItemInstr *i);
   const Type *typeSetItem(SetItemInstr *i);
+
+  // ---- records (TypingRecords.cpp) ----
+  const Type *typeSetAttr(SetAttrInstr *i);
+  /// Field `name` of `r`: NoRecordField when it has none, UnalignedRecordField (Numba's
+  /// check) when its offset does not suit its scalars' alignment.
+  const RecordField &recordField(Instr *at, const RecordType *r, const std::string &name);
+  /// The field a constant index selects in `r[index]`: a string names it, an int counts the
+  /// fields in offset order; null when `index` is not a constant string or int.
+  const RecordField *recordKey(Instr *at, const RecordType *r, const Instr *index);
+  /// Fails with SetItemTypes (naming `container`[`index`]) unless a value of type `v` can be
+  /// stored into memory of type `target` (a field's scalar, nested array or record type, or an
+  /// array's record dtype).
+  void checkRecordStore(Instr *at, const Type *target, const Type *v, const std::string &container,
+                        const std::string &index);
+  /// The type of `arr.name` / `arr['name']` for an array of records: a strided view of that
+  /// field in every element (nested array fields add their dimensions).
+  const Type *recordArrayField(Instr *at, const ArrayType *arr, const std::string &name);
   /// The element type of `arr` indexed by `index` (an integer, a slice or a tuple of them),
   /// or the array view type it selects (IndexTypes when the index does not fit).
   const Type *arrayIndex(Instr *at, const ArrayType *arr, const Type *index);

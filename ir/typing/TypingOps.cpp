@@ -276,7 +276,11 @@ const Type *Typer::typeGetAttr(GetAttrInstr *i) {
     }
     if (attr == "dtype") // compile-time: the NumPy type, e.g. cuda.local.array(n, a.dtype)
       return types::symbol("numpy." + arr->dtype()->str());
+    if (isa<RecordType>(arr->dtype()))
+      return recordArrayField(i, arr, attr);
   }
+  if (auto *r = dyn_cast<RecordType>(t))
+    return recordFieldValueType(recordField(i, r, attr).type, r->readonly());
   BuiltinId numberBuiltin = BuiltinId::None;
   if (const Type *r = numberAttrType(t, attr, numberBuiltin)) {
     i->builtin = numberBuiltin; // z.real, z.imag, z.conjugate (see TypingMath.cpp)
@@ -316,7 +320,7 @@ const Type *Typer::arrayIndex(Instr *at, const ArrayType *arr, const Type *index
   else
     comps.push_back(index);
   int ints = 0;
-  bool ok = !comps.empty();
+  bool ok = !comps.empty() || arr->ndim() == 0; // a[()] of a 0-d array: its element
   for (const Type *c : comps) {
     if (isIntLike(c))
       ++ints;
@@ -330,8 +334,11 @@ const Type *Typer::arrayIndex(Instr *at, const ArrayType *arr, const Type *index
                           "-d array)"});
   if (!ok)
     fail(DiagCode::IndexTypes, at, {arr->str(), index->str()});
-  if (ints == nd)
+  if (ints == nd) {
+    if (auto *r = dyn_cast<RecordType>(arr->dtype()); r && arr->readonly())
+      return types::readonlyRecord(r); // its fields cannot be written either
     return arr->dtype();
+  }
   // The view's layout, by Numba's rules: a C array stays C when the components keep it
   // contiguous; an F array only when every dimension is indexed and the components, read
   // from the innermost (last) dimension, keep it contiguous. Anything else may be strided.
@@ -396,8 +403,19 @@ const Type *Typer::pointerElement(Instr *at, const PointerType *ptr, const Type 
 const Type *Typer::typeGetItem(GetItemInstr *i) {
   const Type *c = i->operand(0)->type;
   const Type *x = i->operand(1)->type;
-  if (auto *arr = dyn_cast<ArrayType>(c))
+  if (auto *arr = dyn_cast<ArrayType>(c)) {
+    if (const std::string *name = constantString(i->operand(1));
+        name && isa<RecordType>(arr->dtype()))
+      return recordArrayField(i, arr, *name);
     return arrayIndex(i, arr, x);
+  }
+  if (auto *r = dyn_cast<RecordType>(c)) {
+    if (const RecordField *f = recordKey(i, r, i->operand(1)))
+      return recordFieldValueType(f->type, r->readonly());
+    fail(DiagCode::IndexTypes, i,
+         {c->str(), x->str() + " (a record's field is selected by a "
+                               "constant name or position)"});
+  }
   if (auto *ptr = dyn_cast<PointerType>(c))
     return pointerElement(i, ptr, x);
   if (auto *tup = dyn_cast<TupleType>(c)) {
@@ -425,17 +443,37 @@ const Type *Typer::typeSetItem(SetItemInstr *i) {
       fail(DiagCode::SetItemTypes, i, {c->str(), x->str(), v->str()});
     return types::void_();
   }
+  if (auto *r = dyn_cast<RecordType>(c)) {
+    const RecordField *f = recordKey(i, r, i->operand(1));
+    if (!f)
+      fail(DiagCode::IndexTypes, i,
+           {c->str(), x->str() + " (a record's field is selected by a "
+                                 "constant name or position)"});
+    if (r->readonly())
+      fail(DiagCode::ReadonlyArray, i, {c->str() + " (an element of a read-only array)"});
+    checkRecordStore(i, f->type, v, c->str(), "'" + f->name + "'");
+    return types::void_();
+  }
   auto *arr = dyn_cast<ArrayType>(c);
   if (!arr)
     fail(DiagCode::SetItemTypes, i, {c->str(), x->str(), v->str()});
   if (arr->readonly())
     fail(DiagCode::ReadonlyArray, i, {c->str()});
+  if (isa<RecordType>(arr->dtype())) {
+    // One element: a record of the same dtype, copied. Views of records are not assignable.
+    const Type *target = arrayIndex(i, arr, x);
+    if (isa<ArrayType>(target))
+      fail(DiagCode::UnsupportedConstruct, i,
+           {"assigning to a view of an array of records (assign its elements one by one)"});
+    checkRecordStore(i, target, v, c->str(), x->str());
+    return types::void_();
+  }
   bool ok = v->isScalarNumber();
   if (auto *view = dyn_cast<ArrayType>(arrayIndex(i, arr, x))) {
     // Assigning to a whole view: a scalar is broadcast into it; an array of no more
     // dimensions is copied with NumPy's broadcasting of its leading and size-1 dimensions.
     if (auto *src = dyn_cast<ArrayType>(v)) {
-      ok = src->ndim() <= view->ndim();
+      ok = src->scalarDtype() && src->ndim() <= view->ndim();
       v = src->dtype();
     }
   }

@@ -435,6 +435,10 @@ def to_device(obj, stream=0, copy=True, to=None):
         return to
     if isinstance(obj, _lib().DeviceNDArray):
         return obj
+    import numpy as np
+
+    if isinstance(obj, np.void) and obj.dtype.names is not None:
+        return _lib().to_device(obj, stream, bool(copy))  # a device record (numba's DeviceRecord)
     return _lib().to_device(_as_host_array(obj), stream, bool(copy))
 
 

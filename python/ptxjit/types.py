@@ -10,7 +10,7 @@ it like the NumPy scalar type of the same name.
 __all__ = [
     "Type", "Scalar", "Number", "Integer", "Float", "Complex", "Boolean", "NoneType", "Array",
     "BaseTuple", "UniTuple", "Tuple", "Signature", "as_type", "as_signature",
-    "CPointer", "RawPointer", "voidptr", "IntegerLiteral",
+    "CPointer", "RawPointer", "voidptr", "IntegerLiteral", "Record", "NestedArray", "from_dtype",
     "void", "none", "boolean", "bool_", "b1",
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "intp", "uintp", "intc", "uintc", "byte",
@@ -106,24 +106,7 @@ class Scalar(Type):
         return self.kind == "i"
 
     def __getitem__(self, item):
-        dims = item if isinstance(item, tuple) else (item,)
-        if not 1 <= len(dims) <= 3 or not all(isinstance(d, slice) for d in dims):
-            raise TypeError(f"{self.name}[...] takes 1 to 3 slices (':' or '::1'), got {item!r}")
-        for d in dims:
-            if d.start is not None or d.stop is not None or d.step not in (None, 1):
-                raise TypeError(f"only ':' and '::1' are allowed in array types, got {d!r}")
-        steps = [d.step for d in dims]
-        if steps.count(1) > 1:
-            raise TypeError("at most one dimension may be marked contiguous ('::1')")
-        if steps[-1] == 1:
-            layout = "C"
-        elif steps[0] == 1 and len(dims) > 1:
-            layout = "F"
-        elif 1 in steps:
-            raise TypeError("'::1' must mark the first or the last dimension")
-        else:
-            layout = "A"
-        return Array(self, len(dims), layout)
+        return _array_of(self, item)
 
     def __call__(self, *args):
         if len(args) == 1 and not isinstance(args[0], Type):
@@ -142,6 +125,140 @@ class Scalar(Type):
         return np.dtype(self.name)
 
 
+def _array_of(dtype, item):
+    """``dtype[:]``, ``dtype[:, ::1]``, ...: the array type the slices describe."""
+    dims = item if isinstance(item, tuple) else (item,)
+    if not 1 <= len(dims) <= 3 or not all(isinstance(d, slice) for d in dims):
+        raise TypeError(f"{dtype.name}[...] takes 1 to 3 slices (':' or '::1'), got {item!r}")
+    for d in dims:
+        if d.start is not None or d.stop is not None or d.step not in (None, 1):
+            raise TypeError(f"only ':' and '::1' are allowed in array types, got {d!r}")
+    steps = [d.step for d in dims]
+    if steps.count(1) > 1:
+        raise TypeError("at most one dimension may be marked contiguous ('::1')")
+    if steps[-1] == 1:
+        layout = "C"
+    elif steps[0] == 1 and len(dims) > 1:
+        layout = "F"
+    elif 1 in steps:
+        raise TypeError("'::1' must mark the first or the last dimension")
+    else:
+        layout = "A"
+    return Array(dtype, len(dims), layout)
+
+
+class NestedArray(Type):
+    """Numba's ``NestedArray``: an array field of a record, ``shape`` elements of a scalar
+    ``dtype`` in C order (``('j', 'f4', (3, 2))``). Reading the field in a kernel gives an array
+    view of the record's bytes."""
+
+    __slots__ = ("dtype", "shape")
+
+    def __init__(self, dtype, shape):
+        dtype = _SCALARS.get(dtype) if isinstance(dtype, str) else as_type(dtype)
+        if not isinstance(dtype, Scalar) or isinstance(dtype, IntegerLiteral):
+            raise TypeError(f"a nested array's elements must be scalars, not {dtype!r}")
+        shape = tuple(int(d) for d in shape)
+        if not shape or any(d < 0 for d in shape):
+            raise ValueError(f"a nested array needs dimensions >= 0, got {shape!r}")
+        super().__init__(f"nestedarray({dtype.name}, {shape!r})")
+        self.dtype = dtype
+        self.shape = shape
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+
+class Record(Type):
+    """Numba's ``Record``: a NumPy structured dtype, its fields at byte offsets within ``size``
+    bytes. ``Record(fields, size, aligned)`` takes Numba's arguments: ``fields`` a list of
+    ``(name, {"type": t, "offset": n})``; usually it comes from :func:`from_dtype`. Printed as
+    Numba prints it (``Record(a[type=float64;offset=0],b[type=int32;offset=8];16;True)``);
+    ``rec[:]`` is the type of a 1-d array of these records, ``void(rec[:])`` a signature. As a
+    global in a kernel it names the dtype (``cuda.local.array(4, rec)``)."""
+
+    __slots__ = ("fields", "size", "aligned", "_ptxjit_symbol")
+
+    def __init__(self, fields, size, aligned):
+        norm = []
+        for name, info in fields:
+            t = info["type"] if isinstance(info, dict) else info[0]
+            offset = info["offset"] if isinstance(info, dict) else info[1]
+            t = _SCALARS.get(t) if isinstance(t, str) else as_type(t)
+            if not isinstance(t, (Scalar, NestedArray, Record)) or isinstance(t, IntegerLiteral):
+                raise TypeError(f"record field {name!r} has type {t!r}: fields are scalars, "
+                                f"nested arrays or records")
+            norm.append((str(name), t, int(offset)))
+        norm.sort(key=lambda f: (f[2], f[0]))
+        desc = ",".join(f"{n}[type={t.name};offset={o}]" for n, t, o in norm)
+        super().__init__(f"Record({desc};{int(size)};{bool(aligned)})")
+        self.fields = {n: (t, o) for n, t, o in norm}
+        self.size = int(size)
+        self.aligned = bool(aligned)
+        self._ptxjit_symbol = "numpy." + self.name
+
+    @property
+    def _sig_text(self):
+        return self.name
+
+    def __getitem__(self, item):
+        return _array_of(self, item)
+
+    def __len__(self):
+        return len(self.fields)
+
+    def offset(self, key):
+        """The byte offset of field ``key``."""
+        return self.fields[key][1]
+
+    def typeof(self, key):
+        """The type of field ``key``."""
+        return self.fields[key][0]
+
+    @property
+    def dtype(self):
+        """The NumPy structured dtype of this record."""
+        import numpy as np
+
+        def np_of(t):
+            if isinstance(t, Record):
+                return t.dtype
+            if isinstance(t, NestedArray):
+                return np.dtype((np.dtype(t.dtype.name), t.shape))
+            return np.dtype(t.name)
+
+        names = list(self.fields)
+        return np.dtype({"names": names, "formats": [np_of(self.fields[n][0]) for n in names],
+                         "offsets": [self.fields[n][1] for n in names], "itemsize": self.size,
+                         "aligned": self.aligned})
+
+
+def from_dtype(dtype):
+    """The ptxjit type of NumPy dtype ``dtype`` (anything ``numpy.dtype()`` accepts), as
+    ``numba.from_dtype``: a scalar type, or a :class:`Record` for a structured dtype (nested
+    records and array fields included)."""
+    import numpy as np
+
+    dtype = np.dtype(dtype)
+    if dtype.names is None:
+        if dtype.subdtype is not None:
+            raise TypeError(f"a subarray dtype {dtype} is only a record field's type")
+        if dtype.byteorder == ">" or dtype.name not in _SCALARS:
+            raise TypeError(f"dtype {dtype} has no ptxjit type")
+        return _SCALARS[dtype.name]
+    fields = []
+    for name in dtype.names:
+        sub, offset = dtype.fields[name][:2]
+        if sub.subdtype is not None:
+            base, shape = sub.subdtype
+            t = NestedArray(from_dtype(base), shape)
+        else:
+            t = from_dtype(sub)
+        fields.append((name, {"type": t, "offset": offset}))
+    return Record(fields, dtype.itemsize, dtype.isalignedstruct)
+
+
 class Array(Type):
     """An array type: dtype, number of dimensions, layout ('C', 'F' or 'A')."""
 
@@ -154,8 +271,8 @@ class Array(Type):
             dtype = _SCALARS[dtype]
         else:
             dtype = as_type(dtype)
-        if not isinstance(dtype, Scalar):
-            raise TypeError(f"array elements must be scalars, not {dtype!r}")
+        if not isinstance(dtype, (Scalar, Record)):
+            raise TypeError(f"array elements must be scalars or records, not {dtype!r}")
         if not isinstance(ndim, int) or ndim < 0:
             raise ValueError(f"ndim must be a non-negative int, not {ndim!r}")
         if layout not in ("C", "F", "A"):
@@ -365,16 +482,23 @@ _SCALARS = {t.name: t for t in (boolean, int8, int16, int32, int64, uint8, uint1
 def from_description(desc):
     """The type object for the compiler's description of a type.
 
-    Descriptions are tuples: ``("scalar", "float32")``, ``("array", "float32", ndim, layout,
-    readonly)``, ``("tuple", [descriptions...])``, ``("pointer", "int32")`` (``None`` for void*),
-    ``("none",)``; anything else is
-    ``("other", "spelling")``.
+    Descriptions are tuples: ``("scalar", "float32")``, ``("array", dtype, ndim, layout,
+    readonly)`` (dtype a scalar name or a record's description), ``("record", [(name,
+    description, offset)...], size, aligned)``, ``("nestedarray", "float32", shape)``,
+    ``("tuple", [descriptions...])``, ``("pointer", "int32")`` (``None`` for void*),
+    ``("none",)``; anything else is ``("other", "spelling")``.
     """
     tag = desc[0]
     if tag == "scalar":
         return _SCALARS[desc[1]]
     if tag == "array":
-        return Array(_SCALARS[desc[1]], desc[2], desc[3], bool(desc[4]))
+        dtype = _SCALARS[desc[1]] if isinstance(desc[1], str) else from_description(desc[1])
+        return Array(dtype, desc[2], desc[3], bool(desc[4]))
+    if tag == "record":
+        return Record([(n, {"type": from_description(d), "offset": o}) for n, d, o in desc[1]],
+                      desc[2], desc[3])
+    if tag == "nestedarray":
+        return NestedArray(_SCALARS[desc[1]], desc[2])
     if tag == "tuple":
         return Tuple(from_description(d) for d in desc[1])
     if tag == "none":
@@ -397,7 +521,7 @@ def as_type(obj):
     """The ptxjit type object for ``obj``: a ptxjit type (returned as is), or one of Numba's type
     objects (``numba.float32``, ``numba.types.Array(numba.float32, 2, 'C')``, a UniTuple or
     Tuple of those, ``numba.types.none``, an IntegerLiteral (its literal type), a CPointer,
-    ``numba.types.voidptr``), mapped by structure. Raises
+    ``numba.types.voidptr``, a Record and its NestedArray fields), mapped by structure. Raises
     TypeError for anything else, naming it."""
     if isinstance(type(obj), _TypeClass):  # a ptxjit type (not via __instancecheck__)
         return obj
@@ -405,6 +529,11 @@ def as_type(obj):
         raise TypeError(f"expected a type, got {obj!r} ({type(obj).__name__})")
     cls = type(obj).__name__
     name = str(getattr(obj, "name", ""))
+    if cls == "NestedArray" and hasattr(obj, "shape"):
+        return NestedArray(as_type(obj.dtype), tuple(obj.shape))
+    if cls == "Record" and hasattr(obj, "fields") and hasattr(obj, "size"):
+        return Record([(n, {"type": as_type(f.type), "offset": f.offset})
+                       for n, f in obj.fields.items()], obj.size, obj.aligned)
     if cls in ("Array",) and hasattr(obj, "ndim") and hasattr(obj, "layout"):
         return Array(as_type(obj.dtype), int(obj.ndim), str(obj.layout),
                      readonly=not getattr(obj, "mutable", True))

@@ -84,3 +84,12 @@ TEST(PackingPlan, RejectsNonArgumentTypes) {
   EXPECT_THROW(buildPackingPlan({t::range()}), ir::CompileError);
   EXPECT_THROW(buildPackingPlan({t::symbol("math")}), ir::CompileError);
 }
+
+TEST(PackingPlan, RecordsArePassedByAddressAndArraysOfThemAsArrays) {
+  const ir::RecordType *r = t::record({{"a", t::float64(), 0}, {"b", t::int32(), 8}}, 16, true);
+  PackingPlan p = buildPackingPlan({r, t::array(r, 1, ir::Layout::C)});
+  ASSERT_EQ(p.leaves.size(), 2u);
+  EXPECT_EQ(p.leaves[0].type, r);
+  EXPECT_EQ(p.str(), "ptr@0 <- leaf0.data; ptr@8 <- leaf1.data; int64@16 <- leaf1.shape[0]; "
+                     "int64@24 <- leaf1.strides[0]");
+}

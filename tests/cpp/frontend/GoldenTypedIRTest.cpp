@@ -81,6 +81,10 @@ const std::vector<Sample> &samples() {
       {"numpy_types", ir::FunctionKind::Kernel, {vec(float64()), vec(float32())}},
       // It returns a value: typed as a device function, with a Python int argument (weak).
       {"for_iter_probe", ir::FunctionKind::Device, {weakInt()}},
+      // `x.flag = 1`: a record's field (a packed record with an int16 and a float32 field).
+      {"attribute_store",
+       ir::FunctionKind::Kernel,
+       {record({{"flag", int16(), 0}, {"y", float32(), 2}}, 6, false), vec(int64())}},
   };
   return table;
 }
