@@ -44,6 +44,7 @@ const ir::ScalarType *dtypeType(DType d) {
     return t::complex64();
   case DType::Complex128:
     return t::complex128();
+  case DType::Record: // a record array's type comes from its dtype's fields, not from here
   case DType::Invalid:
     break;
   }
@@ -203,6 +204,7 @@ bool checkRawScalar(py::handle type, DType d) {
     return static_cast<const float *>(p)[0] == 3.0f && static_cast<const float *>(p)[1] == 0.0f;
   case DType::Complex128:
     return static_cast<const double *>(p)[0] == 3.0 && static_cast<const double *>(p)[1] == 0.0;
+  case DType::Record: // no NumPy scalar type constructs a record from 3
   case DType::Invalid:
     break;
   }
