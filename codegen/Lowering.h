@@ -201,6 +201,10 @@ private:
   /// l <cmp> r for two values of scalar type `t` (Lt..Ne only).
   llvm::Value *compareScalars(ir::CmpOp cmp, llvm::Value *l, llvm::Value *r,
                               const ir::ScalarType *t, ir::SourceLoc at);
+  /// l <cmp> r for scalar values of types lt and rt with Python's meaning: a signed and an
+  /// unsigned integer compare exactly; other pairs in comparisonType.
+  llvm::Value *compareNumbers(ir::CmpOp cmp, llvm::Value *l, const ir::Type *lt, llvm::Value *r,
+                              const ir::Type *rt, ir::SourceLoc at);
   /// bool(v) for v of type t, as i1.
   llvm::Value *truth(llvm::Value *v, const ir::Type *t, ir::SourceLoc at);
   /// The common type for comparing values of types a and b (NumPy promotion).

@@ -1,0 +1,165 @@
+"""No undefined behaviour reachable from Python source (docs/reliability.md): float → int
+conversions saturate, signed/unsigned comparisons are exact, shifts and integer division are
+defined for every operand; plus the error messages and resource checks of issue 19."""
+import math
+
+import numpy as np
+import pytest
+
+from ptxjit import cuda, errors, types
+
+T = 1.0
+DT = 0.0
+
+
+@cuda.jit
+def float_to_int_edges(out):
+    steps = int(T / DT)  # inf: known at compile time
+    out[0] = steps
+    out[1] = math.floor(math.inf)
+    out[2] = math.ceil(-math.inf)
+    out[3] = int(math.nan)
+    out[4] = 7 if np.int32(1e10) > 0 else 8  # a branch on a folded out-of-range conversion
+    out[5] = np.int8(1e10)
+    out[6] = np.int8(-1e10)
+    out[7] = np.uint8(-3.0)
+    out[8] = np.uint16(70000.5)
+    out[9] = np.int32(-2.75)
+
+
+def test_float_to_int_saturates_at_compile_time(backend):
+    out = np.zeros(10, np.int64)
+    float_to_int_edges[1, 1](out)
+    assert out.tolist() == [2**63 - 1, 2**63 - 1, -2**63, 0, 7, 127, -128, 0, 65535, -2]
+
+
+@cuda.jit
+def convert_runtime(x, i8, i32, i64, u8, u64):
+    i = cuda.grid(1)
+    if i < x.size:
+        i8[i] = np.int8(x[i])
+        i32[i] = np.int32(x[i])
+        i64[i] = int(x[i])
+        u8[i] = np.uint8(x[i])
+        u64[i] = np.uint64(x[i])
+
+
+def test_float_to_int_saturates_at_run_time(backend):
+    x = np.array([np.nan, np.inf, -np.inf, 1e30, -1e30, 300.7, -300.7, -0.9, 2.0**63, 127.9])
+    outs = [np.zeros(x.size, t) for t in (np.int8, np.int32, np.int64, np.uint8, np.uint64)]
+    convert_runtime[1, 16](x, *outs)
+
+    def sat(v, dt):
+        info = np.iinfo(dt)
+        if math.isnan(v):
+            return 0
+        return int(min(max(math.trunc(v) if math.isfinite(v) else v, info.min), info.max))
+
+    for out, dt in zip(outs, (np.int8, np.int32, np.int64, np.uint8, np.uint64)):
+        assert out.tolist() == [sat(v, dt) for v in x], dt
+
+
+def test_float_to_int_into_an_array_and_a_parameter(backend):
+    @cuda.jit("void(int16[:], float64[:], int16)")
+    def store(out, x, n):
+        out[0] = x[0]
+        out[1] = x[1]
+        out[2] = n
+
+    out = np.zeros(3, np.int16)
+    store[1, 1](out, np.array([1e9, np.nan]), 1e9)  # the argument converts on the host
+    assert out.tolist() == [32767, 0, 32767]
+
+
+def test_cuda_conversions_are_single_cvt_instructions():
+    def k(x, y, o8, o32, o64, ou64, ou16):
+        i = cuda.grid(1)
+        o8[i] = np.int8(x[i])
+        o32[i] = np.int32(y[i])
+        o64[i] = int(x[i])
+        ou64[i] = np.uint64(x[i])
+        ou16[i] = np.uint16(y[i])
+
+    sig = (types.float64[:], types.float32[:], types.int8[:], types.int32[:], types.int64[:],
+           types.uint64[:], types.uint16[:])
+    ptx, _ = cuda.compile_ptx(k, sig)
+    for cvt in ("cvt.rzi.s32.f64", "cvt.rzi.s32.f32", "cvt.rzi.s64.f64", "cvt.rzi.u64.f64",
+                "cvt.rzi.u32.f32"):
+        assert cvt in ptx, cvt
+    assert "min.s32" in ptx and "max.s32" in ptx and "min.u32" in ptx  # int8, uint16 clamps
+    assert "setp" not in ptx.split("cvt.rzi", 1)[1]  # no compare-and-select around them
+
+
+@cuda.jit
+def mixed_sign(out, u, s):
+    out[0] = -1 < 2**63
+    out[1] = 2**63 > -1
+    out[2] = -1 == 2**64 - 1
+    out[3] = -1 != 2**64 - 1
+    out[4] = max(-1, 2**63) == 2**63
+    out[5] = min(-1, 2**63) == -1
+    out[6] = u[0] > -1            # uint64 against a negative literal
+    out[7] = u[1] < 300           # uint8 against a literal beyond its range
+    out[8] = s[0] < u[0]          # int64 against uint64: exact, not through float64
+    out[9] = s[0] == u[0]         # 2**63 - 1 and 2**63 are one float64
+    out[10] = max(300, u[1]) == 300
+    out[11] = -(2**63) < 2**64 - 1
+
+
+def test_signed_unsigned_comparisons_are_exact(backend):
+    expected = [True, True, False, True, True, True, True, True, True, False, True, True]
+    for udt in (np.uint64, np.uint8):  # 64-bit and narrower unsigned types alike
+        out = np.zeros(12, np.bool_)
+        u = np.array([2**63, 44, 2**63 - 1], np.uint64).astype(udt)
+        s = np.array([2**63 - 1], np.int64)
+        mixed_sign[1, 1](out, u, s)
+        if udt is np.uint8:  # u = [0, 44, 255]
+            assert not out[8]
+            out[8] = True
+        assert out.tolist() == expected, udt
+
+
+def test_min_max_with_literals_beyond_the_unsigned_type(backend):
+    @cuda.jit
+    def k(out, u):
+        out[0] = min(-1, u[0])
+        out[1] = max(300, u[0])
+        out[2] = min(-1, 2**63)
+
+    out = np.zeros(3, np.float64)
+    k[1, 1](out, np.array([7], np.uint8))
+    assert out.tolist() == [-1.0, 300.0, -1.0]
+
+
+@cuda.jit
+def shifts(out, x, n):
+    out[0] = x[0] << n[0]
+    out[1] = x[0] >> n[0]
+    out[2] = x[1] >> n[0]
+    out[3] = x[0] << n[1]
+    out[4] = x[1] >> n[1]
+    out[5] = x[0] << n[2]
+
+
+def test_shifts_by_any_count_are_defined(backend):
+    out = np.zeros(6, np.int64)
+    shifts[1, 1](out, np.array([5, -5], np.int64), np.array([64, -1, 3], np.int64))
+    # NumPy's left_shift/right_shift: counts >= 64 or negative shift everything out.
+    assert out.tolist() == [0, 0, -1, 0, -1, 40]
+    x = np.array([5, -5], np.int64)
+    assert out[:2].tolist() == [np.left_shift(x[0], 64), np.right_shift(x[0], 64)]
+    assert out[2] == np.right_shift(x[1], 64)
+
+
+def test_integer_division_edges(backend):
+    @cuda.jit
+    def k(out, a, b):
+        out[0] = a[0] // b[0]
+        out[1] = a[0] % b[0]
+        out[2] = a[1] // b[1]
+        out[3] = a[1] % b[1]
+        out[4] = a[2] // b[0]
+
+    out = np.full(5, 99, np.int64)
+    k[1, 1](out, np.array([7, -2**63, -7], np.int64), np.array([0, -1], np.int64))
+    assert out.tolist() == [0, 0, -2**63, 0, 0]
