@@ -167,6 +167,7 @@ Dispatcher::Dispatcher(py::object func, py::dict options, std::vector<std::strin
   py::object defaults = pyFunc.attr("__defaults__");
   size_t ndefaults = defaults.is_none() ? 0 : py::len(defaults);
   requiredArgs = argNames.size() - std::min(ndefaults, argNames.size());
+  starParams = (py::cast<int>(code.attr("co_flags")) & (CO_VARARGS | CO_VARKEYWORDS)) != 0;
 
   std::vector<ir::Signature> declared;
   for (const std::string &text : sigs) {
@@ -392,7 +393,7 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
   if (device)
     notALaunch();
   codegen::Backend backend = currentBackend();
-  if (nargs < requiredArgs || nargs > argNames.size()) {
+  if (!starParams && (nargs < requiredArgs || nargs > argNames.size())) {
     std::string count =
         requiredArgs == argNames.size()
             ? std::to_string(argNames.size())

@@ -163,9 +163,10 @@ public:
   /// converted to the signature's parameters and its result to the declared return type (as
   /// Numba). Set once, after registerFunction and before anything is compiled for `id`.
   void declareSignatures(int id, std::vector<ir::Signature> signatures);
-  /// Forgets `id`: it is no longer registered when this returns, and its specializations are
-  /// freed now, or by the next compile-locked call when a compile is under way (typed IR that
-  /// other functions' specializations may refer to stays). Never waits for a compile, so it may
+  /// Forgets `id`: it is no longer registered when this returns, and its entry (typed IR and
+  /// specializations) is erased now, or by the next compile-locked call when a compile is under
+  /// way; while other functions' typed IR calls into its typed IR, only its specializations are
+  /// freed, and the rest goes with the last such caller. Never waits for a compile, so it may
   /// be called from a destructor with the interpreter held. Unknown ids are ignored.
   void unregisterFunction(int id);
   /// True while `id` is registered.
@@ -215,6 +216,9 @@ public:
 
   /// The number of specializations compiled so far (all functions, all backends); for tests.
   size_t compiledCount() const;
+  /// The number of entries in the table of functions, registered or kept for callers; for
+  /// tests (unregistered functions must not accumulate).
+  size_t entryCount() const;
 
 private:
   struct Entry;
@@ -230,8 +234,9 @@ private:
   /// entry(id), which must be a function of `kind`: std::invalid_argument ("'f' is a device
   /// function, not a kernel") otherwise. For the specialize calls.
   Entry &entryOfKind(int id, ir::FunctionKind kind) const;
-  /// Frees the specializations of functions unregistered while a compile held the lock
-  /// (compile lock held).
+  /// Erases the entries of functions unregistered since the last call that no typed IR calls
+  /// into (frees only the specializations of the others), cascading to callees left without
+  /// callers (compile lock held).
   void freeRetiredLocked();
   /// The typed IR of `id` for `argTypes` (compile lock held), built once from snapshots_.
   ir::Function *typedLocked(int id, const std::vector<const ir::Type *> &argTypes,

@@ -28,6 +28,7 @@ enum class DiagKind : uint8_t {
 // X(code, kind, template): {0}, {1}, ... are replaced by the arguments in order.
 #define PTXJIT_DIAGNOSTICS(X)                                                                      \
   X(UnsupportedOpcode, Unsupported, "unsupported bytecode instruction {0}")                        \
+  X(MalformedCode, Unsupported, "malformed code object: {0}")                                      \
   X(UnsupportedConstruct, Unsupported, "{0} is not supported in kernels")                          \
   X(UnsupportedConstant, Unsupported, "constant of type {0} is not supported in kernels")          \
   X(UnsupportedGlobal, Unsupported, "global '{0}' of type {1} cannot be used in kernels")          \
@@ -40,7 +41,7 @@ enum class DiagKind : uint8_t {
     "'{0}' is a plain Python function: decorate it with @cuda.jit(device=True) to call it from "   \
     "a kernel")                                                                                    \
   X(KernelCallFromDevice, Unsupported,                                                             \
-    "kernel '{0}' cannot be called from device code; use @cuda.jit(device=True)")                 \
+    "kernel '{0}' cannot be called from device code; use @cuda.jit(device=True)")                  \
   X(Recursion, Unsupported, "recursive call to '{0}' is not supported")                            \
   X(UnboundLocal, Typing, "local variable '{0}' may be used before assignment")                    \
   X(OperatorTypes, Typing, "operator {0} is not defined for {1} and {2}")                          \
@@ -49,8 +50,8 @@ enum class DiagKind : uint8_t {
   X(CallArgs, Typing, "{0} cannot be called with ({1})")                                           \
   X(UfuncCall, Typing, "numpy.{0} cannot be called with ({1}): {2}")                               \
   X(DeclaredReturn, Typing,                                                                        \
-    "device function '{0}' returns {1}, which does not convert to its declared return type {2}") \
-  X(LibdeviceArgs, Typing, "cuda.libdevice.{0} cannot be called with ({1}): {2}")                 \
+    "device function '{0}' returns {1}, which does not convert to its declared return type {2}")   \
+  X(LibdeviceArgs, Typing, "cuda.libdevice.{0} cannot be called with ({1}): {2}")                  \
   X(IndexTypes, Typing, "cannot index {0} with {1}")                                               \
   X(SetItemTypes, Typing, "cannot store {2} into {0}[{1}]")                                        \
   X(ReadonlyArray, Typing, "cannot write to read-only array {0}")                                  \
@@ -64,12 +65,12 @@ enum class DiagKind : uint8_t {
   X(SliceBound, Typing, "slice indices must be integers or None, not {0}")                         \
   X(SliceStepZero, Typing, "slice step cannot be zero")                                            \
   X(NoTruthValue, Typing, "{0} has no truth value")                                                \
-  X(KernelReturnsValue, Typing, "a kernel must have void return type; it returns {0}")          \
+  X(KernelReturnsValue, Typing, "a kernel must have void return type; it returns {0}")             \
   X(ArgumentCount, Typing, "{0}() takes {1} arguments but {2} were given")                         \
   X(BadSignature, Typing, "invalid signature '{0}': {1}")                                          \
-  X(ConstantRequired, Typing, "{0}: {1} must be a compile-time constant ({2})")                 \
+  X(ConstantRequired, Typing, "{0}: {1} must be a compile-time constant ({2})")                    \
   X(UnsupportedDtype, Typing, "{0} does not support {1}; it supports {2}")                         \
-  X(IRSyntax, Internal, "IR text line {0}: {1}")                                                 \
+  X(IRSyntax, Internal, "IR text line {0}: {1}")                                                   \
   X(Internal, Internal, "internal compiler error: {0}")
 
 enum class DiagCode : uint16_t {

@@ -163,3 +163,143 @@ def test_integer_division_edges(backend):
     out = np.full(5, 99, np.int64)
     k[1, 1](out, np.array([7, -2**63, -7], np.int64), np.array([0, -1], np.int64))
     assert out.tolist() == [0, 0, -2**63, 0, 0]
+
+
+# --------------------------------------------------------------------------------------------
+# Clear errors instead of crashes and bytecode names
+# --------------------------------------------------------------------------------------------
+
+def _deep_tuple(depth):
+    t = 1
+    for _ in range(depth):
+        t = (t,)
+    return t
+
+
+DEEP = _deep_tuple(100_000)
+NESTED_64 = _deep_tuple(63)
+
+
+def test_deeply_nested_global_tuple_is_a_clear_error(cpu):
+    @cuda.jit
+    def k(out):
+        out[0] = len(DEEP)
+
+    with pytest.raises(errors.TypingError, match="tuple nested more than 64 levels deep"):
+        k[1, 1](np.zeros(1))
+
+    @cuda.jit
+    def ok(out):
+        out[0] = len(NESTED_64)
+
+    out = np.zeros(1)
+    ok[1, 1](out)
+    assert out[0] == 1
+
+
+def test_star_args_kernel_launched_with_arguments_is_unsupported(cpu):
+    @cuda.jit
+    def k(*args):
+        pass
+
+    @cuda.jit
+    def k2(a, **kw):
+        pass
+
+    with pytest.raises(errors.UnsupportedError, match=r"\*args parameter"):
+        k[1, 1](np.zeros(1), 2)
+    with pytest.raises(errors.UnsupportedError, match=r"\*\*kwargs parameter"):
+        k2[1, 1](1, 2)
+
+
+def test_huge_device_array_names_the_size(cpu):
+    with pytest.raises(MemoryError, match=r"cannot allocate 8000000000000000 bytes \(7.11 PiB\)"):
+        cuda.device_array(10**15)
+
+
+def _dict_literal(o):
+    d = {1: 2}  # noqa: F841
+
+
+def _list_literal(o):
+    v = [1, 2]  # noqa: F841
+
+
+def _set_literal(o):
+    v = {1, 2}  # noqa: F841
+
+
+def _fstring(o):
+    x = 1
+    s = f"{x}"  # noqa: F841
+
+
+def _class_statement(o):
+    class A:
+        pass
+
+
+def _list_comprehension(o):
+    v = [i for i in range(3)]  # noqa: F841
+
+
+def _dict_comprehension(o):
+    v = {i: i for i in range(3)}  # noqa: F841
+
+
+def _generator_expression(o):
+    o[0] = sum(i for i in range(3))
+
+
+def _lambda(o):
+    f = lambda v: v  # noqa: E731,F841
+
+
+@pytest.mark.parametrize("func, words", [
+    (_dict_literal, "dict literal"), (_list_literal, "list literal"),
+    (_set_literal, "set literal"), (_fstring, "f-string"),
+    (_class_statement, "class statement"), (_list_comprehension, "list comprehension"),
+    (_dict_comprehension, "dict comprehension"),
+    (_generator_expression, "generator expression"), (_lambda, "lambda"),
+])
+def test_constructs_are_named_as_written(cpu, func, words):
+    with pytest.raises(errors.UnsupportedError) as info:
+        cuda.jit(func)[1, 1](np.zeros(1))
+    first = str(info.value).splitlines()[0]
+    assert first.endswith(f"{words} is not supported in kernels"), first
+    assert "bytecode" not in first and "BUILD_" not in first
+
+
+def test_malformed_code_object_is_unsupported_not_internal(cpu):
+    def k(out):
+        out[0] = 1.5
+
+    code = k.__code__
+    k.__code__ = code.replace(co_consts=())  # LOAD_CONST now indexes past the constants
+    with pytest.raises(errors.UnsupportedError,
+                       match="malformed code object: constant index out of range"):
+        cuda.jit(k)[1, 1](np.zeros(1))
+
+
+def test_dropped_kernels_leave_no_compiler_entry(cpu):
+    from ptxjit import _core
+
+    import gc
+
+    def body(out):
+        out[0] = 1.0
+
+    def failing(out):
+        out[0] = undefined_name  # noqa: F821
+
+    gc.collect()
+    before = _core._compiler_entry_count()
+    for _ in range(50):
+        k = cuda.jit(body)
+        k[1, 1](np.zeros(1))
+        bad = cuda.jit(failing)
+        with pytest.raises(errors.UnsupportedError):
+            bad[1, 1](np.zeros(1))
+        del k, bad
+    gc.collect()
+    assert _core._compiler_entry_count() == before

@@ -147,6 +147,15 @@ TEST_P(CompilerTest, PtxWithoutAGpu) {
   EXPECT_NE(spec.ptx.find(".target sm_90"), std::string::npos);
   EXPECT_NE(spec.llvmIR.find("nvptx64-nvidia-cuda"), std::string::npos);
   EXPECT_TRUE(testutil::ptxasAccepts(spec.ptx));
+  // The entry declares exactly one parameter per slot of the plan: the parameter layout check
+  // (runtime::paramLayoutMatches) relies on it and never asks the driver past the last one.
+  const std::string entry = spec.ptx.substr(spec.ptx.find(".entry " + spec.symbol));
+  const std::string params = entry.substr(0, entry.find(')'));
+  size_t count = 0;
+  for (size_t at = params.find(".param"); at != std::string::npos;
+       at = params.find(".param", at + 1))
+    ++count;
+  EXPECT_EQ(count, spec.plan.slots.size()) << params;
   c.unregisterFunction(id);
 }
 
@@ -284,6 +293,48 @@ TEST_P(CompilerTest, RejectedConstructsSurfaceAsCompileErrors) {
   EXPECT_THROW(c.specialize(id, {arr, arr}, hostOpts(), kNone), std::logic_error);
   EXPECT_THROW(c.specialize(id, {arr, arr}, hostOpts(), snapshots({{id, &fx}})), ir::CompileError);
   c.unregisterFunction(id);
+}
+
+TEST_P(CompilerTest, UnregisteredFunctionsLeaveNoEntry) {
+  const size_t before = c.entryCount();
+  auto f32 = t::array(t::float32(), 1, ir::Layout::C);
+  // A kernel compiled, then dropped.
+  {
+    Fixture fx(v(), "saxpy", /*compilerFixture=*/false);
+    int id = c.registerFunction("saxpy", ir::FunctionKind::Kernel);
+    c.specialize(id, {t::float32(), f32, f32, f32}, hostOpts(), snapshots({{id, &fx}}));
+    EXPECT_EQ(c.entryCount(), before + 1);
+    c.unregisterFunction(id);
+    EXPECT_EQ(c.entryCount(), before);
+  }
+  // A failing compile, then dropped.
+  {
+    Fixture fx(v(), "try_except", false);
+    int id = c.registerFunction("try_except", ir::FunctionKind::Kernel);
+    auto arr = t::array(t::float64(), 1, ir::Layout::C);
+    EXPECT_THROW(c.specialize(id, {arr, arr}, hostOpts(), snapshots({{id, &fx}})),
+                 ir::CompileError);
+    c.unregisterFunction(id);
+    EXPECT_EQ(c.entryCount(), before);
+  }
+  // A device function dropped before its caller: its typed IR stays while the caller's typed
+  // IR calls into it, and goes with the caller.
+  {
+    Fixture dev(v(), "add_one");
+    int devId = c.registerFunction("add_one", ir::FunctionKind::Device);
+    Fixture ker(v(), "calls_add_one");
+    ker.redirect("add_one", ir::GlobalValue::deviceFunction(devId, "add_one"));
+    int id = c.registerFunction("calls_add_one", ir::FunctionKind::Kernel);
+    compiler::SnapshotSet both = snapshots({{id, &ker}, {devId, &dev}});
+    c.specialize(id, {f32, f32}, hostOpts(), both);
+    c.unregisterFunction(devId);
+    EXPECT_FALSE(c.isRegistered(devId));
+    EXPECT_EQ(c.entryCount(), before + 2);
+    // The caller still compiles for another backend from its typed IR (the callee's kept).
+    EXPECT_TRUE(testutil::ptxasAccepts(c.specialize(id, {f32, f32}, cudaOpts(), kNone).ptx));
+    c.unregisterFunction(id);
+    EXPECT_EQ(c.entryCount(), before);
+  }
 }
 
 TEST_P(CompilerTest, OmittedParametersTakeTheirDefaults) {
