@@ -60,8 +60,9 @@ def helper(v):
     (k_try, 1, "try"),
     (k_with, 1, "with"),
     (k_generator, 0, "generator"),
-    # 3.11 compiles a comprehension to a nested function; 3.12+ inlines it
-    (k_comprehension, 1, "comprehension" if sys.version_info >= (3, 12) else "nested function"),
+    # 3.11 compiles a comprehension to a nested function (named by its code object); 3.12+
+    # inlines it
+    (k_comprehension, 1, "list comprehension"),
     (k_lambda, 1, "lambda"),
     (k_plain_call, 1, "cuda.jit(device=True)"),
 ])
