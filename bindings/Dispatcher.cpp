@@ -139,6 +139,8 @@ compiler::FunctionOptions functionOptionsFrom(const py::dict &options) {
   fo.lineinfo = flag("lineinfo", false);
   fo.inlineHint = flag("inline", false);
   fo.cache = flag("cache", false);
+  if (options.contains("boundscheck") && !options["boundscheck"].is_none())
+    fo.boundscheck = py::cast<bool>(py::bool_(options["boundscheck"])) ? 1 : 0;
   // Normalized by ptxjit.cuda (_kernel_options): ints; launch_bounds as (threads per block,
   // blocks per SM, cluster rank), 0 for none.
   fo.maxRegisters = integer("max_registers", 0);

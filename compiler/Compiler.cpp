@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -58,15 +59,60 @@ runtime::BlockSizeSuggestion Specialization::occupancy() const {
   return occupancy_;
 }
 
+namespace {
+
+std::string recordName(const char (&chars)[32]) { return std::string(chars, strnlen(chars, 32)); }
+
+} // namespace
+
+ArrayIndexError::ArrayIndexError(const std::string &kernel, const codegen::BoundsRecord &r)
+    : std::out_of_range([&] {
+        std::string where = "array '" + recordName(r.array) + "'";
+        std::string fn = recordName(r.function);
+        where += fn == kernel ? "" : " in device function '" + fn + "'";
+        return "index " + std::to_string(r.index) + " is out of bounds for axis " +
+               std::to_string(r.axis) + " with size " + std::to_string(r.size) + ": " + where +
+               " at line " + std::to_string(r.line) + " of kernel '" + kernel + "', thread (" +
+               std::to_string(r.tid[0]) + ", " + std::to_string(r.tid[1]) + ", " +
+               std::to_string(r.tid[2]) + ") of block (" + std::to_string(r.ctaid[0]) + ", " +
+               std::to_string(r.ctaid[1]) + ", " + std::to_string(r.ctaid[2]) + ")";
+      }()),
+      record(r) {}
+
 void Specialization::launchCuda(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem,
                                 CUstream stream, char *buf, void **params) const {
   CUfunction f = cudaFunction();
   if (paramBuffer()) {
     runtime::launchKernelBuffer(f, grid, block, sharedMem, stream, buf, plan.paramBytes);
-    return;
+  } else {
+    pointAtSlots(plan, buf, params);
+    runtime::launchKernel(f, grid, block, sharedMem, stream, params);
   }
-  pointAtSlots(plan, buf, params);
-  runtime::launchKernel(f, grid, block, sharedMem, stream, params);
+  if (options.boundscheck)
+    checkCudaBounds(stream);
+}
+
+void Specialization::checkCudaBounds(CUstream stream) const {
+  // The device-side record, read once the kernel is done (a checked launch is synchronous).
+  const runtime::DriverApi &d = runtime::driver();
+  runtime::check(d.cuStreamSynchronize(stream), "cuStreamSynchronize");
+  std::pair<CUdeviceptr, size_t> g;
+  try {
+    g = module_->global(symbol + "__bounds");
+  } catch (const runtime::CudaError &e) {
+    if (e.code() == CUDA_ERROR_NOT_FOUND)
+      return; // no array indexing in the kernel: no record
+    throw;
+  }
+  auto [ptr, bytes] = g;
+  if (bytes < sizeof(codegen::BoundsRecord))
+    return;
+  codegen::BoundsRecord r;
+  runtime::check(d.cuMemcpyDtoH_v2(&r, ptr, sizeof r), "cuMemcpyDtoH");
+  if (!r.failed)
+    return;
+  runtime::check(d.cuMemsetD8_v2(ptr, 0, sizeof r), "cuMemsetD8");
+  throw ArrayIndexError(functionName, r);
 }
 
 void Specialization::launchHost(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem,
@@ -75,6 +121,11 @@ void Specialization::launchHost(runtime::Dim3 grid, runtime::Dim3 block, unsigne
   runtime::HostLaunchOptions opts = hostLaunch;
   opts.dynamicSharedBytes = sharedMem;
   runtime::launchHost(hostEntry, grid, block, params, opts);
+  if (codegen::BoundsRecord *rec = hostBounds; rec && rec->failed) {
+    codegen::BoundsRecord r = *rec;
+    *rec = codegen::BoundsRecord{};
+    throw ArrayIndexError(functionName, r);
+  }
 }
 
 // ---- Compiler internals ---------------------------------------------------------------------
@@ -167,6 +218,7 @@ void recordHostLaunch(Specialization &spec) {
   spec.hostLaunch.staticSharedBytes = info.staticSharedBytes;
   spec.hostLaunch.cooperative = info.cooperative;
   spec.hostLaunch.extraStackBytes = info.localBytes;
+  spec.hostBounds = info.bounds;
 }
 
 /// Specializes `fn` for its first `given` parameters: each later parameter (which has a

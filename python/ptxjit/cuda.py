@@ -44,8 +44,6 @@ def _kernel_options(device=False, inline=False, forceinline=False, fastmath=Fals
     if link:
         raise _errors.UnsupportedError("cuda.jit(link=...) (linking PTX or CUDA C++ files) is not "
                                        "supported by ptxjit")
-    if boundscheck:
-        raise NotImplementedError("bounds checking is not supported for CUDA")
     if opt is None:
         opt = True
     if debug and opt:
@@ -65,6 +63,8 @@ def _kernel_options(device=False, inline=False, forceinline=False, fastmath=Fals
         "debug": bool(debug),
         "lineinfo": bool(lineinfo),
         "opt": bool(opt),
+        # None: checked on the CPU backend, and on CUDA with debug=True (docs/reliability.md)
+        "boundscheck": None if boundscheck is None else bool(boundscheck),
     }
     if max_registers is not None:
         if isinstance(max_registers, bool) or not isinstance(max_registers, int) or \

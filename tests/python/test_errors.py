@@ -329,7 +329,8 @@ def test_ptxjit_dump_prints_every_stage(tmp_path, subprocess_env):
     assert "PTXJIT_DUMP: unknown stage(s) 'nonsense' ignored" in err
     assert "==== ptxjit ir: k(array(float64, 1d, C)) ====\nfunction k(x) kernel" in err
     assert "==== ptxjit typed: twice(float64) ====\nfunction twice(v: float64) device" in err
-    assert "==== ptxjit llvm: k(array(float64, 1d, C)) [host O3] ====" in err
+    # (the CPU backend checks array indexing by default: docs/reliability.md)
+    assert "==== ptxjit llvm: k(array(float64, 1d, C)) [host O3 boundscheck] ====" in err
     assert "==== ptxjit llvm: inc(float32) loop elementwise flat value" in err
     assert "==== ptxjit ptx: k(array(float32, 1d, A)) compile_ptx [cuda sm_90" in err
     assert ".entry " in err

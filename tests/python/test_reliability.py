@@ -372,3 +372,119 @@ def test_rss_is_stable_over_dispatchers_launches_and_ufunc_calls(tmp_path, subpr
     assert set(growth) == {"dispatchers", "launches", "ufunc_calls"}
     for name, per_iteration in growth.items():
         assert per_iteration <= RSS_BOUND_PER_ITERATION, (name, per_iteration)
+
+
+# --------------------------------------------------------------------------------------------
+# Bounds checking (issue 19, item 1)
+# --------------------------------------------------------------------------------------------
+
+def _write_far(a, n):
+    i = cuda.grid(1)
+    if i < n:
+        a[i + 10**9] = 1.0
+
+
+def _read_2d(a, b):
+    i = cuda.grid(1)
+    if i < b.size:
+        b[i] = a[1, -11]
+
+
+@cuda.jit(device=True)
+def _dev_read(x, j):
+    return x[j]
+
+
+def _via_device(a, out):
+    out[0] = _dev_read(a, 12)
+
+
+def test_out_of_bounds_index_raises_index_error_on_the_cpu(cpu):
+    k = cuda.jit(_write_far)
+    a = np.zeros(10)
+    with pytest.raises(IndexError) as info:
+        k[1, 4](a, 4)
+    msg = str(info.value)
+    assert msg.startswith("index 100000000") and "for axis 0 with size 10" in msg, msg
+    assert "array 'a'" in msg and "kernel '_write_far'" in msg and "thread (" in msg, msg
+    assert (a == 0).all()  # nothing written outside, nor inside
+    k[1, 4](a, 0)  # the record was cleared: the next launch is clean
+
+    with pytest.raises(IndexError, match=r"index -11 is out of bounds for axis 1 with size 10: "
+                                         r"array 'a' at line \d+ of kernel '_read_2d'"):
+        cuda.jit(_read_2d)[1, 4](np.zeros((5, 10)), np.zeros(4))
+
+    with pytest.raises(IndexError, match="array 'x' in device function '_dev_read'"):
+        cuda.jit(_via_device)[1, 1](np.zeros(10), np.zeros(1))
+
+
+def test_boundscheck_false_and_the_environment_turn_it_off(cpu, subprocess_env):
+    import subprocess
+    import sys
+
+    @cuda.jit(boundscheck=False)
+    def k(a):
+        a[10] = 1.0  # one past the end of a view: unchecked, lands in the parent array
+
+    parent = np.zeros(11)
+    k[1, 1](parent[:10])
+    assert parent[10] == 1.0
+
+    script = ("import numpy as np\nfrom ptxjit import _core, cuda\n_core.select_target('cpu')\n"
+              "@cuda.jit\ndef k(a):\n    a[10] = 1.0\n"
+              "p = np.zeros(11)\nk[1, 1](p[:10])\nprint(p[10])\n")
+    for value, expect in (("0", "1.0"), ("1", "IndexError")):
+        env = dict(subprocess_env, PTXJIT_BOUNDSCHECK=value)
+        r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                           text=True, timeout=120)
+        assert expect in r.stdout + r.stderr, (value, r.stdout, r.stderr)
+
+
+def test_checked_atomics_and_in_bounds_kernels_run_normally(cpu):
+    @cuda.jit
+    def k(a, c):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = a[-1 - i] + 1.0
+            cuda.atomic.add(c, i % 3, 1.0)
+
+    a = np.arange(8.0)
+    c = np.zeros(3)
+    k[1, 8](a, c)
+    assert c.tolist() == [3.0, 3.0, 2.0]
+
+    @cuda.jit
+    def bad_atomic(c):
+        cuda.atomic.add(c, 5, 1.0)
+
+    with pytest.raises(IndexError, match="index 5 is out of bounds for axis 0 with size 3"):
+        bad_atomic[1, 1](c)
+
+
+def test_cuda_bounds_check_only_when_asked():
+    sig = (types.float64[:, :], types.float64[:])
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        checked = [cuda.jit(boundscheck=True)(_read_2d).inspect_ptx(sig),
+                   cuda.jit(debug=True, opt=False)(_read_2d).inspect_ptx(sig)]
+        unchecked = [cuda.jit(_read_2d).inspect_ptx(sig),
+                     cuda.jit(debug=True, opt=False, boundscheck=False)(_read_2d).inspect_ptx(sig)]
+    for ptx in checked:
+        assert ".visible .global .align 16 .b8 " in ptx and "__bounds[152]" in ptx
+        assert "atom" in ptx and "cas" in ptx
+    for ptx in unchecked:  # the default CUDA path is unchanged: no check, no record
+        assert "__bounds" not in ptx
+
+
+@pytest.mark.gpu
+def test_cuda_out_of_bounds_index_raises_with_boundscheck(cuda_target):
+    k = cuda.jit(boundscheck=True)(_write_far)
+    a = cuda.to_device(np.zeros(10))
+    with pytest.raises(IndexError, match="array 'a'.*kernel '_write_far', thread"):
+        k[1, 4](a, 4)
+    assert (a.copy_to_host() == 0).all()
+    k[1, 4](a, 0)  # cleared
+    with pytest.raises(IndexError, match="index -11 is out of bounds for axis 1 with size 10"):
+        cuda.jit(debug=True, opt=False)(_read_2d)[1, 4](np.zeros((5, 10)), np.zeros(4))

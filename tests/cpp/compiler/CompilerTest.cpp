@@ -107,6 +107,40 @@ TEST_P(CompilerTest, SaxpyCompilesForHostAndRuns) {
   c.unregisterFunction(id);
 }
 
+TEST_P(CompilerTest, BoundsCheckedLaunchThrowsArrayIndexError) {
+  // saxpy loops over x; an `out` shorter than x is indexed out of bounds at out[4].
+  Fixture fx(v(), "saxpy", false);
+  int id = c.registerFunction("saxpy", ir::FunctionKind::Kernel);
+  auto arr = t::array(t::float32(), 1, ir::Layout::C);
+  codegen::CompileOptions opts = hostOpts();
+  opts.boundscheck = true;
+  const compiler::Specialization &spec =
+      c.specialize(id, {t::float32(), arr, arr, arr}, opts, snapshots({{id, &fx}}));
+  ASSERT_NE(spec.hostBounds, nullptr);
+  std::vector<float> x(8, 1.0f), y(8, 1.0f), out(4, 0.0f), guard(4, -1.0f);
+  Packed p(spec.plan, {scalarLeaf(2.0), arrayLeaf(x.data(), {8}, 4), arrayLeaf(y.data(), {8}, 4),
+                       arrayLeaf(out.data(), {4}, 4)});
+  try {
+    spec.launchHost({1, 1, 1}, {8, 1, 1}, 0, reinterpret_cast<char *>(p.buffer.data()),
+                    p.params.data());
+    FAIL() << "no ArrayIndexError";
+  } catch (const compiler::ArrayIndexError &e) {
+    EXPECT_GE(e.record.index, 4);
+    EXPECT_EQ(e.record.size, 4);
+    EXPECT_EQ(e.record.axis, 0);
+    EXPECT_EQ(e.record.tid[0], e.record.index); // thread i writes out[i]
+    EXPECT_STREQ(e.record.array, "out");
+    EXPECT_STREQ(e.record.function, "saxpy");
+    EXPECT_NE(std::string(e.what()).find("array 'out'"), std::string::npos) << e.what();
+  }
+  for (float o : out)
+    EXPECT_FLOAT_EQ(o, 3.0f);            // the in-bounds threads did their work
+  EXPECT_EQ(spec.hostBounds->failed, 0); // cleared for the next launch
+  // Unchecked options: no record.
+  EXPECT_EQ(c.specialize(id, {t::float32(), arr, arr, arr}, hostOpts(), kNone).hostBounds, nullptr);
+  c.unregisterFunction(id);
+}
+
 TEST_P(CompilerTest, SpecializationsAreCachedByTypesAndOptions) {
   Fixture fx(v(), "saxpy", false);
   int id = c.registerFunction("saxpy", ir::FunctionKind::Kernel);
