@@ -140,6 +140,8 @@ compiler::FunctionOptions functionOptionsFrom(const py::dict &options) {
   fo.lineinfo = flag("lineinfo", false);
   fo.inlineHint = flag("inline", false);
   fo.cache = flag("cache", false);
+  if (options.contains("boundscheck") && !options["boundscheck"].is_none())
+    fo.boundscheck = py::cast<bool>(py::bool_(options["boundscheck"])) ? 1 : 0;
   // Normalized by ptxjit.cuda (_kernel_options): ints; launch_bounds as (threads per block,
   // blocks per SM, cluster rank), 0 for none.
   fo.maxRegisters = integer("max_registers", 0);
@@ -170,6 +172,7 @@ Dispatcher::Dispatcher(py::object func, py::dict options, std::vector<std::strin
   py::object defaults = pyFunc.attr("__defaults__");
   size_t ndefaults = defaults.is_none() ? 0 : py::len(defaults);
   requiredArgs = argNames.size() - std::min(ndefaults, argNames.size());
+  starParams = (py::cast<int>(code.attr("co_flags")) & (CO_VARARGS | CO_VARKEYWORDS)) != 0;
 
   std::vector<ir::Signature> declared;
   for (const std::string &text : sigs) {
@@ -403,7 +406,7 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
   if (device)
     notALaunch();
   codegen::Backend backend = currentBackend();
-  if (nargs < requiredArgs || nargs > argNames.size()) {
+  if (!starParams && (nargs < requiredArgs || nargs > argNames.size())) {
     std::string count =
         requiredArgs == argNames.size()
             ? std::to_string(argNames.size())

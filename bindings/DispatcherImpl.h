@@ -54,6 +54,9 @@ public:
   std::vector<std::string> argNames;
   /// Parameters without a default value (launches may omit the others).
   size_t requiredArgs = 0;
+  /// The function takes *args or **kwargs: the kernel language rejects them, so a launch skips
+  /// the argument count and compiles, which reports the UnsupportedError at the def line.
+  bool starParams = false;
   /// Parameter types of the eager signatures (empty: lazy).
   std::vector<std::vector<const ir::Type *>> eager;
   /// The argument-type lists compiled so far (or given eagerly), in order.

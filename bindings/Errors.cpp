@@ -1,6 +1,7 @@
 #include "bindings/Errors.h"
 
 #include "runtime/Driver.h"
+#include "runtime/Memory.h"
 #include "ufunc/Ufunc.h"
 
 #include <pybind11/stl.h>
@@ -175,6 +176,8 @@ void setPythonError() noexcept {
     PyErr_SetString(PyExc_ValueError, e.what());
   } catch (const std::out_of_range &e) {
     PyErr_SetString(PyExc_IndexError, e.what());
+  } catch (const runtime::HostOutOfMemory &e) {
+    PyErr_SetString(PyExc_MemoryError, e.what());
   } catch (const std::bad_alloc &) {
     PyErr_NoMemory();
   } catch (const std::exception &e) {

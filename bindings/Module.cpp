@@ -49,6 +49,10 @@ PYBIND11_MODULE(_core, m) {
       "compiled_count", [] { return compiler::Compiler::instance().compiledCount(); },
       "How many specializations were compiled in this process (for tests).");
   m.def(
+      "_compiler_entry_count", [] { return compiler::Compiler::instance().entryCount(); },
+      "How many functions the compiler's table holds, registered or kept for callers (for "
+      "tests: dropped kernels must not accumulate).");
+  m.def(
       "cache_counters",
       [] {
         const compiler::CacheCounters &c = compiler::cacheCounters();

@@ -198,7 +198,22 @@ std::optional<ir::GlobalValue> numbaScalarTypeGlobal(py::handle v) {
 
 } // namespace
 
-ir::ConstValue constFromPython(py::handle v) {
+namespace {
+
+/// Tuples nested deeper than this are refused (an UnsupportedError naming the depth): every
+/// layer below recurses over them, and a tuple nested thousands deep would overflow the stack.
+constexpr int kMaxTupleNesting = 64;
+const char *const kTooDeep = "tuple nested more than 64 levels deep";
+
+ir::ConstValue constFromPythonAt(py::handle v, int depth);
+
+} // namespace
+
+ir::ConstValue constFromPython(py::handle v) { return constFromPythonAt(v, 0); }
+
+namespace {
+
+ir::ConstValue constFromPythonAt(py::handle v, int depth) {
   PyObject *o = v.ptr();
   if (o == Py_None)
     return ir::ConstValue::none();
@@ -236,15 +251,18 @@ ir::ConstValue constFromPython(py::handle v) {
     return ir::ConstValue::string(std::string(s, n));
   }
   if (PyTuple_Check(o)) {
+    if (depth >= kMaxTupleNesting)
+      return ir::ConstValue::unsupported(kTooDeep);
     std::vector<ir::ConstValue> elems;
-    for (py::handle item : v)
-      elems.push_back(constFromPython(item));
+    for (py::handle item : v) {
+      elems.push_back(constFromPythonAt(item, depth + 1));
+      if (elems.back().kind == ir::ConstValue::Kind::Unsupported && elems.back().s == kTooDeep)
+        return elems.back(); // the reason, not "tuple"
+    }
     return ir::ConstValue::tuple(std::move(elems));
   }
   return ir::ConstValue::unsupported(shortTypeName(v));
 }
-
-namespace {
 
 bool representable(const ir::ConstValue &c) {
   if (c.kind == ir::ConstValue::Kind::Unsupported)
@@ -270,6 +288,8 @@ ir::GlobalValue globalFromPython(py::handle v) {
       if (auto g = numpyGlobal(v))
         return *g;
     ir::ConstValue c = constFromPython(v);
+    if (c.kind == ir::ConstValue::Kind::Unsupported && c.s == kTooDeep)
+      return ir::GlobalValue::unsupported(kTooDeep);
     if (!representable(c))
       return ir::GlobalValue::unsupported(shortTypeName(v));
     return ir::GlobalValue::makeConstant(std::move(c));
@@ -356,9 +376,13 @@ std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
   s->posOnlyArgCount = py::cast<int>(code.attr("co_posonlyargcount"));
   s->kwOnlyArgCount = py::cast<int>(code.attr("co_kwonlyargcount"));
   s->code = bytesOf(code.attr("co_code"));
+  // A nested code object (a lambda, comprehension, class body) keeps its co_name, by which
+  // the frontend names the construct: "code <listcomp>".
   for (py::handle c : code.attr("co_consts"))
-    s->consts.push_back(PyCode_Check(c.ptr()) ? ir::ConstValue::unsupported("code")
-                                              : constFromPython(c));
+    s->consts.push_back(
+        PyCode_Check(c.ptr())
+            ? ir::ConstValue::unsupported("code " + py::cast<std::string>(c.attr("co_name")))
+            : constFromPython(c));
   s->names = stringsOf(code.attr("co_names"));
   s->varnames = stringsOf(code.attr("co_varnames"));
   s->cellvars = stringsOf(code.attr("co_cellvars"));

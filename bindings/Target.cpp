@@ -112,6 +112,26 @@ const char *backendName(codegen::Backend b) { return b == codegen::Backend::CUDA
 
 bool cudaAvailable(std::string *why) { return runtime::driverAvailable(why); }
 
+namespace {
+
+bool boundscheckFor(codegen::Backend b, const compiler::FunctionOptions &fo) {
+  // PTXJIT_BOUNDSCHECK=0/1 decides for every kernel (as NUMBA_BOUNDSCHECK); else the
+  // decorator's boundscheck=; else on for the CPU backend, and on CUDA with debug=True.
+  static const int env = [] {
+    const char *v = std::getenv("PTXJIT_BOUNDSCHECK");
+    if (!v || !*v)
+      return -1;
+    return std::string(v) == "0" ? 0 : 1;
+  }();
+  if (env >= 0)
+    return env == 1;
+  if (fo.boundscheck >= 0)
+    return fo.boundscheck == 1;
+  return b == codegen::Backend::Host || fo.debug;
+}
+
+} // namespace
+
 codegen::CompileOptions cudaOptionsForCC(int major, int minor,
                                          const compiler::FunctionOptions &fo) {
   codegen::CompileOptions o;
@@ -132,6 +152,7 @@ codegen::CompileOptions cudaOptionsForCC(int major, int minor,
   o.maxClusterRank = fo.maxClusterRank;
   o.maxRegisters = fo.maxRegisters;
   o.carveout = fo.carveout;
+  o.boundscheck = boundscheckFor(codegen::Backend::CUDA, fo);
   return o;
 }
 
@@ -141,6 +162,7 @@ codegen::CompileOptions compileOptionsFor(codegen::Backend b, const compiler::Fu
     o.backend = codegen::Backend::Host;
     o.fastmath = fo.fastmath;
     o.optLevel = fo.opt ? 3 : 0;
+    o.boundscheck = boundscheckFor(b, fo);
     return o;
   }
   int major = 9, minor = 0;

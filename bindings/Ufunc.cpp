@@ -453,7 +453,13 @@ std::unique_ptr<PyUfunc> makeUfunc(py::object dispatcher, const std::string &nam
     py::gil_scoped_release release;
     work();
   };
-  hooks.options = [fopts](codegen::Backend b) { return compileOptionsFor(b, fopts); };
+  // Loop kernels are not bounds-checked: their launches have no reader of the record yet
+  // (docs/reliability.md).
+  hooks.options = [fopts](codegen::Backend b) {
+    codegen::CompileOptions o = compileOptionsFor(b, fopts);
+    o.boundscheck = false;
+    return o;
+  };
   auto pu = std::make_unique<PyUfunc>();
   pu->u = std::make_unique<ufunc::Ufunc>(id->functionId, name, ufunc::targetFromName(target), nin,
                                          layout, std::move(hooks));

@@ -114,10 +114,29 @@ std::string hostTargetId();
 /// (cooperating threads: see docs/cooperation.md). Lowering stores it in the host module as the
 /// constant `<entry>__launch` (three uint64: shared bytes, cooperative, local bytes), so it
 /// survives compiling to an object file.
+/// The first out-of-bounds array index of a launch, as a module compiled with
+/// CompileOptions::boundscheck records it in its global `<entry>__bounds` (all zero until a
+/// thread fails a check; the launcher reads it after the launch and clears it).
+struct BoundsRecord {
+  int64_t failed = 0; ///< 1 once a thread recorded a failure
+  int64_t index = 0;  ///< the index as written (before negative indices wrap)
+  int64_t size = 0;   ///< the dimension's size
+  int64_t axis = 0;
+  int64_t line = 0;    ///< the source line of the indexing
+  int64_t tid[3] = {}; ///< threadIdx and blockIdx of the thread
+  int64_t ctaid[3] = {};
+  char array[32] = {};    ///< the indexed array's name in the source, NUL-terminated
+  char function[32] = {}; ///< the function (kernel or device function) indexing it
+};
+constexpr int kBoundsRecordWords = 19;
+static_assert(sizeof(BoundsRecord) == kBoundsRecordWords * 8);
+
 struct HostLaunchInfo {
   uint64_t staticSharedBytes = 0; ///< bytes of cuda.shared.array with constant shapes per block
   bool cooperative = false;       ///< uses barriers or warp collectives: threads run as fibers
   uint64_t localBytes = 0;        ///< bytes of cuda.local.array per thread (all functions)
+  /// The module's bounds record (CompileOptions::boundscheck), null without one.
+  BoundsRecord *bounds = nullptr;
 };
 
 /// The launch facts of an entry returned by addToHostJIT or loadHostObject (all zero when its

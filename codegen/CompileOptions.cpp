@@ -21,6 +21,7 @@ size_t CompileOptions::hash() const {
   h = h * 131 + static_cast<uint64_t>(maxClusterRank & 0xffff);
   h = h * 131 + static_cast<uint64_t>(maxRegisters & 0xffff);
   h = h * 131 + static_cast<uint64_t>(carveout + 2);
+  h = h * 131 + (boundscheck ? 1 : 0);
   return std::hash<uint64_t>{}(h * 0x9E3779B97F4A7C15ull);
 }
 
@@ -46,6 +47,8 @@ std::string CompileOptions::str() const {
     s += " maxnreg" + std::to_string(maxRegisters);
   if (carveout != kNoCarveout)
     s += " carveout" + std::to_string(carveout);
+  if (boundscheck)
+    s += " boundscheck";
   return s;
 }
 

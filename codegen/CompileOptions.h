@@ -41,6 +41,10 @@ struct CompileOptions {
   /// default), set on the function when it is loaded; kNoCarveout: not set.
   static constexpr int kNoCarveout = -2;
   int carveout = kNoCarveout;
+  /// Array indexing checks its indices (docs/reliability.md): an index out of bounds records
+  /// the first failure in the module's `<entry>__bounds` record (codegen::BoundsRecord), which
+  /// the launcher reads after the launch, and touches no memory outside the array.
+  bool boundscheck = false;
 
   bool operator==(const CompileOptions &o) const = default;
   size_t hash() const;

@@ -146,7 +146,11 @@ std::string emitPTX(LoweredModule &lm, const CompileOptions &opts) {
     }
   }
   const std::string entry = impl->entry;
-  llvm::internalizeModule(m, [&](const llvm::GlobalValue &gv) { return gv.getName() == entry; });
+  // The entry and its bounds record (CompileOptions::boundscheck: read by the launcher through
+  // cuModuleGetGlobal) stay visible.
+  llvm::internalizeModule(m, [&](const llvm::GlobalValue &gv) {
+    return gv.getName() == entry || gv.getName() == entry + "__bounds";
+  });
   m.setModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", opts.fastmath ? 1u : 0u);
 
   runOptimizationPipeline(m, *tm, opts.optLevel);

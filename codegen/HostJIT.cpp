@@ -151,16 +151,23 @@ std::unordered_map<const void *, HostLaunchInfo> gLaunchInfo;
 /// remembers it for hostLaunchInfo(entryAddr).
 void recordLaunchInfo(llvm::orc::JITDylib &jd, const std::string &entry, const void *entryAddr) {
   llvm::orc::LLJIT &jit = hostJIT();
-  auto info = jit.lookup(jd, entry + "__launch");
-  if (!info) {
-    llvm::consumeError(info.takeError()); // a kernel without cooperating-threads features
-    return;
-  }
-  const auto *words = info->toPtr<const uint64_t *>();
   HostLaunchInfo h;
-  h.staticSharedBytes = words[0];
-  h.cooperative = words[1] != 0;
-  h.localBytes = words[2];
+  auto bounds = jit.lookup(jd, entry + "__bounds");
+  if (bounds)
+    h.bounds = bounds->toPtr<BoundsRecord *>();
+  else
+    llvm::consumeError(bounds.takeError()); // compiled without boundscheck
+  auto info = jit.lookup(jd, entry + "__launch");
+  if (info) {
+    const auto *words = info->toPtr<const uint64_t *>();
+    h.staticSharedBytes = words[0];
+    h.cooperative = words[1] != 0;
+    h.localBytes = words[2];
+  } else {
+    llvm::consumeError(info.takeError()); // a kernel without cooperating-threads features
+    if (!h.bounds)
+      return;
+  }
   std::lock_guard<std::mutex> lock(gLaunchInfoMutex);
   gLaunchInfo[entryAddr] = h;
 }

@@ -536,6 +536,23 @@ llvm::Value *FunctionLowerer::compareScalars(CmpOp cmp, llvm::Value *l, llvm::Va
   }
 }
 
+llvm::Value *FunctionLowerer::compareNumbers(CmpOp cmp, llvm::Value *l, const Type *lt,
+                                             llvm::Value *r, const Type *rt, SourceLoc at) {
+  const ScalarType *ls = scalarOf(lt), *rs = scalarOf(rt);
+  if (ls && rs && ls->kind() == TypeKind::Int && rs->kind() == TypeKind::Int &&
+      ls->isSigned() != rs->isSigned()) {
+    // Python's (exact) order of a signed and an unsigned integer, whatever NumPy promotion
+    // would give: -1 < 2**63 is True (uint64 would wrap -1), and int64 against uint64 does
+    // not round both to float64.
+    int bits = std::max(ls->bits(), rs->bits());
+    const ScalarType *lw = types::integer(bits, ls->isSigned());
+    const ScalarType *rw = types::integer(bits, rs->isSigned());
+    return ufuncCompare(cmp, castScalar(B, l, ls, lw), lw, castScalar(B, r, rs, rw), rw, at);
+  }
+  const ScalarType *ct = comparisonType(lt, rt, at);
+  return compareScalars(cmp, convert(l, lt, ct, at), convert(r, rt, ct, at), ct, at);
+}
+
 llvm::Value *FunctionLowerer::lowerCompare(const CompareInstr &i) {
   SourceLoc at = i.loc;
   const Instr *lhs = i.operand(0), *rhs = i.operand(1);
@@ -572,10 +589,8 @@ llvm::Value *FunctionLowerer::lowerCompare(const CompareInstr &i) {
       const Type *et = concretize(tt->elements()[k]);
       if (!dyn_cast<ScalarType>(et))
         fail(at, DiagCode::OperatorTypes, {cmpOpName(i.cmp), lt->str(), rt->str()});
-      const ScalarType *ct = comparisonType(lt, et, at);
       llvm::Value *e = B.CreateExtractValue(r, unsigned(k));
-      out = B.CreateOr(
-          out, compareScalars(CmpOp::Eq, convert(l, lt, ct, at), convert(e, et, ct, at), ct, at));
+      out = B.CreateOr(out, compareNumbers(CmpOp::Eq, l, lt, e, et, at));
     }
     if (i.cmp == CmpOp::NotIn)
       out = B.CreateNot(out);
@@ -590,10 +605,8 @@ llvm::Value *FunctionLowerer::lowerCompare(const CompareInstr &i) {
         const Type *a = concretize(ltup->elements()[k]), *b = concretize(rtup->elements()[k]);
         if (!dyn_cast<ScalarType>(a) || !dyn_cast<ScalarType>(b))
           fail(at, DiagCode::OperatorTypes, {cmpOpName(i.cmp), lt->str(), rt->str()});
-        const ScalarType *ct = comparisonType(a, b, at);
-        out = B.CreateAnd(
-            out, compareScalars(CmpOp::Eq, convert(B.CreateExtractValue(l, unsigned(k)), a, ct, at),
-                                convert(B.CreateExtractValue(r, unsigned(k)), b, ct, at), ct, at));
+        out = B.CreateAnd(out, compareNumbers(CmpOp::Eq, B.CreateExtractValue(l, unsigned(k)), a,
+                                              B.CreateExtractValue(r, unsigned(k)), b, at));
       }
       if (i.cmp == CmpOp::Ne)
         out = B.CreateNot(out);
@@ -601,8 +614,7 @@ llvm::Value *FunctionLowerer::lowerCompare(const CompareInstr &i) {
     }
     if (!dyn_cast<ScalarType>(lt) || !dyn_cast<ScalarType>(rt))
       fail(at, DiagCode::OperatorTypes, {cmpOpName(i.cmp), lt->str(), rt->str()});
-    const ScalarType *ct = comparisonType(typeOf(lhs, at), typeOf(rhs, at), at);
-    out = compareScalars(i.cmp, convert(l, lt, ct, at), convert(r, rt, ct, at), ct, at);
+    out = compareNumbers(i.cmp, l, typeOf(lhs, at), r, typeOf(rhs, at), at);
   }
   }
   return convert(out, types::boolean(), res, at);

@@ -3,6 +3,9 @@
 #include "codegen/Lowering.h"
 
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/MDBuilder.h>
+
+#include <array>
 
 namespace ptxjit::codegen::detail {
 
@@ -48,6 +51,101 @@ std::vector<llvm::Value *> FunctionLowerer::arrayIndices(llvm::Value *arr, const
     out.push_back(i);
   }
   return out;
+}
+
+namespace {
+
+/// The name the source gives the array `i` loads ("a"), or "array" when it is an expression.
+std::string arrayNameOf(const Instr *i, const Function &fn) {
+  if (auto *l = dyn_cast<LoadLocalInstr>(i);
+      l && l->var >= 0 && static_cast<size_t>(l->var) < fn.vars.size())
+    return fn.vars[static_cast<size_t>(l->var)].name;
+  if (auto *a = dyn_cast<ArgInstr>(i);
+      a && a->index >= 0 && static_cast<size_t>(a->index) < fn.argNames.size())
+    return fn.argNames[static_cast<size_t>(a->index)];
+  return "array";
+}
+
+/// `s` (at most 31 bytes, NUL-padded) as the four little-endian words of a BoundsRecord name.
+std::array<uint64_t, 4> nameWords(const std::string &s) {
+  std::array<uint64_t, 4> w{};
+  for (size_t k = 0; k < s.size() && k < 31; ++k)
+    w[k / 8] |= static_cast<uint64_t>(static_cast<unsigned char>(s[k])) << (8 * (k % 8));
+  return w;
+}
+
+} // namespace
+
+llvm::Value *FunctionLowerer::checkedElementAddress(llvm::Value *arr, const ArrayType *aty,
+                                                    llvm::Value *index, const Type *idxType,
+                                                    const Instr *array, SourceLoc at) {
+  std::vector<llvm::Value *> idx = arrayIndices(arr, aty, index, idxType, at);
+  if (!M.opts.boundscheck || idx.empty())
+    return elementAddress(arr, aty, idx);
+  // The indices as written, for the message (arrayIndices has wrapped negative ones).
+  std::vector<llvm::Value *> raw;
+  if (auto *tt = dyn_cast<TupleType>(concretize(idxType))) {
+    for (size_t k = 0; k < idx.size(); ++k)
+      raw.push_back(toIndex(B.CreateExtractValue(index, unsigned(k)), tt->elements()[k], at));
+  } else {
+    raw.push_back(toIndex(index, idxType, at));
+  }
+  // In bounds: 0 <= i < size for every wrapped index (one unsigned compare each).
+  llvm::Value *ok = B.getTrue();
+  std::vector<llvm::Value *> oks, dims;
+  for (size_t k = 0; k < idx.size(); ++k) {
+    dims.push_back(B.CreateExtractValue(arr, {1u, unsigned(k)}));
+    oks.push_back(B.CreateICmpULT(idx[k], dims.back()));
+    ok = B.CreateAnd(ok, oks.back());
+  }
+  llvm::BasicBlock *failBB = llvm::BasicBlock::Create(M.ctx, "bounds.fail", F);
+  llvm::BasicBlock *recordBB = llvm::BasicBlock::Create(M.ctx, "bounds.record", F);
+  llvm::BasicBlock *contBB = llvm::BasicBlock::Create(M.ctx, "bounds.ok", F);
+  llvm::MDBuilder md(M.ctx);
+  B.CreateCondBr(ok, contBB, failBB, md.createBranchWeights(1 << 20, 1));
+
+  // The first failing axis: its index and size. The first thread to fail records them.
+  B.SetInsertPoint(failBB);
+  llvm::Value *axis = B.getInt64(0), *badIndex = raw[0], *size = dims[0];
+  for (size_t k = idx.size(); k-- > 0;) {
+    llvm::Value *bad = B.CreateNot(oks[k]);
+    axis = B.CreateSelect(bad, B.getInt64(static_cast<int64_t>(k)), axis);
+    badIndex = B.CreateSelect(bad, raw[k], badIndex);
+    size = B.CreateSelect(bad, dims[k], size);
+  }
+  llvm::Value *rec = M.boundsRecord(B);
+  llvm::Value *won = B.CreateExtractValue(
+      B.CreateAtomicCmpXchg(rec, B.getInt64(0), B.getInt64(1), llvm::MaybeAlign(8),
+                            llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic),
+      1);
+  B.CreateCondBr(won, recordBB, contBB);
+
+  B.SetInsertPoint(recordBB);
+  auto word = [&](unsigned k, llvm::Value *v) {
+    B.CreateAlignedStore(v, B.CreateConstInBoundsGEP1_32(B.getInt64Ty(), rec, k), llvm::Align(8));
+  };
+  word(1, badIndex);
+  word(2, size);
+  word(3, axis);
+  word(4, B.getInt64(at.line));
+  for (int d = 0; d < 3; ++d) {
+    word(5 + d, B.CreateZExt(specialRegister(Sreg::Tid, d), B.getInt64Ty()));
+    word(8 + d, B.CreateZExt(specialRegister(Sreg::Ctaid, d), B.getInt64Ty()));
+  }
+  std::array<uint64_t, 4> arrayName = nameWords(arrayNameOf(array, fn));
+  std::array<uint64_t, 4> fnName = nameWords(fn.name);
+  for (unsigned k = 0; k < 4; ++k) {
+    word(11 + k, B.getInt64(arrayName[k]));
+    word(15 + k, B.getInt64(fnName[k]));
+  }
+  B.CreateBr(contBB);
+
+  // `ok` (computed before the branch) dominates this block: out of bounds, the access goes to
+  // the scratch element.
+  B.SetInsertPoint(contBB);
+  const auto *rec = dyn_cast<RecordType>(aty->dtype());
+  return B.CreateSelect(ok, elementAddress(arr, aty, idx),
+                        M.boundsScratch(B, rec ? static_cast<uint64_t>(rec->size()) : 16));
 }
 
 llvm::Value *FunctionLowerer::elementAddress(llvm::Value *arr, const ArrayType *aty,
@@ -140,11 +238,11 @@ llvm::Value *FunctionLowerer::lowerGetItem(const GetItemInstr &i) {
         internal(at, "view of " + aty->str() + " typed " + res->str());
       return view;
     }
-    std::vector<llvm::Value *> idx = arrayIndices(v, aty, iv, it, at);
+    llvm::Value *addr = checkedElementAddress(v, aty, iv, it, obj, at);
     if (isa<RecordType>(aty->dtype()))
-      return elementAddress(v, aty, idx); // a record is its address
+      return addr; // a record is its address
     const ScalarType *dt = cast<ScalarType>(aty->dtype());
-    return convert(loadScalar(B, elementAddress(v, aty, idx), dt), dt, res, at);
+    return convert(loadScalar(B, addr, dt), dt, res, at);
   }
   if (auto *r = dyn_cast<RecordType>(ot))
     return loadRecordField(v, r, fieldOf(r, index, at), res, at);
@@ -219,7 +317,7 @@ void FunctionLowerer::lowerSetItem(const SetItemInstr &i) {
     auto *src = dyn_cast<RecordType>(concretize(vt));
     if (!src || src->writable() != r->writable())
       fail(at, DiagCode::SetItemTypes, {ot->str(), it->str(), vt->str()});
-    copyRecord(elementAddress(arr, aty, arrayIndices(arr, aty, iv, it, at)), valueOf(value, at), r);
+    copyRecord(checkedElementAddress(arr, aty, iv, it, obj, at), valueOf(value, at), r);
     return;
   }
   std::vector<IndexComponent> comps = indexComponents(iv, it);
@@ -231,12 +329,11 @@ void FunctionLowerer::lowerSetItem(const SetItemInstr &i) {
     assignToView(view, types::array(aty->dtype(), vnd, Layout::A), valueOf(value, at), vt, at);
     return;
   }
-  std::vector<llvm::Value *> idx = arrayIndices(arr, aty, iv, it, at);
   if (!dyn_cast<ScalarType>(concretize(vt)))
     fail(at, DiagCode::SetItemTypes, {ot->str(), it->str(), vt->str()});
   const ScalarType *dt = cast<ScalarType>(aty->dtype());
   llvm::Value *v = convert(valueOf(value, at), vt, dt, at);
-  storeScalar(B, elementAddress(arr, aty, idx), v, dt);
+  storeScalar(B, checkedElementAddress(arr, aty, iv, it, obj, at), v, dt);
 }
 
 // ---- Tuples ----

@@ -36,7 +36,50 @@ uint64_t alignUp(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
 
 // ---- Module-wide ----
 
+namespace {
+
+/// A mutable module global of `ty` in the global address space, zero-initialized.
+llvm::GlobalVariable *deviceGlobal(llvm::Module &m, llvm::Type *ty, const std::string &name,
+                                   bool host, llvm::GlobalValue::LinkageTypes linkage) {
+  auto *g = new llvm::GlobalVariable(m, ty, false, linkage, llvm::Constant::getNullValue(ty), name,
+                                     nullptr, llvm::GlobalValue::NotThreadLocal, host ? 0 : 1);
+  g->setAlignment(llvm::Align(16));
+  return g;
+}
+
+} // namespace
+
+llvm::Value *ModuleLowerer::boundsRecord(llvm::IRBuilderBase &b) {
+  if (!boundsRecord_)
+    boundsRecord_ = deviceGlobal(mod, llvm::ArrayType::get(b.getInt64Ty(), kBoundsRecordWords),
+                                 "__ptxjit_bounds", isHost(), llvm::GlobalValue::ExternalLinkage);
+  return isHost() ? static_cast<llvm::Value *>(boundsRecord_)
+                  : b.CreateAddrSpaceCast(boundsRecord_, b.getPtrTy(0));
+}
+
+llvm::Value *ModuleLowerer::boundsScratch(llvm::IRBuilderBase &b, uint64_t bytes) {
+  // Room for the largest element accessed so far (scalars: complex128's 16 bytes; records their
+  // itemsize): a larger request replaces the global everywhere it is used.
+  uint64_t words = std::max<uint64_t>(2, (bytes + 7) / 8);
+  if (!boundsScratch_ || words > boundsScratchWords_) {
+    llvm::GlobalVariable *g =
+        deviceGlobal(mod, llvm::ArrayType::get(b.getInt64Ty(), words), "__ptxjit_bounds_scratch",
+                     isHost(), llvm::GlobalValue::InternalLinkage);
+    if (boundsScratch_) {
+      boundsScratch_->replaceAllUsesWith(g);
+      g->takeName(boundsScratch_);
+      boundsScratch_->eraseFromParent();
+    }
+    boundsScratch_ = g;
+    boundsScratchWords_ = words;
+  }
+  return isHost() ? static_cast<llvm::Value *>(boundsScratch_)
+                  : b.CreateAddrSpaceCast(boundsScratch_, b.getPtrTy(0));
+}
+
 void ModuleLowerer::finishCuda(const std::string &entry, const Function &kernel) {
+  if (boundsRecord_)
+    boundsRecord_->setName(entry + "__bounds");
   if (cuda.sharedBytes > kMaxStaticShared)
     raiseDiag(DiagCode::UnsupportedConstruct, kernel.filename, SourceLoc{kernel.firstLine, 0, 0, 0},
               {"declaring " + std::to_string(cuda.sharedBytes) +
@@ -496,10 +539,10 @@ llvm::Value *FunctionLowerer::lowerAtomic(const CallInstr &i, const CudaBuiltinI
   const bool hasIndex = !(isCas && info.variant == 0);
   llvm::Value *addr;
   if (hasIndex) {
-    std::vector<llvm::Value *> idx = arrayIndices(arr, aty, arg(1), argType(1), at);
-    if (idx.size() != static_cast<size_t>(aty->ndim()))
+    const auto *tt = dyn_cast<TupleType>(concretize(argType(1)));
+    if ((tt ? tt->size() : 1) != static_cast<size_t>(aty->ndim()))
       fail(at, DiagCode::IndexTypes, {aty->str(), argType(1)->str()});
-    addr = elementAddress(arr, aty, idx);
+    addr = checkedElementAddress(arr, aty, arg(1), argType(1), i.arg(0), at);
   } else {
     addr = elementAddress(arr, aty, {B.getInt64(0)});
   }

@@ -142,11 +142,18 @@ public:
     std::unordered_map<const ir::Instr *, llvm::Constant *> sharedArrays; ///< per call site
     std::unordered_map<const void *, llvm::Constant *> constArrays;       ///< per frozen array
   } cuda;
+  /// The module's bounds record and scratch element (opts.boundscheck; created on first use,
+  /// named `<entry>__bounds` by finishCuda), as generic pointers from `b`'s position.
+  llvm::Value *boundsRecord(llvm::IRBuilderBase &b);
+  llvm::Value *boundsScratch(llvm::IRBuilderBase &b, uint64_t bytes = 16);
   /// Host: records the cuda state in the module as the constant `<entry>$launch` (see
   /// codegen::HostLaunchInfo); CUDA: checks the static shared size (LowerCuda.cpp).
   void finishCuda(const std::string &entry, const ir::Function &kernel);
 
 private:
+  llvm::GlobalVariable *boundsRecord_ = nullptr;
+  llvm::GlobalVariable *boundsScratch_ = nullptr;
+  uint64_t boundsScratchWords_ = 0;
   std::unordered_map<const ir::Function *, llvm::Function *> bodies_;
   std::deque<const ir::Function *> queue_;
   std::unordered_set<std::string> names_;
@@ -209,6 +216,10 @@ private:
   /// l <cmp> r for two values of scalar type `t` (Lt..Ne only).
   llvm::Value *compareScalars(ir::CmpOp cmp, llvm::Value *l, llvm::Value *r,
                               const ir::ScalarType *t, ir::SourceLoc at);
+  /// l <cmp> r for scalar values of types lt and rt with Python's meaning: a signed and an
+  /// unsigned integer compare exactly; other pairs in comparisonType.
+  llvm::Value *compareNumbers(ir::CmpOp cmp, llvm::Value *l, const ir::Type *lt, llvm::Value *r,
+                              const ir::Type *rt, ir::SourceLoc at);
   /// bool(v) for v of type t, as i1.
   llvm::Value *truth(llvm::Value *v, const ir::Type *t, ir::SourceLoc at);
   /// The common type for comparing values of types a and b (NumPy promotion).
@@ -308,6 +319,14 @@ private:
                                           llvm::Value *idx, const ir::Type *idxType,
                                           ir::SourceLoc at);
   /// Address of element `idx` (one i64 per dimension) of array value `arr`.
+  /// The address of the element `index` (of type `idxType`: one integer or a tuple) selects
+  /// in `arr`, the array `array` names (for the message). With opts.boundscheck, an index out
+  /// of bounds records the first failure in the module's bounds record (BoundsRecord) and
+  /// gives the address of a scratch element instead, so that nothing outside the array is
+  /// read or written.
+  llvm::Value *checkedElementAddress(llvm::Value *arr, const ir::ArrayType *aty, llvm::Value *index,
+                                     const ir::Type *idxType, const ir::Instr *array,
+                                     ir::SourceLoc at);
   llvm::Value *elementAddress(llvm::Value *arr, const ir::ArrayType *aty,
                               const std::vector<llvm::Value *> &idx);
   /// A sub-array view `arr[idx...]` for fewer indices than dimensions.

@@ -1,6 +1,9 @@
 #include "codegen/ScalarValues.h"
 
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/Module.h>
+#include <llvm/TargetParser/Triple.h>
 
 namespace ptxjit::codegen::detail {
 
@@ -16,6 +19,44 @@ llvm::Align elementAlign(const ScalarType *t) {
 
 /// The float type of a complex type's parts, as an IR type.
 const ScalarType *complexPart(const ScalarType *c) { return ir::types::floating(c->bits() / 2); }
+
+bool buildsForNVPTX(llvm::IRBuilderBase &b) {
+  const llvm::Module *m = b.GetInsertBlock()->getModule();
+  return llvm::Triple(m->getTargetTriple()).isNVPTX();
+}
+
+/// Float `v` to the integer type `to`, truncating toward zero and saturating: NaN gives 0,
+/// values beyond the range (±inf included) its nearest bound. LLVM's fptosi/fptoui would give
+/// poison there, which lets the optimizer delete the code that depends on it.
+llvm::Value *floatToIntSaturating(llvm::IRBuilderBase &b, llvm::Value *v, const ScalarType *to) {
+  llvm::Type *toTy = registerType(b.getContext(), to);
+  const bool isSigned = to->isSigned();
+  if (!buildsForNVPTX(b))
+    return b.CreateIntrinsic(isSigned ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat,
+                             {toTy, v->getType()}, {v});
+  // PTX's cvt.rzi saturates (NaN gives 0): one instruction through NVVM's intrinsics, where
+  // the generic expansion of fptosi.sat compares and selects around it. 8- and 16-bit results
+  // saturate to 32 bits first, then clamp.
+  if (v->getType()->isHalfTy())
+    v = b.CreateFPExt(v, b.getFloatTy());
+  const bool isDouble = v->getType()->isDoubleTy();
+  const bool wide = to->bits() == 64;
+  using namespace llvm::Intrinsic;
+  static const llvm::Intrinsic::ID ids[2][2][2] = {
+      // [double][wide][signed]
+      {{nvvm_f2ui_rz, nvvm_f2i_rz}, {nvvm_f2ull_rz, nvvm_f2ll_rz}},
+      {{nvvm_d2ui_rz, nvvm_d2i_rz}, {nvvm_d2ull_rz, nvvm_d2ll_rz}}};
+  llvm::Value *r = b.CreateIntrinsic(ids[isDouble][wide][isSigned], {}, {v});
+  if (to->bits() >= 32)
+    return r;
+  int64_t lo = isSigned ? -(int64_t(1) << (to->bits() - 1)) : 0;
+  int64_t hi = isSigned ? (int64_t(1) << (to->bits() - 1)) - 1 : (int64_t(1) << to->bits()) - 1;
+  r = b.CreateBinaryIntrinsic(isSigned ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, r,
+                              b.getInt32(static_cast<uint32_t>(lo)));
+  r = b.CreateBinaryIntrinsic(isSigned ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, r,
+                              b.getInt32(static_cast<uint32_t>(hi)));
+  return b.CreateTrunc(r, toTy);
+}
 
 } // namespace
 
@@ -111,7 +152,7 @@ llvm::Value *castScalar(llvm::IRBuilderBase &b, llvm::Value *v, const ScalarType
     case TypeKind::Bool:
       return b.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
     case TypeKind::Int:
-      return to->isSigned() ? b.CreateFPToSI(v, toTy) : b.CreateFPToUI(v, toTy);
+      return floatToIntSaturating(b, v, to);
     case TypeKind::Float:
       return b.CreateFPCast(v, toTy);
     default:

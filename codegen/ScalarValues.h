@@ -32,8 +32,9 @@ void storeScalar(llvm::IRBuilderBase &b, llvm::Value *addr, llvm::Value *v, cons
                  uint64_t align = 0);
 
 /// Register value `v` of type `from` cast to `to` as NumPy casts (and Numba converts): ints
-/// wrap or extend by their sign, floats round to nearest, float → int truncates toward zero,
-/// x → bool is x != 0 (either part for complex), complex → real drops the imaginary part.
+/// wrap or extend by their sign, floats round to nearest, float → int truncates toward zero and
+/// saturates (NaN → 0, out-of-range values and ±inf → the nearest bound of `to`), x → bool is x !=
+/// 0 (either part for complex), complex → real drops the imaginary part.
 llvm::Value *castScalar(llvm::IRBuilderBase &b, llvm::Value *v, const ir::ScalarType *from,
                         const ir::ScalarType *to);
 

@@ -14,7 +14,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 namespace ptxjit::compiler {
@@ -87,15 +89,60 @@ runtime::BlockSizeSuggestion Specialization::occupancy() const {
   return occupancy_;
 }
 
+namespace {
+
+std::string recordName(const char (&chars)[32]) { return std::string(chars, strnlen(chars, 32)); }
+
+} // namespace
+
+ArrayIndexError::ArrayIndexError(const std::string &kernel, const codegen::BoundsRecord &r)
+    : std::out_of_range([&] {
+        std::string where = "array '" + recordName(r.array) + "'";
+        std::string fn = recordName(r.function);
+        where += fn == kernel ? "" : " in device function '" + fn + "'";
+        return "index " + std::to_string(r.index) + " is out of bounds for axis " +
+               std::to_string(r.axis) + " with size " + std::to_string(r.size) + ": " + where +
+               " at line " + std::to_string(r.line) + " of kernel '" + kernel + "', thread (" +
+               std::to_string(r.tid[0]) + ", " + std::to_string(r.tid[1]) + ", " +
+               std::to_string(r.tid[2]) + ") of block (" + std::to_string(r.ctaid[0]) + ", " +
+               std::to_string(r.ctaid[1]) + ", " + std::to_string(r.ctaid[2]) + ")";
+      }()),
+      record(r) {}
+
 void Specialization::launchCuda(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem,
                                 CUstream stream, char *buf, void **params) const {
   CUfunction f = cudaFunction();
   if (paramBuffer()) {
     runtime::launchKernelBuffer(f, grid, block, sharedMem, stream, buf, plan.paramBytes);
-    return;
+  } else {
+    pointAtSlots(plan, buf, params);
+    runtime::launchKernel(f, grid, block, sharedMem, stream, params);
   }
-  pointAtSlots(plan, buf, params);
-  runtime::launchKernel(f, grid, block, sharedMem, stream, params);
+  if (options.boundscheck)
+    checkCudaBounds(stream);
+}
+
+void Specialization::checkCudaBounds(CUstream stream) const {
+  // The device-side record, read once the kernel is done (a checked launch is synchronous).
+  const runtime::DriverApi &d = runtime::driver();
+  runtime::check(d.cuStreamSynchronize(stream), "cuStreamSynchronize");
+  std::pair<CUdeviceptr, size_t> g;
+  try {
+    g = module_->global(symbol + "__bounds");
+  } catch (const runtime::CudaError &e) {
+    if (e.code() == CUDA_ERROR_NOT_FOUND)
+      return; // no array indexing in the kernel: no record
+    throw;
+  }
+  auto [ptr, bytes] = g;
+  if (bytes < sizeof(codegen::BoundsRecord))
+    return;
+  codegen::BoundsRecord r;
+  runtime::check(d.cuMemcpyDtoH_v2(&r, ptr, sizeof r), "cuMemcpyDtoH");
+  if (!r.failed)
+    return;
+  runtime::check(d.cuMemsetD8_v2(ptr, 0, sizeof r), "cuMemsetD8");
+  throw ArrayIndexError(functionName, r);
 }
 
 void Specialization::launchHost(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem,
@@ -104,6 +151,11 @@ void Specialization::launchHost(runtime::Dim3 grid, runtime::Dim3 block, unsigne
   runtime::HostLaunchOptions opts = hostLaunch;
   opts.dynamicSharedBytes = sharedMem;
   runtime::launchHost(hostEntry, grid, block, params, opts);
+  if (codegen::BoundsRecord *rec = hostBounds; rec && rec->failed) {
+    codegen::BoundsRecord r = *rec;
+    *rec = codegen::BoundsRecord{};
+    throw ArrayIndexError(functionName, r);
+  }
 }
 
 // ---- Compiler internals ---------------------------------------------------------------------
@@ -137,9 +189,13 @@ struct Compiler::Entry {
   /// Guarded by the registry lock.
   bool registered = true;
   // Guarded by the compile lock.
-  /// Typed IR per argument types (kept after unregistering: other functions' typed IR may
-  /// point at it).
+  /// Typed IR per argument types (kept after unregistering while other functions' typed IR
+  /// points at it: `callers` not empty).
   std::map<std::vector<const ir::Type *>, std::unique_ptr<ir::Function>> typed;
+  /// The functions whose typed IR `typed` calls into, and those whose typed IR calls into
+  /// this one's: an unregistered entry is erased when no caller is left (freeRetiredLocked).
+  std::set<int> callees;
+  std::set<int> callers;
   /// The snapshots `typed` was built from (a disk-cache key is only trusted when the function's
   /// current snapshot matches them).
   std::vector<std::shared_ptr<const frontend::CodeSnapshot>> typedFrom;
@@ -192,6 +248,7 @@ void recordHostLaunch(Specialization &spec) {
   spec.hostLaunch.staticSharedBytes = info.staticSharedBytes;
   spec.hostLaunch.cooperative = info.cooperative;
   spec.hostLaunch.extraStackBytes = info.localBytes;
+  spec.hostBounds = info.bounds;
 }
 
 /// Specializes `fn` for its first `given` parameters: each later parameter (which has a
@@ -242,6 +299,9 @@ class Compiler::Resolver final : public ir::CallResolver {
 public:
   Resolver(Compiler &c, int depth) : compiler_(c), depth_(depth) {}
 
+  /// The functions resolved so far (the typed function's callees).
+  const std::set<int> &callees() const { return callees_; }
+
   ir::Function *specializeCallee(int functionId, const std::vector<const ir::Type *> &argTypes,
                                  const std::string &file, const ir::SourceLoc &loc) override {
     Entry *found = nullptr;
@@ -269,7 +329,9 @@ public:
       concrete.push_back(ir::hasIntLiteral(t) ? t : ir::concretize(t));
     if (!callee.declared.empty())
       concrete = declaredParams(callee, argTypes, file, loc);
-    return compiler_.typedLocked(functionId, concrete, file, loc, depth_ + 1);
+    ir::Function *typed = compiler_.typedLocked(functionId, concrete, file, loc, depth_ + 1);
+    callees_.insert(functionId);
+    return typed;
   }
 
 private:
@@ -296,6 +358,7 @@ private:
 
   Compiler &compiler_;
   int depth_;
+  std::set<int> callees_;
 };
 
 // ---- Compiler -------------------------------------------------------------------------------
@@ -353,15 +416,45 @@ void Compiler::unregisterFunction(int id) {
 }
 
 void Compiler::freeRetiredLocked() {
-  std::vector<Entry *> retired;
+  std::vector<int> check;
   {
     std::lock_guard<std::mutex> lock(registryMutex_);
-    for (int id : retired_)
-      retired.push_back(entries_.at(id).get()); // entries are never erased, only retired
-    retired_.clear();
+    check.swap(retired_);
   }
-  for (Entry *e : retired)
-    e->specs.clear();
+  // Erase each unregistered entry no typed IR points into; erasing one may free its callees.
+  // (Entries are erased only here, under the compile lock, and only once unregistered, so no
+  // compile holds a reference to them.)
+  while (!check.empty()) {
+    int id = check.back();
+    check.pop_back();
+    std::unique_ptr<Entry> erased;
+    {
+      std::lock_guard<std::mutex> lock(registryMutex_);
+      auto it = entries_.find(id);
+      if (it == entries_.end() || it->second->registered)
+        continue;
+      if (!it->second->callers.empty()) {
+        it->second->specs.clear(); // its typed IR stays for its callers
+        continue;
+      }
+      erased = std::move(it->second);
+      entries_.erase(it);
+      for (int callee : erased->callees) {
+        auto c = entries_.find(callee);
+        if (c == entries_.end())
+          continue;
+        c->second->callers.erase(id);
+        if (!c->second->registered && c->second->callers.empty())
+          check.push_back(callee);
+      }
+    }
+    // `erased` (its typed IR and specializations) is freed here, outside the registry lock.
+  }
+}
+
+size_t Compiler::entryCount() const {
+  std::lock_guard<std::mutex> lock(registryMutex_);
+  return entries_.size();
 }
 
 bool Compiler::isRegistered(int id) const {
@@ -462,10 +555,12 @@ ir::Function *Compiler::typedLocked(int id, const std::vector<const ir::Type *> 
   if (argTypes.size() < params)
     bindDefaults(*fn, *snap, argTypes.size());
   inProgress_.emplace_back(id, argTypes);
+  std::set<int> callees;
   {
     InProgressGuard guard{inProgress_};
     Resolver resolver(*this, depth);
     ir::inferTypes(*fn, argTypes, &resolver);
+    callees = resolver.callees();
   }
   applyDeclaredReturn(e.declared, e.name, *fn, argTypes, *snap);
   ir::verifyInDebug(*fn);
@@ -474,6 +569,15 @@ ir::Function *Compiler::typedLocked(int id, const std::vector<const ir::Type *> 
   ir::Function *raw = fn.get();
   e.typed.emplace(argTypes, std::move(fn));
   e.typedFrom.push_back(std::move(snap));
+  // Only typed IR that is kept records its callees: a failed typing keeps nothing.
+  for (int callee : callees) {
+    if (callee == id)
+      continue;
+    e.callees.insert(callee);
+    std::lock_guard<std::mutex> lock(registryMutex_);
+    if (auto it = entries_.find(callee); it != entries_.end())
+      it->second->callers.insert(id);
+  }
   return raw;
 }
 

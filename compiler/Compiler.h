@@ -21,6 +21,7 @@
 // by the next compile-locked call.
 #pragma once
 
+#include "codegen/Codegen.h"
 #include "codegen/CompileOptions.h"
 #include "codegen/KernelABI.h"
 #include "codegen/UfuncKernels.h"
@@ -36,6 +37,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -73,6 +75,9 @@ struct FunctionOptions {
   /// GPU, with the link items of the cuda.declare_device functions it calls. Such kernels skip
   /// the disk cache (it holds the PTX alone).
   std::vector<ir::LinkItem> links;
+  /// boundscheck=: -1 unset (checked on the CPU backend, and on CUDA with debug=True), 0 off,
+  /// 1 on; PTXJIT_BOUNDSCHECK=0/1 overrides it (bindings' compileOptionsFor).
+  int boundscheck = -1;
 };
 
 /// What a ufunc loop kernel specialization compiles: a loop (codegen/UfuncKernels.h) around a
@@ -81,6 +86,16 @@ struct LoopKey {
   std::vector<const ir::Type *> fnParams;
   codegen::LoopKernelDesc desc;
   bool operator==(const LoopKey &) const = default;
+};
+
+/// A checked launch (CompileOptions::boundscheck) whose kernel indexed an array out of bounds:
+/// what() names the index, axis and size, the array, the line, the kernel and the thread
+/// ("index 12 is out of bounds for axis 0 with size 10: array 'a' at line 7 of kernel 'k',
+/// thread (2, 0, 0) of block (1, 0, 0)"). An std::out_of_range: an IndexError in Python.
+class ArrayIndexError : public std::out_of_range {
+public:
+  ArrayIndexError(const std::string &kernel, const codegen::BoundsRecord &r);
+  codegen::BoundsRecord record;
 };
 
 /// One compiled entry: a kernel specialization, or a ufunc loop kernel around a device function
@@ -109,6 +124,8 @@ public:
   /// Host kernels only: static shared memory, cooperative scheduling and local-array stack
   /// needs (from codegen::hostLaunchInfo); the launch adds its dynamic shared memory.
   runtime::HostLaunchOptions hostLaunch;
+  /// Host kernels compiled with options.boundscheck: the module's bounds record.
+  codegen::BoundsRecord *hostBounds = nullptr;
   /// cache=True only: true when the code was loaded from the disk cache (not compiled), and
   /// the entry's file (read or written; empty when no cache directory could be used).
   bool fromDiskCache = false;
@@ -132,16 +149,20 @@ public:
 
   /// Launches on CUDA with the arguments packed in `buf` (plan.bufferSize() bytes): the buffer
   /// in one piece when paramBuffer(), else one pointer per parameter (`params`: room for one
-  /// per slot). Asynchronous on `stream`. Throws as runtime::launchKernel.
+  /// per slot). Asynchronous on `stream`, except with options.boundscheck: then it waits for
+  /// the kernel and throws ArrayIndexError when a thread indexed out of bounds. Throws as
+  /// runtime::launchKernel.
   void launchCuda(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem, CUstream stream,
                   char *buf, void **params) const;
   /// Runs the host entry over `grid` x `block` (runtime::launchHost, with hostLaunch and
   /// `sharedMem` bytes of dynamic shared memory) with the arguments packed in `buf`;
-  /// `params`: room for one pointer per slot. Returns when done.
+  /// `params`: room for one pointer per slot. Returns when done; throws ArrayIndexError when
+  /// the kernel (compiled with options.boundscheck) indexed an array out of bounds.
   void launchHost(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem, char *buf,
                   void **params) const;
 
 private:
+  void checkCudaBounds(CUstream stream) const;
   mutable bool paramBuffer_ = false; ///< written before function_ is published
   mutable std::mutex loadMutex_;
   mutable std::shared_ptr<runtime::Module> module_;
@@ -170,9 +191,10 @@ public:
   /// converted to the signature's parameters and its result to the declared return type (as
   /// Numba). Set once, after registerFunction and before anything is compiled for `id`.
   void declareSignatures(int id, std::vector<ir::Signature> signatures);
-  /// Forgets `id`: it is no longer registered when this returns, and its specializations are
-  /// freed now, or by the next compile-locked call when a compile is under way (typed IR that
-  /// other functions' specializations may refer to stays). Never waits for a compile, so it may
+  /// Forgets `id`: it is no longer registered when this returns, and its entry (typed IR and
+  /// specializations) is erased now, or by the next compile-locked call when a compile is under
+  /// way; while other functions' typed IR calls into its typed IR, only its specializations are
+  /// freed, and the rest goes with the last such caller. Never waits for a compile, so it may
   /// be called from a destructor with the interpreter held. Unknown ids are ignored.
   void unregisterFunction(int id);
   /// True while `id` is registered.
@@ -224,6 +246,9 @@ public:
 
   /// The number of specializations compiled so far (all functions, all backends); for tests.
   size_t compiledCount() const;
+  /// The number of entries in the table of functions, registered or kept for callers; for
+  /// tests (unregistered functions must not accumulate).
+  size_t entryCount() const;
 
 private:
   struct Entry;
@@ -239,8 +264,9 @@ private:
   /// entry(id), which must be a function of `kind`: std::invalid_argument ("'f' is a device
   /// function, not a kernel") otherwise. For the specialize calls.
   Entry &entryOfKind(int id, ir::FunctionKind kind) const;
-  /// Frees the specializations of functions unregistered while a compile held the lock
-  /// (compile lock held).
+  /// Erases the entries of functions unregistered since the last call that no typed IR calls
+  /// into (frees only the specializations of the others), cascading to callees left without
+  /// callers (compile lock held).
   void freeRetiredLocked();
   /// The typed IR of `id` for `argTypes` (compile lock held), built once from snapshots_.
   ir::Function *typedLocked(int id, const std::vector<const ir::Type *> &argTypes,

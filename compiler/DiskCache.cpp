@@ -187,7 +187,7 @@ void addCompileOptions(CacheKey &k, const codegen::CompileOptions &o) {
   k.addInt("debugInfo", static_cast<int>(o.debugInfo));
   k.addInt("maxThreadsPerBlock", o.maxThreadsPerBlock).addInt("minBlocksPerSM", o.minBlocksPerSM);
   k.addInt("maxClusterRank", o.maxClusterRank).addInt("maxRegisters", o.maxRegisters);
-  k.addInt("carveout", o.carveout);
+  k.addInt("carveout", o.carveout).addInt("boundscheck", o.boundscheck);
 }
 
 void addArgTypes(CacheKey &k, const std::vector<const ir::Type *> &argTypes) {

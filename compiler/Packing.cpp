@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 
 namespace ptxjit::compiler {
@@ -33,15 +34,20 @@ template <typename T> T valueAs(const ArgValue &v) {
   if constexpr (std::is_floating_point_v<T>) {
     return static_cast<T>(v.re);
   } else {
-    // float → int: truncate, NaN → 0, saturate to int64, then wrap to the width as C casts of
-    // integers do.
+    // float → int as kernels convert (codegen's castScalar): truncate toward zero, NaN → 0,
+    // saturate to T's range (±inf included). Comparing against the limits as doubles is exact:
+    // -2**(N-1) and 2**N are powers of two.
     double x = v.re;
     if (std::isnan(x))
       return 0;
-    int64_t i = x >= 9.2233720368547758e18    ? INT64_MAX
-                : x <= -9.2233720368547758e18 ? INT64_MIN
-                                              : static_cast<int64_t>(x);
-    return static_cast<T>(i);
+    constexpr double lo = static_cast<double>(std::numeric_limits<T>::min());
+    constexpr double hiExclusive =
+        2.0 * static_cast<double>(std::numeric_limits<T>::max() / 2 + 1); // 2**(bits - signed)
+    if (x <= lo)
+      return std::numeric_limits<T>::min();
+    if (x >= hiExclusive)
+      return std::numeric_limits<T>::max();
+    return static_cast<T>(x);
   }
 }
 

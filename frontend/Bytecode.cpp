@@ -27,7 +27,7 @@ void BytecodeView::decode() {
   ir::SourceLoc fnLoc;
   fnLoc.line = code_->firstLine;
   if (bytes.size() % 2 != 0)
-    ir::raiseDiag(ir::DiagCode::Internal, code_->filename, fnLoc,
+    ir::raiseDiag(ir::DiagCode::MalformedCode, code_->filename, fnLoc,
                   {"bytecode of " + code_->qualname + " has an odd length"});
   const size_t units = bytes.size() / 2;
   byStart_.assign(units, -1);
@@ -41,7 +41,7 @@ void BytecodeView::decode() {
     const uint8_t rawArg = bytes[2 * u + 1];
     std::optional<PyOp> op = pyOpFromNumber(version(), number);
     if (!op)
-      ir::raiseDiag(ir::DiagCode::Internal, code_->filename, fnLoc,
+      ir::raiseDiag(ir::DiagCode::MalformedCode, code_->filename, fnLoc,
                     {"unknown opcode " + std::to_string(number) + " for Python " +
                      pyVersionName(version()) + " at " + offsetText(static_cast<int>(2 * u))});
     if (*op == PyOp::EXTENDED_ARG) {
@@ -51,7 +51,7 @@ void BytecodeView::decode() {
         extStart = static_cast<int>(u);
       if (++numPrefixes > 3)
         ir::raiseDiag(
-            ir::DiagCode::Internal, code_->filename, fnLoc,
+            ir::DiagCode::MalformedCode, code_->filename, fnLoc,
             {"more than three EXTENDED_ARG prefixes at " + offsetText(static_cast<int>(2 * u))});
       ext = (ext << 8) | rawArg;
       ++u;
@@ -69,7 +69,7 @@ void BytecodeView::decode() {
       in.pos = code_->positions[u];
     if (u + 1 + static_cast<size_t>(in.caches) > units)
       ir::raiseDiag(
-          ir::DiagCode::Internal, code_->filename, toLoc(in.pos),
+          ir::DiagCode::MalformedCode, code_->filename, toLoc(in.pos),
           {std::string("truncated ") + pyOpName(in.op) + " at " + offsetText(in.offset.value)});
     byStart_[static_cast<size_t>(in.start.value / 2)] = in.index.value;
     byOffset_[u] = in.index.value;
@@ -80,7 +80,7 @@ void BytecodeView::decode() {
     u += 1 + static_cast<size_t>(in.caches);
   }
   if (extStart >= 0)
-    ir::raiseDiag(ir::DiagCode::Internal, code_->filename, fnLoc,
+    ir::raiseDiag(ir::DiagCode::MalformedCode, code_->filename, fnLoc,
                   {"EXTENDED_ARG at the end of the bytecode"});
 }
 
@@ -97,12 +97,12 @@ void BytecodeView::resolveJumps() {
     const long long dest =
         pyOpJumpsBackward(in.op) ? in.end().value - delta : in.end().value + delta;
     if (dest < 0 || dest >= static_cast<long long>(code_->code.size()))
-      internalError(in.index, std::string(pyOpName(in.op)) + " jumps outside the code");
+      malformed(in.index, std::string(pyOpName(in.op)) + " jumps outside the code");
     in.jumpOffset = ByteOffset(static_cast<int>(dest));
     std::optional<InstrIndex> t = indexAtStart(*in.jumpOffset);
     if (!t)
-      internalError(in.index,
-                    std::string(pyOpName(in.op)) + " jumps into the middle of an instruction");
+      malformed(in.index,
+                std::string(pyOpName(in.op)) + " jumps into the middle of an instruction");
     if (in.op == PyOp::FOR_ITER) {
       // Where an exhausted FOR_ITER goes. Verified by tracing the executed offsets of a
       // loop with each interpreter (tests/fixtures/make_bytecode_fixtures.py records them for
@@ -116,7 +116,7 @@ void BytecodeView::resolveJumps() {
         // exhausted FOR_ITER pops the iterator itself and jumps one unit further, over the
         // END_FOR: `dis` shows "to END_FOR", execution continues after it.
         if (!contains(t->next()) || at(*t).op != PyOp::END_FOR)
-          internalError(in.index, "FOR_ITER does not jump to an END_FOR");
+          malformed(in.index, "FOR_ITER does not jump to an END_FOR");
         t = t->next();
         break;
       case PyVersion::Py313:
@@ -124,7 +124,7 @@ void BytecodeView::resolveJumps() {
         // iterator); the exhausted FOR_ITER pops the iterator and skips both.
         if (!contains(t->next().next()) || at(*t).op != PyOp::END_FOR ||
             at(t->next()).op != PyOp::POP_TOP)
-          internalError(in.index, "FOR_ITER does not jump to END_FOR, POP_TOP");
+          malformed(in.index, "FOR_ITER does not jump to END_FOR, POP_TOP");
         t = t->next().next();
         break;
       }
@@ -161,7 +161,8 @@ std::vector<ExceptionTableEntry> BytecodeView::exceptionTable() const {
       if (p >= t.size() || n > 5) {
         ir::SourceLoc l;
         l.line = code_->firstLine;
-        ir::raiseDiag(ir::DiagCode::Internal, code_->filename, l, {"malformed exception table"});
+        ir::raiseDiag(ir::DiagCode::MalformedCode, code_->filename, l,
+                      {"malformed exception table"});
       }
       uint8_t b = t[p++];
       v = (v << 6) | (b & 63);
@@ -204,23 +205,30 @@ void BytecodeView::raise(ir::DiagCode code, InstrIndex i,
   ir::raiseDiag(code, code_->filename, loc(i), args);
 }
 
+std::string BytecodeView::where(InstrIndex i) const {
+  if (!contains(i))
+    return "";
+  return " (" + std::string(pyOpName(at(i).op)) + " at " + offsetText(at(i).offset.value) + " in " +
+         code_->qualname + ")";
+}
+
 void BytecodeView::internalError(InstrIndex i, const std::string &what) const {
-  std::string where;
-  if (contains(i))
-    where = " (" + std::string(pyOpName(at(i).op)) + " at " + offsetText(at(i).offset.value) +
-            " in " + code_->qualname + ")";
-  ir::raiseDiag(ir::DiagCode::Internal, code_->filename, loc(i), {what + where});
+  ir::raiseDiag(ir::DiagCode::Internal, code_->filename, loc(i), {what + where(i)});
+}
+
+void BytecodeView::malformed(InstrIndex i, const std::string &what) const {
+  ir::raiseDiag(ir::DiagCode::MalformedCode, code_->filename, loc(i), {what + where(i)});
 }
 
 const ir::ConstValue &BytecodeView::constant(const Instruction &in) const {
   if (in.arg >= code_->consts.size())
-    internalError(in.index, "constant index out of range");
+    malformed(in.index, "constant index out of range");
   return code_->consts[in.arg];
 }
 
 const std::string &BytecodeView::name(const Instruction &in) const {
   if (in.arg >= code_->names.size())
-    internalError(in.index, "name index out of range");
+    malformed(in.index, "name index out of range");
   return code_->names[in.arg];
 }
 
@@ -237,7 +245,7 @@ GlobalOperand BytecodeView::loadGlobal(const Instruction &in) const {
     break;
   }
   if (idx >= code_->names.size())
-    internalError(in.index, "name index out of range");
+    malformed(in.index, "name index out of range");
   return {&code_->names[idx], pushNull};
 }
 
@@ -259,7 +267,7 @@ AttrOperand BytecodeView::loadAttr(const Instruction &in) const {
     }
   }
   if (idx >= code_->names.size())
-    internalError(in.index, "name index out of range");
+    malformed(in.index, "name index out of range");
   return {&code_->names[idx], method};
 }
 
@@ -267,7 +275,7 @@ const std::string &BytecodeView::localName(uint32_t slot) const {
   if (slot >= code_->localsPlusNames.size()) {
     ir::SourceLoc l;
     l.line = code_->firstLine;
-    ir::raiseDiag(ir::DiagCode::Internal, code_->filename, l,
+    ir::raiseDiag(ir::DiagCode::MalformedCode, code_->filename, l,
                   {"local slot " + std::to_string(slot) + " out of range in " + code_->qualname});
   }
   return code_->localsPlusNames[slot];
@@ -296,13 +304,13 @@ CompareOperand BytecodeView::compareOp(const Instruction &in) const {
     break;
   }
   if (idx >= 6)
-    internalError(in.index, "bad COMPARE_OP operand " + std::to_string(in.arg));
+    malformed(in.index, "bad COMPARE_OP operand " + std::to_string(in.arg));
   return {kCmp[idx], toBool};
 }
 
 ir::CmpOp BytecodeView::isOrContainsOp(const Instruction &in) const {
   if (in.arg > 1)
-    internalError(in.index, "bad operand " + std::to_string(in.arg));
+    malformed(in.index, "bad operand " + std::to_string(in.arg));
   if (in.op == PyOp::IS_OP)
     return in.arg ? ir::CmpOp::IsNot : ir::CmpOp::Is;
   return in.arg ? ir::CmpOp::NotIn : ir::CmpOp::In;
@@ -317,17 +325,17 @@ BinaryOperand BytecodeView::binaryOp(const Instruction &in) const {
       ir::BinaryOp::Xor};
   constexpr uint32_t n = sizeof(kOps) / sizeof(kOps[0]);
   if (in.arg >= 2 * n)
-    internalError(in.index, "bad BINARY_OP operand " + std::to_string(in.arg));
+    malformed(in.index, "bad BINARY_OP operand " + std::to_string(in.arg));
   return {kOps[in.arg % n], in.arg >= n};
 }
 
 std::vector<std::string> BytecodeView::kwNames(const ir::ConstValue &c, InstrIndex at) const {
   if (c.kind != ir::ConstValue::Kind::Tuple)
-    internalError(at, "keyword names are not a tuple");
+    malformed(at, "keyword names are not a tuple");
   std::vector<std::string> out;
   for (const ir::ConstValue &e : c.elems) {
     if (e.kind != ir::ConstValue::Kind::String)
-      internalError(at, "keyword name is not a string");
+      malformed(at, "keyword name is not a string");
     out.push_back(e.s);
   }
   return out;

@@ -134,8 +134,12 @@ public:
                           std::initializer_list<std::string> args) const;
   /// Throws CompileError(Internal, what) located at instruction `i`.
   [[noreturn]] void internalError(InstrIndex i, const std::string &what) const;
+  /// Throws CompileError(MalformedCode, what) located at instruction `i`: the code object is
+  /// not one CPython's compiler makes (an operand out of range, a jump outside the code, a
+  /// stack that underflows), an UnsupportedError for the user.
+  [[noreturn]] void malformed(InstrIndex i, const std::string &what) const;
 
-  // ---- operand helpers (each throws Internal when the operand is out of range) ----
+  // ---- operand helpers (each throws MalformedCode when the operand is out of range) ----
 
   /// LOAD_CONST / RETURN_CONST / KW_NAMES: the co_consts entry.
   const ir::ConstValue &constant(const Instruction &in) const;
@@ -167,6 +171,8 @@ public:
   static constexpr uint32_t kIntrinsicUnaryPositive = 5;
 
 private:
+  /// " (LOAD_CONST at offset 12 in f)": instruction `i` for messages; empty when out of range.
+  std::string where(InstrIndex i) const;
   const CodeSnapshot *code_;
   std::vector<Instruction> instrs_;
   std::vector<int> byStart_;  ///< code unit -> instruction index whose start is there, or -1

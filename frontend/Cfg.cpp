@@ -18,7 +18,7 @@ Cfg::Cfg(const BytecodeView &view) : view_(&view) {
   if (n == 0) {
     ir::SourceLoc l;
     l.line = view.snapshot().firstLine;
-    ir::raiseDiag(ir::DiagCode::Internal, view.snapshot().filename, l,
+    ir::raiseDiag(ir::DiagCode::MalformedCode, view.snapshot().filename, l,
                   {"empty bytecode in " + view.snapshot().qualname});
   }
 
@@ -52,7 +52,7 @@ Cfg::Cfg(const BytecodeView &view) : view_(&view) {
     bool fallsThrough = !pyOpIsTerminator(last.op);
     if (fallsThrough) {
       if (b.end.value >= n)
-        view.internalError(last.index, "control runs past the end of the bytecode");
+        view.malformed(last.index, "control runs past the end of the bytecode");
       b.fallthrough = b.id + 1;
     }
   }

@@ -18,13 +18,13 @@ std::unique_ptr<ir::Function> IRBuilder::build() {
   const CodeSnapshot &s = view_.snapshot();
   const size_t numParams = static_cast<size_t>(s.argCount + s.kwOnlyArgCount);
   if (numParams > s.varnames.size())
-    internal("more parameters than local variable names");
+    malformed("more parameters than local variable names");
   // Parameters are the first variables, in order (var index == argument index).
   for (size_t k = 0; k < numParams; ++k) {
     fn_->argNames.push_back(s.varnames[k]);
     int v = fn_->varIndex(s.varnames[k]);
     if (v != static_cast<int>(k))
-      internal("duplicate parameter name '" + s.varnames[k] + "'");
+      malformed("duplicate parameter name '" + s.varnames[k] + "'");
     fn_->vars[k].isArgument = true;
   }
 
@@ -122,12 +122,12 @@ void IRBuilder::setEntry(int succ, const Edge &e) {
     return;
   }
   if (st.depth != static_cast<int>(e.stack.size()))
-    internal("stack depth " + std::to_string(e.stack.size()) + " differs from " +
-             std::to_string(st.depth) + " on another path into offset " +
-             std::to_string(view_.at(cfg_.block(succ).begin).offset.value));
+    malformed("stack depth " + std::to_string(e.stack.size()) + " differs from " +
+              std::to_string(st.depth) + " on another path into offset " +
+              std::to_string(view_.at(cfg_.block(succ).begin).offset.value));
   if (st.nullSlots != nulls || st.forIterBody != e.forIterBody)
-    internal("paths into offset " + std::to_string(view_.at(cfg_.block(succ).begin).offset.value) +
-             " disagree on the stack contents");
+    malformed("paths into offset " + std::to_string(view_.at(cfg_.block(succ).begin).offset.value) +
+              " disagree on the stack contents");
 }
 
 void IRBuilder::finishBlock(const std::vector<Edge> &edges) {
@@ -277,7 +277,7 @@ IRBuilder::Cell *IRBuilder::nullCell() {
 
 IRBuilder::Cell *IRBuilder::pop() {
   if (stack_.empty())
-    internal("stack underflow");
+    malformed("stack underflow");
   Cell *c = stack_.back();
   stack_.pop_back();
   return c;
@@ -285,13 +285,13 @@ IRBuilder::Cell *IRBuilder::pop() {
 
 IRBuilder::Cell *IRBuilder::peek(size_t depthFromTop) const {
   if (depthFromTop == 0 || depthFromTop > stack_.size())
-    internal("stack underflow");
+    malformed("stack underflow");
   return stack_[stack_.size() - depthFromTop];
 }
 
 std::vector<IRBuilder::Cell *> IRBuilder::popN(size_t n) {
   if (n > stack_.size())
-    internal("stack underflow");
+    malformed("stack underflow");
   std::vector<Cell *> out(stack_.end() - static_cast<std::ptrdiff_t>(n), stack_.end());
   stack_.resize(stack_.size() - n);
   return out;
@@ -301,7 +301,7 @@ ir::Instr *IRBuilder::value(Cell *c) {
   if (c->value)
     return c->value;
   if (c->isNull)
-    internal("NULL used as a value");
+    malformed("NULL used as a value");
   if (c->constFrom) {
     // Emitted where first used, located at its LOAD_CONST.
     InstrIndex saved = cur_;
@@ -343,5 +343,7 @@ void IRBuilder::unsupported(const Instruction &in) const {
 }
 
 void IRBuilder::internal(const std::string &what) const { view_.internalError(cur_, what); }
+
+void IRBuilder::malformed(const std::string &what) const { view_.malformed(cur_, what); }
 
 } // namespace ptxjit::frontend

@@ -129,6 +129,8 @@ private:
   int localVar(uint32_t slot);
   [[noreturn]] void unsupported(const Instruction &in) const;
   [[noreturn]] void internal(const std::string &what) const;
+  /// The code object is malformed (BytecodeView::malformed at the current instruction).
+  [[noreturn]] void malformed(const std::string &what) const;
 
   // Opcode translation (IRBuilderOps.cpp).
   void translate(const Instruction &in);

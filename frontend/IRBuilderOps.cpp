@@ -181,7 +181,7 @@ void IRBuilder::translate(const Instruction &in) {
   }
   case PyOp::BUILD_SLICE: {
     if (in.arg != 2 && in.arg != 3)
-      internal("BUILD_SLICE with " + std::to_string(in.arg) + " parts");
+      malformed("BUILD_SLICE with " + std::to_string(in.arg) + " parts");
     std::vector<ir::Instr *> parts;
     for (Cell *c : popN(in.arg))
       parts.push_back(value(c));
@@ -327,14 +327,14 @@ void IRBuilder::translateCall(const Instruction &in, size_t argc,
     break;
   }
   if (callee->isNull)
-    internal("call of NULL");
+    malformed("call of NULL");
   std::vector<ir::Instr *> operands{value(callee)};
   if (self)
     operands.push_back(value(self));
   for (Cell *a : args)
     operands.push_back(value(a));
   if (kwNames.size() > operands.size() - 1)
-    internal("more keyword names than arguments");
+    malformed("more keyword names than arguments");
   if (kwNames.empty())
     if (ir::Instr *op = operatorCall(operands)) {
       pushValue(op);

@@ -46,10 +46,39 @@ std::string comprehensionKind(const BytecodeView &view, InstrIndex from) {
   return "comprehension";
 }
 
-/// What a MAKE_FUNCTION at `at` creates: a function called at once on an iterator is a
-/// comprehension (3.11) or a generator expression (3.12+ inline comprehensions); anything
-/// else is a lambda or a nested def (the snapshot does not say which).
+/// The construct a nested code object named `name` (its co_name) comes from, or "" when the
+/// name does not say.
+std::string constructOfCodeName(const std::string &name) {
+  if (name == "<listcomp>")
+    return "list comprehension";
+  if (name == "<setcomp>")
+    return "set comprehension";
+  if (name == "<dictcomp>")
+    return "dict comprehension";
+  if (name == "<genexpr>")
+    return "generator expression";
+  if (name == "<lambda>")
+    return "lambda";
+  if (!name.empty() && name[0] != '<')
+    return "nested function '" + name + "'";
+  return "";
+}
+
+/// What a MAKE_FUNCTION at `at` creates: named by its code object (the LOAD_CONST just before,
+/// whose snapshot constant is "code <co_name>"), else guessed from what follows: a function
+/// called at once on an iterator is a comprehension (3.11) or a generator expression (3.12+
+/// inline comprehensions); anything else is a lambda or a nested def.
 std::string madeFunction(const BytecodeView &view, InstrIndex at) {
+  if (at.value > 0) {
+    const Instruction &load = view.at(InstrIndex(at.value - 1));
+    if (load.op == PyOp::LOAD_CONST && load.arg < view.snapshot().consts.size()) {
+      const ir::ConstValue &c = view.snapshot().consts[load.arg];
+      const std::string prefix = "code ";
+      if (c.kind == ir::ConstValue::Kind::Unsupported && c.s.rfind(prefix, 0) == 0)
+        if (std::string what = constructOfCodeName(c.s.substr(prefix.size())); !what.empty())
+          return what;
+    }
+  }
   for (int k = at.value + 1; k < static_cast<int>(view.size()); ++k) {
     const Instruction &in = view.at(InstrIndex(k));
     if (in.op == PyOp::GET_ITER) {
@@ -75,9 +104,41 @@ std::string madeFunction(const BytecodeView &view, InstrIndex at) {
   return "lambda or nested function";
 }
 
+/// A list display at `at` (BUILD_LIST or LIST_EXTEND): a list literal, unless the list only
+/// collects a starred tuple display ((*a, b) builds a list, then converts it).
+std::string listDisplay(const BytecodeView &view, InstrIndex at) {
+  for (int k = at.value + 1; k < static_cast<int>(view.size()) && k <= at.value + 8; ++k) {
+    PyOp op = view.at(InstrIndex(k)).op;
+    if (op == PyOp::LIST_TO_TUPLE || op == PyOp::CALL_INTRINSIC_1)
+      return "starred expression in a tuple (*x)";
+    if (op == PyOp::BUILD_LIST || pyOpJumpKind(op) != JumpKind::None)
+      break;
+  }
+  return "list literal";
+}
+
 /// The construct instruction `in` belongs to, if it is one the kernel language rejects.
 std::optional<std::string> constructOf(const BytecodeView &view, const Instruction &in) {
   switch (in.op) {
+  case PyOp::LOAD_BUILD_CLASS:
+    return "class statement";
+  case PyOp::BUILD_MAP:
+  case PyOp::BUILD_CONST_KEY_MAP:
+  case PyOp::DICT_UPDATE:
+  case PyOp::DICT_MERGE:
+    return "dict literal";
+  case PyOp::BUILD_LIST:
+  case PyOp::LIST_EXTEND:
+    return listDisplay(view, in.index);
+  case PyOp::BUILD_SET:
+  case PyOp::SET_UPDATE:
+    return "set literal";
+  case PyOp::FORMAT_VALUE:
+  case PyOp::FORMAT_SIMPLE:
+  case PyOp::FORMAT_WITH_SPEC:
+  case PyOp::CONVERT_VALUE:
+  case PyOp::BUILD_STRING:
+    return "f-string";
   case PyOp::BEFORE_WITH:
     return "with statement";
   case PyOp::BEFORE_ASYNC_WITH:

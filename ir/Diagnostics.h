@@ -28,6 +28,7 @@ enum class DiagKind : uint8_t {
 // X(code, kind, template): {0}, {1}, ... are replaced by the arguments in order.
 #define PTXJIT_DIAGNOSTICS(X)                                                                      \
   X(UnsupportedOpcode, Unsupported, "unsupported bytecode instruction {0}")                        \
+  X(MalformedCode, Unsupported, "malformed code object: {0}")                                      \
   X(UnsupportedConstruct, Unsupported, "{0} is not supported in kernels")                          \
   X(UnsupportedConstant, Unsupported, "constant of type {0} is not supported in kernels")          \
   X(UnsupportedGlobal, Unsupported, "global '{0}' of type {1} cannot be used in kernels")          \

@@ -67,6 +67,7 @@ namespace ptxjit::runtime {
 // Optional: null when the driver lacks them (the linker is only needed for link=).
 #define PTXJIT_CUDA_DRIVER_OPTIONAL_ENTRY_POINTS(X)                                                \
   X(cuFuncGetParamInfo)                                                                            \
+  X(cuModuleGetGlobal_v2)                                                                          \
   X(cuLinkCreate_v2)                                                                               \
   X(cuLinkAddData_v2)                                                                              \
   X(cuLinkComplete)                                                                                \

@@ -63,8 +63,9 @@ struct ParamExtent {
 using ParamInfoQuery = std::function<CUresult(size_t index, size_t *offset, size_t *size)>;
 
 // True when `query` reports exactly `expected`: the same extent for every index below
-// expected.size(), and a failure for index expected.size() (no parameter beyond). Never throws
-// (a throwing query counts as a mismatch).
+// expected.size(). Indices from expected.size() on are never asked about (the count is the
+// plan's by construction; asking past the last parameter is a driver error). Never throws (a
+// throwing query counts as a mismatch).
 bool paramLayoutMatches(const std::vector<ParamExtent> &expected,
                         const ParamInfoQuery &query) noexcept;
 

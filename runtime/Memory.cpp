@@ -1,8 +1,11 @@
 #include "runtime/Memory.h"
 
+#include <cstdio>
+
 #include "runtime/Device.h"
 #include "runtime/StartupTrace.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -299,15 +302,29 @@ std::shared_ptr<Allocation> allocateDevice(size_t bytes, CUstream stream, FirstU
   }
 }
 
+HostOutOfMemory::HostOutOfMemory(size_t bytes) : bytes_(bytes) {
+  static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024.0 && u < 6) {
+    v /= 1024.0;
+    ++u;
+  }
+  char scaled[32];
+  std::snprintf(scaled, sizeof scaled, "%.3g %s", v, units[u]);
+  message_ = "cannot allocate " + std::to_string(bytes) + " bytes (" + scaled +
+             ") of host memory for the CPU backend";
+}
+
 std::shared_ptr<Allocation> allocateHost(size_t bytes) {
   if (bytes == 0)
     return std::shared_ptr<Allocation>(new Allocation(0, 0, false, nullptr, nullptr));
   if (bytes > std::numeric_limits<size_t>::max() - kAllocationAlignment)
-    throw std::bad_alloc();
+    throw HostOutOfMemory(bytes);
   size_t rounded = (bytes + kAllocationAlignment - 1) / kAllocationAlignment * kAllocationAlignment;
   void *p = std::aligned_alloc(kAllocationAlignment, rounded);
   if (!p)
-    throw std::bad_alloc();
+    throw HostOutOfMemory(bytes);
   try {
     return std::shared_ptr<Allocation>(
         new Allocation(reinterpret_cast<uint64_t>(p), bytes, false, nullptr, nullptr));

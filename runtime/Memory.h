@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
+#include <string>
 
 namespace ptxjit::runtime {
 
@@ -138,9 +140,23 @@ private:
 std::shared_ptr<Allocation> allocateDevice(size_t bytes, CUstream stream = nullptr,
                                            FirstUse use = FirstUse::Unknown);
 
+// A host allocation that failed: a std::bad_alloc whose what() names the size asked for
+// ("cannot allocate 8000000000000000 bytes (7.11 PiB) of host memory"), so that the user sees
+// more than "std::bad_alloc".
+class HostOutOfMemory : public std::bad_alloc {
+public:
+  explicit HostOutOfMemory(size_t bytes);
+  const char *what() const noexcept override { return message_.c_str(); }
+  size_t bytes() const { return bytes_; }
+
+private:
+  size_t bytes_;
+  std::string message_;
+};
+
 // Allocates `bytes` bytes (0 allowed: hostPtr() null) of host memory aligned to
 // kAllocationAlignment, for the CPU backend. Contents are uninitialized. Needs no driver.
-// Throws std::bad_alloc.
+// Throws HostOutOfMemory.
 std::shared_ptr<Allocation> allocateHost(size_t bytes);
 
 // Copies n bytes from host `src` to device `dst`: asynchronous on a non-null `stream` (src must

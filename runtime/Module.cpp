@@ -139,6 +139,18 @@ Module::~Module() {
     driver().cuModuleUnload(module_); // errors ignored: nothing sensible to do in a destructor
 }
 
+std::pair<CUdeviceptr, size_t> Module::global(const std::string &name) const {
+  const DriverApi &d = driver();
+  if (!d.cuModuleGetGlobal_v2)
+    throw DriverUnavailable("the CUDA driver has no cuModuleGetGlobal");
+  CUdeviceptr ptr = 0;
+  size_t bytes = 0;
+  CUresult r = d.cuModuleGetGlobal_v2(&ptr, &bytes, module_, name.c_str());
+  if (r != CUDA_SUCCESS)
+    throw CudaError(r, "cuModuleGetGlobal", "global '" + name + "'");
+  return {ptr, bytes};
+}
+
 CUfunction Module::function(const std::string &name) const {
   {
     std::lock_guard<std::mutex> lock(mutex_);

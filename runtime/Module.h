@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace ptxjit::runtime {
@@ -43,6 +44,11 @@ public:
   // The kernel (.entry) named `name` (the mangled/exported PTX name). Looked up once, then
   // cached. Throws CudaError (CUDA_ERROR_NOT_FOUND for an unknown name; the message names it).
   CUfunction function(const std::string &name) const;
+
+  // The address and size of the module's global variable `name`. Throws CudaError
+  // (CUDA_ERROR_NOT_FOUND for an unknown name), DriverUnavailable when the driver lacks
+  // cuModuleGetGlobal.
+  std::pair<CUdeviceptr, size_t> global(const std::string &name) const;
 
   // The driver's module handle.
   CUmodule handle() const noexcept { return module_; }

@@ -179,6 +179,22 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
     } else if (n < 2) {
       bad();
     }
+    // An int literal that an unsigned argument's type cannot hold (min(-1, 2**63),
+    // max(300, u8)) keeps its value as int64, the type the same value has in a variable:
+    // NEP 50 would make it that unsigned type, wrapping it, and pick the wrong argument.
+    if (n > 1) {
+      const ScalarType *widestUnsigned = nullptr;
+      for (const Type *t : items)
+        if (auto *s = dyn_cast<ScalarType>(t); s && s->kind() == TypeKind::Int && !s->isSigned())
+          if (!widestUnsigned || s->bits() > widestUnsigned->bits())
+            widestUnsigned = s;
+      for (size_t k = 0; widestUnsigned && k < items.size(); ++k) {
+        int64_t v = 0;
+        if (items[k]->kind() == TypeKind::WeakInt && constantInt(i->arg(k), v) &&
+            (v < 0 || (widestUnsigned->bits() < 64 && v >> widestUnsigned->bits() != 0)))
+          items[k] = types::int64();
+      }
+    }
     const Type *r = nullptr;
     for (const Type *t : items) {
       if (!isRealNumber(t))

@@ -58,8 +58,6 @@ def _kernel_options(device=False, inline=False, forceinline=False, fastmath=Fals
     if unknown:
         raise TypeError(f"cuda.jit() got unexpected keyword argument(s): "
                         f"{', '.join(sorted(unknown))}")
-    if boundscheck:
-        raise NotImplementedError("bounds checking is not supported for CUDA")
     if debug is None:  # numba-cuda's defaults: its config (NUMBA_CUDA_DEBUGINFO, NUMBA_OPT)
         debug = _config_value("CUDA_DEBUGINFO_DEFAULT", "NUMBA_CUDA_DEBUGINFO", "0") not in \
             (0, False, "0", "")
@@ -83,6 +81,8 @@ def _kernel_options(device=False, inline=False, forceinline=False, fastmath=Fals
         "debug": bool(debug),
         "lineinfo": bool(lineinfo),
         "opt": bool(opt),
+        # None: checked on the CPU backend, and on CUDA with debug=True (docs/reliability.md)
+        "boundscheck": None if boundscheck is None else bool(boundscheck),
     }
     if max_registers is not None:
         if isinstance(max_registers, bool) or not isinstance(max_registers, int) or \

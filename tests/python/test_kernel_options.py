@@ -105,8 +105,8 @@ def test_carveout_values():
 
 
 def test_rejected_options_say_why():
-    with pytest.raises(NotImplementedError, match="bounds checking is not supported"):
-        cuda.jit(boundscheck=True)
+    # boundscheck= is accepted (numba-cuda refuses True): docs/reliability.md
+    cuda.jit(boundscheck=True)(axpy)
     cuda.jit(boundscheck=False)(axpy)
     with pytest.raises(FileNotFoundError, match="a.ptx"):  # link= reads its files (test_link.py)
         cuda.jit(link=["a.ptx"])

@@ -157,7 +157,7 @@ def test_constants_and_defaults():
 
     s = _core.snapshot(f)
     consts = s["consts"]
-    assert ("unsupported", "code") in consts
+    assert ("unsupported", "code nested") in consts  # a code object keeps its co_name
     assert ("unsupported", "bytes") in consts
     assert ("unsupported", "int") in consts
     assert 1.25 in consts and 3j in consts and "abc" in consts

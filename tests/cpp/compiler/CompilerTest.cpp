@@ -107,6 +107,40 @@ TEST_P(CompilerTest, SaxpyCompilesForHostAndRuns) {
   c.unregisterFunction(id);
 }
 
+TEST_P(CompilerTest, BoundsCheckedLaunchThrowsArrayIndexError) {
+  // saxpy loops over x; an `out` shorter than x is indexed out of bounds at out[4].
+  Fixture fx(v(), "saxpy", false);
+  int id = c.registerFunction("saxpy", ir::FunctionKind::Kernel);
+  auto arr = t::array(t::float32(), 1, ir::Layout::C);
+  codegen::CompileOptions opts = hostOpts();
+  opts.boundscheck = true;
+  const compiler::Specialization &spec =
+      c.specialize(id, {t::float32(), arr, arr, arr}, opts, snapshots({{id, &fx}}));
+  ASSERT_NE(spec.hostBounds, nullptr);
+  std::vector<float> x(8, 1.0f), y(8, 1.0f), out(4, 0.0f), guard(4, -1.0f);
+  Packed p(spec.plan, {scalarLeaf(2.0), arrayLeaf(x.data(), {8}, 4), arrayLeaf(y.data(), {8}, 4),
+                       arrayLeaf(out.data(), {4}, 4)});
+  try {
+    spec.launchHost({1, 1, 1}, {8, 1, 1}, 0, reinterpret_cast<char *>(p.buffer.data()),
+                    p.params.data());
+    FAIL() << "no ArrayIndexError";
+  } catch (const compiler::ArrayIndexError &e) {
+    EXPECT_GE(e.record.index, 4);
+    EXPECT_EQ(e.record.size, 4);
+    EXPECT_EQ(e.record.axis, 0);
+    EXPECT_EQ(e.record.tid[0], e.record.index); // thread i writes out[i]
+    EXPECT_STREQ(e.record.array, "out");
+    EXPECT_STREQ(e.record.function, "saxpy");
+    EXPECT_NE(std::string(e.what()).find("array 'out'"), std::string::npos) << e.what();
+  }
+  for (float o : out)
+    EXPECT_FLOAT_EQ(o, 3.0f);            // the in-bounds threads did their work
+  EXPECT_EQ(spec.hostBounds->failed, 0); // cleared for the next launch
+  // Unchecked options: no record.
+  EXPECT_EQ(c.specialize(id, {t::float32(), arr, arr, arr}, hostOpts(), kNone).hostBounds, nullptr);
+  c.unregisterFunction(id);
+}
+
 TEST_P(CompilerTest, SpecializationsAreCachedByTypesAndOptions) {
   Fixture fx(v(), "saxpy", false);
   int id = c.registerFunction("saxpy", ir::FunctionKind::Kernel);
@@ -147,6 +181,15 @@ TEST_P(CompilerTest, PtxWithoutAGpu) {
   EXPECT_NE(spec.ptx.find(".target sm_90"), std::string::npos);
   EXPECT_NE(spec.llvmIR.find("nvptx64-nvidia-cuda"), std::string::npos);
   EXPECT_TRUE(testutil::ptxasAccepts(spec.ptx));
+  // The entry declares exactly one parameter per slot of the plan: the parameter layout check
+  // (runtime::paramLayoutMatches) relies on it and never asks the driver past the last one.
+  const std::string entry = spec.ptx.substr(spec.ptx.find(".entry " + spec.symbol));
+  const std::string params = entry.substr(0, entry.find(')'));
+  size_t count = 0;
+  for (size_t at = params.find(".param"); at != std::string::npos;
+       at = params.find(".param", at + 1))
+    ++count;
+  EXPECT_EQ(count, spec.plan.slots.size()) << params;
   c.unregisterFunction(id);
 }
 
@@ -284,6 +327,48 @@ TEST_P(CompilerTest, RejectedConstructsSurfaceAsCompileErrors) {
   EXPECT_THROW(c.specialize(id, {arr, arr}, hostOpts(), kNone), std::logic_error);
   EXPECT_THROW(c.specialize(id, {arr, arr}, hostOpts(), snapshots({{id, &fx}})), ir::CompileError);
   c.unregisterFunction(id);
+}
+
+TEST_P(CompilerTest, UnregisteredFunctionsLeaveNoEntry) {
+  const size_t before = c.entryCount();
+  auto f32 = t::array(t::float32(), 1, ir::Layout::C);
+  // A kernel compiled, then dropped.
+  {
+    Fixture fx(v(), "saxpy", /*compilerFixture=*/false);
+    int id = c.registerFunction("saxpy", ir::FunctionKind::Kernel);
+    c.specialize(id, {t::float32(), f32, f32, f32}, hostOpts(), snapshots({{id, &fx}}));
+    EXPECT_EQ(c.entryCount(), before + 1);
+    c.unregisterFunction(id);
+    EXPECT_EQ(c.entryCount(), before);
+  }
+  // A failing compile, then dropped.
+  {
+    Fixture fx(v(), "try_except", false);
+    int id = c.registerFunction("try_except", ir::FunctionKind::Kernel);
+    auto arr = t::array(t::float64(), 1, ir::Layout::C);
+    EXPECT_THROW(c.specialize(id, {arr, arr}, hostOpts(), snapshots({{id, &fx}})),
+                 ir::CompileError);
+    c.unregisterFunction(id);
+    EXPECT_EQ(c.entryCount(), before);
+  }
+  // A device function dropped before its caller: its typed IR stays while the caller's typed
+  // IR calls into it, and goes with the caller.
+  {
+    Fixture dev(v(), "add_one");
+    int devId = c.registerFunction("add_one", ir::FunctionKind::Device);
+    Fixture ker(v(), "calls_add_one");
+    ker.redirect("add_one", ir::GlobalValue::deviceFunction(devId, "add_one"));
+    int id = c.registerFunction("calls_add_one", ir::FunctionKind::Kernel);
+    compiler::SnapshotSet both = snapshots({{id, &ker}, {devId, &dev}});
+    c.specialize(id, {f32, f32}, hostOpts(), both);
+    c.unregisterFunction(devId);
+    EXPECT_FALSE(c.isRegistered(devId));
+    EXPECT_EQ(c.entryCount(), before + 2);
+    // The caller still compiles for another backend from its typed IR (the callee's kept).
+    EXPECT_TRUE(testutil::ptxasAccepts(c.specialize(id, {f32, f32}, cudaOpts(), kNone).ptx));
+    c.unregisterFunction(id);
+    EXPECT_EQ(c.entryCount(), before);
+  }
 }
 
 TEST_P(CompilerTest, OmittedParametersTakeTheirDefaults) {

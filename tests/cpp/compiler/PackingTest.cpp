@@ -32,6 +32,16 @@ TEST(Packing, ScalarsCastAsNumpyDoes) {
   EXPECT_EQ(stored<int64_t>(ArgValue::floating(NAN), t::int64()), 0);
   EXPECT_EQ(stored<int64_t>(ArgValue::floating(1e30), t::int64()),
             std::numeric_limits<int64_t>::max());                     // saturated
+  // Saturated to the parameter's own range, as kernels convert (NaN 0, ±inf the limits).
+  EXPECT_EQ(stored<int32_t>(ArgValue::floating(1e10), t::int32()), INT32_MAX);
+  EXPECT_EQ(stored<int8_t>(ArgValue::floating(-1e10), t::int8()), -128);
+  EXPECT_EQ(stored<int8_t>(ArgValue::floating(127.9), t::int8()), 127);
+  EXPECT_EQ(stored<uint8_t>(ArgValue::floating(-3.0), t::uint8()), 0);
+  EXPECT_EQ(stored<uint16_t>(ArgValue::floating(INFINITY), t::uint16()), 65535);
+  EXPECT_EQ(stored<uint64_t>(ArgValue::floating(1e30), t::uint64()), UINT64_MAX);
+  EXPECT_EQ(stored<uint64_t>(ArgValue::floating(0x1p63), t::uint64()), 1ull << 63);
+  EXPECT_EQ(stored<int64_t>(ArgValue::floating(-INFINITY), t::int64()), INT64_MIN);
+  EXPECT_EQ(stored<uint32_t>(ArgValue::floating(NAN), t::uint32()), 0u);
   EXPECT_EQ(stored<uint8_t>(ArgValue::integer(300), t::uint8()), 44); // wraps
   EXPECT_EQ(stored<uint8_t>(ArgValue::floating(0.5), t::boolean()), 1);
   EXPECT_EQ(stored<uint8_t>(ArgValue::integer(0), t::boolean()), 0);

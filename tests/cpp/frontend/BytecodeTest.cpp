@@ -309,7 +309,7 @@ TEST_P(BytecodeTest, MalformedBytecodeThrows) {
     BytecodeView v(badJump);
     FAIL() << "expected a CompileError";
   } catch (const ir::CompileError &e) {
-    EXPECT_EQ(e.code(), ir::DiagCode::Internal);
+    EXPECT_EQ(e.code(), ir::DiagCode::MalformedCode);
     EXPECT_NE(e.message().find("jumps outside"), std::string::npos) << e.message();
   }
 

@@ -1,0 +1,490 @@
+"""No undefined behaviour reachable from Python source (docs/reliability.md): float → int
+conversions saturate, signed/unsigned comparisons are exact, shifts and integer division are
+defined for every operand; plus the error messages and resource checks of issue 19."""
+import math
+import os
+
+import numpy as np
+import pytest
+
+from ptxjit import cuda, errors, types
+
+T = 1.0
+DT = 0.0
+
+
+@cuda.jit
+def float_to_int_edges(out):
+    steps = int(T / DT)  # inf: known at compile time
+    out[0] = steps
+    out[1] = math.floor(math.inf)
+    out[2] = math.ceil(-math.inf)
+    out[3] = int(math.nan)
+    out[4] = 7 if np.int32(1e10) > 0 else 8  # a branch on a folded out-of-range conversion
+    out[5] = np.int8(1e10)
+    out[6] = np.int8(-1e10)
+    out[7] = np.uint8(-3.0)
+    out[8] = np.uint16(70000.5)
+    out[9] = np.int32(-2.75)
+
+
+def test_float_to_int_saturates_at_compile_time(backend):
+    out = np.zeros(10, np.int64)
+    float_to_int_edges[1, 1](out)
+    assert out.tolist() == [2**63 - 1, 2**63 - 1, -2**63, 0, 7, 127, -128, 0, 65535, -2]
+
+
+@cuda.jit
+def convert_runtime(x, i8, i32, i64, u8, u64):
+    i = cuda.grid(1)
+    if i < x.size:
+        i8[i] = np.int8(x[i])
+        i32[i] = np.int32(x[i])
+        i64[i] = int(x[i])
+        u8[i] = np.uint8(x[i])
+        u64[i] = np.uint64(x[i])
+
+
+def test_float_to_int_saturates_at_run_time(backend):
+    x = np.array([np.nan, np.inf, -np.inf, 1e30, -1e30, 300.7, -300.7, -0.9, 2.0**63, 127.9])
+    outs = [np.zeros(x.size, t) for t in (np.int8, np.int32, np.int64, np.uint8, np.uint64)]
+    convert_runtime[1, 16](x, *outs)
+
+    def sat(v, dt):
+        info = np.iinfo(dt)
+        if math.isnan(v):
+            return 0
+        return int(min(max(math.trunc(v) if math.isfinite(v) else v, info.min), info.max))
+
+    for out, dt in zip(outs, (np.int8, np.int32, np.int64, np.uint8, np.uint64)):
+        assert out.tolist() == [sat(v, dt) for v in x], dt
+
+
+def test_float_to_int_into_an_array_and_a_parameter(backend):
+    @cuda.jit("void(int16[:], float64[:], int16)")
+    def store(out, x, n):
+        out[0] = x[0]
+        out[1] = x[1]
+        out[2] = n
+
+    out = np.zeros(3, np.int16)
+    store[1, 1](out, np.array([1e9, np.nan]), 1e9)  # the argument converts on the host
+    assert out.tolist() == [32767, 0, 32767]
+
+
+def test_cuda_conversions_are_single_cvt_instructions():
+    def k(x, y, o8, o32, o64, ou64, ou16):
+        i = cuda.grid(1)
+        o8[i] = np.int8(x[i])
+        o32[i] = np.int32(y[i])
+        o64[i] = int(x[i])
+        ou64[i] = np.uint64(x[i])
+        ou16[i] = np.uint16(y[i])
+
+    sig = (types.float64[:], types.float32[:], types.int8[:], types.int32[:], types.int64[:],
+           types.uint64[:], types.uint16[:])
+    ptx, _ = cuda.compile_ptx(k, sig)
+    for cvt in ("cvt.rzi.s32.f64", "cvt.rzi.s32.f32", "cvt.rzi.s64.f64", "cvt.rzi.u64.f64",
+                "cvt.rzi.u32.f32"):
+        assert cvt in ptx, cvt
+    assert "min.s32" in ptx and "max.s32" in ptx and "min.u32" in ptx  # int8, uint16 clamps
+    assert "setp" not in ptx.split("cvt.rzi", 1)[1]  # no compare-and-select around them
+
+
+@cuda.jit
+def mixed_sign(out, u, s):
+    out[0] = -1 < 2**63
+    out[1] = 2**63 > -1
+    out[2] = -1 == 2**64 - 1
+    out[3] = -1 != 2**64 - 1
+    out[4] = max(-1, 2**63) == 2**63
+    out[5] = min(-1, 2**63) == -1
+    out[6] = u[0] > -1            # uint64 against a negative literal
+    out[7] = u[1] < 300           # uint8 against a literal beyond its range
+    out[8] = s[0] < u[0]          # int64 against uint64: exact, not through float64
+    out[9] = s[0] == u[0]         # 2**63 - 1 and 2**63 are one float64
+    out[10] = max(300, u[1]) == 300
+    out[11] = -(2**63) < 2**64 - 1
+
+
+def test_signed_unsigned_comparisons_are_exact(backend):
+    expected = [True, True, False, True, True, True, True, True, True, False, True, True]
+    for udt in (np.uint64, np.uint8):  # 64-bit and narrower unsigned types alike
+        out = np.zeros(12, np.bool_)
+        u = np.array([2**63, 44, 2**63 - 1], np.uint64).astype(udt)
+        s = np.array([2**63 - 1], np.int64)
+        mixed_sign[1, 1](out, u, s)
+        if udt is np.uint8:  # u = [0, 44, 255]
+            assert not out[8]
+            out[8] = True
+        assert out.tolist() == expected, udt
+
+
+def test_min_max_with_literals_beyond_the_unsigned_type(backend):
+    @cuda.jit
+    def k(out, u):
+        out[0] = min(-1, u[0])
+        out[1] = max(300, u[0])
+        out[2] = min(-1, 2**63)
+
+    out = np.zeros(3, np.float64)
+    k[1, 1](out, np.array([7], np.uint8))
+    assert out.tolist() == [-1.0, 300.0, -1.0]
+
+
+@cuda.jit
+def shifts(out, x, n):
+    out[0] = x[0] << n[0]
+    out[1] = x[0] >> n[0]
+    out[2] = x[1] >> n[0]
+    out[3] = x[0] << n[1]
+    out[4] = x[1] >> n[1]
+    out[5] = x[0] << n[2]
+
+
+def test_shifts_by_any_count_are_defined(backend):
+    out = np.zeros(6, np.int64)
+    shifts[1, 1](out, np.array([5, -5], np.int64), np.array([64, -1, 3], np.int64))
+    # NumPy's left_shift/right_shift: counts >= 64 or negative shift everything out.
+    assert out.tolist() == [0, 0, -1, 0, -1, 40]
+    x = np.array([5, -5], np.int64)
+    assert out[:2].tolist() == [np.left_shift(x[0], 64), np.right_shift(x[0], 64)]
+    assert out[2] == np.right_shift(x[1], 64)
+
+
+def test_integer_division_edges(backend):
+    @cuda.jit
+    def k(out, a, b):
+        out[0] = a[0] // b[0]
+        out[1] = a[0] % b[0]
+        out[2] = a[1] // b[1]
+        out[3] = a[1] % b[1]
+        out[4] = a[2] // b[0]
+
+    out = np.full(5, 99, np.int64)
+    k[1, 1](out, np.array([7, -2**63, -7], np.int64), np.array([0, -1], np.int64))
+    assert out.tolist() == [0, 0, -2**63, 0, 0]
+
+
+# --------------------------------------------------------------------------------------------
+# Clear errors instead of crashes and bytecode names
+# --------------------------------------------------------------------------------------------
+
+def _deep_tuple(depth):
+    t = 1
+    for _ in range(depth):
+        t = (t,)
+    return t
+
+
+DEEP = _deep_tuple(100_000)
+NESTED_64 = _deep_tuple(63)
+
+
+def test_deeply_nested_global_tuple_is_a_clear_error(cpu):
+    @cuda.jit
+    def k(out):
+        out[0] = len(DEEP)
+
+    with pytest.raises(errors.TypingError, match="tuple nested more than 64 levels deep"):
+        k[1, 1](np.zeros(1))
+
+    @cuda.jit
+    def ok(out):
+        out[0] = len(NESTED_64)
+
+    out = np.zeros(1)
+    ok[1, 1](out)
+    assert out[0] == 1
+
+
+def test_star_args_kernel_launched_with_arguments_is_unsupported(cpu):
+    @cuda.jit
+    def k(*args):
+        pass
+
+    @cuda.jit
+    def k2(a, **kw):
+        pass
+
+    with pytest.raises(errors.UnsupportedError, match=r"\*args parameter"):
+        k[1, 1](np.zeros(1), 2)
+    with pytest.raises(errors.UnsupportedError, match=r"\*\*kwargs parameter"):
+        k2[1, 1](1, 2)
+
+
+def test_huge_device_array_names_the_size(cpu):
+    with pytest.raises(MemoryError, match=r"cannot allocate 8000000000000000 bytes \(7.11 PiB\)"):
+        cuda.device_array(10**15)
+
+
+def _dict_literal(o):
+    d = {1: 2}  # noqa: F841
+
+
+def _list_literal(o):
+    v = [1, 2]  # noqa: F841
+
+
+def _set_literal(o):
+    v = {1, 2}  # noqa: F841
+
+
+def _fstring(o):
+    x = 1
+    s = f"{x}"  # noqa: F841
+
+
+def _class_statement(o):
+    class A:
+        pass
+
+
+def _list_comprehension(o):
+    v = [i for i in range(3)]  # noqa: F841
+
+
+def _dict_comprehension(o):
+    v = {i: i for i in range(3)}  # noqa: F841
+
+
+def _generator_expression(o):
+    o[0] = sum(i for i in range(3))
+
+
+def _lambda(o):
+    f = lambda v: v  # noqa: E731,F841
+
+
+@pytest.mark.parametrize("func, words", [
+    (_dict_literal, "dict literal"), (_list_literal, "list literal"),
+    (_set_literal, "set literal"), (_fstring, "f-string"),
+    (_class_statement, "class statement"), (_list_comprehension, "list comprehension"),
+    (_dict_comprehension, "dict comprehension"),
+    (_generator_expression, "generator expression"), (_lambda, "lambda"),
+])
+def test_constructs_are_named_as_written(cpu, func, words):
+    with pytest.raises(errors.UnsupportedError) as info:
+        cuda.jit(func)[1, 1](np.zeros(1))
+    first = str(info.value).splitlines()[0]
+    assert first.endswith(f"{words} is not supported in kernels"), first
+    assert "bytecode" not in first and "BUILD_" not in first
+
+
+def test_malformed_code_object_is_unsupported_not_internal(cpu):
+    def k(out):
+        out[0] = 1.5
+
+    code = k.__code__
+    k.__code__ = code.replace(co_consts=())  # LOAD_CONST now indexes past the constants
+    with pytest.raises(errors.UnsupportedError,
+                       match="malformed code object: constant index out of range"):
+        cuda.jit(k)[1, 1](np.zeros(1))
+
+
+def test_dropped_kernels_leave_no_compiler_entry(cpu):
+    from ptxjit import _core
+
+    import gc
+
+    def body(out):
+        out[0] = 1.0
+
+    def failing(out):
+        out[0] = undefined_name  # noqa: F821
+
+    gc.collect()
+    before = _core._compiler_entry_count()
+    for _ in range(50):
+        k = cuda.jit(body)
+        k[1, 1](np.zeros(1))
+        bad = cuda.jit(failing)
+        with pytest.raises(errors.UnsupportedError):
+            bad[1, 1](np.zeros(1))
+        del k, bad
+    gc.collect()
+    assert _core._compiler_entry_count() == before
+
+
+# --------------------------------------------------------------------------------------------
+# Memory stays flat over repeated work (issue 19, item 5)
+# --------------------------------------------------------------------------------------------
+
+RSS_SCRIPT = r'''
+import gc, json, sys
+import numpy as np
+from ptxjit import _core, cuda, vectorize
+_core.select_target("cpu")
+
+def rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+
+def body(x):
+    x[0] = 1.0
+
+@cuda.jit
+def k(x):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i] += 1.0
+
+@vectorize(["float64(float64, float64)"], target="cuda")
+def u(a, b):
+    return a * b + 1.0
+
+x = np.zeros(64)
+a = np.arange(64.0)
+loops = {"dispatchers": lambda: cuda.jit(body), "launches": lambda: k[1, 64](x),
+         "ufunc_calls": lambda: u(a, a)}
+n = int(sys.argv[1])
+out = {}
+for name, f in loops.items():
+    for _ in range(1000):  # warm-up: caches, allocator pools, first compiles
+        f()
+    gc.collect()
+    r0 = rss()
+    for _ in range(n):
+        f()
+    gc.collect()
+    out[name] = (rss() - r0) / n
+print(json.dumps(out))
+'''
+
+# Bytes of resident memory each iteration may add, on average over 10,000 (measured: 0 for all
+# three, docs/reliability.md); the bound leaves room for allocator noise (640 KB in all).
+RSS_BOUND_PER_ITERATION = 64
+
+
+def test_rss_is_stable_over_dispatchers_launches_and_ufunc_calls(tmp_path, subprocess_env):
+    import json
+    import subprocess
+    import sys
+
+    if not os.path.exists("/proc/self/statm"):
+        pytest.skip("needs /proc/self/statm")
+    script = tmp_path / "rss.py"
+    script.write_text(RSS_SCRIPT)
+    r = subprocess.run([sys.executable, str(script), "10000"], env=subprocess_env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    growth = json.loads(r.stdout.strip().splitlines()[-1])
+    assert set(growth) == {"dispatchers", "launches", "ufunc_calls"}
+    for name, per_iteration in growth.items():
+        assert per_iteration <= RSS_BOUND_PER_ITERATION, (name, per_iteration)
+
+
+# --------------------------------------------------------------------------------------------
+# Bounds checking (issue 19, item 1)
+# --------------------------------------------------------------------------------------------
+
+def _write_far(a, n):
+    i = cuda.grid(1)
+    if i < n:
+        a[i + 10**9] = 1.0
+
+
+def _read_2d(a, b):
+    i = cuda.grid(1)
+    if i < b.size:
+        b[i] = a[1, -11]
+
+
+@cuda.jit(device=True)
+def _dev_read(x, j):
+    return x[j]
+
+
+def _via_device(a, out):
+    out[0] = _dev_read(a, 12)
+
+
+def test_out_of_bounds_index_raises_index_error_on_the_cpu(cpu):
+    k = cuda.jit(_write_far)
+    a = np.zeros(10)
+    with pytest.raises(IndexError) as info:
+        k[1, 4](a, 4)
+    msg = str(info.value)
+    assert msg.startswith("index 100000000") and "for axis 0 with size 10" in msg, msg
+    assert "array 'a'" in msg and "kernel '_write_far'" in msg and "thread (" in msg, msg
+    assert (a == 0).all()  # nothing written outside, nor inside
+    k[1, 4](a, 0)  # the record was cleared: the next launch is clean
+
+    with pytest.raises(IndexError, match=r"index -11 is out of bounds for axis 1 with size 10: "
+                                         r"array 'a' at line \d+ of kernel '_read_2d'"):
+        cuda.jit(_read_2d)[1, 4](np.zeros((5, 10)), np.zeros(4))
+
+    with pytest.raises(IndexError, match="array 'x' in device function '_dev_read'"):
+        cuda.jit(_via_device)[1, 1](np.zeros(10), np.zeros(1))
+
+
+def test_boundscheck_false_and_the_environment_turn_it_off(cpu, subprocess_env):
+    import subprocess
+    import sys
+
+    @cuda.jit(boundscheck=False)
+    def k(a):
+        a[10] = 1.0  # one past the end of a view: unchecked, lands in the parent array
+
+    parent = np.zeros(11)
+    k[1, 1](parent[:10])
+    assert parent[10] == 1.0
+
+    script = ("import numpy as np\nfrom ptxjit import _core, cuda\n_core.select_target('cpu')\n"
+              "@cuda.jit\ndef k(a):\n    a[10] = 1.0\n"
+              "p = np.zeros(11)\nk[1, 1](p[:10])\nprint(p[10])\n")
+    for value, expect in (("0", "1.0"), ("1", "IndexError")):
+        env = dict(subprocess_env, PTXJIT_BOUNDSCHECK=value)
+        r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                           text=True, timeout=120)
+        assert expect in r.stdout + r.stderr, (value, r.stdout, r.stderr)
+
+
+def test_checked_atomics_and_in_bounds_kernels_run_normally(cpu):
+    @cuda.jit
+    def k(a, c):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = a[-1 - i] + 1.0
+            cuda.atomic.add(c, i % 3, 1.0)
+
+    a = np.arange(8.0)
+    c = np.zeros(3)
+    k[1, 8](a, c)
+    assert c.tolist() == [3.0, 3.0, 2.0]
+
+    @cuda.jit
+    def bad_atomic(c):
+        cuda.atomic.add(c, 5, 1.0)
+
+    with pytest.raises(IndexError, match="index 5 is out of bounds for axis 0 with size 3"):
+        bad_atomic[1, 1](c)
+
+
+def test_cuda_bounds_check_only_when_asked():
+    sig = (types.float64[:, :], types.float64[:])
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        checked = [cuda.jit(boundscheck=True)(_read_2d).inspect_ptx(sig),
+                   cuda.jit(debug=True, opt=False)(_read_2d).inspect_ptx(sig)]
+        unchecked = [cuda.jit(_read_2d).inspect_ptx(sig),
+                     cuda.jit(debug=True, opt=False, boundscheck=False)(_read_2d).inspect_ptx(sig)]
+    for ptx in checked:
+        assert ".visible .global .align 16 .b8 " in ptx and "__bounds[152]" in ptx
+        assert "atom" in ptx and "cas" in ptx
+    for ptx in unchecked:  # the default CUDA path is unchanged: no check, no record
+        assert "__bounds" not in ptx
+
+
+@pytest.mark.gpu
+def test_cuda_out_of_bounds_index_raises_with_boundscheck(cuda_target):
+    k = cuda.jit(boundscheck=True)(_write_far)
+    a = cuda.to_device(np.zeros(10))
+    with pytest.raises(IndexError, match="array 'a'.*kernel '_write_far', thread"):
+        k[1, 4](a, 4)
+    assert (a.copy_to_host() == 0).all()
+    k[1, 4](a, 0)  # cleared
+    with pytest.raises(IndexError, match="index -11 is out of bounds for axis 1 with size 10"):
+        cuda.jit(debug=True, opt=False)(_read_2d)[1, 4](np.zeros((5, 10)), np.zeros(4))
