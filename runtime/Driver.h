@@ -60,7 +60,20 @@ namespace ptxjit::runtime {
   X(cuStreamCreate)                                                                                \
   X(cuStreamDestroy_v2)                                                                            \
   X(cuStreamSynchronize)                                                                           \
-  X(cuStreamQuery)
+  X(cuStreamQuery)                                                                                 \
+  X(cuStreamWaitEvent)                                                                             \
+  X(cuEventCreate)                                                                                 \
+  X(cuEventDestroy_v2)                                                                             \
+  X(cuEventRecord)                                                                                 \
+  X(cuEventSynchronize)                                                                            \
+  X(cuEventQuery)                                                                                  \
+  X(cuEventElapsedTime_v2)                                                                         \
+  X(cuMemHostAlloc)                                                                                \
+  X(cuMemFreeHost)                                                                                 \
+  X(cuMemHostGetDevicePointer_v2)                                                                  \
+  X(cuMemHostRegister_v2)                                                                          \
+  X(cuMemHostUnregister)                                                                           \
+  X(cuMemAllocManaged)
 
 // Entry points that older drivers lack: resolved when present, else left null (callers check).
 // cuFuncGetParamInfo: CUDA 12.4.
