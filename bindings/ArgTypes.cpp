@@ -455,8 +455,15 @@ bool ArgReader::read(PyObject *o, int arg, std::string &why, int depth) {
     codes.push_back(dev->code());
     return true;
   }
-  if (t == np.ndarray || PyObject_TypeCheck(o, np.ndarray))
+  if (t == np.ndarray)
     return readNumpyArray(o, arg, why);
+  if (PyObject_TypeCheck(o, np.ndarray)) {
+    // A subclass in memory the device addresses (cuda.mapped_array, cuda.managed_array) offers
+    // __cuda_array_interface__ and is used in place; other arrays are copied.
+    if (PyObject_HasAttrString(o, "__cuda_array_interface__"))
+      return readInterface(o, arg, why);
+    return readNumpyArray(o, arg, why);
+  }
   for (const NumpyApi::Scalar &s : np.scalars) {
     if (s.type != t)
       continue;
