@@ -2,6 +2,7 @@
 
 #include "bindings/Streams.h"
 #include "bindings/Target.h"
+#include "runtime/Staging.h"
 #include "ufunc/Broadcast.h"
 
 #include <pybind11/stl.h>
@@ -216,7 +217,7 @@ py::object copyToHost(const DeviceNDArray &d, py::object ary, py::handle stream)
   py::object tmp = copyToHost(d, py::none(), stream);
   if (h) {
     py::gil_scoped_release release;
-    runtime::check(runtime::driver().cuStreamSynchronize(h), "cuStreamSynchronize");
+    runtime::synchronizeStream(h);
   }
   target.attr("__setitem__")(py::ellipsis(), tmp);
   return ary;
@@ -327,7 +328,7 @@ py::object getItem(const DeviceNDArray &d, py::handle key, py::handle stream) {
     d.allocation()->download(p, static_cast<size_t>(d.itemsize()),
                              static_cast<size_t>(r.view.offset), h);
     if (h)
-      runtime::check(runtime::driver().cuStreamSynchronize(h), "cuStreamSynchronize");
+      runtime::synchronizeStream(h);
   }
   return host.attr("__getitem__")(0);
 }

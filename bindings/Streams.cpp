@@ -172,6 +172,15 @@ void defineStreams(py::module_ &m) {
     return PyStream(nullptr, b, true);
   });
   m.def(
+      "per_thread_default_stream",
+      [] {
+        codegen::Backend b = currentBackend();
+        if (b == codegen::Backend::CUDA)
+          return PyStream(runtime::Stream::external(CU_STREAM_PER_THREAD), b, false);
+        return PyStream(nullptr, b, false);
+      },
+      "The calling thread's default stream (CU_STREAM_PER_THREAD).");
+  m.def(
       "external_stream",
       [](uintptr_t ptr) {
         codegen::Backend b = currentBackend();

@@ -538,6 +538,11 @@ def default_stream():
 legacy_default_stream = default_stream
 
 
+def per_thread_default_stream():
+    """The calling thread's default stream (its handle is CU_STREAM_PER_THREAD)."""
+    return _lib().per_thread_default_stream()
+
+
 def external_stream(ptr):
     """A stream object for the CUDA stream handle ``ptr`` made by another library (not
     destroyed by ptxjit)."""
@@ -702,7 +707,8 @@ __all__ = [
     "device_array_like", "pinned_array", "pinned_array_like", "mapped_array",
     "mapped_array_like", "managed_array", "pinned", "stream", "default_stream", "synchronize",
     "is_available", "current_target", "is_cuda_array", "as_cuda_array",
-    "from_cuda_array_interface", "external_stream", "event", "event_elapsed_time",
+    "from_cuda_array_interface", "external_stream", "per_thread_default_stream",
+    "legacy_default_stream", "event", "event_elapsed_time",
     "get_current_device", "detect", "grid", "gridsize",
     "threadIdx", "blockIdx", "blockDim", "gridDim", "syncthreads", "shared", "local", "const",
     "atomic",

@@ -302,3 +302,16 @@ def test_cuda_array_interface_v3(cuda_target):
     face["strides"] = (8,)
     np.testing.assert_array_equal(cuda.from_cuda_array_interface(face).copy_to_host(),
                                   np.arange(10.0))
+
+
+def test_stream_kinds(backend):
+    for s in (cuda.stream(), cuda.default_stream(), cuda.legacy_default_stream(),
+              cuda.per_thread_default_stream()):
+        s.synchronize()
+        d = cuda.to_device(np.arange(4.0), stream=s)
+        assert d.copy_to_host(stream=s).tolist() == [0.0, 1.0, 2.0, 3.0]
+    ext = cuda.external_stream(0x12345678)
+    assert ext.external and not cuda.stream().external
+    if backend == "cuda":
+        assert int(ext.handle) == 0x12345678
+        assert cuda.per_thread_default_stream().handle == 2  # CU_STREAM_PER_THREAD
