@@ -16,6 +16,14 @@ from . import libdevice  # noqa: F401  (Numba's cuda.libdevice; `import ptxjit.c
 import sys as _sys
 
 _sys.modules.setdefault(__name__ + ".libdevice", libdevice)
+from . import devicearray  # noqa: E402  (numba-cuda's cuda.devicearray helpers)
+
+# numba-cuda's `cuda.cudadrv.devicearray` path to the same helpers.
+cudadrv = _pytypes.ModuleType(__name__ + ".cudadrv", "numba-cuda's cudadrv path: devicearray")
+cudadrv.devicearray = devicearray
+_sys.modules.setdefault(__name__ + ".cudadrv", cudadrv)
+_sys.modules.setdefault(__name__ + ".cudadrv.devicearray", devicearray)
+_sys.modules.setdefault(__name__ + ".devicearray", devicearray)
 from ._loader import lib as _lib
 from ._loader import make_dispatcher as _make_dispatcher
 

@@ -315,3 +315,21 @@ def test_stream_kinds(backend):
     if backend == "cuda":
         assert int(ext.handle) == 0x12345678
         assert cuda.per_thread_default_stream().handle == 2  # CU_STREAM_PER_THREAD
+
+
+def test_numba_devicearray_helpers(backend):
+    import ptxjit.cuda.cudadrv.devicearray as devicearray
+
+    assert devicearray is cuda.devicearray is cuda.cudadrv.devicearray
+    assert devicearray.DeviceNDArray is cuda.DeviceNDArray
+    d, converted = devicearray.auto_device(2)
+    assert converted and d.copy_to_host() == 2
+    same, converted = devicearray.auto_device(d)
+    assert same is d and not converted
+    with pytest.raises(ValueError, match="non-contiguous"):
+        devicearray.auto_device(np.arange(10.0)[:-1:2])
+    bcast = np.broadcast_to(np.arange(3.0), (4, 3))  # broadcast axes do not count
+    devicearray.sentry_contiguous(bcast)
+    like = devicearray.from_array_like(np.zeros((3, 4), order="F"))
+    assert like.strides == (8, 24)
+    assert devicearray.is_cuda_ndarray(d) and not devicearray.is_cuda_ndarray(np.zeros(1))
