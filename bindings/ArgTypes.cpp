@@ -387,6 +387,8 @@ bool ArgReader::readInterface(PyObject *o, int arg, std::string &why) {
       l.strides[k] = stridesObj.is_none() ? expect : py::cast<int64_t>(stridesObj[py::int_(k)]);
       expect *= l.shape[k];
     }
+    if (iface.contains("stream") && !iface["stream"].is_none())
+      l.producerStream = py::cast<uint64_t>(iface["stream"]);
     ir::Layout layout = layoutFromStrides(ndim, l.shape, l.strides, dtypeSize(d));
     codes.push_back(codes::array(d, ndim, layout, !l.writeable));
     return true;

@@ -514,7 +514,7 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
     stream = None
     if stream_ptr is not None:
         stream = lib.external_stream(int(stream_ptr))
-        if sync:
+        if sync and lib.cuda_array_interface_sync():
             stream.synchronize()
     return lib._wrap_memory(int(desc["data"][0]), shape, strides, dtype, owner, stream)
 
