@@ -275,6 +275,9 @@ private:
   llvm::Value *lowerHalfCall(const ir::CallInstr &i, ir::HalfOp op);
   /// A global NumPy array frozen into constant memory (a read-only array value).
   llvm::Value *lowerGlobalArray(const ir::GlobalInstr &g);
+  /// A global device array captured by reference: an array value whose data pointer, shape and
+  /// strides are constants (its address in device memory, host memory on the CPU backend).
+  llvm::Value *lowerGlobalDeviceArray(const ir::GlobalInstr &g);
   llvm::Value *cudaArrayValue(llvm::Value *data, const std::vector<llvm::Value *> &dims,
                               const ir::ScalarType *dtype);
   llvm::Value *lowerAtomic(const ir::CallInstr &i, const ir::CudaBuiltinInfo &info);
