@@ -17,6 +17,7 @@ import sys as _sys
 
 _sys.modules.setdefault(__name__ + ".libdevice", libdevice)
 from . import devicearray  # noqa: E402  (numba-cuda's cuda.devicearray helpers)
+from .devicearray import as_cuda_array, from_cuda_array_interface, is_cuda_array  # noqa: E402
 
 # numba-cuda's `cuda.cudadrv.devicearray` path to the same helpers.
 cudadrv = _pytypes.ModuleType(__name__ + ".cudadrv", "numba-cuda's cudadrv path: devicearray")
@@ -487,50 +488,6 @@ class InOut(_TransferHint):
     """``cuda.InOut(ary)``: copied to the device and back (what a bare host array gets)."""
 
     _ptxjit_transfer = "InOut"
-
-
-def is_cuda_array(obj):
-    """True when ``obj`` is a device array or exposes ``__cuda_array_interface__``."""
-    return isinstance(obj, _lib().DeviceNDArray) or hasattr(obj, "__cuda_array_interface__")
-
-
-def from_cuda_array_interface(desc, owner=None, sync=True):
-    """A device array viewing the memory a ``__cuda_array_interface__`` dict describes (no
-    copy); ``owner`` is kept alive with it. With ``sync``, the producer's stream (v3 "stream")
-    is synchronized first, as the protocol asks of consumers; the array keeps that stream as an
-    external stream."""
-    import numpy as np
-
-    version = desc.get("version", 0)
-    if version >= 1 and desc.get("mask") is not None:
-        raise NotImplementedError("Masked arrays are not supported")
-    shape = _normalize_shape(desc["shape"])
-    dtype = np.dtype(desc["typestr"])
-    strides = desc.get("strides")
-    strides = (_contiguous_strides(shape, dtype.itemsize, False) if strides is None
-               else tuple(int(s) for s in strides))
-    lib = _lib()
-    stream_ptr = desc.get("stream")
-    stream = None
-    if stream_ptr is not None:
-        stream = lib.external_stream(int(stream_ptr))
-        if sync and lib.cuda_array_interface_sync():
-            stream.synchronize()
-    return lib._wrap_memory(int(desc["data"][0]), shape, strides, dtype, owner, stream)
-
-
-def as_cuda_array(obj, sync=True):
-    """A device array viewing ``obj``'s memory (no copy): a ptxjit device array, or any
-    ``__cuda_array_interface__`` producer (CuPy, PyTorch, numba-cuda)."""
-    lib = _lib()
-    if isinstance(obj, lib.DeviceNDArray):
-        if sync and obj.stream != 0:
-            obj.stream.synchronize()
-        return obj._as_strided(obj.shape, obj.strides)
-    interface = getattr(obj, "__cuda_array_interface__", None)
-    if interface is None:
-        raise TypeError("*obj* doesn't implement the cuda array interface.")
-    return from_cuda_array_interface(interface, owner=obj, sync=sync)
 
 
 def stream():
