@@ -117,10 +117,11 @@ namespace {
 /// snapshots taken with the interpreter held, the compile without it.
 compiler::Compiler::PtxResult compilePTXOf(py::handle func, int id,
                                            const std::vector<const ir::Type *> &params,
-                                           const codegen::CompileOptions &opts) {
+                                           const codegen::CompileOptions &opts,
+                                           const std::string &symbol = {}) {
   compiler::SnapshotSet snaps = snapshotWithCallees(func, id);
   py::gil_scoped_release release;
-  return compiler::Compiler::instance().compilePTX(id, params, opts, snaps);
+  return compiler::Compiler::instance().compilePTX(id, params, opts, snaps, symbol);
 }
 
 } // namespace
@@ -149,6 +150,8 @@ compiler::FunctionOptions functionOptionsFrom(const py::dict &options) {
     fo.minBlocksPerSM = std::get<1>(lb);
     fo.maxClusterRank = std::get<2>(lb);
   }
+  if (options.contains("link"))
+    fo.links = linkItemsFrom(options["link"]);
   return fo;
 }
 
@@ -279,14 +282,22 @@ const compiler::Specialization &Dispatcher::lookup(const std::vector<uint32_t> &
     std::vector<const ir::Type *> params;
     if (!eager.empty()) {
       std::vector<const ir::Type *> actual = typesFromCodes(codes, /*weak=*/true);
-      int idx = ir::selectSignature(actual, eager);
+      std::vector<int> tied;
+      int idx = ir::selectSignature(actual, eager, &tied);
+      std::vector<const ir::Type *> shown;
+      for (const ir::Type *t : actual)
+        shown.push_back(ir::concretize(t));
+      if (tied.size() > 1) { // Numba's kernel dispatcher refuses a tie between the best
+        std::string best;
+        for (int t : tied)
+          best += "\n(" + joinTypes(eager[static_cast<size_t>(t)]) + ") -> none";
+        throw py::type_error("Ambiguous overloading for kernel '" + name + "' (" +
+                             joinTypes(shown) + "):" + best);
+      }
       if (idx < 0) {
         std::string have;
         for (const auto &e : eager)
           have += "\n    (" + joinTypes(e) + ")";
-        std::vector<const ir::Type *> shown;
-        for (const ir::Type *t : actual)
-          shown.push_back(ir::concretize(t));
         throw py::type_error("No matching definition for argument type(s) " + joinTypes(shown) +
                              " of kernel '" + name + "'; its signatures are:" + have +
                              firstMismatch(actual));
@@ -716,7 +727,7 @@ void defineDispatcher(py::module_ &m) {
   m.def(
       "compile_ptx",
       [](py::object func, const std::string &sigText, bool device, py::dict options, int ccMajor,
-         int ccMinor) {
+         int ccMinor, bool archSpecific, const std::string &symbol) {
         if (py::isinstance<Dispatcher>(func))
           func = func.cast<const Dispatcher &>().pyFunc;
         if (!PyFunction_Check(func.ptr()))
@@ -734,11 +745,12 @@ void defineDispatcher(py::module_ &m) {
           ~Unregister() { compiler::Compiler::instance().unregisterFunction(id); }
         } unregister{id};
         codegen::CompileOptions opts = cudaOptionsForCC(ccMajor, ccMinor, fo);
-        compiler::Compiler::PtxResult r = compilePTXOf(func, id, sig.args, opts);
+        opts.archSpecific = archSpecific;
+        compiler::Compiler::PtxResult r = compilePTXOf(func, id, sig.args, opts, symbol);
         return py::make_tuple(r.ptx, typeDescription(r.returnType));
       },
       py::arg("pyfunc"), py::arg("sig"), py::arg("device"), py::arg("options"), py::arg("cc_major"),
-      py::arg("cc_minor"));
+      py::arg("cc_minor"), py::arg("arch_specific") = false, py::arg("symbol") = std::string());
 }
 
 } // namespace ptxjit::bindings

@@ -8,6 +8,7 @@
 #include <pybind11/stl.h>
 
 #include "ir/typing/CudaBuiltins.h"
+#include "ir/typing/Typing.h"
 
 #include <climits>
 
@@ -48,6 +49,23 @@ py::object numpyModule() {
   return py::none();
 }
 
+/// A cuda.declare_device descriptor's `_ptxjit_extern`: (id, name, signature text, C ABI?,
+/// link items).
+ir::GlobalValue externFromPython(py::handle desc) {
+  auto t = py::cast<py::tuple>(desc);
+  if (t.size() != 5)
+    throw py::type_error("malformed cuda.declare_device descriptor");
+  auto d = std::make_shared<ir::ExternDecl>();
+  d->id = py::cast<int>(t[0]);
+  d->name = py::cast<std::string>(t[1]);
+  ir::Signature sig = ir::parseSignature(py::cast<std::string>(t[2]));
+  d->result = sig.returnType ? sig.returnType : ir::types::void_();
+  d->params = sig.args;
+  d->cAbi = py::cast<bool>(t[3]);
+  d->links = linkItemsFrom(t[4]);
+  return ir::GlobalValue::externFunction(std::move(d));
+}
+
 std::optional<std::string> moduleSymbol(const std::string &name) {
   if (name == "ptxjit.cuda" || name == "numba.cuda")
     return "cuda";
@@ -55,6 +73,10 @@ std::optional<std::string> moduleSymbol(const std::string &name) {
     return "cuda.libdevice";
   if (name == "math" || name == "cmath" || name == "numpy" || name == "operator")
     return name;
+  // `types.uint8(x)`: the type modules' scalar types (typing maps them to NumPy's).
+  if (name == "ptxjit.types" || name == "numba.types" || name == "numba.core.types" ||
+      name == "numba.cuda.types")
+    return "types";
   return std::nullopt;
 }
 
@@ -294,6 +316,8 @@ ir::GlobalValue globalFromPython(py::handle v) {
     return ir::GlobalValue::kernel(d->functionId, d->name);
   }
   py::object sym;
+  if (!PyType_Check(o) && hasAttrNoThrow(v, "_ptxjit_extern", &sym)) // cuda.declare_device
+    return externFromPython(sym);
   if (!PyType_Check(o) && hasAttrNoThrow(v, "_ptxjit_symbol", &sym) && PyUnicode_Check(sym.ptr()))
     return ir::GlobalValue::symbol(py::cast<std::string>(sym));
   if (auto g = deviceArrayGlobal(v))
@@ -502,6 +526,8 @@ py::object globalToPython(const ir::GlobalValue &g) {
   case K::DeviceArray:
     return py::make_tuple("device_array", g.dtype, py::tuple(py::cast(g.shape)),
                           py::tuple(py::cast(g.strides)), py::int_(g.address));
+  case K::ExternFunction:
+    return py::make_tuple("extern_function", g.path);
   }
   return py::none();
 }
@@ -547,6 +573,18 @@ py::dict snapshotToDict(const frontend::CodeSnapshot &s) {
     defaults.append(constToPython(c));
   d["defaults"] = defaults;
   return d;
+}
+
+std::vector<ir::LinkItem> linkItemsFrom(py::handle items) {
+  std::vector<ir::LinkItem> out;
+  for (py::handle item : items) {
+    auto t = py::cast<py::tuple>(item);
+    if (t.size() != 3 || !PyBytes_Check(t[2].ptr()))
+      throw py::type_error("link items are (kind, name, bytes) tuples");
+    out.push_back({py::cast<std::string>(t[0]), py::cast<std::string>(t[1]),
+                   std::make_shared<const std::string>(py::cast<std::string>(t[2]))});
+  }
+  return out;
 }
 
 } // namespace ptxjit::bindings

@@ -34,6 +34,10 @@ ir::ConstValue constFromPython(py::handle value);
 /// What a global or closure value means to the compiler (see ir::GlobalValue).
 ir::GlobalValue globalFromPython(py::handle value);
 
+/// External code to link, as ptxjit.cuda normalizes link= (a list of (kind, name, bytes)
+/// tuples: _link_items); throws py::type_error for another shape.
+std::vector<ir::LinkItem> linkItemsFrom(py::handle items);
+
 /// The snapshot as a dict of Python values (for tests and debugging).
 py::dict snapshotToDict(const frontend::CodeSnapshot &s);
 

@@ -50,6 +50,9 @@ public:
   /// True once emitPTX linked libdevice into the module (only when some __nv_* function was
   /// referenced).
   bool linkedLibdevice() const;
+  /// External code (cuda.declare_device's link=) that the module's calls of foreign device
+  /// functions need, each once, in the order first called: linked when the module is loaded.
+  const std::vector<ir::LinkItem> &links() const;
 
   /// Codegen-internal access. Null after the module was moved from or handed to the JIT.
   Impl *impl() { return impl_.get(); }

@@ -11,6 +11,7 @@ size_t CompileOptions::hash() const {
   uint64_t h = static_cast<uint64_t>(backend);
   h = h * 131 + static_cast<uint64_t>(ccMajor & 0xff);
   h = h * 131 + static_cast<uint64_t>(ccMinor & 0xff);
+  h = h * 131 + (archSpecific ? 1 : 0);
   h = h * 131 + static_cast<uint64_t>(ptxVersion & 0xffff);
   h = h * 131 + (fastmath ? 1 : 0);
   h = h * 131 + static_cast<uint64_t>(optLevel & 0xff);
@@ -26,8 +27,8 @@ size_t CompileOptions::hash() const {
 std::string CompileOptions::str() const {
   std::string s;
   if (backend == Backend::CUDA)
-    s = "cuda sm_" + std::to_string(ccMajor) + std::to_string(ccMinor) + " ptx" +
-        std::to_string(ptxVersion);
+    s = "cuda sm_" + std::to_string(ccMajor) + std::to_string(ccMinor) + (archSpecific ? "a" : "") +
+        " ptx" + std::to_string(ptxVersion);
   else
     s = "host";
   s += " O" + std::to_string(optLevel);

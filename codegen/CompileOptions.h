@@ -18,6 +18,9 @@ struct CompileOptions {
   /// Target compute capability (sm_<major><minor>); CUDA only.
   int ccMajor = 9;
   int ccMinor = 0;
+  /// An architecture-specific target (sm_90a: cc=(9, 0, "a") in numba-cuda): the PTX may use
+  /// instructions of exactly this architecture and runs on no other. LLVM 19 knows sm_90a only.
+  bool archSpecific = false;
   /// PTX ISA version as major*10+minor (e.g. 80 for PTX 8.0), the newest that both LLVM and
   /// the driver support (codegen::choosePtxVersion); CUDA only.
   int ptxVersion = 80;

@@ -1,6 +1,7 @@
 // The host backend's process-wide ORC LLJIT.
 #include "codegen/HostLibdevice.h"
 #include "codegen/ModuleImpl.h"
+#include "ir/Half.h"
 
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/Core.h>
@@ -13,6 +14,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include <atomic>
+#include <bit>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
@@ -65,6 +67,18 @@ template <typename F> F hostPowi(F x, int n) {
 double hostPowidf2(double x, int n) { return hostPowi(x, n); }
 float hostPowisf2(float x, int n) { return hostPowi(x, n); }
 
+#if defined(__x86_64__) && defined(__FLT16_MAX__)
+/// The half-precision libcalls LLVM emits on x86-64 (no instruction converts a double to half;
+/// without F16C none converts a float). libgcc_s has them, but a Python extension's libraries
+/// are loaded RTLD_LOCAL, so the process may not export them: the JIT gets its own, rounding
+/// as ir/Half.h does (to nearest even). Half values travel in XMM registers, as _Float16.
+_Float16 hostTruncdfhf2(double d) { return std::bit_cast<_Float16>(ir::halfFromDouble(d)); }
+_Float16 hostTruncsfhf2(float f) { return hostTruncdfhf2(f); } // float → double is exact
+float hostExtendhfsf2(_Float16 h) {
+  return static_cast<float>(ir::halfToDouble(std::bit_cast<uint16_t>(h)));
+}
+#endif
+
 llvm::orc::LLJIT &hostJIT() {
   static std::unique_ptr<llvm::orc::LLJIT> jit = [] {
     auto j = llvm::orc::LLJITBuilder()
@@ -83,6 +97,14 @@ llvm::orc::LLJIT &hostJIT() {
                                                     flags};
     builtins[(*j)->mangleAndIntern("__powisf2")] = {llvm::orc::ExecutorAddr::fromPtr(&hostPowisf2),
                                                     flags};
+#if defined(__x86_64__) && defined(__FLT16_MAX__)
+    builtins[(*j)->mangleAndIntern("__truncdfhf2")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&hostTruncdfhf2), flags};
+    builtins[(*j)->mangleAndIntern("__truncsfhf2")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&hostTruncsfhf2), flags};
+    builtins[(*j)->mangleAndIntern("__extendhfsf2")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&hostExtendhfsf2), flags};
+#endif
     // ptxjit.cuda.libdevice's calls (__nv_sinf, ...) on the host (codegen/HostLibdevice.h).
     for (const HostSymbol &s : hostLibdeviceSymbols())
       builtins[(*j)->mangleAndIntern(s.name)] = {llvm::orc::ExecutorAddr::fromPtr(s.address),

@@ -131,6 +131,8 @@ llvm::Value *FunctionLowerer::lowerCall(const CallInstr &i) {
   const Type *ct = typeOf(i.callee(), at);
   if (auto *s = dyn_cast<SymbolType>(ct))
     fail(at, DiagCode::UnsupportedCall, {s->path()});
+  if (auto *ext = dyn_cast<ExternFunctionType>(ct))
+    return lowerExternCall(i, *ext);
   if (ct->kind() == TypeKind::Function)
     internal(at, "call to an unresolved device function " + ct->str());
   fail(at, DiagCode::UnsupportedCall, {ct->str()});

@@ -16,6 +16,7 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/Transforms/Utils/ModuleUtils.h>
 
 namespace ptxjit::codegen::detail {
 
@@ -221,6 +222,10 @@ llvm::Value *FunctionLowerer::lowerCudaCall(const CallInstr &i, const CudaBuilti
           M.mod, ty, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(ty),
           M.uniqueName("ptxjit_shared_" + fn.name), nullptr, llvm::GlobalValue::NotThreadLocal, 3);
       gv->setAlignment(llvm::Align(align));
+      // Kept as declared, as NVVM keeps them: LLVM would drop an array whose loads it can
+      // forward from the thread's own stores, and the kernel's shared size
+      // (get_shared_mem_per_block, hence occupancy) would no longer be what the source says.
+      llvm::appendToCompilerUsed(M.mod, {gv});
       slot = llvm::ConstantExpr::getAddrSpaceCast(gv, ptr);
     }
     return cudaArrayValue(slot, dims, dt);

@@ -125,7 +125,9 @@ llvm::Value *FunctionLowerer::lowerPrint(const CallInstr &i) {
   }
   fmt += escapeFormat(end);
 
-  llvm::Value *format = B.CreateGlobalString(fmt, "__ptxjit_fmt", 0, &M.mod);
+  // CUDA: the format string in constant memory (addrspace 4), as numba-cuda places it, so it
+  // counts in the kernel's constant size (get_const_mem_size) and not in its global data.
+  llvm::Value *format = B.CreateGlobalString(fmt, "__ptxjit_fmt", M.isHost() ? 0 : 4, &M.mod);
   auto *ptr = B.getPtrTy();
   if (M.isHost()) {
     llvm::FunctionCallee printfFn =
@@ -151,7 +153,7 @@ llvm::Value *FunctionLowerer::lowerPrint(const CallInstr &i) {
   }
   llvm::FunctionCallee vprintf = M.mod.getOrInsertFunction(
       "vprintf", llvm::FunctionType::get(B.getInt32Ty(), {ptr, ptr}, false));
-  B.CreateCall(vprintf, {format, buffer});
+  B.CreateCall(vprintf, {B.CreateAddrSpaceCast(format, ptr), buffer});
   return placeholder();
 }
 

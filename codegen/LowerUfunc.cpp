@@ -138,6 +138,7 @@ public:
     b.CreateRetVoid();
     M.lowerQueued();
     detail::verifyModule(*impl->module, fn);
+    impl->links = std::move(M.links);
     return LoweredModule(std::move(impl));
   }
 };

@@ -49,6 +49,11 @@ Backend LoweredModule::backend() const { return impl_ ? impl_->backend : Backend
 
 bool LoweredModule::linkedLibdevice() const { return impl_ && impl_->libdeviceLinked; }
 
+const std::vector<ir::LinkItem> &LoweredModule::links() const {
+  static const std::vector<ir::LinkItem> none;
+  return impl_ ? impl_->links : none;
+}
+
 namespace detail {
 
 [[noreturn]] void internalError(const std::string &message) {
@@ -94,6 +99,7 @@ bool ModuleLowerer::isCompileTimeOnly(const Type *t) {
   case TypeKind::None:
   case TypeKind::Symbol:
   case TypeKind::Function:
+  case TypeKind::Extern:
   case TypeKind::String:
     return true;
   default:
@@ -111,6 +117,7 @@ llvm::Type *ModuleLowerer::reprType(const Type *t, const Function &fn, SourceLoc
   case TypeKind::None:
   case TypeKind::Symbol:
   case TypeKind::Function:
+  case TypeKind::Extern:
   case TypeKind::String:
     return emptyType();
   case TypeKind::Bool:
@@ -610,6 +617,7 @@ LoweredModule lowerKernel(const Function &kernel, const CompileOptions &opts,
   M.finishCuda(symbol, kernel); // shared-memory limit; host launch facts (LowerCuda.cpp)
   M.finishDebugInfo();
   verifyModule(mod, kernel);
+  impl->links = std::move(M.links);
   return LoweredModule(std::move(impl));
 }
 
@@ -639,6 +647,7 @@ LoweredModule lowerDeviceFunction(const Function &fn, const CompileOptions &opts
   M.lowerQueued();
   M.finishDebugInfo();
   verifyModule(mod, fn);
+  impl->links = std::move(M.links);
   return LoweredModule(std::move(impl));
 }
 

@@ -87,6 +87,10 @@ public:
   llvm::Module &mod;
   const CompileOptions &opts;
   MathLib math;
+  /// External code of the foreign device functions called so far (LoweredModule::links), and
+  /// the declarations it came from.
+  std::vector<ir::LinkItem> links;
+  std::unordered_set<int> linkedDecls;
 
   bool isHost() const { return opts.backend == Backend::Host; }
 
@@ -213,6 +217,8 @@ private:
                         ir::SourceLoc at);
   llvm::Value *lowerBuiltinCall(const ir::CallInstr &i);
   llvm::Value *lowerDeviceCall(const ir::CallInstr &i);
+  /// A call of a cuda.declare_device function (LowerExtern.cpp): CUDA only.
+  llvm::Value *lowerExternCall(const ir::CallInstr &i, const ir::ExternFunctionType &ext);
   llvm::Value *lowerGetAttr(const ir::GetAttrInstr &i);
   llvm::Value *lowerMinMax(const ir::CallInstr &i, bool isMax);
   /// The special register `r` of dimension `dim` as i32.

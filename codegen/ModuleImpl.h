@@ -23,6 +23,8 @@ struct LoweredModule::Impl {
   std::string entry;
   Backend backend = Backend::CUDA;
   bool libdeviceLinked = false;
+  /// External code the module's cuda.declare_device calls need (LoweredModule::links).
+  std::vector<ir::LinkItem> links;
 };
 
 namespace detail {

@@ -100,8 +100,19 @@ std::unique_ptr<llvm::TargetMachine> createNvptxTargetMachine(const CompileOptio
   if (opts.ptxVersion < 32 || opts.ptxVersion > 85)
     internalError("PTX ISA version " + std::to_string(opts.ptxVersion / 10) + "." +
                   std::to_string(opts.ptxVersion % 10) + " is not supported by LLVM 19");
-  auto tm = makeNvptx(nvptxCpuName(opts.ccMajor, opts.ccMinor),
-                      "+ptx" + std::to_string(opts.ptxVersion), opts.optLevel);
+  std::string cpu = nvptxCpuName(opts.ccMajor, opts.ccMinor);
+  if (opts.archSpecific) {
+    // Callers check the target (LLVM 19 has sm_90a and no other arch-specific one); sm_90a
+    // needs PTX ISA 8.0.
+    if (opts.ccMajor != 9 || opts.ccMinor != 0 || opts.ptxVersion < 80)
+      internalError("no arch-specific target for " + opts.str());
+    cpu = "sm_90a";
+  }
+  auto tm = makeNvptx(cpu, "+ptx" + std::to_string(opts.ptxVersion), opts.optLevel);
+  // Unoptimized code keeps a*b+c as two roundings, as NVVM does at -opt=0 (numba-cuda's
+  // opt=False); fastmath's per-instruction 'contract' flags still allow fusion.
+  if (opts.optLevel == 0)
+    tm->Options.AllowFPOpFusion = llvm::FPOpFusion::Standard;
   if (opts.fastmath) {
     tm->Options.UnsafeFPMath = true;
     tm->Options.NoInfsFPMath = true;

@@ -21,6 +21,28 @@ namespace ptxjit::compiler {
 
 // ---- Specialization -------------------------------------------------------------------------
 
+namespace {
+
+/// The loader's kind of a link item (ir::LinkItem::kind, checked by the Python layer).
+runtime::Module::LinkInput::Kind linkKind(const std::string &k) {
+  using K = runtime::Module::LinkInput::Kind;
+  if (k == "ptx")
+    return K::Ptx;
+  if (k == "cu")
+    return K::Cu;
+  if (k == "cubin")
+    return K::Cubin;
+  if (k == "fatbin")
+    return K::Fatbin;
+  if (k == "object")
+    return K::Object;
+  if (k == "library")
+    return K::Library;
+  throw std::invalid_argument("unknown kind of external code to link: '" + k + "'");
+}
+
+} // namespace
+
 CUfunction Specialization::cudaFunction() const {
   if (CUfunction f = function_.load(std::memory_order_acquire)) [[likely]]
     return f;
@@ -28,7 +50,15 @@ CUfunction Specialization::cudaFunction() const {
   if (!function_.load(std::memory_order_relaxed)) {
     if (options.backend != codegen::Backend::CUDA || ptx.empty())
       throw std::logic_error("specialization of '" + functionName + "' has no PTX to load");
-    auto module = runtime::Module::loadPTX(ptx);
+    std::shared_ptr<runtime::Module> module;
+    if (links.empty()) {
+      module = runtime::Module::loadPTX(ptx);
+    } else {
+      std::vector<runtime::Module::LinkInput> inputs;
+      for (const ir::LinkItem &l : links)
+        inputs.push_back({linkKind(l.kind), l.name, l.data.get()});
+      module = runtime::Module::loadLinked(ptx, inputs);
+    }
     CUfunction f = module->function(symbol);
     if (options.carveout != codegen::CompileOptions::kNoCarveout)
       runtime::setSharedMemoryCarveout(f, options.carveout);
@@ -644,7 +674,7 @@ const Specialization &Compiler::compileLocked(
 
   // cache=True: look in the disk cache first (no typing, lowering or LLVM on a hit).
   std::optional<DiskKey> disk;
-  if (e.options.cache) {
+  if (e.options.cache && e.options.links.empty()) {
     disk = diskKeyLocked(id, what, fnParams, opts);
     if (disk && loadFromDiskLocked(*disk, *spec)) {
       dumpCode(*spec, dumpWhat);
@@ -664,6 +694,12 @@ const Specialization &Compiler::compileLocked(
     spec->ptx = codegen::emitPTX(m, opts);
     spec->llvmIR = m.llvmIR();
     code = spec->ptx;
+    spec->links = e.options.links;
+    for (const ir::LinkItem &l : m.links())
+      if (std::find(spec->links.begin(), spec->links.end(), l) == spec->links.end())
+        spec->links.push_back(l);
+    if (!spec->links.empty())
+      disk.reset(); // the disk cache holds PTX alone, not the code it links
   } else if (disk) {
     spec->llvmIR = m.llvmIR();
     code = codegen::compileHostObject(std::move(m), opts);
@@ -694,16 +730,20 @@ const Specialization &Compiler::compileLocked(
 
 Compiler::PtxResult Compiler::compilePTX(int id, const std::vector<const ir::Type *> &argTypes,
                                          const codegen::CompileOptions &opts,
-                                         const SnapshotSet &snapshots) {
+                                         const SnapshotSet &snapshots, const std::string &symbol) {
   if (opts.backend != codegen::Backend::CUDA)
     throw std::invalid_argument("compilePTX needs CUDA compile options");
+  if (!symbol.empty() && entry(id).kind == ir::FunctionKind::Kernel)
+    throw std::invalid_argument("compilePTX names device functions only");
   std::lock_guard<std::mutex> lock(mutex_);
   freeRetiredLocked();
   SnapshotScope scope(*this, snapshots);
   Entry &e = entry(id);
   ir::Function *fn = typedLocked(id, argTypes, {}, {}, 0);
   PtxResult r;
-  r.symbol = e.kind == ir::FunctionKind::Kernel ? makeSymbol(e) : sanitizeSymbol(e.name);
+  r.symbol = e.kind == ir::FunctionKind::Kernel ? makeSymbol(e)
+             : symbol.empty()                   ? sanitizeSymbol(e.name)
+                                                : symbol;
   codegen::LoweredModule m = e.kind == ir::FunctionKind::Kernel
                                  ? codegen::lowerKernel(*fn, opts, r.symbol)
                                  : codegen::lowerDeviceFunction(*fn, opts, r.symbol);

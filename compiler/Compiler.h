@@ -69,6 +69,10 @@ struct FunctionOptions {
   /// kernels) are looked up in, and written to, the disk cache (compiler/DiskCache.h) before
   /// anything is typed or lowered.
   bool cache = false;
+  /// Kernels (cuda.jit(link=...)): external code linked into the module when it is loaded on the
+  /// GPU, with the link items of the cuda.declare_device functions it calls. Such kernels skip
+  /// the disk cache (it holds the PTX alone).
+  std::vector<ir::LinkItem> links;
 };
 
 /// What a ufunc loop kernel specialization compiles: a loop (codegen/UfuncKernels.h) around a
@@ -96,6 +100,9 @@ public:
   std::string symbol;        ///< the entry's name in the module / PTX
   std::string llvmIR;        ///< CUDA: the linked, optimized module; Host: the lowered module
   std::string ptx;           ///< CUDA only
+  /// CUDA only: external code linked with the PTX when it is loaded (FunctionOptions::links,
+  /// then codegen::LoweredModule::links).
+  std::vector<ir::LinkItem> links;
   codegen::PackingPlan plan; ///< how launch arguments are flattened into kernel parameters
   /// Host kernels only: the JIT-compiled entry.
   runtime::HostKernelEntry hostEntry = nullptr;
@@ -198,7 +205,8 @@ public:
 
   /// compile_ptx: lowers kernel or device function `id` for `argTypes` with opts.backend ==
   /// CUDA and returns PTX, LLVM IR and the return type (void for kernels) without caching the
-  /// lowered code or loading anything.
+  /// lowered code or loading anything. A non-empty `symbol` names the emitted device function
+  /// (numba-cuda's abi_info={"abi_name": ...}) instead of the function's sanitized name.
   struct PtxResult {
     std::string ptx;
     std::string llvmIR;
@@ -206,7 +214,8 @@ public:
     const ir::Type *returnType = nullptr;
   };
   PtxResult compilePTX(int id, const std::vector<const ir::Type *> &argTypes,
-                       const codegen::CompileOptions &opts, const SnapshotSet &snapshots);
+                       const codegen::CompileOptions &opts, const SnapshotSet &snapshots,
+                       const std::string &symbol = {});
 
   /// Types function `id` (kernel or device) for `argTypes` and returns its return type, so that
   /// eager signatures of device functions report errors at decoration time. Cached.

@@ -101,6 +101,12 @@ void addGlobals(CacheKey &k, std::string_view tag, const std::map<std::string, i
       k.add("path", g.path);
       deviceFunction(k, g);
       break;
+    case ir::GlobalValue::Kind::ExternFunction: // called by name with its declared types
+      k.add("path", g.path).addInt("cabi", g.externDecl->cAbi ? 1 : 0);
+      k.add("result", g.externDecl->result->str());
+      for (const ir::Type *p : g.externDecl->params)
+        k.add("param", p->str());
+      break;
     case ir::GlobalValue::Kind::Array: // a frozen NumPy array: its contents are code
       k.add("dtype", g.dtype).addInt("ndim", static_cast<int64_t>(g.shape.size()));
       for (int64_t d : g.shape)
@@ -180,6 +186,7 @@ void addSnapshot(CacheKey &k, const frontend::CodeSnapshot &s,
 void addCompileOptions(CacheKey &k, const codegen::CompileOptions &o) {
   k.addInt("backend", static_cast<int>(o.backend)).addInt("ccMajor", o.ccMajor);
   k.addInt("ccMinor", o.ccMinor).addInt("ptxVersion", o.ptxVersion);
+  k.addInt("archSpecific", o.archSpecific ? 1 : 0);
   k.addInt("fastmath", o.fastmath).addInt("optLevel", o.optLevel);
   k.addInt("debugInfo", static_cast<int>(o.debugInfo));
   k.addInt("maxThreadsPerBlock", o.maxThreadsPerBlock).addInt("minBlocksPerSM", o.minBlocksPerSM);

@@ -1,6 +1,7 @@
 #include "ir/Conversions.h"
 
 #include <algorithm>
+#include <array>
 
 namespace ptxjit::ir {
 namespace {
@@ -275,24 +276,50 @@ Conversion argumentConversion(const Type *from, const Type *to) {
 }
 
 int selectSignature(const std::vector<const Type *> &actual,
-                    const std::vector<std::vector<const Type *>> &signatures) {
-  int best = -1;
-  Conversion bestConv = Conversion::None;
+                    const std::vector<std::vector<const Type *>> &signatures,
+                    std::vector<int> *tied) {
+  // Numba's Rating: (unsafe, safe, promote) conversion counts, compared in that order.
+  using Rating = std::array<size_t, 3>;
+  std::vector<std::pair<Rating, int>> rated;
   for (size_t s = 0; s < signatures.size(); ++s) {
     const auto &params = signatures[s];
     if (params.size() != actual.size())
       continue;
-    Conversion c = Conversion::Exact;
-    for (size_t i = 0; i < params.size() && c != Conversion::None; ++i)
-      c = std::max(c, argumentConversion(actual[i], params[i]));
-    if (c == Conversion::Exact)
-      return static_cast<int>(s);
-    if (c < bestConv) {
-      bestConv = c;
-      best = static_cast<int>(s);
+    Rating r{0, 0, 0};
+    bool fits = true;
+    for (size_t i = 0; i < params.size() && fits; ++i) {
+      switch (argumentConversion(actual[i], params[i])) {
+      case Conversion::Exact:
+        break;
+      case Conversion::Promote:
+        ++r[2];
+        break;
+      case Conversion::Safe:
+        ++r[1];
+        break;
+      case Conversion::SameKind: // (NumPy's grade; Numba's rules have none: unsafe there)
+      case Conversion::Unsafe:
+        ++r[0];
+        break;
+      case Conversion::None:
+        fits = false;
+        break;
+      }
     }
+    if (fits)
+      rated.emplace_back(r, static_cast<int>(s));
   }
-  return best;
+  if (rated.empty())
+    return -1;
+  std::stable_sort(rated.begin(), rated.end(),
+                   [](const auto &a, const auto &b) { return a.first < b.first; });
+  if (tied) {
+    tied->clear();
+    for (const auto &[r, s] : rated)
+      if (r == rated.front().first)
+        tied->push_back(s);
+  }
+  return rated.front().second;
 }
 
 const Type *promote(const Type *a, const Type *b) {

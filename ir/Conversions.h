@@ -70,10 +70,14 @@ Conversion weakConversion(const WeakType *from, const ScalarType *to);
 /// be passed.
 Conversion argumentConversion(const Type *from, const Type *to);
 
-/// The index of the signature (parameter-type lists) that arguments `actual` convert to: the
-/// first exact match, else the first whose worst argument conversion is best; -1 when none fits.
+/// The index of the signature (parameter-type lists) that arguments `actual` convert to, by
+/// Numba's rating: the fewest unsafe conversions, then the fewest safe ones, then the fewest
+/// promotions (an exact match has none); the first of equals; -1 when none fits. With `tied`,
+/// also every signature rated as the best one (the chosen one first): more than one is what
+/// Numba's kernel dispatcher refuses as ambiguous.
 int selectSignature(const std::vector<const Type *> &actual,
-                    const std::vector<std::vector<const Type *>> &signatures);
+                    const std::vector<std::vector<const Type *>> &signatures,
+                    std::vector<int> *tied = nullptr);
 
 /// The result type of NumPy-style promotion of two numeric types (weak types follow NEP 50:
 /// float32 + weak float = float32; int32 + weak float = float64; weak + weak = weak).

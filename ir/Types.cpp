@@ -2,6 +2,8 @@
 // identifies it (usually its spelling), guarded by a mutex; types are never freed.
 #include "ir/Types.h"
 
+#include "ir/Values.h"
+
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -246,6 +248,13 @@ const SymbolType *symbol(const std::string &path) {
 const FunctionRefType *functionRef(int functionId, const std::string &name) {
   return table().get<FunctionRefType>("function:" + std::to_string(functionId), [&] {
     return std::make_unique<FunctionRefType>(functionId, "Function(" + name + ")");
+  });
+}
+
+const ExternFunctionType *externFunction(std::shared_ptr<const ExternDecl> d) {
+  return table().get<ExternFunctionType>("extern:" + std::to_string(d->id), [&] {
+    std::string s = "ExternFunction(" + d->name + ")";
+    return std::make_unique<ExternFunctionType>(std::move(d), std::move(s));
   });
 }
 

@@ -8,6 +8,7 @@
 #include "ir/Casting.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,7 @@ enum class TypeKind : uint8_t {
   String,      ///< a string literal (only printable)
   Slice,       ///< a `start:stop:step` slice of int64 parts (None parts allowed)
   Pointer,     ///< a raw address (Numba's CPointer(dtype) "int32*", or voidptr "void*")
+  Extern,      ///< a foreign device function (cuda.declare_device): called by name
 };
 
 /// Memory layout of an array type, in Numba's spelling: C, F or A (any strides).
@@ -179,6 +181,21 @@ private:
   int id_;
 };
 
+struct ExternDecl;
+
+/// A foreign device function declared with cuda.declare_device (ir/Values.h's ExternDecl):
+/// "ExternFunction(name)". Compile-time only: calls name it.
+class ExternFunctionType final : public Type {
+public:
+  const ExternDecl &decl() const { return *decl_; }
+  static bool classof(const Type *t) { return t->kind() == TypeKind::Extern; }
+  ExternFunctionType(std::shared_ptr<const ExternDecl> d, std::string s)
+      : Type(TypeKind::Extern, std::move(s)), decl_(std::move(d)) {}
+
+private:
+  std::shared_ptr<const ExternDecl> decl_;
+};
+
 /// Types without parameters: Void, None, Range, String.
 class SimpleType final : public Type {
 public:
@@ -260,6 +277,8 @@ const SliceType *slice(bool hasStep = true);
 const IteratorType *iterator(IterKind k, const Type *yield, const std::vector<const Type *> &sources);
 const SymbolType *symbol(const std::string &path);
 const FunctionRefType *functionRef(int functionId, const std::string &name);
+/// The type of declaration `d` (one per declaration id).
+const ExternFunctionType *externFunction(std::shared_ptr<const ExternDecl> d);
 /// A scalar type from its Numba/NumPy name ("float32", "int64", "bool", "b1", "f4", "i8",
 /// "complex128", "uint8", ...); null when the name is unknown.
 const ScalarType *scalarByName(const std::string &name);

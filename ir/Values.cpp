@@ -173,6 +173,8 @@ std::string GlobalValue::str() const {
     return "unsupported " + path;
   case Kind::Missing:
     return "missing";
+  case Kind::ExternFunction:
+    return "extern function " + path + " #" + std::to_string(externDecl ? externDecl->id : -1);
   case Kind::Array: {
     std::string s = "array " + dtype + "(";
     for (size_t k = 0; k < shape.size(); ++k)

@@ -44,6 +44,33 @@ struct ConstValue {
 /// What a global name or closure cell referred to when the function was snapshotted.
 /// Every field is part of the disk cache's key (compiler/DiskCache.cpp, addGlobals): a new
 /// field must be added there too, or cache=True could load code built for another value.
+class Type;
+
+/// External code linked into a kernel's module when the kernel is loaded on the GPU
+/// (cuda.jit(link=...), cuda.declare_device(..., link=...)). `kind` is "ptx", "cu" (CUDA C++,
+/// compiled with NVRTC), "cubin", "fatbin", "object" or "library"; `name` names it in messages;
+/// `data` holds its bytes (shared: snapshots and options are copied).
+struct LinkItem {
+  std::string kind;
+  std::string name;
+  std::shared_ptr<const std::string> data;
+  bool operator==(const LinkItem &o) const {
+    return kind == o.kind && name == o.name && *data == *o.data;
+  }
+};
+
+/// A foreign device function declared with cuda.declare_device(name, sig, link=, abi=): called
+/// by `name` with `params`; Numba's ABI (`int name(result *out, params...)`, status ignored) or
+/// the C ABI (`result name(params...)`). `id` tells declarations apart (one per call).
+struct ExternDecl {
+  int id = -1;
+  std::string name;
+  const Type *result = nullptr;
+  std::vector<const Type *> params;
+  bool cAbi = false;
+  std::vector<LinkItem> links;
+};
+
 struct GlobalValue {
   enum class Kind : uint8_t {
     Constant,       ///< a number, bool, complex, tuple of those, or NumPy scalar (`constant`)
@@ -58,6 +85,7 @@ struct GlobalValue {
     DeviceArray,    ///< a device array (or __cuda_array_interface__ producer), by reference:
                     ///< `dtype`, `shape`, `strides` (bytes) and the `address` of its first
                     ///< element, baked into the code (which is then never disk-cached)
+    ExternFunction, ///< a cuda.declare_device function: `externDecl`
   };
   Kind kind = Kind::Missing;
   ConstValue constant;
@@ -71,6 +99,8 @@ struct GlobalValue {
   /// Kind::DeviceArray: the strides in bytes and the address of the first element.
   std::vector<int64_t> strides;
   uint64_t address = 0;
+  /// Kind::ExternFunction: the declaration (shared).
+  std::shared_ptr<const ExternDecl> externDecl;
 
   static GlobalValue makeConstant(ConstValue v, std::string dtype = {}) {
     GlobalValue g; g.kind = Kind::Constant; g.constant = std::move(v); g.dtype = std::move(dtype); return g;
@@ -98,6 +128,14 @@ struct GlobalValue {
     g.shape = std::move(shape);
     g.strides = std::move(strides);
     g.address = address;
+    return g;
+  }
+
+  static GlobalValue externFunction(std::shared_ptr<const ExternDecl> d) {
+    GlobalValue g;
+    g.kind = Kind::ExternFunction;
+    g.path = d->name;
+    g.externDecl = std::move(d);
     return g;
   }
 

@@ -77,7 +77,13 @@ namespace ptxjit::runtime {
 
 // Entry points that older drivers lack: resolved when present, else left null (callers check).
 // cuFuncGetParamInfo: CUDA 12.4.
-#define PTXJIT_CUDA_DRIVER_OPTIONAL_ENTRY_POINTS(X) X(cuFuncGetParamInfo)
+// Optional: null when the driver lacks them (the linker is only needed for link=).
+#define PTXJIT_CUDA_DRIVER_OPTIONAL_ENTRY_POINTS(X)                                                \
+  X(cuFuncGetParamInfo)                                                                            \
+  X(cuLinkCreate_v2)                                                                               \
+  X(cuLinkAddData_v2)                                                                              \
+  X(cuLinkComplete)                                                                                \
+  X(cuLinkDestroy)
 
 // The resolved entry points. Every member of PTXJIT_CUDA_DRIVER_ENTRY_POINTS is non-null in the
 // object returned by driver(); those of PTXJIT_CUDA_DRIVER_OPTIONAL_ENTRY_POINTS may be null.

@@ -1,6 +1,7 @@
 #include "runtime/Module.h"
 
 #include "runtime/Device.h"
+#include "runtime/Nvrtc.h"
 #include "runtime/StartupTrace.h"
 
 #include <cstdint>
@@ -57,6 +58,79 @@ std::shared_ptr<Module> Module::loadPTX(const std::string &ptx) {
     throw CudaError(r, "cuModuleLoadDataEx", detail);
   }
   // If allocating the Module throws, shared_ptr deletes it, which unloads the module.
+  return std::shared_ptr<Module>(new Module(module, logText(info)));
+}
+
+std::shared_ptr<Module> Module::loadLinked(const std::string &ptx,
+                                           const std::vector<LinkInput> &inputs) {
+  if (ptx.empty())
+    throw std::invalid_argument("Module::loadLinked: the PTX text is empty");
+  const Device &dev = Device::current();
+  const DriverApi &d = driver();
+  if (!d.cuLinkCreate_v2 || !d.cuLinkAddData_v2 || !d.cuLinkComplete || !d.cuLinkDestroy)
+    throw std::runtime_error("the CUDA driver has no linker (cuLinkCreate): link= needs it");
+
+  std::vector<char> info(kLogBytes, '\0'), error(kLogBytes, '\0');
+  CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_LOG_VERBOSE};
+  void *values[] = {info.data(), optionValue(kLogBytes - 1), error.data(),
+                    optionValue(kLogBytes - 1), optionValue(1)};
+  CUlinkState state = nullptr;
+  CUresult r =
+      d.cuLinkCreate_v2(static_cast<unsigned>(std::size(options)), options, values, &state);
+  if (r != CUDA_SUCCESS)
+    throw CudaError(r, "cuLinkCreate");
+  struct Destroy {
+    CUlinkState s;
+    ~Destroy() { driver().cuLinkDestroy(s); }
+  } destroy{state};
+  auto fail = [&](CUresult code, const std::string &what) {
+    std::string log = logText(error);
+    throw CudaError(code, what, log.empty() ? std::string() : "linker error log:\n" + log);
+  };
+  auto add = [&](CUjitInputType type, const std::string &data, const std::string &name) {
+    // PTX is added with its terminating NUL, as the driver expects text inputs.
+    size_t size = type == CU_JIT_INPUT_PTX ? data.size() + 1 : data.size();
+    CUresult rr = d.cuLinkAddData_v2(state, type, const_cast<char *>(data.c_str()), size,
+                                     name.c_str(), 0, nullptr, nullptr);
+    if (rr != CUDA_SUCCESS)
+      fail(rr, "cuLinkAddData (" + name + ")");
+  };
+  add(CU_JIT_INPUT_PTX, ptx, "kernel.ptx");
+  for (const LinkInput &in : inputs) {
+    switch (in.kind) {
+    case LinkInput::Kind::Ptx:
+      add(CU_JIT_INPUT_PTX, *in.data, in.name);
+      break;
+    case LinkInput::Kind::Cu:
+      add(CU_JIT_INPUT_PTX,
+          compileCudaToPtx(*in.data, in.name, dev.computeCapabilityMajor(),
+                           dev.computeCapabilityMinor()),
+          in.name);
+      break;
+    case LinkInput::Kind::Cubin:
+      add(CU_JIT_INPUT_CUBIN, *in.data, in.name);
+      break;
+    case LinkInput::Kind::Fatbin:
+      add(CU_JIT_INPUT_FATBINARY, *in.data, in.name);
+      break;
+    case LinkInput::Kind::Object:
+      add(CU_JIT_INPUT_OBJECT, *in.data, in.name);
+      break;
+    case LinkInput::Kind::Library:
+      add(CU_JIT_INPUT_LIBRARY, *in.data, in.name);
+      break;
+    }
+  }
+  void *cubin = nullptr;
+  size_t cubinSize = 0;
+  StartupTimer timer("cuLinkComplete (the driver's PTX to SASS compile and link)");
+  if (CUresult rr = d.cuLinkComplete(state, &cubin, &cubinSize); rr != CUDA_SUCCESS)
+    fail(rr, "cuLinkComplete");
+  CUmodule module = nullptr;
+  if (CUresult rr = d.cuModuleLoadDataEx(&module, cubin, 0, nullptr, nullptr); rr != CUDA_SUCCESS)
+    throw CudaError(rr, "cuModuleLoadDataEx");
   return std::shared_ptr<Module>(new Module(module, logText(info)));
 }
 

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace ptxjit::runtime {
 
@@ -19,6 +20,21 @@ public:
   // Throws std::invalid_argument for an empty text, DriverUnavailable, or CudaError whose what()
   // ends with "JIT error log:\n<the JIT compiler's log>" when the driver produced a log.
   static std::shared_ptr<Module> loadPTX(const std::string &ptx);
+
+  // External code linked with a module's PTX (cuda.jit(link=...), cuda.declare_device's link=).
+  struct LinkInput {
+    enum class Kind : uint8_t { Ptx, Cu, Cubin, Fatbin, Object, Library };
+    Kind kind;
+    std::string name;        // shown in errors (a file name, or a source object's name)
+    const std::string *data; // the bytes; CUDA C++ source for Kind::Cu (compiled with NVRTC)
+  };
+  // Links `ptx` with `inputs` through the driver's linker (cuLink*) for the current device and
+  // loads the resulting cubin. CUDA C++ inputs are first compiled to relocatable PTX by NVRTC
+  // (runtime/Nvrtc.h) for the device's compute capability. Throws CudaError naming the link
+  // step and the input, with the linker's error log; NvrtcError for a CUDA C++ input that does
+  // not compile; std::runtime_error when the driver has no linker.
+  static std::shared_ptr<Module> loadLinked(const std::string &ptx,
+                                            const std::vector<LinkInput> &inputs);
 
   ~Module();
   Module(const Module &) = delete;

@@ -1,6 +1,6 @@
 """A/B of two ptxjit builds on the GPU machine: the launch and vectorize figures of
-bench/run.py, timed in alternating fresh processes, one build then the other, so that the
-machine's drift falls on both alike.
+bench/run.py and its warm compiles, timed in alternating fresh processes, one build then the
+other, so that the machine's drift falls on both alike.
 
     python scripts/ab.py ROOT_A ROOT_B [--rounds 6] [--cpu N] [--json out.json]
 
@@ -51,6 +51,20 @@ b = cuda.to_device(np.linspace(-1.0, 3.0, 1000, dtype=np.float32))
 res["vectorize_add_f32_1000"] = bench.launch_loop(lambda: add(a, b), (), 2000, reps, sync)
 res["vectorize_add_f32_1000_scalar"] = bench.launch_loop(lambda: add(a, 2.0), (), 2000, reps,
                                                          sync)
+
+# warm compiles as bench/run.py times them (a fresh function object each time), in µs
+import time
+cuda.jit(w.SAXPY_SIG)(w.build(w.SAXPY, cuda, "saxpy").py_func)
+def compile_us(source, name, sig):
+    ts = []
+    for _ in range(reps):
+        fn = w.build(source, cuda, name).py_func
+        t0 = time.perf_counter()
+        cuda.jit(sig)(fn)
+        ts.append((time.perf_counter() - t0) * 1e6)
+    return sorted(ts)[len(ts) // 2]
+res["compile_warm_saxpy"] = compile_us(w.SAXPY, "saxpy", w.SAXPY_SIG)
+res["compile_warm_mandelbrot"] = compile_us(w.MANDELBROT, "mandel_kernel", w.MANDELBROT_SIG)
 print(json.dumps(res))
 '''
 

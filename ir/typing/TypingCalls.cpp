@@ -45,7 +45,38 @@ const Type *Typer::typeCall(CallInstr *i) {
   }
   if (auto *ref = dyn_cast<FunctionRefType>(ct))
     return typeUserCall(i, ref, args);
+  if (auto *ext = dyn_cast<ExternFunctionType>(ct))
+    return typeExternCall(i, ext, args);
   fail(DiagCode::UnsupportedCall, i, {"a value of type " + ct->str()});
+}
+
+static bool externArgumentFits(const Type *arg, const Type *param) {
+  if (auto *p = dyn_cast<PointerType>(param))
+    if (auto *a = dyn_cast<ArrayType>(concretize(arg))) // the array's data pointer
+      return !p->pointee() || p->pointee() == a->dtype();
+  return argumentConversion(arg, param) != Conversion::None;
+}
+
+const Type *Typer::typeExternCall(CallInstr *i, const ExternFunctionType *ext,
+                                  const std::vector<const Type *> &args) {
+  const ExternDecl &d = ext->decl();
+  std::string name = "external function '" + d.name + "'";
+  if (!i->kwNames.empty())
+    fail(DiagCode::UnsupportedConstruct, i, {"calling " + name + " with keyword arguments"});
+  if (args.size() != d.params.size())
+    fail(DiagCode::ArgumentCount, i,
+         {d.name, std::to_string(d.params.size()), std::to_string(args.size())});
+  for (size_t k = 0; k < args.size(); ++k)
+    if (!externArgumentFits(args[k], d.params[k])) {
+      std::string declared;
+      for (const Type *p : d.params)
+        declared += (declared.empty() ? "" : ", ") + p->str();
+      fail(DiagCode::CallArgs, i,
+           {name, argListStr(i) + "; it is declared (" + declared + ") -> " + d.result->str() +
+                      ", and argument " + std::to_string(k + 1) + " cannot pass as " +
+                      d.params[k]->str()});
+    }
+  return d.result;
 }
 
 const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
@@ -160,7 +191,9 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
     int64_t dims = 0;
     if (n != 1 || !constantInt(i->arg(0), dims) || dims < 1 || dims > 3)
       fail(DiagCode::CallArgs, i,
-           {displayName(path), argListStr(i) + "; expected a constant 1, 2 or 3"});
+           {displayName(path), argListStr(i) +
+                                   "; expected a constant 1, 2 or 3 (RequireLiteralValue: "
+                                   "Numba's name for a literal-only argument)"});
     if (dims == 1)
       return types::int64();
     return types::tuple(std::vector<const Type *>(static_cast<size_t>(dims), types::int64()));

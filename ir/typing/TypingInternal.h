@@ -108,6 +108,11 @@ private:
   const Type *typeCall(CallInstr *i);
   const Type *typeBuiltinCall(CallInstr *i, const SymbolType *sym,
                               const std::vector<const Type *> &args);
+  /// A call of a cuda.declare_device function: each argument passes to its parameter as a kernel
+  /// argument passes to an eager signature's (argumentConversion), an array to a pointer of its
+  /// dtype (or void*) as its data pointer; the declared result type.
+  const Type *typeExternCall(CallInstr *i, const ExternFunctionType *ext,
+                             const std::vector<const Type *> &args);
   const Type *typeUserCall(CallInstr *i, const FunctionRefType *ref,
                            const std::vector<const Type *> &args);
   /// The constant int an instruction denotes (a Const or a constant Global), if any.

@@ -88,6 +88,8 @@ const Type *Typer::typeGlobal(GlobalInstr *i) {
     return globalArrayType(i, fn_.filename);
   case GlobalValue::Kind::DeviceArray: // a device array, by reference (TypingCuda.cpp)
     return globalDeviceArrayType(i, fn_.filename);
+  case GlobalValue::Kind::ExternFunction:
+    return types::externFunction(g.externDecl);
   }
   fail(DiagCode::Internal, i, {"unknown global kind"});
 }
@@ -229,6 +231,12 @@ const Type *Typer::typeGetAttr(GetAttrInstr *i) {
     if (path.rfind(kPyFunctionPrefix, 0) == 0)
       fail(DiagCode::UnsupportedAttribute, i,
            {"function " + path.substr(std::string(kPyFunctionPrefix).size()), attr});
+    if (path == "types" || path == "cuda.types") { // types.uint8, cuda.types.float16: the
+                                                   // NumPy type of that name
+      if (const ScalarType *s = types::scalarByName(attr))
+        return types::symbol("numpy." + s->str());
+      fail(DiagCode::UnsupportedAttribute, i, {"module types", attr});
+    }
     std::string full = path + "." + attr;
     BuiltinId id = builtinByPath(full);
     if (isValueBuiltin(id)) {

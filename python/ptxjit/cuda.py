@@ -6,6 +6,9 @@ normalizes arguments. The extension (and with it LLVM and the CUDA driver) is lo
 use, not at import.
 """
 
+import operator as _operator
+import os as _os
+import re as _re
 import types as _pytypes
 
 from . import errors as _errors
@@ -28,6 +31,8 @@ _sys.modules.setdefault(__name__ + ".devicearray", devicearray)
 from ._loader import lib as _lib
 from ._loader import make_dispatcher as _make_dispatcher
 
+types = _types  # numba.cuda.types: `cuda.types.float16(x)`, also in kernels
+
 
 # ---------------------------------------------------------------------------------------------
 # Kernels
@@ -36,6 +41,18 @@ from ._loader import make_dispatcher as _make_dispatcher
 # Options of Numba's cuda.jit with no effect in numba-cuda itself on CUDA (nopython, nogil and
 # the wrapper switches are CPU-target options it accepts and ignores); accepted the same way.
 _NUMBA_NO_EFFECT_OPTIONS = {"nopython", "nogil", "no_cpython_wrapper", "no_cfunc_wrapper"}
+
+
+def _config_value(name, env, default):
+    """numba-cuda's configuration value `name`: numba's run-time config when the program has
+    imported it (ptxjit never imports numba; a half-ported program or its tests may set it),
+    else the environment variable numba reads it from, else `default`."""
+    for mod in ("numba.cuda.core.config", "numba.core.config"):
+        config = _sys.modules.get(mod)
+        if config is not None and hasattr(config, name):
+            value = getattr(config, name)
+            return int(value) if isinstance(value, int) else value
+    return _os.environ.get(env, default).strip()
 
 
 def _kernel_options(device=False, inline=False, forceinline=False, fastmath=False, cache=False,
@@ -50,13 +67,13 @@ def _kernel_options(device=False, inline=False, forceinline=False, fastmath=Fals
     if unknown:
         raise TypeError(f"cuda.jit() got unexpected keyword argument(s): "
                         f"{', '.join(sorted(unknown))}")
-    if link:
-        raise _errors.UnsupportedError("cuda.jit(link=...) (linking PTX or CUDA C++ files) is not "
-                                       "supported by ptxjit")
     if boundscheck:
         raise NotImplementedError("bounds checking is not supported for CUDA")
+    if debug is None:  # numba-cuda's defaults: its config (NUMBA_CUDA_DEBUGINFO, NUMBA_OPT)
+        debug = _config_value("CUDA_DEBUGINFO_DEFAULT", "NUMBA_CUDA_DEBUGINFO", "0") not in \
+            (0, False, "0", "")
     if opt is None:
-        opt = True
+        opt = _config_value("OPT", "NUMBA_OPT", "3") not in (0, "0")
     if debug and opt:
         warnings.warn(_errors.NumbaInvalidConfigWarning(
             "debug=True with opt=True is not supported by CUDA. This may result in a crash - set "
@@ -67,6 +84,7 @@ def _kernel_options(device=False, inline=False, forceinline=False, fastmath=Fals
             "disables some optimizations), or lineinfo for line info only with code generation "
             "unaffected."), stacklevel=warn_stacklevel)
     options = {
+        "link": _link_items(link),
         "device": bool(device),
         "inline": bool(inline) and inline != "never",
         "fastmath": bool(fastmath),
@@ -119,7 +137,7 @@ def _carveout(carveout):
 
 
 def jit(func_or_sig=None, device=False, inline=False, forceinline=False, fastmath=False,
-        cache=False, debug=False, lineinfo=False, opt=True, link=None, max_registers=None,
+        cache=False, debug=None, lineinfo=False, opt=None, link=None, max_registers=None,
         launch_bounds=None, lto=None, shared_memory_carveout=None, extensions=None, **kws):
     """Compile a Python function into a CUDA kernel (or a device function with device=True).
 
@@ -207,6 +225,46 @@ def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=F
     return [code], resty
 
 
+def _abi_name(abi_info, device):
+    """The device function's emitted name from numba-cuda's abi_info={"abi_name": ...}, or ""
+    (ptxjit's name for it)."""
+    if not abi_info:
+        return ""
+    if not isinstance(abi_info, dict) or set(abi_info) - {"abi_name"}:
+        raise ValueError(f"abi_info must be a dict whose only key is 'abi_name', not {abi_info!r}")
+    if not device:
+        raise ValueError("abi_info names device functions; a kernel's name is ptxjit's")
+    name = abi_info["abi_name"]
+    # PTX identifiers: a letter then letters, digits, _ and $; or _, $ or % then at least one.
+    if not isinstance(name, str) or not _re.fullmatch(r"[A-Za-z][\w$]*|[_$%][\w$]+", name,
+                                                       _re.ASCII):
+        raise ValueError(f"abi_name {name!r} is not a valid PTX identifier")
+    return name
+
+
+def _target_cc(cc):
+    """(major, minor, arch_specific) of a compile target: numba-cuda's (major, minor) or
+    (major, minor, "a") for an architecture-specific target such as sm_90a."""
+    if cc is None:
+        return 9, 0, False
+    cc = tuple(cc)
+    try:
+        if len(cc) not in (2, 3):
+            raise TypeError
+        cc = (_operator.index(cc[0]), _operator.index(cc[1])) + cc[2:]
+    except TypeError:
+        raise ValueError(f"cc must be (major, minor) or (major, minor, 'a'), not {cc!r}") from None
+    if len(cc) == 2:
+        return cc[0], cc[1], False
+    if cc[2] != "a":
+        raise ValueError(f"cc {cc!r}: ptxjit's LLVM 19 knows arch-specific targets ('a') only, "
+                         f"not {cc[2]!r}")
+    if cc[:2] != (9, 0):
+        raise ValueError(f"cc {cc!r}: LLVM 19, which ptxjit uses, has no target "
+                         f"sm_{cc[0]}{cc[1]}a (its only arch-specific target is sm_90a)")
+    return 9, 0, True
+
+
 def compile_ptx(pyfunc, sig, debug=None, lineinfo=False, device=False, fastmath=False, cc=None,
                 opt=None, abi="numba", abi_info=None, forceinline=False, launch_bounds=None,
                 max_registers=None):
@@ -215,22 +273,15 @@ def compile_ptx(pyfunc, sig, debug=None, lineinfo=False, device=False, fastmath=
         raise NotImplementedError(f"Unsupported ABI: {abi}")
     if abi == "c" and not device:
         raise NotImplementedError("The C ABI is not supported for kernels")
-    if abi_info is not None:
-        raise NotImplementedError("abi_info (naming the emitted function) is not supported by "
-                                  "ptxjit")
-    if cc is None:
-        cc = (9, 0)
-    cc = tuple(int(v) for v in cc)
-    if len(cc) != 2:
-        raise ValueError(f"cc must be a (major, minor) pair, not {cc!r}")
+    symbol = _abi_name(abi_info, device)
+    major, minor, arch_specific = _target_cc(cc)
     if launch_bounds is not None and device:
         raise ValueError("launch_bounds apply to kernels, not device functions")
     options = _kernel_options(device=device, forceinline=forceinline, fastmath=fastmath,
-                              debug=bool(debug), lineinfo=lineinfo,
-                              opt=True if opt is None else opt, max_registers=max_registers,
+                              debug=debug, lineinfo=lineinfo, opt=opt, max_registers=max_registers,
                               launch_bounds=launch_bounds)
     ptx, ret = _lib().compile_ptx(pyfunc, _types.signature_text(sig), bool(device), options,
-                                  cc[0], cc[1])
+                                  major, minor, arch_specific, symbol)
     return ptx, _types.from_description(ret)
 
 
@@ -255,9 +306,122 @@ def compile_ptx_for_current_device(pyfunc, sig, debug=None, lineinfo=False, devi
                        launch_bounds=launch_bounds, max_registers=max_registers)
 
 
-def declare_device(name, sig, link=None):
-    raise _errors.UnsupportedError("cuda.declare_device (external device functions) is not "
-                                   "supported by ptxjit")
+class LinkableCode:
+    """External code given by value to ``link=`` (numba-cuda's classes): ``data`` (bytes, or
+    str for source text) and an optional ``name`` shown in errors."""
+
+    kind = None
+    default_name = "<unnamed>"
+
+    def __init__(self, data, name=None, setup_callback=None, teardown_callback=None,
+                 nrt=False):
+        if setup_callback is not None or teardown_callback is not None or nrt:
+            raise NotImplementedError("setup/teardown callbacks and nrt of linkable code are not "
+                                      "supported by ptxjit")
+        if not isinstance(data, (bytes, bytearray, memoryview, str)):
+            raise TypeError(f"{type(self).__name__} data must be bytes or str, not "
+                            f"{type(data).__name__}")
+        self.data = data
+        self._name = name
+
+    @property
+    def name(self):
+        return self._name or self.default_name
+
+
+class PTXSource(LinkableCode):
+    """PTX text to link."""
+    kind, default_name = "ptx", "<unnamed-ptx>"
+
+
+class CUSource(LinkableCode):
+    """CUDA C++ source, compiled to relocatable PTX by NVRTC when the kernel is loaded."""
+    kind, default_name = "cu", "<unnamed-cu>"
+
+
+class Cubin(LinkableCode):
+    kind, default_name = "cubin", "<unnamed-cubin>"
+
+
+class Fatbin(LinkableCode):
+    kind, default_name = "fatbin", "<unnamed-fatbin>"
+
+
+class Object(LinkableCode):
+    kind, default_name = "object", "<unnamed-object>"
+
+
+class Archive(LinkableCode):
+    kind, default_name = "library", "<unnamed-archive>"
+
+
+_LINK_SUFFIXES = {".ptx": "ptx", ".cu": "cu", ".cubin": "cubin", ".fatbin": "fatbin",
+                  ".o": "object", ".a": "library"}
+
+
+def _link_items(link):
+    """``link=`` as the extension reads it: (kind, name, bytes) per item; files are read now, so a
+    missing one is reported where it is named."""
+    if link is None:
+        return []
+    if isinstance(link, (str, bytes, _os.PathLike, LinkableCode)):
+        link = [link]
+    items = []
+    for item in link:
+        if isinstance(item, LinkableCode):
+            data = item.data.encode() if isinstance(item.data, str) else bytes(item.data)
+            items.append((item.kind, item.name, data))
+            continue
+        if not isinstance(item, (str, _os.PathLike)):
+            raise TypeError(f"link= takes file paths and cuda.PTXSource/CUSource/... objects, "
+                            f"not {type(item).__name__}")
+        path = _os.fspath(item)
+        suffix = _os.path.splitext(path)[1].lower()
+        if suffix == ".ltoir":
+            raise NotImplementedError(f"cannot link {path}: ptxjit does not link LTO-IR")
+        if suffix not in _LINK_SUFFIXES:
+            raise ValueError(f"cannot link {path}: unknown kind of file (ptxjit links "
+                             f"{', '.join(sorted(_LINK_SUFFIXES))})")
+        with open(path, "rb") as f:
+            items.append((_LINK_SUFFIXES[suffix], path, f.read()))
+    return items
+
+
+class ExternFunction:
+    """A foreign device function declared with ``cuda.declare_device``; kernels call it."""
+
+    __slots__ = ("name", "sig", "abi", "link", "_ptxjit_extern")
+    _next_id = 0
+
+    def __init__(self, name, sig, abi, link):
+        self.name, self.sig, self.abi, self.link = name, sig, abi, link
+        ExternFunction._next_id += 1
+        self._ptxjit_extern = (ExternFunction._next_id, name, sig, abi == "c", link)
+
+    def __repr__(self):
+        return f"<external device function {self.name} {self.sig}>"
+
+    def __call__(self, *args):
+        raise _errors.UnsupportedError(f"external device function '{self.name}' can only be "
+                                       f"called from kernels and device functions")
+
+
+def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
+    """Declares foreign device function ``name`` (CUDA C++ or PTX, linked from ``link``) with
+    Numba signature ``sig`` so that kernels can call it, as numba-cuda's: Numba's ABI
+    (``extern "C" __device__ int name(ret *out, args...)``) or ``abi="c"`` (``ret name(args...)``).
+    """
+    if abi not in ("numba", "c"):
+        raise NotImplementedError(f"Unsupported ABI: {abi}")
+    if use_cooperative:
+        raise NotImplementedError("use_cooperative (external code that needs a cooperative "
+                                  "launch) is not supported by ptxjit")
+    if not isinstance(name, str) or not _re.fullmatch(r"[A-Za-z_$][\w$]*", name, _re.ASCII):
+        raise ValueError(f"declare_device: {name!r} is not a valid device function name")
+    text = _types.signature_text(sig)
+    if text.lstrip().startswith("(") and "->" not in text:  # argument types only
+        raise TypeError("Return type must be provided for device declarations")
+    return ExternFunction(name, text, abi, _link_items(link))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -706,4 +870,6 @@ def reduce(functor):
     return _ufunc.reduce(functor)
 
 
-__all__ += ["vectorize", "guvectorize", "reduce"]
+Reduce = _ufunc.Reduce  # numba-cuda's class behind cuda.reduce: cuda.Reduce(lambda a, b: a + b)
+
+__all__ += ["vectorize", "guvectorize", "reduce", "Reduce"]

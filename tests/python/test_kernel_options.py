@@ -108,7 +108,7 @@ def test_rejected_options_say_why():
     with pytest.raises(NotImplementedError, match="bounds checking is not supported"):
         cuda.jit(boundscheck=True)
     cuda.jit(boundscheck=False)(axpy)
-    with pytest.raises(errors.UnsupportedError, match="link="):
+    with pytest.raises(FileNotFoundError, match="a.ptx"):  # link= reads its files (test_link.py)
         cuda.jit(link=["a.ptx"])
     with pytest.raises(TypeError, match="unexpected keyword argument"):
         cuda.jit(maxregisters=3)
@@ -163,3 +163,89 @@ def test_register_limit_and_carveout_on_the_gpu(cuda_target):
     out = cuda.device_array(32, np.float32)
     k[1, 32](out, x)
     assert (out.copy_to_host() == 3).all()
+
+
+def fma_candidate(a, b, c):
+    return a * b + c
+
+
+def test_opt_false_keeps_multiply_and_add_separate():
+    sig = (types.float64, types.float64, types.float64)
+    assert "fma.rn.f64" in cuda.compile_ptx(fma_candidate, sig, device=True)[0]
+    ptx, _ = cuda.compile_ptx(fma_candidate, sig, device=True, opt=False)
+    assert "fma.rn.f64" not in ptx and re.search(r"mul(\.rn)?\.f64", ptx)
+
+
+def test_arch_specific_target():
+    ptx, _ = cuda.compile_ptx(axpy, SIG, cc=(9, 0, "a"))
+    assert ".target sm_90a" in ptx
+    assert ".target sm_90\n" in cuda.compile_ptx(axpy, SIG, cc=(9, 0))[0]
+    for bad, words in [((10, 0, "a"), "sm_100a"), ((9, 0, "f"), "'f'"), ((9,), "(major, minor)"),
+                       (("9", 0), "(major, minor)")]:
+        with pytest.raises(ValueError, match=re.escape(words)):
+            cuda.compile_ptx(axpy, SIG, cc=bad)
+
+
+def test_abi_name_names_the_device_function():
+    ptx, _ = cuda.compile_ptx(lambda x: x, int32(int32), device=True, abi="c",
+                              abi_info={"abi_name": "_Z4funcii"})
+    assert re.search(r"\.visible\s+\.func\s+\(\.param\s+\.b32\s+\w+\)\s+_Z4funcii\(", ptx)
+    for info, words in [({"abi_name": "<lambda>"}, "not a valid PTX identifier"),
+                        ({"name": "f"}, "only key is 'abi_name'")]:
+        with pytest.raises(ValueError, match=words):
+            cuda.compile_ptx(lambda x: x, int32(int32), device=True, abi="c", abi_info=info)
+    with pytest.raises(ValueError, match="names device functions"):
+        cuda.compile_ptx(axpy, SIG, abi_info={"abi_name": "k"})
+
+
+def test_debug_and_opt_defaults_follow_numbas_environment(monkeypatch):
+    monkeypatch.setenv("NUMBA_OPT", "0")
+    ptx, _ = cuda.compile_ptx(fma_candidate, (types.float64,) * 3, device=True)
+    assert "fma.rn.f64" not in ptx  # opt defaults to off
+    monkeypatch.setenv("NUMBA_CUDA_DEBUGINFO", "1")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cuda.jit(axpy)  # debug on and opt off: nothing to warn of
+    monkeypatch.setenv("NUMBA_OPT", "3")
+    with pytest.warns(errors.NumbaInvalidConfigWarning, match="not supported by CUDA"):
+        cuda.jit(axpy)  # debug on by default, with opt: numba-cuda's warning
+
+
+def test_debug_and_opt_defaults_follow_numbas_runtime_config(monkeypatch):
+    import sys
+    import types as pytypes
+    config = pytypes.SimpleNamespace(CUDA_DEBUGINFO_DEFAULT=1, OPT=2)
+    monkeypatch.setitem(sys.modules, "numba.cuda.core.config", config)
+    with pytest.warns(errors.NumbaInvalidConfigWarning, match="not supported by CUDA"):
+        cuda.jit(axpy)
+    config.OPT = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cuda.jit(axpy)
+        cuda.jit(debug=False, opt=True)(axpy)  # explicit values win
+
+
+def test_shared_array_keeps_its_declared_size_and_print_strings_are_constant():
+    def smem(ary):
+        sm = cuda.shared.array(10, dtype=ary.dtype)
+        for j in range(10):
+            sm[j] = j
+        for j in range(10):
+            ary[j] = sm[j]
+
+    ptx, _ = cuda.compile_ptx(smem, (float32[::1],))
+    assert re.search(r"\.shared \.align \d+ \.b8 \w+\[40\]", ptx)
+
+    def say(x):
+        print(x)
+
+    ptx, _ = cuda.compile_ptx(say, (types.int64,))
+    assert re.search(r"\.const \.align \d+ \.b8 \w+\[\d+\]", ptx)
+
+
+def test_grid_needs_a_literal_dimension_count():
+    def k(x):
+        cuda.grid(x)
+
+    with pytest.raises(errors.TypingError, match="RequireLiteralValue"):
+        cuda.jit("void(int32)")(k)

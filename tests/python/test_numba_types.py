@@ -201,3 +201,21 @@ def test_numba_scalar_types_as_kernel_globals(cpu):
     out = np.zeros(1, np.float32)
     cuda.jit(local_sum)[1, 1](out)
     assert out[0] == 7.0
+
+
+def test_type_module_attributes_cast_in_kernels(backend):
+    @cuda.jit
+    def k(out, a, b):
+        out[0] = types.uint8(a[0] == b[0])
+        out[1] = cuda.types.float16(1.5) * 2
+        out[2] = types.int8(300)  # wraps to 44, as in Numba
+
+    out = np.zeros(3, np.float64)
+    k[1, 1](out, np.array([3]), np.array([3]))
+    assert out[0] == 1 and out[1] == 3.0 and out[2] == 44
+
+    def bad(out):
+        out[0] = types.Array(1)
+
+    with pytest.raises(Exception, match="attribute 'Array' of module types is not supported"):
+        cuda.jit(bad)[1, 1](out)

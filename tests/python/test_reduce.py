@@ -127,3 +127,5 @@ def test_cuda_reduce(backend):
     assert r == x.max() and r.dtype == np.int32
     with pytest.raises(TypeError, match="two arguments"):
         cuda.reduce(lambda a: a)
+    prod = cuda.Reduce(lambda a, b: a * b)  # numba-cuda's class name
+    assert isinstance(prod, cuda.Reduce) and prod(np.arange(1, 6, dtype=np.int64), init=1) == 120

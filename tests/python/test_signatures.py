@@ -187,3 +187,30 @@ def test_python_scalars_pick_signatures_as_numba(cpu):
     show[1, 1](r, 2**40)
     assert r[0] == 2.0**39  # float64: int64 -> int32 would be unsafe (and wrap)
     assert [str(s[1]) for s in show.signatures] == ["int32", "float64"]
+
+
+def test_ambiguous_signatures_are_refused_as_numba(cpu):
+    @cuda.jit(["(float64[::1], float32, float64)", "(float64[::1], float64, float32)",
+               "(float64[::1], int64, int64)"])
+    def add(r, x, y):
+        r[0] = x + y
+
+    with pytest.raises(TypeError, match=r"Ambiguous overloading for kernel 'add' "
+                                        r"\(array\(float64, 1d, C\), float64, float64\):\n"
+                                        r"\(.*float32, float64\) -> none\n"
+                                        r"\(.*float64, float32\) -> none$") as e:
+        add[1, 1](np.zeros(1), 1.0, 2.0)
+    assert "int64" not in str(e.value)
+    r = np.zeros(1)
+    add[1, 1](r, np.float32(1.5), 2.0)  # exact: no tie
+    assert r[0] == 3.5
+
+
+def test_fewest_unsafe_conversions_win(cpu):
+    @cuda.jit(["(float64[::1], float32, float32)", "(float64[::1], int64, float64)"])
+    def add(r, x, y):
+        r[0] = x + y
+
+    r = np.zeros(1)
+    add[1, 1](r, 2.5, 0.25)  # (int64, float64): one unsafe conversion, not two
+    assert r[0] == 2.25

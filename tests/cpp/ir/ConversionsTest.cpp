@@ -167,7 +167,7 @@ TEST(Conversions, ArgumentsMatchScalarsArraysAndTuples) {
   EXPECT_EQ(argumentConversion(t::range(), t::int64()), Conversion::None);
 }
 
-TEST(Conversions, SelectSignatureTakesExactThenBestWorstArgument) {
+TEST(Conversions, SelectSignatureTakesExactThenNumbasRating) {
   auto a32 = t::array(t::float32(), 1, Layout::A);
   auto a64 = t::array(t::float64(), 1, Layout::A);
   auto c32 = t::array(t::float32(), 1, Layout::C);
@@ -179,6 +179,24 @@ TEST(Conversions, SelectSignatureTakesExactThenBestWorstArgument) {
   EXPECT_EQ(selectSignature({t::float64(), a64}, sigs), 0);
   EXPECT_EQ(selectSignature({t::complex64(), a32}, sigs), -1);
   EXPECT_EQ(selectSignature({t::float32()}, sigs), -1); // wrong count
+}
+
+// Numba's rating counts conversions: fewer unsafe ones win even where the worst is as bad, and
+// a tie between the best is reported (the kernel dispatcher refuses it as ambiguous).
+TEST(Conversions, SelectSignatureCountsConversionsAndReportsTies) {
+  auto a = t::array(t::float64(), 1, Layout::C);
+  std::vector<std::vector<const Type *>> sigs = {{a, t::float32(), t::float64()},
+                                                 {a, t::float64(), t::float32()},
+                                                 {a, t::int64(), t::int64()}};
+  std::vector<int> tied;
+  EXPECT_EQ(selectSignature({a, t::float64(), t::float64()}, sigs, &tied), 0);
+  EXPECT_EQ(tied, (std::vector<int>{0, 1})); // one unsafe each; (int64, int64) has two
+  EXPECT_EQ(selectSignature({a, t::float32(), t::float64()}, sigs, &tied), 0);
+  EXPECT_EQ(tied, (std::vector<int>{0}));
+  std::vector<std::vector<const Type *>> two = {{t::float32(), t::float32()},
+                                                {t::int64(), t::float64()}};
+  EXPECT_EQ(selectSignature({t::float64(), t::float64()}, two, &tied), 1); // 1 unsafe, not 2
+  EXPECT_EQ(tied, (std::vector<int>{1}));
 }
 
 // The signatures (int32) and (float64) given an int64 or uint64: float64 is safe (NumPy and
