@@ -67,7 +67,6 @@ namespace ptxjit::runtime {
   X(cuEventRecord)                                                                                 \
   X(cuEventSynchronize)                                                                            \
   X(cuEventQuery)                                                                                  \
-  X(cuEventElapsedTime_v2)                                                                         \
   X(cuMemHostAlloc)                                                                                \
   X(cuMemFreeHost)                                                                                 \
   X(cuMemHostGetDevicePointer_v2)                                                                  \
@@ -78,8 +77,11 @@ namespace ptxjit::runtime {
 // Entry points that older drivers lack: resolved when present, else left null (callers check).
 // cuFuncGetParamInfo: CUDA 12.4.
 // Optional: null when the driver lacks them (the linker is only needed for link=).
+// cuEventElapsedTime_v2 (what cuda.h 13 names cuEventElapsedTime): CUDA 12.8; without it events
+// cannot be timed, everything else works.
 #define PTXJIT_CUDA_DRIVER_OPTIONAL_ENTRY_POINTS(X)                                                \
   X(cuFuncGetParamInfo)                                                                            \
+  X(cuEventElapsedTime_v2)                                                                         \
   X(cuLinkCreate_v2)                                                                               \
   X(cuLinkAddData_v2)                                                                              \
   X(cuLinkComplete)                                                                                \

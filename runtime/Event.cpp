@@ -44,6 +44,9 @@ void Event::wait(CUstream stream) const {
 
 float Event::elapsedMs(const Event &start, const Event &stop) {
   Device::current();
+  if (!driver().cuEventElapsedTime_v2)
+    throw DriverUnavailable("timing events needs cuEventElapsedTime_v2, which drivers before CUDA "
+                            "12.8 lack");
   float ms = 0;
   check(driver().cuEventElapsedTime_v2(&ms, start.handle_, stop.handle_), "cuEventElapsedTime");
   return ms;

@@ -34,7 +34,8 @@ public:
   void wait(CUstream stream) const;
   // Milliseconds between two recorded timing events (cuEventElapsedTime; the driver reports
   // CUDA_ERROR_NOT_READY while either is pending, CUDA_ERROR_INVALID_HANDLE for an event without
-  // timing or never recorded).
+  // timing or never recorded). Throws DriverUnavailable on drivers before CUDA 12.8, which lack
+  // cuEventElapsedTime_v2.
   static float elapsedMs(const Event &start, const Event &stop);
 
 private:
