@@ -552,6 +552,8 @@ bool ArgReader::readInterface(PyObject *o, int arg, std::string &why) {
       l.strides[k] = stridesObj.is_none() ? expect : py::cast<int64_t>(stridesObj[py::int_(k)]);
       expect *= l.shape[k];
     }
+    if (iface.contains("stream") && !iface["stream"].is_none())
+      l.producerStream = py::cast<uint64_t>(iface["stream"]);
     ir::Layout layout = layoutFromStrides(ndim, l.shape, l.strides, dtypeSize(d));
     codes.push_back(codes::array(d, ndim, layout, !l.writeable));
     return true;
@@ -621,8 +623,15 @@ bool ArgReader::read(PyObject *o, int arg, std::string &why, int depth) {
     codes.push_back(dev->code());
     return true;
   }
-  if (t == np.ndarray || PyObject_TypeCheck(o, np.ndarray))
+  if (t == np.ndarray)
     return readNumpyArray(o, arg, why);
+  if (PyObject_TypeCheck(o, np.ndarray)) {
+    // A subclass in memory the device addresses (cuda.mapped_array, cuda.managed_array) offers
+    // __cuda_array_interface__ and is used in place; other arrays (np.recarray, ...) are copied.
+    if (PyObject_HasAttrString(o, "__cuda_array_interface__"))
+      return readInterface(o, arg, why);
+    return readNumpyArray(o, arg, why);
+  }
   if (PyObject_TypeCheck(o, np.voidScalar))
     return readRecordScalar(o, arg, why);
   for (const NumpyApi::Scalar &s : np.scalars) {

@@ -88,6 +88,9 @@ struct LeafValue : compiler::ArgValue {
   Transfer transfer = Transfer::InOut;
   PyObject *object = nullptr;            ///< borrowed: the argument tuple keeps it alive
   const DeviceNDArray *device = nullptr; ///< Origin::DeviceArray
+  /// Origin::CudaInterface: the producer's stream (the interface's v3 "stream"; 0 for none),
+  /// which a consumer synchronizes before using the memory.
+  uint64_t producerStream = 0;
   int arg = 0;                           ///< the top-level argument index
 };
 

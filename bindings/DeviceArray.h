@@ -4,6 +4,7 @@
 
 #include "bindings/ArgTypes.h"
 #include "codegen/CompileOptions.h"
+#include "runtime/ArrayGeometry.h"
 #include "runtime/Memory.h"
 
 #include <pybind11/pybind11.h>
@@ -17,9 +18,10 @@ namespace py = pybind11;
 
 class DeviceNDArray {
 public:
-  /// A view of `alloc` starting at byte `offset` with the given geometry (strides >= 0, the
-  /// extent within the allocation). A DType::Record array reads its record type from `npDtype`
-  /// (a structured numpy.dtype); throws py::type_error when ptxjit cannot type it.
+  /// A view of `alloc` whose first element (index 0, ..., 0) is at byte `offset`, with the given
+  /// geometry (strides of any sign, 0 for broadcast dimensions). A DType::Record array reads its
+  /// record type from `npDtype` (a structured numpy.dtype). Throws std::out_of_range when the
+  /// elements reach outside the allocation, py::type_error when ptxjit cannot type the record.
   DeviceNDArray(std::shared_ptr<runtime::Allocation> alloc, size_t offset,
                 std::vector<int64_t> shape, std::vector<int64_t> strides, DType dtype,
                 py::object npDtype, codegen::Backend backend, py::object stream);
@@ -28,19 +30,29 @@ public:
   /// DType::Record: the record type of the elements (null otherwise).
   const ir::RecordType *record() const { return record_; }
   const py::object &numpyDtype() const { return npDtype_; }
-  int itemsize() const { return record_ ? static_cast<int>(record_->size()) : dtypeSize(dtype_); }
+  int itemsize() const { return itemsize_; }
   int ndim() const { return static_cast<int>(shape_.size()); }
   const std::vector<int64_t> &shape() const { return shape_; }
   const std::vector<int64_t> &strides() const { return strides_; }
   int64_t size() const;
-  /// Bytes from the first element to the end of the last (0 for empty arrays).
+  /// Bytes from the lowest to one past the highest byte the elements occupy (0 for empty
+  /// arrays): numba-cuda's alloc_size.
   size_t extent() const { return extent_; }
+  /// The allocation offset of the lowest byte the elements occupy (below offset() when some
+  /// stride is negative).
+  size_t spanOffset() const { return spanOffset_; }
   /// The address kernels use (device address, or host address on the CPU backend).
   uint64_t address() const { return alloc_->address() + offset_; }
+  /// The allocation offset of the first element.
   size_t offset() const { return offset_; }
   const std::shared_ptr<runtime::Allocation> &allocation() const { return alloc_; }
   codegen::Backend backend() const { return backend_; }
   ir::Layout layout() const { return layout_; }
+  /// NumPy's C_CONTIGUOUS and F_CONTIGUOUS flags (runtime/ArrayGeometry.h).
+  bool cContiguous() const { return cContiguous_; }
+  bool fContiguous() const { return fContiguous_; }
+  /// True when some stride is negative.
+  bool negativeStrides() const;
   /// The fingerprint code of this array as a kernel argument.
   uint32_t code() const { return code_; }
   /// True for numba's DeviceRecord: `cuda.to_device(record_scalar)`, a 0-d array of a record
@@ -48,11 +60,16 @@ public:
   bool recordScalar() const { return (code_ & codes::kTagMask) == codes::kRecord; }
   /// Makes this 0-d array of a record dtype a record scalar (see recordScalar).
   void markRecordScalar();
-  /// The stream the array was made with (None: the default stream).
+  /// The stream the array was made with or bound to (None: the default stream).
   const py::object &stream() const { return stream_; }
+  /// Binds the array to `stream` (None: the default stream); for bind() on a fresh view.
+  void setStream(py::object stream) { stream_ = std::move(stream); }
 
   /// The host array given to to_device (None otherwise), for to_host().
   py::object hostArray;
+  /// What keeps memory this array does not own alive (the producer an array was imported from
+  /// through __cuda_array_interface__); None for ptxjit's own memory. Views share it.
+  py::object owner;
 
 private:
   std::shared_ptr<runtime::Allocation> alloc_;
@@ -60,11 +77,14 @@ private:
   std::vector<int64_t> shape_, strides_;
   DType dtype_;
   const ir::RecordType *record_ = nullptr;
+  int itemsize_;
   py::object npDtype_;
   codegen::Backend backend_;
   py::object stream_;
   size_t extent_ = 0;
+  size_t spanOffset_ = 0;
   ir::Layout layout_ = ir::Layout::C;
+  bool cContiguous_ = true, fContiguous_ = true;
   uint32_t code_ = 0;
 };
 
@@ -74,7 +94,7 @@ py::object wrapDeviceArray(std::shared_ptr<DeviceNDArray> arr);
 /// The DeviceNDArray behind `o`, or null when `o` is not one. Cheap (a type check).
 const DeviceNDArray *asDeviceArray(PyObject *o);
 
-/// Registers DeviceNDArray, to_device(), device_array(), _store_first().
+/// Registers DeviceNDArray, to_device(), device_array(), _store_first(), _wrap_memory().
 void defineDeviceArrays(py::module_ &m);
 
 } // namespace ptxjit::bindings

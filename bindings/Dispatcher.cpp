@@ -484,6 +484,11 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
       throw py::type_error("argument '" + argNames[l.arg] + "' of kernel '" + name +
                            "': arrays in GPU memory (__cuda_array_interface__) cannot be used by "
                            "the CPU backend");
+    // The __cuda_array_interface__ v3 protocol: a consumer waits for the producer's stream.
+    if (l.producerStream && cudaArrayInterfaceSync()) {
+      py::gil_scoped_release release;
+      runtime::synchronizeStream(reinterpret_cast<CUstream>(l.producerStream));
+    }
   }
 
   const compiler::Specialization &spec = lookup(r.codes, backend);

@@ -146,6 +146,11 @@ private:
 /// run-time config it asks again). Return false when the warning was turned into an exception
 /// (the Python error is set).
 bool warnLowOccupancy(Dispatcher &d, runtime::Dim3 grid);
+
+/// Whether consumers of __cuda_array_interface__ synchronize the producer's stream (kernel
+/// launches, cuda.as_cuda_array): numba-cuda's CUDA_ARRAY_INTERFACE_SYNC, on unless
+/// NUMBA_CUDA_ARRAY_INTERFACE_SYNC=0 (read once) or numba's run-time config turns it off.
+bool cudaArrayInterfaceSync();
 bool warnImplicitCopy();
 bool warnUfuncLowOccupancy(const std::string &ufuncName, int64_t blocks, bool &warned);
 

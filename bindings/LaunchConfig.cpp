@@ -352,6 +352,11 @@ bool warnUfuncLowOccupancy(const std::string &ufuncName, int64_t blocks, bool &w
                              "ufunc '" + ufuncName + "'; warned once per ufunc");
 }
 
+bool cudaArrayInterfaceSync() {
+  static const bool enabled = envFlag("NUMBA_CUDA_ARRAY_INTERFACE_SYNC", true);
+  return enabled && numbaConfigFlag("CUDA_ARRAY_INTERFACE_SYNC").value_or(true);
+}
+
 bool warnImplicitCopy() {
   static const bool enabled = !envFlag("NUMBA_DISABLE_PERFORMANCE_WARNINGS", false) &&
                               envFlag("NUMBA_CUDA_WARN_ON_IMPLICIT_COPY", true);
@@ -362,6 +367,8 @@ bool warnImplicitCopy() {
 }
 
 void defineLaunchConfig(py::module_ &m, py::handle dispatcherType) {
+  m.def("cuda_array_interface_sync", &cudaArrayInterfaceSync,
+        "Whether __cuda_array_interface__ consumers synchronize the producer's stream.");
   PyObject *type = PyType_FromSpec(&launchConfigSpec);
   if (!type)
     throw py::error_already_set();

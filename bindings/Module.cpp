@@ -3,6 +3,7 @@
 #include "bindings/DeviceArray.h"
 #include "bindings/Dispatcher.h"
 #include "bindings/Errors.h"
+#include "bindings/HostMemory.h"
 #include "bindings/Snapshot.h"
 #include "bindings/Streams.h"
 #include "bindings/Target.h"
@@ -26,6 +27,7 @@ PYBIND11_MODULE(_core, m) {
   registerErrorTranslators();
   defineStreams(m);
   defineDeviceArrays(m);
+  defineHostMemory(m);
   defineDispatcher(m);
   defineUfunc(m);
 

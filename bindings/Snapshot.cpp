@@ -1,8 +1,10 @@
 #include "bindings/Snapshot.h"
 
 #include "bindings/ArgTypes.h"
+#include "bindings/DeviceArray.h"
 #include "bindings/Dispatcher.h"
 #include "bindings/Errors.h"
+#include "bindings/Target.h"
 
 #include <pybind11/stl.h>
 
@@ -275,6 +277,59 @@ bool representable(const ir::ConstValue &c) {
 
 } // namespace
 
+namespace {
+
+/// A device array global (a ptxjit device array or a __cuda_array_interface__ producer), taken
+/// by reference as numba-cuda captures it: its address, shape and strides become constants of
+/// the code. The code keeps using that memory, so the object is kept alive for the rest of the
+/// process. nullopt when `v` is neither.
+std::optional<ir::GlobalValue> deviceArrayGlobal(py::handle v) {
+  static py::list &captured = *new py::list(); // never destroyed: kept until exit
+  if (const DeviceNDArray *d = asDeviceArray(v.ptr())) {
+    codegen::Backend backend = currentBackend();
+    if (d->backend() != backend)
+      return ir::GlobalValue::unsupported(
+          std::string("device array of the ") + backendName(d->backend()) +
+          " backend (kernels run on the " + backendName(backend) + " backend)");
+    captured.append(v);
+    return ir::GlobalValue::deviceArray(py::cast<std::string>(d->numpyDtype().attr("name")),
+                                        d->shape(), d->strides(), d->size() ? d->address() : 0);
+  }
+  py::object iface;
+  if (PyType_Check(v.ptr()) || !hasAttrNoThrow(v, "__cuda_array_interface__", &iface) ||
+      !PyDict_Check(iface.ptr()))
+    return std::nullopt;
+  if (currentBackend() != codegen::Backend::CUDA)
+    return ir::GlobalValue::unsupported("__cuda_array_interface__ array (GPU memory, which the "
+                                        "CPU backend cannot use)");
+  try {
+    py::dict desc = py::reinterpret_borrow<py::dict>(iface);
+    py::object dtype = numpyApi().module.attr("dtype")(desc["typestr"]);
+    std::vector<int64_t> shape = py::cast<std::vector<int64_t>>(desc["shape"]);
+    int64_t itemsize = py::cast<int64_t>(dtype.attr("itemsize"));
+    std::vector<int64_t> strides;
+    if (desc.contains("strides") && !desc["strides"].is_none())
+      strides = py::cast<std::vector<int64_t>>(desc["strides"]);
+    else
+      for (int64_t k = static_cast<int64_t>(shape.size()) - 1, acc = itemsize; k >= 0; --k) {
+        strides.insert(strides.begin(), acc);
+        acc *= std::max<int64_t>(shape[k], 1);
+      }
+    if (strides.size() != shape.size())
+      return ir::GlobalValue::unsupported("__cuda_array_interface__ with malformed strides");
+    uint64_t address = py::cast<uint64_t>(py::tuple(desc["data"])[0]);
+    captured.append(v);
+    return ir::GlobalValue::deviceArray(py::cast<std::string>(dtype.attr("name")), std::move(shape),
+                                        std::move(strides), address);
+  } catch (py::error_already_set &) {
+    return ir::GlobalValue::unsupported("object with a malformed __cuda_array_interface__");
+  } catch (py::cast_error &) {
+    return ir::GlobalValue::unsupported("object with a malformed __cuda_array_interface__");
+  }
+}
+
+} // namespace
+
 ir::GlobalValue globalFromPython(py::handle v) {
   PyObject *o = v.ptr();
   // Plain values first: None, numbers, strings, tuples of those.
@@ -314,6 +369,8 @@ ir::GlobalValue globalFromPython(py::handle v) {
     return externFromPython(sym);
   if (!PyType_Check(o) && hasAttrNoThrow(v, "_ptxjit_symbol", &sym) && PyUnicode_Check(sym.ptr()))
     return ir::GlobalValue::symbol(py::cast<std::string>(sym));
+  if (auto g = deviceArrayGlobal(v))
+    return *g;
   if (auto g = numpyArrayGlobal(v))
     return *g;
   if (auto g = numpyGlobal(v))
@@ -519,6 +576,9 @@ py::object globalToPython(const ir::GlobalValue &g) {
   case K::Array:
     return py::make_tuple("array", g.dtype, py::tuple(py::cast(g.shape)),
                           py::bytes(g.bytes ? *g.bytes : std::string()));
+  case K::DeviceArray:
+    return py::make_tuple("device_array", g.dtype, py::tuple(py::cast(g.shape)),
+                          py::tuple(py::cast(g.strides)), py::int_(g.address));
   case K::ExternFunction:
     return py::make_tuple("extern_function", g.path);
   }

@@ -16,13 +16,16 @@ namespace py = pybind11;
 /// work there is synchronous.
 class PyStream {
 public:
-  PyStream(std::shared_ptr<runtime::Stream> s, codegen::Backend b, bool isDefault)
-      : stream_(std::move(s)), backend_(b), default_(isDefault) {}
+  PyStream(std::shared_ptr<runtime::Stream> s, codegen::Backend b, bool isDefault,
+           bool external = false)
+      : stream_(std::move(s)), backend_(b), default_(isDefault), external_(external) {}
   /// The driver handle (null for the default stream and on the CPU backend).
   CUstream handle() const { return stream_ ? stream_->handle() : nullptr; }
   codegen::Backend backend() const { return backend_; }
   /// True for the object standing for the default stream.
   bool isDefault() const { return default_; }
+  /// True for a stream made by someone else (cuda.external_stream).
+  bool isExternal() const { return external_; }
   /// Waits for the stream's work (no-op on the CPU backend). Releases the GIL while waiting.
   void synchronize() const;
 
@@ -30,6 +33,7 @@ private:
   std::shared_ptr<runtime::Stream> stream_;
   codegen::Backend backend_;
   bool default_;
+  bool external_;
 };
 
 /// The driver handle for a Python stream argument: 0 or None → the default stream (null), a
@@ -40,7 +44,8 @@ CUstream streamHandle(py::handle s, codegen::Backend backend);
 /// The stream object to remember with a device array (None for the default stream).
 py::object streamObject(py::handle s);
 
-/// Registers Stream, stream(), default_stream(), synchronize().
+/// Registers Stream, stream(), default_stream(), external_stream(), synchronize(), and Event,
+/// event(), event_elapsed_time().
 void defineStreams(py::module_ &m);
 
 } // namespace ptxjit::bindings

@@ -161,6 +161,23 @@ llvm::Value *FunctionLowerer::lowerGlobalArray(const GlobalInstr &g) {
   return cudaArrayValue(slot, dims, aty->itemSize());
 }
 
+llvm::Value *FunctionLowerer::lowerGlobalDeviceArray(const GlobalInstr &g) {
+  SourceLoc at = g.loc;
+  auto *aty = dyn_cast<ArrayType>(concretize(typeOf(&g, at)));
+  const std::vector<int64_t> &shape = g.value.shape, &strides = g.value.strides;
+  if (!aty || static_cast<size_t>(aty->ndim()) != shape.size() || strides.size() != shape.size())
+    internal(at, "global device array '" + g.name + "' typed " + typeOf(&g, at)->str());
+  llvm::Value *arr = llvm::PoisonValue::get(M.arrayType(aty->ndim()));
+  llvm::Value *data =
+      B.CreateIntToPtr(B.getInt64(g.value.address), llvm::PointerType::getUnqual(M.ctx));
+  arr = B.CreateInsertValue(arr, data, 0);
+  for (unsigned d = 0; d < shape.size(); ++d) {
+    arr = B.CreateInsertValue(arr, B.getInt64(shape[d]), {1u, d});
+    arr = B.CreateInsertValue(arr, B.getInt64(strides[d]), {2u, d});
+  }
+  return arr;
+}
+
 // ---- Calls ----
 
 llvm::Value *FunctionLowerer::lowerCudaCall(const CallInstr &i, const CudaBuiltinInfo &info) {

@@ -451,6 +451,9 @@ void FunctionLowerer::lowerInstr(const Instr &i) {
     case GlobalValue::Kind::Array: // frozen into constant memory (LowerCuda.cpp)
       result = lowerGlobalArray(g);
       break;
+    case GlobalValue::Kind::DeviceArray: // its memory, by address (LowerCuda.cpp)
+      result = lowerGlobalDeviceArray(g);
+      break;
     default:
       internal(at, "global '" + g.name + "' typed " + t->str() + " has no run-time value");
     }

@@ -296,6 +296,9 @@ private:
   llvm::Value *lowerHalfCall(const ir::CallInstr &i, ir::HalfOp op);
   /// A global NumPy array frozen into constant memory (a read-only array value).
   llvm::Value *lowerGlobalArray(const ir::GlobalInstr &g);
+  /// A global device array captured by reference: an array value whose data pointer, shape and
+  /// strides are constants (its address in device memory, host memory on the CPU backend).
+  llvm::Value *lowerGlobalDeviceArray(const ir::GlobalInstr &g);
   /// A C-contiguous array value at `data` of shape `dims` and elements of `itemSize` bytes.
   llvm::Value *cudaArrayValue(llvm::Value *data, const std::vector<llvm::Value *> &dims,
                               int64_t itemSize);

@@ -643,6 +643,11 @@ Compiler::diskKeyLocked(int id, const std::string &what,
       return;
     }
     const frontend::CodeSnapshot &snap = *given->second;
+    // A captured device array is baked in by address, which means nothing to another process.
+    for (const auto *globals : {&snap.globals, &snap.closure})
+      for (const auto &entry : *globals)
+        if (entry.second.kind == ir::GlobalValue::Kind::DeviceArray)
+          ok = false;
     // Typed IR built earlier in this process from other globals would be reused by the
     // compile: then the key would not describe the code.
     if (!fe->typedFrom.empty()) {

@@ -121,6 +121,10 @@ void addGlobals(CacheKey &k, std::string_view tag, const std::map<std::string, i
       for (int64_t d : g.shape)
         putU64(shape, static_cast<uint64_t>(d));
       k.add("shape", shape).add("bytes", g.bytes ? std::string_view(*g.bytes) : "<none>");
+      std::string strides;
+      for (int64_t st : g.strides)
+        putU64(strides, static_cast<uint64_t>(st));
+      k.add("strides", strides).addInt("address", static_cast<int64_t>(g.address));
       break;
     }
     }

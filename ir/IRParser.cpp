@@ -657,6 +657,32 @@ GlobalValue Cursor::global(char stop) {
     return GlobalValue::symbol(path);
   }
   bool device = acceptWord("device");
+  if (device && acceptWord("array")) {
+    // "device array float32(4,) strides (4,) at 1234": a device array by reference.
+    std::string dtype = word();
+    if (dtype.empty())
+      fail("the dtype of the device array global");
+    auto ints = [&](const char *what) {
+      expect('(', "'(' before the device array's " + std::string(what));
+      std::vector<int64_t> v;
+      while (peek() != ')') {
+        bool negative = accept('-');
+        int64_t x = integer(std::string("a value of the device array's ") + what);
+        v.push_back(negative ? -x : x);
+        if (!accept(','))
+          break;
+      }
+      expect(')', "',' or ')' in the device array's " + std::string(what));
+      return v;
+    };
+    std::vector<int64_t> shape = ints("shape");
+    expectWord("strides");
+    std::vector<int64_t> strides = ints("strides");
+    expectWord("at");
+    int64_t address = integer("the device array's address");
+    return GlobalValue::deviceArray(dtype, std::move(shape), std::move(strides),
+                                    static_cast<uint64_t>(address));
+  }
   if (device)
     expectWord("function");
   if (device || acceptWord("kernel")) {
@@ -717,7 +743,7 @@ GlobalValue Cursor::global(char stop) {
     return GlobalValue::array(dtype, std::move(shape), std::string(bytes, '\0'));
   }
   fail("a global (const, symbol, device function, kernel, python function, unsupported, "
-       "missing or array)");
+       "missing, array or device array)");
 }
 
 // ---- operators ----

@@ -181,6 +181,15 @@ std::string GlobalValue::str() const {
       s += (k ? ", " : "") + std::to_string(shape[k]);
     return s + (shape.size() == 1 ? ",)" : ")");
   }
+  case Kind::DeviceArray: {
+    std::string s = "device array " + dtype + "(";
+    for (size_t k = 0; k < shape.size(); ++k)
+      s += (k ? ", " : "") + std::to_string(shape[k]);
+    s += shape.size() == 1 ? ",) strides (" : ") strides (";
+    for (size_t k = 0; k < strides.size(); ++k)
+      s += (k ? ", " : "") + std::to_string(strides[k]);
+    return s + (strides.size() == 1 ? ",) at " : ") at ") + std::to_string(address);
+  }
   }
   return "?";
 }

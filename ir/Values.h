@@ -82,6 +82,9 @@ struct GlobalValue {
     Unsupported,    ///< anything else: `path` holds its Python type name
     Missing,        ///< the name is not defined (NameError at compile time)
     Array,          ///< a NumPy array, frozen: `dtype`, `shape`, `bytes` (C order)
+    DeviceArray,    ///< a device array (or __cuda_array_interface__ producer), by reference:
+                    ///< `dtype`, `shape`, `strides` (bytes) and the `address` of its first
+                    ///< element, baked into the code (which is then never disk-cached)
     ExternFunction, ///< a cuda.declare_device function: `externDecl`
   };
   Kind kind = Kind::Missing;
@@ -93,6 +96,9 @@ struct GlobalValue {
   /// Kind::Array: the shape and the elements in C order (shared: snapshots are copied).
   std::vector<int64_t> shape;
   std::shared_ptr<const std::string> bytes;
+  /// Kind::DeviceArray: the strides in bytes and the address of the first element.
+  std::vector<int64_t> strides;
+  uint64_t address = 0;
   /// Kind::ExternFunction: the declaration (shared).
   std::shared_ptr<const ExternDecl> externDecl;
 
@@ -112,6 +118,17 @@ struct GlobalValue {
   static GlobalValue array(std::string dtype, std::vector<int64_t> shape, std::string bytes) {
     GlobalValue g; g.kind = Kind::Array; g.dtype = std::move(dtype); g.shape = std::move(shape);
     g.bytes = std::make_shared<const std::string>(std::move(bytes)); return g;
+  }
+
+  static GlobalValue deviceArray(std::string dtype, std::vector<int64_t> shape,
+                                 std::vector<int64_t> strides, uint64_t address) {
+    GlobalValue g;
+    g.kind = Kind::DeviceArray;
+    g.dtype = std::move(dtype);
+    g.shape = std::move(shape);
+    g.strides = std::move(strides);
+    g.address = address;
+    return g;
   }
 
   static GlobalValue externFunction(std::shared_ptr<const ExternDecl> d) {

@@ -60,14 +60,29 @@ namespace ptxjit::runtime {
   X(cuStreamCreate)                                                                                \
   X(cuStreamDestroy_v2)                                                                            \
   X(cuStreamSynchronize)                                                                           \
-  X(cuStreamQuery)
+  X(cuStreamQuery)                                                                                 \
+  X(cuStreamWaitEvent)                                                                             \
+  X(cuEventCreate)                                                                                 \
+  X(cuEventDestroy_v2)                                                                             \
+  X(cuEventRecord)                                                                                 \
+  X(cuEventSynchronize)                                                                            \
+  X(cuEventQuery)                                                                                  \
+  X(cuMemHostAlloc)                                                                                \
+  X(cuMemFreeHost)                                                                                 \
+  X(cuMemHostGetDevicePointer_v2)                                                                  \
+  X(cuMemHostRegister_v2)                                                                          \
+  X(cuMemHostUnregister)                                                                           \
+  X(cuMemAllocManaged)
 
 // Entry points that older drivers lack: resolved when present, else left null (callers check).
 // cuFuncGetParamInfo: CUDA 12.4.
 // Optional: null when the driver lacks them (the linker is only needed for link=).
+// cuEventElapsedTime_v2 (what cuda.h 13 names cuEventElapsedTime): CUDA 12.8; without it events
+// cannot be timed, everything else works.
 #define PTXJIT_CUDA_DRIVER_OPTIONAL_ENTRY_POINTS(X)                                                \
   X(cuFuncGetParamInfo)                                                                            \
   X(cuModuleGetGlobal_v2)                                                                          \
+  X(cuEventElapsedTime_v2)                                                                         \
   X(cuLinkCreate_v2)                                                                               \
   X(cuLinkAddData_v2)                                                                              \
   X(cuLinkComplete)                                                                                \

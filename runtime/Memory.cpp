@@ -248,7 +248,7 @@ Allocation::Allocation(uint64_t ptr, size_t size, bool onDevice, CUstream stream
       allocator_(std::move(allocator)) {}
 
 Allocation::~Allocation() {
-  if (ptr_ == 0)
+  if (ptr_ == 0 || !owned_)
     return;
   if (!onDevice_) {
     std::free(reinterpret_cast<void *>(ptr_));
@@ -332,6 +332,12 @@ std::shared_ptr<Allocation> allocateHost(size_t bytes) {
     std::free(p);
     throw;
   }
+}
+
+std::shared_ptr<Allocation> wrapMemory(uint64_t address, size_t bytes, bool onDevice) {
+  std::shared_ptr<Allocation> a(new Allocation(address, bytes, onDevice, nullptr, nullptr));
+  a->owned_ = false;
+  return a;
 }
 
 void copyHostToDevice(CUdeviceptr dst, const void *src, size_t n, CUstream stream) {

@@ -106,6 +106,8 @@ public:
   bool onDevice() const noexcept { return onDevice_; }
   // The stream the memory was allocated on (and will be released on); null for host memory.
   CUstream stream() const noexcept { return stream_; }
+  // False for memory wrapped by wrapMemory(), which the runtime never frees.
+  bool owned() const noexcept { return owned_; }
 
   // Copies n bytes from host memory `src` into this allocation at byte `offset`. For device
   // memory: asynchronous on a non-null `stream` (src must stay valid until the copy is done),
@@ -127,9 +129,11 @@ private:
   bool onDevice_;
   CUstream stream_;
   std::shared_ptr<DeviceAllocator> allocator_; // device memory only
+  bool owned_ = true;
 
   friend std::shared_ptr<Allocation> allocateDevice(size_t, CUstream, FirstUse);
   friend std::shared_ptr<Allocation> allocateHost(size_t);
+  friend std::shared_ptr<Allocation> wrapMemory(uint64_t, size_t, bool);
 };
 
 // Allocates `bytes` bytes (0 allowed: address 0, nothing allocated) of device memory with
@@ -158,6 +162,13 @@ private:
 // kAllocationAlignment, for the CPU backend. Contents are uninitialized. Needs no driver.
 // Throws HostOutOfMemory.
 std::shared_ptr<Allocation> allocateHost(size_t bytes);
+
+// An Allocation naming `bytes` bytes at `address` that belong to someone else (an array handed
+// over through __cuda_array_interface__): device memory when `onDevice`, else host memory. The
+// runtime copies to and from it like any allocation and never frees it; the caller keeps the
+// memory's owner alive while the Allocation is in use. Needs no driver. Never throws except
+// std::bad_alloc.
+std::shared_ptr<Allocation> wrapMemory(uint64_t address, size_t bytes, bool onDevice);
 
 // Copies n bytes from host `src` to device `dst`: asynchronous on a non-null `stream` (src must
 // stay valid until done), else synchronous. n == 0 does nothing (after making the device context

@@ -18,8 +18,12 @@ const std::shared_ptr<Stream> &Stream::defaultStream() {
   return stream;
 }
 
+std::shared_ptr<Stream> Stream::external(CUstream handle) {
+  return std::shared_ptr<Stream>(new Stream(handle, false, /*owned=*/false));
+}
+
 Stream::~Stream() {
-  if (handle_ && Device::currentForCleanup())
+  if (handle_ && owned_ && Device::currentForCleanup())
     driver().cuStreamDestroy_v2(handle_); // errors ignored
 }
 

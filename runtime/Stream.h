@@ -20,6 +20,12 @@ public:
   // until used. Never throws.
   static const std::shared_ptr<Stream> &defaultStream();
 
+  // A stream created by someone else (cuda.external_stream, a __cuda_array_interface__
+  // producer's stream): used as given, never destroyed. `handle` may also be one of the
+  // driver's special handles (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD). Never throws except
+  // std::bad_alloc.
+  static std::shared_ptr<Stream> external(CUstream handle);
+
   ~Stream();
   Stream(const Stream &) = delete;
   Stream &operator=(const Stream &) = delete;
@@ -30,6 +36,8 @@ public:
   bool isDefault() const noexcept { return handle_ == nullptr; }
   // True if created with CU_STREAM_NON_BLOCKING.
   bool nonBlocking() const noexcept { return nonBlocking_; }
+  // True for a stream from external().
+  bool isExternal() const noexcept { return !owned_ && handle_ != nullptr; }
 
   // Waits for all work submitted to the stream (cuStreamSynchronize); reports asynchronous
   // errors. Throws DriverUnavailable, CudaError.
@@ -40,9 +48,11 @@ public:
   bool query() const;
 
 private:
-  Stream(CUstream handle, bool nonBlocking) : handle_(handle), nonBlocking_(nonBlocking) {}
+  Stream(CUstream handle, bool nonBlocking, bool owned = true)
+      : handle_(handle), nonBlocking_(nonBlocking), owned_(owned) {}
   CUstream handle_;
   bool nonBlocking_;
+  bool owned_;
 };
 
 } // namespace ptxjit::runtime

@@ -246,6 +246,32 @@ const Type *globalArrayType(const GlobalInstr *i, const std::string &file) {
   return types::array(dt, static_cast<int>(g.shape.size()), Layout::C, /*readonly=*/true);
 }
 
+const Type *globalDeviceArrayType(const GlobalInstr *i, const std::string &file) {
+  const GlobalValue &g = i->value;
+  const ScalarType *dt = types::scalarByName(g.dtype);
+  if (!dt || g.strides.size() != g.shape.size())
+    raiseDiag(DiagCode::UnsupportedGlobal, file, i->loc,
+              {i->name, "device array of dtype " + g.dtype});
+  // NumPy's contiguity, as device arrays passed as arguments are typed.
+  auto contiguous = [&](bool fortran) {
+    int64_t expect = dt->byteSize();
+    size_t n = g.shape.size();
+    for (size_t k = 0; k < n; ++k) {
+      size_t d = fortran ? k : n - 1 - k;
+      if (g.shape[d] == 0)
+        return true;
+      if (g.shape[d] != 1 && g.strides[d] != expect)
+        return false;
+      expect *= g.shape[d];
+    }
+    return true;
+  };
+  Layout layout = contiguous(false)                        ? Layout::C
+                  : g.shape.size() > 1 && contiguous(true) ? Layout::F
+                                                           : Layout::A;
+  return types::array(dt, static_cast<int>(g.shape.size()), layout, /*readonly=*/false);
+}
+
 const Type *cudaCallType(const Function &fn, CallInstr *i, const CudaBuiltinInfo &info) {
   const std::string name = callName(i->builtin);
   const std::string &file = fn.filename;

@@ -57,6 +57,10 @@ const Type *cudaAttrType(BuiltinId id);
 /// The type of global `i` holding a NumPy array (frozen into constant memory: a read-only C
 /// array); raises UnsupportedGlobal for unsupported dtypes or arrays over 64 KiB (TypingCuda.cpp).
 const Type *globalArrayType(const GlobalInstr *i, const std::string &file);
+/// The type of global `i` holding a device array by reference: a writable array whose layout
+/// (C, F or A) follows its strides; raises UnsupportedGlobal for unsupported dtypes
+/// (TypingCuda.cpp).
+const Type *globalDeviceArrayType(const GlobalInstr *i, const std::string &file);
 
 /// The text of a constant string operand (a literal or a frozen global), or null.
 const std::string *constantString(const Instr *i);

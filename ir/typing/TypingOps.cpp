@@ -87,6 +87,8 @@ const Type *Typer::typeGlobal(GlobalInstr *i) {
     fail(DiagCode::UndefinedName, i, {i->name});
   case GlobalValue::Kind::Array: // a frozen NumPy array (TypingCuda.cpp)
     return globalArrayType(i, fn_.filename);
+  case GlobalValue::Kind::DeviceArray: // a device array, by reference (TypingCuda.cpp)
+    return globalDeviceArrayType(i, fn_.filename);
   case GlobalValue::Kind::ExternFunction:
     return types::externFunction(g.externDecl);
   }
@@ -320,7 +322,8 @@ const Type *Typer::arrayIndex(Instr *at, const ArrayType *arr, const Type *index
   else
     comps.push_back(index);
   int ints = 0;
-  bool ok = !comps.empty() || arr->ndim() == 0; // a[()] of a 0-d array: its element
+  // `a[()]`: the element of a 0-d array, or the whole of any other (NumPy's rule).
+  bool ok = true;
   for (const Type *c : comps) {
     if (isIntLike(c))
       ++ints;

@@ -19,6 +19,15 @@ from . import libdevice  # noqa: F401  (Numba's cuda.libdevice; `import ptxjit.c
 import sys as _sys
 
 _sys.modules.setdefault(__name__ + ".libdevice", libdevice)
+from . import devicearray  # noqa: E402  (numba-cuda's cuda.devicearray helpers)
+from .devicearray import as_cuda_array, from_cuda_array_interface, is_cuda_array  # noqa: E402
+
+# numba-cuda's `cuda.cudadrv.devicearray` path to the same helpers.
+cudadrv = _pytypes.ModuleType(__name__ + ".cudadrv", "numba-cuda's cudadrv path: devicearray")
+cudadrv.devicearray = devicearray
+_sys.modules.setdefault(__name__ + ".cudadrv", cudadrv)
+_sys.modules.setdefault(__name__ + ".cudadrv.devicearray", devicearray)
+_sys.modules.setdefault(__name__ + ".devicearray", devicearray)
 from ._loader import lib as _lib
 from ._loader import make_dispatcher as _make_dispatcher
 
@@ -478,50 +487,143 @@ def _contiguous_strides(shape, itemsize, fortran):
     return tuple(strides)
 
 
+def _order_like(ary):
+    flags = ary.flags
+    return "F" if flags["F_CONTIGUOUS"] and not flags["C_CONTIGUOUS"] else "C"
+
+
+def _strides_like(ary):
+    """Strides of a new contiguous array like ``ary`` (None: the default ones of its order).
+    A non-contiguous ``ary`` keeps the order of its axes in memory (NumPy's empty_like, as
+    numba-cuda's device_array_like)."""
+    flags = ary.flags
+    if flags["C_CONTIGUOUS"] or flags["F_CONTIGUOUS"] or ary.ndim <= 1:
+        return None
+    order = sorted(range(ary.ndim), key=lambda k: ary.strides[k])
+    strides = [0] * ary.ndim
+    stride = ary.dtype.itemsize
+    for k in order:
+        strides[k] = stride
+        stride *= ary.shape[k]
+    return tuple(strides)
+
+
 def device_array_like(ary, stream=0):
-    """An uninitialized device array with the shape, dtype and layout of ``ary``."""
-    ary_flags = getattr(ary, "flags", None)
-    fortran = False
-    if ary_flags is not None:
-        fortran = bool(ary_flags["F_CONTIGUOUS"]) and not bool(ary_flags["C_CONTIGUOUS"])
-    elif hasattr(ary, "is_f_contiguous"):
-        fortran = ary.is_f_contiguous() and not ary.is_c_contiguous()
-    return device_array(ary.shape, dtype=ary.dtype, order="F" if fortran else "C", stream=stream)
+    """An uninitialized device array with the shape and dtype of ``ary``, contiguous with its
+    axes in the order ``ary`` has them in memory."""
+    return device_array(ary.shape, dtype=ary.dtype, strides=_strides_like(ary),
+                        order=_order_like(ary), stream=stream)
+
+
+def _host_array(kind, shape, dtype, strides, order, **flags):
+    """A NumPy array on pinned, mapped or managed memory (plain host memory on the CPU
+    backend), which the array keeps alive."""
+    import numpy as np
+
+    shape = _normalize_shape(shape)
+    dtype = np.dtype(np.float64 if dtype is None else dtype)
+    if order not in ("C", "F"):
+        raise ValueError(f"order must be 'C' or 'F', not {order!r}")
+    if strides is None:
+        strides = _contiguous_strides(shape, dtype.itemsize, order == "F")
+    else:
+        strides = (int(strides),) if isinstance(strides, int) else tuple(int(s) for s in strides)
+        if len(strides) != len(shape) or any(s < 0 for s in strides):
+            raise ValueError("strides must have one non-negative entry per dimension")
+    nbytes = 0 if 0 in shape else dtype.itemsize + sum((n - 1) * st
+                                                       for n, st in zip(shape, strides))
+    buf = _lib().host_memory(kind, nbytes, **flags)
+    return np.ndarray(shape, dtype=dtype, buffer=buf if nbytes else None, strides=strides)
 
 
 def pinned_array(shape, dtype=None, strides=None, order="C"):
-    """A host array (ptxjit does not page-lock memory; copies from it are still correct)."""
-    import numpy as np
+    """A host array in page-locked memory: copies between it and the device on a stream run
+    asynchronously. (Plain host memory on the CPU backend.)"""
+    return _host_array("pinned", shape, dtype, strides, order)
 
-    return np.empty(shape, dtype=np.float64 if dtype is None else dtype, order=order)
+
+def pinned_array_like(ary):
+    """``pinned_array`` with the shape and dtype of ``ary`` (its axis order, as
+    ``device_array_like``)."""
+    return pinned_array(ary.shape, dtype=ary.dtype, strides=_strides_like(ary),
+                        order=_order_like(ary))
+
+
+def _device_visible(cls, kind, shape, dtype, strides, order, stream, **flags):
+    arr = _host_array(kind, shape, dtype, strides, order, **flags).view(cls)
+    arr.stream = stream
+    return arr
 
 
 def mapped_array(shape, dtype=None, strides=None, order="C", stream=0, portable=False,
                  wc=False):
-    raise _errors.UnsupportedError("cuda.mapped_array is not supported by ptxjit")
+    """A host array in mapped (page-locked, device-addressable) memory: kernels read and write
+    it in place, through ``__cuda_array_interface__``. ``portable``: pinned for every context;
+    ``wc``: write-combined (fast for the device to read, slow for the host to read)."""
+    return _device_visible(_hostarrays().MappedNDArray, "mapped", shape, dtype, strides, order,
+                           stream, portable=bool(portable), wc=bool(wc))
+
+
+def mapped_array_like(ary, stream=0, portable=False, wc=False):
+    """``mapped_array`` with the shape and dtype of ``ary``."""
+    return mapped_array(ary.shape, dtype=ary.dtype, strides=_strides_like(ary),
+                        order=_order_like(ary), stream=stream, portable=portable, wc=wc)
 
 
 def managed_array(shape, dtype=None, strides=None, order="C", stream=0, attach_global=True):
-    raise _errors.UnsupportedError("cuda.managed_array is not supported by ptxjit")
+    """A host array in managed (unified) memory, migrated between host and device on demand;
+    kernels use it in place. ``attach_global=False`` attaches it to the host
+    (CU_MEM_ATTACH_HOST)."""
+    return _device_visible(_hostarrays().ManagedNDArray, "managed", shape, dtype, strides, order,
+                           stream, attach_host=not attach_global)
+
+
+def _hostarrays():
+    from . import _hostarrays as module
+
+    return module
 
 
 def __getattr__(name):
     # Classes of the extension, looked up lazily so that importing ptxjit stays cheap.
-    if name in ("DeviceNDArray", "Stream", "Dispatcher", "LaunchConfig"):
+    if name in ("DeviceNDArray", "Stream", "Event", "Dispatcher", "LaunchConfig"):
         return getattr(_lib(), name)
     raise AttributeError(f"module 'ptxjit.cuda' has no attribute {name!r}")
 
 
 class pinned:
-    """Numba's ``with cuda.pinned(*arrays):`` (a no-op: ptxjit copies pageable memory)."""
+    """``with cuda.pinned(*arrays):`` page-locks the memory of existing host arrays
+    (``cuMemHostRegister``) for the block, so that copies from and to them on a stream run
+    asynchronously. (Nothing to do on the CPU backend.)"""
 
     def __init__(self, *arrays):
         self.arrays = arrays
+        self._registered = []
 
     def __enter__(self):
+        import numpy as np
+
+        lib = _lib()
+        try:
+            for ary in self.arrays:
+                if not isinstance(ary, np.ndarray):
+                    raise TypeError(f"cuda.pinned() takes NumPy arrays, not {type(ary).__name__}")
+                if ary.size == 0:
+                    continue
+                lo = sum((n - 1) * st for n, st in zip(ary.shape, ary.strides) if st < 0)
+                hi = sum((n - 1) * st for n, st in zip(ary.shape, ary.strides) if st > 0)
+                address = ary.__array_interface__["data"][0] + lo
+                lib.register_host(address, hi - lo + ary.itemsize)
+                self._registered.append(address)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
         return self
 
     def __exit__(self, *exc):
+        lib = _lib()
+        while self._registered:
+            lib.unregister_host(self._registered.pop())
         return False
 
 
@@ -556,11 +658,6 @@ class InOut(_TransferHint):
     _ptxjit_transfer = "InOut"
 
 
-def is_cuda_array(obj):
-    """True when ``obj`` exposes ``__cuda_array_interface__``."""
-    return hasattr(obj, "__cuda_array_interface__")
-
-
 def stream():
     """A new CUDA stream."""
     return _lib().Stream()
@@ -572,6 +669,28 @@ def default_stream():
 
 
 legacy_default_stream = default_stream
+
+
+def per_thread_default_stream():
+    """The calling thread's default stream (its handle is CU_STREAM_PER_THREAD)."""
+    return _lib().per_thread_default_stream()
+
+
+def external_stream(ptr):
+    """A stream object for the CUDA stream handle ``ptr`` made by another library (not
+    destroyed by ptxjit)."""
+    return _lib().external_stream(int(ptr))
+
+
+def event(timing=True):
+    """A new CUDA event (``record``, ``synchronize``, ``wait``, ``query``, ``elapsed_time``);
+    ``timing=False`` makes a cheaper one that cannot be timed."""
+    return _lib().event(bool(timing))
+
+
+def event_elapsed_time(evtstart, evtend):
+    """Milliseconds between two recorded events."""
+    return _lib().event_elapsed_time(evtstart, evtend)
 
 
 def synchronize():
@@ -718,8 +837,12 @@ _sys.modules.setdefault(__name__ + ".fp16", fp16)
 
 __all__ = [
     "jit", "compile", "compile_all", "compile_for_current_device", "compile_ptx", "compile_ptx_for_current_device", "to_device", "device_array",
-    "device_array_like", "pinned_array", "stream", "default_stream", "synchronize",
-    "is_available", "current_target", "is_cuda_array", "get_current_device", "detect", "grid", "gridsize",
+    "device_array_like", "pinned_array", "pinned_array_like", "mapped_array",
+    "mapped_array_like", "managed_array", "pinned", "stream", "default_stream", "synchronize",
+    "is_available", "current_target", "is_cuda_array", "as_cuda_array",
+    "from_cuda_array_interface", "external_stream", "per_thread_default_stream",
+    "legacy_default_stream", "event", "event_elapsed_time",
+    "get_current_device", "detect", "grid", "gridsize",
     "threadIdx", "blockIdx", "blockDim", "gridDim", "syncthreads", "shared", "local", "const",
     "atomic",
     # cooperating threads (docs/cooperation.md)

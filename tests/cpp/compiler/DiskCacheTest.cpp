@@ -220,6 +220,14 @@ TEST(CacheKey, SnapshotKeyIsStableAndSensitiveToEveryField) {
   r4.globals["T"] = ir::GlobalValue::array("int32", {2}, std::string(8, '\1'));
   std::set<Digest> arrays{snapshotKey(r1), snapshotKey(r2), snapshotKey(r3), snapshotKey(r4)};
   EXPECT_EQ(arrays.size(), 4u);
+  // Device arrays by reference: strides and address count too (the compiler never stores such
+  // code, but the key still describes it).
+  frontend::CodeSnapshot v1 = base, v2 = base, v3 = base;
+  v1.globals["D"] = ir::GlobalValue::deviceArray("float32", {4}, {4}, 4096);
+  v2.globals["D"] = ir::GlobalValue::deviceArray("float32", {4}, {-4}, 4108);
+  v3.globals["D"] = ir::GlobalValue::deviceArray("float32", {4}, {4}, 8192);
+  std::set<Digest> devices{snapshotKey(v1), snapshotKey(v2), snapshotKey(v3)};
+  EXPECT_EQ(devices.size(), 3u);
   // A device function is keyed by what the callback appends (its snapshot in the compiler),
   // not by its process-specific id.
   frontend::CodeSnapshot e1 = base, e2 = base;

@@ -18,11 +18,20 @@
 //   fakeCudaFailNextPoolAllocations(n) makes its next n calls return CUDA_ERROR_OUT_OF_MEMORY;
 //   fakeCudaMemoryCalls(k) counts calls of cuMemAlloc (k = 0), cuMemFree (1), cuMemAllocAsync (2)
 //   and cuMemFreeAsync (3).
+// Events: cuEventCreate/Destroy/Record/Synchronize/Query and cuStreamWaitEvent work (work is
+// always complete); cuEventElapsedTime_v2 gives the host time between the two records and
+// fails with CUDA_ERROR_INVALID_HANDLE for an event created with CU_EVENT_DISABLE_TIMING or
+// never recorded. Host memory: cuMemHostAlloc/cuMemFreeHost, cuMemAllocManaged, and
+// cuMemHostRegister_v2/cuMemHostUnregister (registered ranges are tracked: registering one twice
+// fails with CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, unregistering an unknown pointer with
+// CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED); cuMemHostGetDevicePointer_v2 returns the host address.
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <set>
 
 namespace {
 
@@ -43,7 +52,16 @@ int gPoolFailures = 0;
 int gMemoryCalls[4] = {0, 0, 0, 0};
 int gPoolObject = 0; // its address is the pool handle
 
+std::set<void *> &gRegistered = *new std::set<void *>;
+
+struct FakeEvent {
+  bool timing;
+  bool recorded = false;
+  double ms = 0;
+};
+
 constexpr int kNotSupported = 801; // CUDA_ERROR_NOT_SUPPORTED
+constexpr int kInvalidHandle = 400; // CUDA_ERROR_INVALID_HANDLE
 constexpr int kInvalidValue = 1;   // CUDA_ERROR_INVALID_VALUE
 
 } // namespace
@@ -199,6 +217,59 @@ int cuMemFreeAsync(unsigned long long ptr, void *) {
   ++gMemoryCalls[3];
   std::free(reinterpret_cast<void *>(ptr));
   return 0;
+}
+
+int cuEventCreate(void **event, unsigned flags) {
+  *event = new FakeEvent{(flags & 0x2) == 0}; // CU_EVENT_DISABLE_TIMING
+  return 0;
+}
+int cuEventDestroy_v2(void *event) {
+  delete static_cast<FakeEvent *>(event);
+  return 0;
+}
+int cuEventRecord(void *event, void *) {
+  auto *e = static_cast<FakeEvent *>(event);
+  e->recorded = true;
+  e->ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch())
+          .count();
+  return 0;
+}
+int cuEventSynchronize(void *) { return 0; }
+int cuEventQuery(void *) { return 0; }
+int cuStreamWaitEvent(void *, void *, unsigned) { return 0; }
+int cuEventElapsedTime_v2(float *ms, void *start, void *stop) {
+  auto *a = static_cast<FakeEvent *>(start);
+  auto *b = static_cast<FakeEvent *>(stop);
+  if (!a->timing || !b->timing || !a->recorded || !b->recorded)
+    return kInvalidHandle;
+  *ms = static_cast<float>(b->ms - a->ms);
+  return 0;
+}
+
+int cuMemHostAlloc(void **p, size_t bytes, unsigned) {
+  *p = std::malloc(bytes ? bytes : 1);
+  return 0;
+}
+int cuMemFreeHost(void *p) {
+  std::free(p);
+  return 0;
+}
+int cuMemAllocManaged(unsigned long long *ptr, size_t bytes, unsigned) {
+  *ptr = reinterpret_cast<unsigned long long>(std::malloc(bytes ? bytes : 1));
+  return 0;
+}
+int cuMemHostGetDevicePointer_v2(unsigned long long *dptr, void *p, unsigned) {
+  *dptr = reinterpret_cast<unsigned long long>(p);
+  return 0;
+}
+int cuMemHostRegister_v2(void *p, size_t, unsigned) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return gRegistered.insert(p).second ? 0 : 712; // CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED
+}
+int cuMemHostUnregister(void *p) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return gRegistered.erase(p) ? 0 : 713; // CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED
 }
 
 #define FAKE_UNSUPPORTED(name)                                                                     \

@@ -208,6 +208,9 @@ TEST(IRParserGlobals, GlobalsReadBack) {
       GlobalValue::array("float32", {4}, std::string(16, '\x01')),
       GlobalValue::array("int64", {2, 3}, std::string(48, '\x02')),
       GlobalValue::array("uint8", {}, std::string(1, '\x03')),
+      GlobalValue::deviceArray("float64", {2, 3}, {24, 8}, 0x7f0012340000),
+      GlobalValue::deviceArray("int32", {5}, {-8}, 4096),
+      GlobalValue::deviceArray("float32", {}, {}, 0),
   };
   for (const GlobalValue &g : all) {
     SCOPED_TRACE(g.str());
@@ -218,6 +221,8 @@ TEST(IRParserGlobals, GlobalsReadBack) {
     EXPECT_EQ(back.dtype, g.dtype);
     EXPECT_EQ(back.functionId, g.functionId);
     EXPECT_EQ(back.shape, g.shape);
+    EXPECT_EQ(back.strides, g.strides);
+    EXPECT_EQ(back.address, g.address);
     EXPECT_TRUE(back.constant == g.constant);
     if (g.kind == GlobalValue::Kind::Array) {
       // The elements are not in the text: zeros of the same size come back.

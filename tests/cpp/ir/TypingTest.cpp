@@ -948,3 +948,31 @@ bb0:
   EXPECT_EQ(cast<IteratorType>(typeOf(*fn, 3))->yieldType(),
             types::array(types::int32(), 1, Layout::A));
 }
+
+TEST(Typing, GlobalDeviceArraysAreWritableWithTheLayoutOfTheirStrides) {
+  // c = C[0, 1]; F[1, 0] = c; S[2] = c; z = Z[()]   (device arrays captured by reference)
+  auto fn = typedIR(R"(function k() kernel
+bb0:
+  %0 = Global C [device array float64(2, 3) strides (24, 8) at 4096]
+  %1 = Global F [device array float64(2, 3) strides (8, 16) at 8192]
+  %2 = Global S [device array int32(5,) strides (-8,) at 12288]
+  %3 = Global Z [device array float32() strides () at 16384]
+  %4 = Const 0
+  %5 = Const 1
+  %6 = BuildTuple (%4, %5)
+  %7 = GetItem %0[%6]
+  %8 = BuildTuple (%5, %4)
+  SetItem %1[%8] = %7
+  %10 = Const 2
+  SetItem %2[%10] = %7
+  %12 = BuildTuple ()
+  %13 = GetItem %3[%12]
+  Return
+)",
+                    {});
+  EXPECT_EQ(typeOf(*fn, 0), types::array(types::float64(), 2, Layout::C));
+  EXPECT_EQ(typeOf(*fn, 1), types::array(types::float64(), 2, Layout::F));
+  EXPECT_EQ(typeOf(*fn, 2), types::array(types::int32(), 1, Layout::A));
+  EXPECT_EQ(typeOf(*fn, 3), types::array(types::float32(), 0, Layout::C));
+  EXPECT_EQ(typeOf(*fn, 13), types::float32());
+}

@@ -1,0 +1,67 @@
+#include "runtime/HostMemory.h"
+
+#include "runtime/Device.h"
+
+namespace ptxjit::runtime {
+
+std::shared_ptr<HostMemory> HostMemory::allocate(Kind kind, size_t bytes, bool portable,
+                                                 bool writeCombined, bool attachHost) {
+  Device::current();
+  if (bytes == 0)
+    return std::shared_ptr<HostMemory>(new HostMemory(kind, 0, nullptr, 0));
+  const DriverApi &d = driver();
+  if (kind == Kind::Managed) {
+    CUdeviceptr ptr = 0;
+    check(d.cuMemAllocManaged(&ptr, bytes, attachHost ? CU_MEM_ATTACH_HOST : CU_MEM_ATTACH_GLOBAL),
+          "cuMemAllocManaged");
+    auto *raw = reinterpret_cast<void *>(ptr);
+    try {
+      return std::shared_ptr<HostMemory>(new HostMemory(kind, bytes, raw, ptr));
+    } catch (...) {
+      d.cuMemFree_v2(ptr);
+      throw;
+    }
+  }
+  unsigned flags = (portable ? CU_MEMHOSTALLOC_PORTABLE : 0u) |
+                   (kind == Kind::Mapped ? CU_MEMHOSTALLOC_DEVICEMAP : 0u) |
+                   (kind == Kind::Mapped && writeCombined ? CU_MEMHOSTALLOC_WRITECOMBINED : 0u);
+  void *host = nullptr;
+  check(d.cuMemHostAlloc(&host, bytes, flags), "cuMemHostAlloc");
+  CUdeviceptr device = 0;
+  if (kind == Kind::Mapped) {
+    CUresult r = d.cuMemHostGetDevicePointer_v2(&device, host, 0);
+    if (r != CUDA_SUCCESS) {
+      d.cuMemFreeHost(host);
+      throwCudaError(r, "cuMemHostGetDevicePointer");
+    }
+  }
+  try {
+    return std::shared_ptr<HostMemory>(new HostMemory(kind, bytes, host, device));
+  } catch (...) {
+    d.cuMemFreeHost(host);
+    throw;
+  }
+}
+
+HostMemory::~HostMemory() {
+  if (!host_ || !Device::currentForCleanup())
+    return;
+  if (kind_ == Kind::Managed)
+    driver().cuMemFree_v2(device_); // errors ignored
+  else
+    driver().cuMemFreeHost(host_);
+}
+
+void registerHost(void *p, size_t bytes) {
+  if (bytes == 0)
+    return;
+  Device::current();
+  check(driver().cuMemHostRegister_v2(p, bytes, 0), "cuMemHostRegister");
+}
+
+void unregisterHost(void *p) {
+  Device::current();
+  check(driver().cuMemHostUnregister(p), "cuMemHostUnregister");
+}
+
+} // namespace ptxjit::runtime
