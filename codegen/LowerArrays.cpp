@@ -143,9 +143,9 @@ llvm::Value *FunctionLowerer::checkedElementAddress(llvm::Value *arr, const Arra
   // `ok` (computed before the branch) dominates this block: out of bounds, the access goes to
   // the scratch element.
   B.SetInsertPoint(contBB);
-  const auto *rec = dyn_cast<RecordType>(aty->dtype());
-  return B.CreateSelect(ok, elementAddress(arr, aty, idx),
-                        M.boundsScratch(B, rec ? static_cast<uint64_t>(rec->size()) : 16));
+  const auto *recordType = dyn_cast<RecordType>(aty->dtype());
+  uint64_t bytes = recordType ? static_cast<uint64_t>(recordType->size()) : 16;
+  return B.CreateSelect(ok, elementAddress(arr, aty, idx), M.boundsScratch(B, bytes));
 }
 
 llvm::Value *FunctionLowerer::elementAddress(llvm::Value *arr, const ArrayType *aty,
