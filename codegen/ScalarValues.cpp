@@ -3,7 +3,6 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Module.h>
-#include <llvm/TargetParser/Triple.h>
 
 namespace ptxjit::codegen::detail {
 
@@ -20,42 +19,16 @@ llvm::Align elementAlign(const ScalarType *t) {
 /// The float type of a complex type's parts, as an IR type.
 const ScalarType *complexPart(const ScalarType *c) { return ir::types::floating(c->bits() / 2); }
 
-bool buildsForNVPTX(llvm::IRBuilderBase &b) {
-  const llvm::Module *m = b.GetInsertBlock()->getModule();
-  return llvm::Triple(m->getTargetTriple()).isNVPTX();
-}
-
 /// Float `v` to the integer type `to`, truncating toward zero and saturating: NaN gives 0,
 /// values beyond the range (±inf included) its nearest bound. LLVM's fptosi/fptoui would give
-/// poison there, which lets the optimizer delete the code that depends on it.
+/// poison there, which lets the optimizer delete the code that depends on it. On NVPTX too the
+/// generic llvm.fpto[su]i.sat: PTX's cvt.rzi gives the type's minimum for NaN on the H100 (not
+/// 0), and LLVM does not fold NVVM's cvt intrinsics for NaN and infinities as cvt computes them.
 llvm::Value *floatToIntSaturating(llvm::IRBuilderBase &b, llvm::Value *v, const ScalarType *to) {
   llvm::Type *toTy = registerType(b.getContext(), to);
-  const bool isSigned = to->isSigned();
-  if (!buildsForNVPTX(b))
-    return b.CreateIntrinsic(isSigned ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat,
-                             {toTy, v->getType()}, {v});
-  // PTX's cvt.rzi saturates (NaN gives 0): one instruction through NVVM's intrinsics, where
-  // the generic expansion of fptosi.sat compares and selects around it. 8- and 16-bit results
-  // saturate to 32 bits first, then clamp.
-  if (v->getType()->isHalfTy())
-    v = b.CreateFPExt(v, b.getFloatTy());
-  const bool isDouble = v->getType()->isDoubleTy();
-  const bool wide = to->bits() == 64;
-  using namespace llvm::Intrinsic;
-  static const llvm::Intrinsic::ID ids[2][2][2] = {
-      // [double][wide][signed]
-      {{nvvm_f2ui_rz, nvvm_f2i_rz}, {nvvm_f2ull_rz, nvvm_f2ll_rz}},
-      {{nvvm_d2ui_rz, nvvm_d2i_rz}, {nvvm_d2ull_rz, nvvm_d2ll_rz}}};
-  llvm::Value *r = b.CreateIntrinsic(ids[isDouble][wide][isSigned], {}, {v});
-  if (to->bits() >= 32)
-    return r;
-  int64_t lo = isSigned ? -(int64_t(1) << (to->bits() - 1)) : 0;
-  int64_t hi = isSigned ? (int64_t(1) << (to->bits() - 1)) - 1 : (int64_t(1) << to->bits()) - 1;
-  r = b.CreateBinaryIntrinsic(isSigned ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, r,
-                              b.getInt32(static_cast<uint32_t>(lo)));
-  r = b.CreateBinaryIntrinsic(isSigned ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, r,
-                              b.getInt32(static_cast<uint32_t>(hi)));
-  return b.CreateTrunc(r, toTy);
+  return b.CreateIntrinsic(to->isSigned() ? llvm::Intrinsic::fptosi_sat
+                                          : llvm::Intrinsic::fptoui_sat,
+                           {toTy, v->getType()}, {v});
 }
 
 } // namespace
