@@ -362,12 +362,13 @@ const compiler::Specialization *Dispatcher::packDirect(codegen::Backend backend,
       }
       continue;
     }
-    // Scalars, converted to each slot's type as pack() converts leaves.
-    LeafValue l;
+    // Scalars, converted to each slot's type as pack() converts leaves (the packer's own value,
+    // not the launcher's larger LeafValue: nothing here needs its array fields).
+    compiler::ArgValue l;
     if (a.code == codes::scalar(DType::Float64, true)) {
       if (Py_TYPE(o) != &PyFloat_Type)
         return nullptr;
-      l.kind = LeafValue::Kind::Float;
+      l.kind = compiler::ArgValue::Kind::Float;
       l.re = PyFloat_AS_DOUBLE(o);
     } else if (a.code == codes::scalar(DType::Int64, true)) {
       if (Py_TYPE(o) != &PyLong_Type)
@@ -378,12 +379,12 @@ const compiler::Specialization *Dispatcher::packDirect(codegen::Backend backend,
         PyErr_Clear();
         return nullptr; // the general path reads (or rejects) it
       }
-      l.kind = LeafValue::Kind::Int;
+      l.kind = compiler::ArgValue::Kind::Int;
       l.i = v;
     } else {
       if (Py_TYPE(o) != &PyBool_Type)
         return nullptr;
-      l.kind = LeafValue::Kind::Bool;
+      l.kind = compiler::ArgValue::Kind::Bool;
       l.b = o == Py_True;
     }
     for (; slot != end; ++slot)
