@@ -25,6 +25,25 @@ std::string logText(const std::vector<char> &buf) {
 
 void *optionValue(uintptr_t v) { return reinterpret_cast<void *>(v); }
 
+// The driver linker's input type of a link input (CUDA C++ is compiled to PTX before).
+CUjitInputType jitInputType(Module::LinkInput::Kind k) {
+  using K = Module::LinkInput::Kind;
+  switch (k) {
+  case K::Ptx:
+  case K::Cu:
+    return CU_JIT_INPUT_PTX;
+  case K::Cubin:
+    return CU_JIT_INPUT_CUBIN;
+  case K::Fatbin:
+    return CU_JIT_INPUT_FATBINARY;
+  case K::Object:
+    return CU_JIT_INPUT_OBJECT;
+  case K::Library:
+    return CU_JIT_INPUT_LIBRARY;
+  }
+  return CU_JIT_INPUT_PTX;
+}
+
 } // namespace
 
 Module::Module(CUmodule module, std::string infoLog)
@@ -99,29 +118,13 @@ std::shared_ptr<Module> Module::loadLinked(const std::string &ptx,
   };
   add(CU_JIT_INPUT_PTX, ptx, "kernel.ptx");
   for (const LinkInput &in : inputs) {
-    switch (in.kind) {
-    case LinkInput::Kind::Ptx:
-      add(CU_JIT_INPUT_PTX, *in.data, in.name);
-      break;
-    case LinkInput::Kind::Cu:
+    if (in.kind == LinkInput::Kind::Cu) // CUDA C++: relocatable PTX for this device first
       add(CU_JIT_INPUT_PTX,
           compileCudaToPtx(*in.data, in.name, dev.computeCapabilityMajor(),
                            dev.computeCapabilityMinor()),
           in.name);
-      break;
-    case LinkInput::Kind::Cubin:
-      add(CU_JIT_INPUT_CUBIN, *in.data, in.name);
-      break;
-    case LinkInput::Kind::Fatbin:
-      add(CU_JIT_INPUT_FATBINARY, *in.data, in.name);
-      break;
-    case LinkInput::Kind::Object:
-      add(CU_JIT_INPUT_OBJECT, *in.data, in.name);
-      break;
-    case LinkInput::Kind::Library:
-      add(CU_JIT_INPUT_LIBRARY, *in.data, in.name);
-      break;
-    }
+    else
+      add(jitInputType(in.kind), *in.data, in.name);
   }
   void *cubin = nullptr;
   size_t cubinSize = 0;
