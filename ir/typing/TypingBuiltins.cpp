@@ -23,6 +23,10 @@ const ConstValue *constantValueOf(const Instr *i) {
 std::optional<std::string> constantStringOf(const Instr *i, const Function *fn, int depth) {
   if (!i || depth > 16)
     return std::nullopt;
+  // A typed value that is not a string has no string value: answered before any search of the
+  // function's stores (numeric comparisons ask too).
+  if (i->type && i->type->kind() != TypeKind::String && i->type->kind() != TypeKind::StrLiteral)
+    return std::nullopt;
   if (auto *lit = i->type ? dyn_cast<StringLiteralType>(i->type) : nullptr)
     return lit->value();
   if (const ConstValue *c = constantValueOf(i); c && c->kind == ConstValue::Kind::String)
