@@ -25,6 +25,32 @@ std::string logText(const std::vector<char> &buf) {
 
 void *optionValue(uintptr_t v) { return reinterpret_cast<void *>(v); }
 
+// The driver JIT's info and error log buffers and the options that point it at them (module
+// loads and the linker take the same ones). Not copyable: the option values point into it.
+struct JitLogs {
+  std::vector<char> info = std::vector<char>(kLogBytes, '\0');
+  std::vector<char> error = std::vector<char>(kLogBytes, '\0');
+  CUjit_option options[5] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                             CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                             CU_JIT_LOG_VERBOSE};
+  // Sizes leave room for a terminating NUL whatever the driver writes.
+  void *values[5] = {info.data(), optionValue(kLogBytes - 1), error.data(),
+                     optionValue(kLogBytes - 1), optionValue(1)};
+
+  JitLogs() = default;
+  JitLogs(const JitLogs &) = delete;
+  JitLogs &operator=(const JitLogs &) = delete;
+  unsigned count() const { return static_cast<unsigned>(std::size(options)); }
+  // "<what> error log:\n..." (else the info log) for an error message; empty when both are.
+  std::string detail(const std::string &what) const {
+    if (std::string e = logText(error); !e.empty())
+      return what + " error log:\n" + e;
+    if (std::string i = logText(info); !i.empty())
+      return what + " info log:\n" + i;
+    return {};
+  }
+};
+
 // The driver linker's input type of a link input (CUDA C++ is compiled to PTX before).
 CUjitInputType jitInputType(Module::LinkInput::Kind k) {
   using K = Module::LinkInput::Kind;
@@ -54,30 +80,15 @@ std::shared_ptr<Module> Module::loadPTX(const std::string &ptx) {
     throw std::invalid_argument("Module::loadPTX: the PTX text is empty");
   Device::current();
 
-  std::vector<char> info(kLogBytes, '\0'), error(kLogBytes, '\0');
-  CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
-                            CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-                            CU_JIT_LOG_VERBOSE};
-  // Sizes leave room for a terminating NUL whatever the driver writes.
-  void *values[] = {info.data(), optionValue(kLogBytes - 1), error.data(),
-                    optionValue(kLogBytes - 1), optionValue(1)};
-  static_assert(sizeof(options) / sizeof(options[0]) == sizeof(values) / sizeof(values[0]));
-
+  JitLogs logs;
   CUmodule module = nullptr;
   StartupTimer timer("cuModuleLoadDataEx (the driver's PTX to SASS compile)");
-  CUresult r = driver().cuModuleLoadDataEx(
-      &module, ptx.c_str(), static_cast<unsigned>(std::size(options)), options, values);
-  if (r != CUDA_SUCCESS) {
-    std::string errorLog = logText(error);
-    std::string detail;
-    if (!errorLog.empty())
-      detail = "JIT error log:\n" + errorLog;
-    else if (std::string infoLog = logText(info); !infoLog.empty())
-      detail = "JIT info log:\n" + infoLog;
-    throw CudaError(r, "cuModuleLoadDataEx", detail);
-  }
+  CUresult r =
+      driver().cuModuleLoadDataEx(&module, ptx.c_str(), logs.count(), logs.options, logs.values);
+  if (r != CUDA_SUCCESS)
+    throw CudaError(r, "cuModuleLoadDataEx", logs.detail("JIT"));
   // If allocating the Module throws, shared_ptr deletes it, which unloads the module.
-  return std::shared_ptr<Module>(new Module(module, logText(info)));
+  return std::shared_ptr<Module>(new Module(module, logText(logs.info)));
 }
 
 std::shared_ptr<Module> Module::loadLinked(const std::string &ptx,
@@ -89,15 +100,9 @@ std::shared_ptr<Module> Module::loadLinked(const std::string &ptx,
   if (!d.cuLinkCreate_v2 || !d.cuLinkAddData_v2 || !d.cuLinkComplete || !d.cuLinkDestroy)
     throw std::runtime_error("the CUDA driver has no linker (cuLinkCreate): link= needs it");
 
-  std::vector<char> info(kLogBytes, '\0'), error(kLogBytes, '\0');
-  CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
-                            CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-                            CU_JIT_LOG_VERBOSE};
-  void *values[] = {info.data(), optionValue(kLogBytes - 1), error.data(),
-                    optionValue(kLogBytes - 1), optionValue(1)};
+  JitLogs logs;
   CUlinkState state = nullptr;
-  CUresult r =
-      d.cuLinkCreate_v2(static_cast<unsigned>(std::size(options)), options, values, &state);
+  CUresult r = d.cuLinkCreate_v2(logs.count(), logs.options, logs.values, &state);
   if (r != CUDA_SUCCESS)
     throw CudaError(r, "cuLinkCreate");
   struct Destroy {
@@ -105,8 +110,7 @@ std::shared_ptr<Module> Module::loadLinked(const std::string &ptx,
     ~Destroy() { driver().cuLinkDestroy(s); }
   } destroy{state};
   auto fail = [&](CUresult code, const std::string &what) {
-    std::string log = logText(error);
-    throw CudaError(code, what, log.empty() ? std::string() : "linker error log:\n" + log);
+    throw CudaError(code, what, logs.detail("linker"));
   };
   auto add = [&](CUjitInputType type, const std::string &data, const std::string &name) {
     // PTX is added with its terminating NUL, as the driver expects text inputs.
@@ -134,7 +138,7 @@ std::shared_ptr<Module> Module::loadLinked(const std::string &ptx,
   CUmodule module = nullptr;
   if (CUresult rr = d.cuModuleLoadDataEx(&module, cubin, 0, nullptr, nullptr); rr != CUDA_SUCCESS)
     throw CudaError(rr, "cuModuleLoadDataEx");
-  return std::shared_ptr<Module>(new Module(module, logText(info)));
+  return std::shared_ptr<Module>(new Module(module, logText(logs.info)));
 }
 
 Module::~Module() {
