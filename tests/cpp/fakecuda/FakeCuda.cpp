@@ -272,6 +272,37 @@ int cuMemHostUnregister(void *p) {
   return gRegistered.erase(p) ? 0 : 713; // CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED
 }
 
+// Module loads and the linker reject every input, writing a line into the error log buffer the
+// caller passed (CU_JIT_ERROR_LOG_BUFFER = 5), so that tests see the log reach the CudaError.
+constexpr int kInvalidPtx = 218; // CUDA_ERROR_INVALID_PTX
+void writeErrorLog(unsigned n, const int *options, void **values, const char *text) {
+  for (unsigned k = 0; k < n; ++k)
+    if (options[k] == 5)
+      std::strcpy(static_cast<char *>(values[k]), text);
+}
+void **gLinkValues = nullptr;
+const int *gLinkOptions = nullptr;
+unsigned gLinkOptionCount = 0;
+
+int cuModuleLoadDataEx(void **module, const void *, unsigned n, const int *options, void **values) {
+  *module = nullptr;
+  writeErrorLog(n, options, values, "fake: module rejected");
+  return kInvalidPtx;
+}
+int cuLinkCreate_v2(unsigned n, const int *options, void **values, void **state) {
+  gLinkOptionCount = n;
+  gLinkOptions = options;
+  gLinkValues = values;
+  *state = &gLinkValues;
+  return 0;
+}
+int cuLinkAddData_v2(void *, int, void *, size_t, const char *, unsigned, void *, void *) {
+  writeErrorLog(gLinkOptionCount, gLinkOptions, gLinkValues, "fake: link input rejected");
+  return kInvalidPtx;
+}
+int cuLinkComplete(void *, void **, size_t *) { return kInvalidPtx; }
+int cuLinkDestroy(void *) { return 0; }
+
 #define FAKE_UNSUPPORTED(name)                                                                     \
   int name() { return kNotSupported; }
 FAKE_UNSUPPORTED(cuCtxSynchronize)
@@ -284,7 +315,6 @@ FAKE_UNSUPPORTED(cuMemcpyDtoHAsync_v2)
 FAKE_UNSUPPORTED(cuMemcpyDtoDAsync_v2)
 FAKE_UNSUPPORTED(cuMemsetD8_v2)
 FAKE_UNSUPPORTED(cuMemsetD8Async)
-FAKE_UNSUPPORTED(cuModuleLoadDataEx)
 FAKE_UNSUPPORTED(cuModuleUnload)
 FAKE_UNSUPPORTED(cuModuleGetFunction)
 FAKE_UNSUPPORTED(cuFuncGetAttribute)

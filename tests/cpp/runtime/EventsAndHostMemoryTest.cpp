@@ -6,6 +6,7 @@
 #include "runtime/Event.h"
 #include "runtime/HostMemory.h"
 #include "runtime/Memory.h"
+#include "runtime/Module.h"
 #include "runtime/Stream.h"
 
 #include <gtest/gtest.h>
@@ -116,7 +117,34 @@ protected:
   void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
 };
 
+// The driver JIT's error log reaches the CudaError of a module load and of the linker.
+[[noreturn]] void moduleLogScenario() {
+  useFakeDriver();
+  auto message = [](auto &&f) -> std::string {
+    try {
+      f();
+    } catch (const CudaError &e) {
+      return e.what();
+    }
+    return "";
+  };
+  std::string load = message([] { Module::loadPTX(".version 8.0\n"); });
+  SCENARIO_CHECK(load.find("CUDA_ERROR_INVALID_PTX") != std::string::npos);
+  SCENARIO_CHECK(load.find("JIT error log:\nfake: module rejected") != std::string::npos);
+  std::string code = "extern \"C\" __device__ int f() { return 0; }";
+  std::string link = message([&] {
+    Module::loadLinked(".version 8.0\n", {{Module::LinkInput::Kind::Ptx, "f.ptx", &code}});
+  });
+  SCENARIO_CHECK(link.find("cuLinkAddData (kernel.ptx)") != std::string::npos);
+  SCENARIO_CHECK(link.find("linker error log:\nfake: link input rejected") != std::string::npos);
+  std::_Exit(0);
+}
+
 } // namespace
+
+TEST_F(FakeDriverDeathTest, JitLogsReachModuleAndLinkerErrors) {
+  EXPECT_EXIT(moduleLogScenario(), ::testing::ExitedWithCode(0), "");
+}
 
 TEST_F(FakeDriverDeathTest, EventsRecordWaitAndTime) {
   EXPECT_EXIT(eventScenario(), ::testing::ExitedWithCode(0), "");
