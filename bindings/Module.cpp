@@ -26,6 +26,7 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "ptxjit's compiler and runtime (C++). Use ptxjit.cuda instead of this module.";
   registerErrorTranslators();
   defineStreams(m);
+  defineGraphs(m);
   defineDeviceArrays(m);
   defineHostMemory(m);
   defineDispatcher(m);

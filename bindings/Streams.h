@@ -48,4 +48,8 @@ py::object streamObject(py::handle s);
 /// event(), event_elapsed_time().
 void defineStreams(py::module_ &m);
 
+/// Registers Graph (cuda.graph(stream): stream capture into a CUDA graph and its replay;
+/// bindings/Graphs.cpp).
+void defineGraphs(py::module_ &m);
+
 } // namespace ptxjit::bindings

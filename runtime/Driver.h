@@ -79,6 +79,8 @@ namespace ptxjit::runtime {
 // Optional: null when the driver lacks them (the linker is only needed for link=).
 // cuEventElapsedTime_v2 (what cuda.h 13 names cuEventElapsedTime): CUDA 12.8; without it events
 // cannot be timed, everything else works.
+// Stream capture and graphs (runtime/Graph.h): CUDA 11.4 (cuGraphInstantiateWithFlags); without
+// them cuda.graph() raises, everything else works.
 #define PTXJIT_CUDA_DRIVER_OPTIONAL_ENTRY_POINTS(X)                                                \
   X(cuFuncGetParamInfo)                                                                            \
   X(cuModuleGetGlobal_v2)                                                                          \
@@ -86,7 +88,15 @@ namespace ptxjit::runtime {
   X(cuLinkCreate_v2)                                                                               \
   X(cuLinkAddData_v2)                                                                              \
   X(cuLinkComplete)                                                                                \
-  X(cuLinkDestroy)
+  X(cuLinkDestroy)                                                                                 \
+  X(cuStreamBeginCapture_v2)                                                                       \
+  X(cuStreamEndCapture)                                                                            \
+  X(cuStreamIsCapturing)                                                                           \
+  X(cuGraphInstantiateWithFlags)                                                                   \
+  X(cuGraphLaunch)                                                                                 \
+  X(cuGraphGetNodes)                                                                               \
+  X(cuGraphExecDestroy)                                                                            \
+  X(cuGraphDestroy)
 
 // The resolved entry points. Every member of PTXJIT_CUDA_DRIVER_ENTRY_POINTS is non-null in the
 // object returned by driver(); those of PTXJIT_CUDA_DRIVER_OPTIONAL_ENTRY_POINTS may be null.

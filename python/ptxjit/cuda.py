@@ -682,6 +682,18 @@ def external_stream(ptr):
     return _lib().external_stream(int(ptr))
 
 
+def graph(stream):
+    """Captures into a CUDA graph the work submitted to ``stream`` (a ``cuda.stream()``) inside
+    a ``with`` block; ``g.replay(stream=None)`` runs all of it again with one launch (a ptxjit
+    addition; see docs/api.md, "CUDA graphs"):
+
+        with cuda.graph(s) as g:
+            kernel[grid, block, s](a, b)
+        g.replay()
+    """
+    return _lib().Graph(stream)
+
+
 def event(timing=True):
     """A new CUDA event (``record``, ``synchronize``, ``wait``, ``query``, ``elapsed_time``);
     ``timing=False`` makes a cheaper one that cannot be timed."""
@@ -841,7 +853,7 @@ __all__ = [
     "mapped_array_like", "managed_array", "pinned", "stream", "default_stream", "synchronize",
     "is_available", "current_target", "is_cuda_array", "as_cuda_array",
     "from_cuda_array_interface", "external_stream", "per_thread_default_stream",
-    "legacy_default_stream", "event", "event_elapsed_time",
+    "legacy_default_stream", "event", "event_elapsed_time", "graph",
     "get_current_device", "detect", "grid", "gridsize",
     "threadIdx", "blockIdx", "blockDim", "gridDim", "syncthreads", "shared", "local", "const",
     "atomic",

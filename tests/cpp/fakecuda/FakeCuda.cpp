@@ -25,6 +25,17 @@
 // cuMemHostRegister_v2/cuMemHostUnregister (registered ranges are tracked: registering one twice
 // fails with CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, unregistering an unknown pointer with
 // CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED); cuMemHostGetDevicePointer_v2 returns the host address.
+// Streams and graphs: cuStreamCreate/Destroy/Synchronize/Query work (work is done as it is
+// submitted). cuMemsetD8Async is the one capturable operation: on a stream being captured it is
+// recorded, else done at once (on host memory). cuStreamBeginCapture_v2 refuses the legacy
+// default stream (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) and a stream already captured
+// (CUDA_ERROR_ILLEGAL_STATE); a cuMemsetD8Async on the legacy default stream while a blocking
+// stream (created with flags 0) is captured invalidates that capture and fails with
+// CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, as the real driver does; cuStreamEndCapture then fails
+// with CUDA_ERROR_STREAM_CAPTURE_INVALIDATED and a null graph (CUDA_ERROR_ILLEGAL_STATE when
+// not capturing). cuGraphGetNodes counts the recorded operations, cuGraphInstantiateWithFlags
+// copies them, cuGraphLaunch replays them in order. fakeCudaGraphCalls(k) counts calls of
+// cuGraphLaunch (k = 0), cuGraphExecDestroy (1) and cuGraphDestroy (2).
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -32,6 +43,7 @@
 #include <cstring>
 #include <mutex>
 #include <set>
+#include <vector>
 
 namespace {
 
@@ -54,6 +66,28 @@ int gPoolObject = 0; // its address is the pool handle
 
 std::set<void *> &gRegistered = *new std::set<void *>;
 
+struct FakeMemset {
+  unsigned long long dst;
+  unsigned char value;
+  size_t n;
+};
+
+struct FakeStream {
+  unsigned flags;
+  bool capturing = false;
+  bool invalidated = false;
+  std::vector<FakeMemset> recorded;
+};
+
+struct FakeGraph {
+  std::vector<FakeMemset> ops;
+};
+
+void doMemset(const FakeMemset &m) { std::memset(reinterpret_cast<void *>(m.dst), m.value, m.n); }
+
+std::set<FakeStream *> &gStreams = *new std::set<FakeStream *>;
+int gGraphCalls[3] = {0, 0, 0};
+
 struct FakeEvent {
   bool timing;
   bool recorded = false;
@@ -63,6 +97,11 @@ struct FakeEvent {
 constexpr int kNotSupported = 801; // CUDA_ERROR_NOT_SUPPORTED
 constexpr int kInvalidHandle = 400; // CUDA_ERROR_INVALID_HANDLE
 constexpr int kInvalidValue = 1;   // CUDA_ERROR_INVALID_VALUE
+constexpr int kIllegalState = 401; // CUDA_ERROR_ILLEGAL_STATE
+constexpr int kCaptureUnsupported = 900;                   // CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+constexpr int kCaptureInvalidated = 901;                   // CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
+constexpr int kCaptureImplicit = 906;                      // CUDA_ERROR_STREAM_CAPTURE_IMPLICIT
+void *const kLegacyStream = reinterpret_cast<void *>(0x1); // CU_STREAM_LEGACY
 
 } // namespace
 
@@ -272,6 +311,117 @@ int cuMemHostUnregister(void *p) {
   return gRegistered.erase(p) ? 0 : 713; // CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED
 }
 
+int fakeCudaGraphCalls(int which) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return which >= 0 && which < 3 ? gGraphCalls[which] : -1;
+}
+
+int cuStreamCreate(void **stream, unsigned flags) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  auto *s = new FakeStream{flags};
+  gStreams.insert(s);
+  *stream = s;
+  return 0;
+}
+int cuStreamDestroy_v2(void *stream) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  if (!gStreams.erase(static_cast<FakeStream *>(stream)))
+    return kInvalidHandle;
+  delete static_cast<FakeStream *>(stream);
+  return 0;
+}
+int cuStreamSynchronize(void *) { return 0; }
+int cuStreamQuery(void *) { return 0; }
+
+int cuMemsetD8Async(unsigned long long dst, unsigned char value, size_t n, void *stream) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  if (stream == nullptr || stream == kLegacyStream) {
+    bool broke = false; // the legacy stream synchronizes with the blocking streams
+    for (FakeStream *s : gStreams)
+      if (s->capturing && s->flags == 0) {
+        s->invalidated = true;
+        broke = true;
+      }
+    if (broke)
+      return kCaptureImplicit;
+  } else {
+    auto *s = static_cast<FakeStream *>(stream);
+    if (!gStreams.count(s))
+      return kInvalidHandle;
+    if (s->capturing) {
+      s->recorded.push_back({dst, value, n});
+      return 0;
+    }
+  }
+  doMemset({dst, value, n});
+  return 0;
+}
+
+int cuStreamBeginCapture_v2(void *stream, int) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  if (stream == nullptr || stream == kLegacyStream)
+    return kCaptureUnsupported;
+  auto *s = static_cast<FakeStream *>(stream);
+  if (!gStreams.count(s))
+    return kInvalidHandle;
+  if (s->capturing)
+    return kIllegalState;
+  s->capturing = true;
+  s->invalidated = false;
+  s->recorded.clear();
+  return 0;
+}
+int cuStreamIsCapturing(void *stream, int *status) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  auto *s = static_cast<FakeStream *>(stream);
+  *status = 0; // CU_STREAM_CAPTURE_STATUS_NONE
+  if (gStreams.count(s) && s->capturing)
+    *status = s->invalidated ? 2 : 1; // INVALIDATED : ACTIVE
+  return 0;
+}
+int cuStreamEndCapture(void *stream, void **graph) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  *graph = nullptr;
+  auto *s = static_cast<FakeStream *>(stream);
+  if (!gStreams.count(s) || !s->capturing)
+    return kIllegalState;
+  s->capturing = false;
+  if (s->invalidated)
+    return kCaptureInvalidated;
+  *graph = new FakeGraph{std::move(s->recorded)};
+  s->recorded.clear();
+  return 0;
+}
+int cuGraphGetNodes(void *graph, void **nodes, size_t *count) {
+  if (nodes)
+    return kNotSupported; // the runtime only counts them
+  *count = static_cast<FakeGraph *>(graph)->ops.size();
+  return 0;
+}
+int cuGraphInstantiateWithFlags(void **exec, void *graph, unsigned long long) {
+  *exec = new FakeGraph{static_cast<FakeGraph *>(graph)->ops};
+  return 0;
+}
+int cuGraphLaunch(void *exec, void *) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  ++gGraphCalls[0];
+  for (const FakeMemset &m : static_cast<FakeGraph *>(exec)->ops)
+    doMemset(m);
+  return 0;
+}
+int cuGraphExecDestroy(void *exec) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  ++gGraphCalls[1];
+  delete static_cast<FakeGraph *>(exec);
+  return 0;
+}
+int cuGraphDestroy(void *graph) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  ++gGraphCalls[2];
+  delete static_cast<FakeGraph *>(graph);
+  return 0;
+}
+
 // Module loads and the linker reject every input, writing a line into the error log buffer the
 // caller passed (CU_JIT_ERROR_LOG_BUFFER = 5), so that tests see the log reach the CudaError.
 constexpr int kInvalidPtx = 218; // CUDA_ERROR_INVALID_PTX
@@ -314,17 +464,12 @@ FAKE_UNSUPPORTED(cuMemcpyHtoDAsync_v2)
 FAKE_UNSUPPORTED(cuMemcpyDtoHAsync_v2)
 FAKE_UNSUPPORTED(cuMemcpyDtoDAsync_v2)
 FAKE_UNSUPPORTED(cuMemsetD8_v2)
-FAKE_UNSUPPORTED(cuMemsetD8Async)
 FAKE_UNSUPPORTED(cuModuleUnload)
 FAKE_UNSUPPORTED(cuModuleGetFunction)
 FAKE_UNSUPPORTED(cuFuncGetAttribute)
 FAKE_UNSUPPORTED(cuFuncSetAttribute)
 FAKE_UNSUPPORTED(cuOccupancyMaxPotentialBlockSize)
 FAKE_UNSUPPORTED(cuLaunchKernel)
-FAKE_UNSUPPORTED(cuStreamCreate)
-FAKE_UNSUPPORTED(cuStreamDestroy_v2)
-FAKE_UNSUPPORTED(cuStreamSynchronize)
-FAKE_UNSUPPORTED(cuStreamQuery)
 #undef FAKE_UNSUPPORTED
 
 } // extern "C"

@@ -1,0 +1,97 @@
+#include "runtime/Graph.h"
+
+#include "runtime/Device.h"
+
+#include <stdexcept>
+
+namespace ptxjit::runtime {
+
+namespace {
+
+// The driver, checked for the graph entry points (optional: CUDA 11.4 and newer).
+const DriverApi &graphDriver() {
+  Device::current();
+  const DriverApi &d = driver();
+  if (!d.cuStreamBeginCapture_v2 || !d.cuStreamEndCapture || !d.cuStreamIsCapturing ||
+      !d.cuGraphInstantiateWithFlags || !d.cuGraphLaunch || !d.cuGraphGetNodes ||
+      !d.cuGraphExecDestroy || !d.cuGraphDestroy)
+    throw DriverUnavailable("CUDA graphs need cuStreamBeginCapture_v2, cuStreamEndCapture, "
+                            "cuStreamIsCapturing, cuGraphInstantiateWithFlags, cuGraphLaunch, "
+                            "cuGraphGetNodes, cuGraphExecDestroy and cuGraphDestroy, which this "
+                            "driver lacks (CUDA 11.4 or newer is needed)");
+  return d;
+}
+
+} // namespace
+
+void Graph::beginCapture(CUstream stream) {
+  if (stream == nullptr || stream == CU_STREAM_LEGACY)
+    throw std::invalid_argument("the legacy default stream cannot be captured into a graph; "
+                                "capture a stream made by cuda.stream()");
+  check(graphDriver().cuStreamBeginCapture_v2(stream, CU_STREAM_CAPTURE_MODE_RELAXED),
+        "cuStreamBeginCapture");
+}
+
+std::shared_ptr<Graph> Graph::endCapture(CUstream stream) {
+  const DriverApi &d = graphDriver();
+  CUgraph graph = nullptr;
+  CUresult r = d.cuStreamEndCapture(stream, &graph);
+  if (r != CUDA_SUCCESS) {
+    if (graph)
+      d.cuGraphDestroy(graph);
+    throwCudaError(r, "cuStreamEndCapture");
+  }
+  size_t nodes = 0;
+  CUgraphExec exec = nullptr;
+  const char *call = "cuGraphGetNodes";
+  r = d.cuGraphGetNodes(graph, nullptr, &nodes);
+  if (r == CUDA_SUCCESS) {
+    call = "cuGraphInstantiate";
+    r = d.cuGraphInstantiateWithFlags(&exec, graph, 0);
+  }
+  if (r != CUDA_SUCCESS) {
+    d.cuGraphDestroy(graph);
+    throwCudaError(r, call);
+  }
+  try {
+    return std::shared_ptr<Graph>(new Graph(graph, exec, nodes));
+  } catch (...) {
+    d.cuGraphExecDestroy(exec);
+    d.cuGraphDestroy(graph);
+    throw;
+  }
+}
+
+void Graph::abandonCapture(CUstream stream) noexcept {
+  try {
+    const DriverApi &d = graphDriver();
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    if (d.cuStreamIsCapturing(stream, &status) != CUDA_SUCCESS ||
+        status == CU_STREAM_CAPTURE_STATUS_NONE)
+      return;
+    CUgraph graph = nullptr;
+    d.cuStreamEndCapture(stream, &graph); // errors ignored: the capture is being discarded
+    if (graph)
+      d.cuGraphDestroy(graph);
+  } catch (...) { // no driver: nothing was being captured
+  }
+}
+
+bool Graph::capturing(CUstream stream) {
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  check(graphDriver().cuStreamIsCapturing(stream, &status), "cuStreamIsCapturing");
+  return status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+Graph::~Graph() {
+  if (Device::currentForCleanup()) { // errors ignored
+    driver().cuGraphExecDestroy(exec_);
+    driver().cuGraphDestroy(graph_);
+  }
+}
+
+void Graph::launch(CUstream stream) const {
+  check(graphDriver().cuGraphLaunch(exec_, stream), "cuGraphLaunch");
+}
+
+} // namespace ptxjit::runtime

@@ -1,0 +1,60 @@
+// CUDA graphs made by stream capture: the work a sequence of calls enqueues on one stream
+// (kernel launches, ufunc calls, asynchronous copies and fills), recorded once by the driver and
+// replayed with a single cuGraphLaunch. The graph entry points are optional in Driver.h: every
+// function here throws DriverUnavailable, naming them, on a driver that lacks them.
+#pragma once
+
+#include "runtime/Driver.h"
+
+#include <cstddef>
+#include <memory>
+
+namespace ptxjit::runtime {
+
+// An instantiated graph (a CUgraph and its CUgraphExec), destroyed with the object (skipped
+// once the process is exiting). Arguments are bound at capture: device pointers and scalar
+// values are those of the captured calls, so the memory they point to must outlive the graph.
+class Graph {
+public:
+  // Starts capturing the work submitted to `stream` (cuStreamBeginCapture,
+  // CU_STREAM_CAPTURE_MODE_RELAXED, so that a first-call compile and module load, or a device
+  // allocation, may happen inside the capture; they are not recorded). Makes the device context
+  // current first. Throws std::invalid_argument for the legacy default stream (null or
+  // CU_STREAM_LEGACY: it cannot be captured), DriverUnavailable, CudaError (e.g.
+  // CUDA_ERROR_ILLEGAL_STATE when `stream` is being captured already).
+  static void beginCapture(CUstream stream);
+
+  // Ends the capture of `stream` and instantiates what it recorded (cuStreamEndCapture,
+  // cuGraphInstantiateWithFlags). Throws CudaError: CUDA_ERROR_STREAM_CAPTURE_INVALIDATED when a
+  // captured call broke the capture rules (e.g. work on the legacy default stream meanwhile),
+  // CUDA_ERROR_ILLEGAL_STATE when `stream` is not being captured; DriverUnavailable.
+  static std::shared_ptr<Graph> endCapture(CUstream stream);
+
+  // Ends the capture of `stream`, if one is under way, and discards what it recorded: for
+  // error paths (an exception inside the captured region). Never throws.
+  static void abandonCapture(CUstream stream) noexcept;
+
+  // True while `stream` is being captured (cuStreamIsCapturing). Throws DriverUnavailable,
+  // CudaError.
+  static bool capturing(CUstream stream);
+
+  ~Graph();
+  Graph(const Graph &) = delete;
+  Graph &operator=(const Graph &) = delete;
+
+  // Enqueues one replay of the recorded work on `stream` (cuGraphLaunch; any stream, the legacy
+  // default one included). Throws DriverUnavailable, CudaError.
+  void launch(CUstream stream) const;
+
+  // The number of nodes the capture recorded (one per kernel launch, copy or fill).
+  size_t nodeCount() const noexcept { return nodes_; }
+
+private:
+  Graph(CUgraph graph, CUgraphExec exec, size_t nodes)
+      : graph_(graph), exec_(exec), nodes_(nodes) {}
+  CUgraph graph_;
+  CUgraphExec exec_;
+  size_t nodes_;
+};
+
+} // namespace ptxjit::runtime

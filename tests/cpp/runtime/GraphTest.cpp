@@ -1,0 +1,154 @@
+// Stream capture into graphs and their replay (runtime/Graph.h) against the fake driver of
+// tests/cpp/fakecuda (PTXJIT_LIBCUDA), which records cuMemsetD8Async on a captured stream and
+// replays it on cuGraphLaunch: what is captured is not done, a replay does it, each replay
+// again; the errors of the capture rules; the destruction of the graph. The driver state is
+// per process, so each scenario runs in a death-test child.
+#include "runtime/Graph.h"
+#include "runtime/Driver.h"
+#include "runtime/Memory.h"
+#include "runtime/Stream.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <stdexcept>
+#include <string>
+
+using namespace ptxjit::runtime;
+
+namespace {
+
+#define SCENARIO_CHECK(cond)                                                                       \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      std::fprintf(stderr, "check failed: %s (line %d)\n", #cond, __LINE__);                       \
+      std::fflush(stderr);                                                                         \
+      std::_Exit(1);                                                                               \
+    }                                                                                              \
+  } while (0)
+
+void useFakeDriver() {
+  setenv("PTXJIT_LIBCUDA", PTXJIT_FAKE_LIBCUDA, 1);
+  SCENARIO_CHECK(driverAvailable());
+}
+
+// The fake driver's count of cuGraphLaunch (0), cuGraphExecDestroy (1), cuGraphDestroy (2).
+int graphCalls(int which) {
+  void *lib = dlopen(PTXJIT_FAKE_LIBCUDA, RTLD_NOW | RTLD_NOLOAD);
+  auto fn = reinterpret_cast<int (*)(int)>(dlsym(lib, "fakeCudaGraphCalls"));
+  return fn ? fn(which) : -1;
+}
+
+// The CUresult name and call of the CudaError `f` throws ("" when it throws none).
+template <typename F> std::string failure(F &&f) {
+  try {
+    f();
+  } catch (const CudaError &e) {
+    return errorName(e.code()) + " from " + e.call();
+  }
+  return "";
+}
+
+[[noreturn]] void captureAndReplayScenario() {
+  useFakeDriver();
+  auto stream = Stream::create(/*nonBlocking=*/true);
+  unsigned char buf[8];
+  std::memset(buf, 0, sizeof buf);
+  auto ptr = reinterpret_cast<CUdeviceptr>(buf); // the fake's device memory is host memory
+
+  Graph::beginCapture(stream->handle());
+  SCENARIO_CHECK(Graph::capturing(stream->handle()));
+  fillDevice(ptr, 7, 4, stream->handle());
+  fillDevice(ptr + 4, 9, 2, stream->handle());
+  SCENARIO_CHECK(buf[0] == 0 && buf[4] == 0); // recorded, not done
+  std::shared_ptr<Graph> g = Graph::endCapture(stream->handle());
+  SCENARIO_CHECK(!Graph::capturing(stream->handle()));
+  SCENARIO_CHECK(g->nodeCount() == 2);
+  SCENARIO_CHECK(buf[0] == 0);
+
+  g->launch(stream->handle());
+  SCENARIO_CHECK(buf[0] == 7 && buf[3] == 7 && buf[4] == 9 && buf[5] == 9 && buf[6] == 0);
+  std::memset(buf, 1, sizeof buf);
+  g->launch(nullptr); // any stream, the default one included
+  SCENARIO_CHECK(buf[0] == 7 && buf[5] == 9 && buf[6] == 1);
+  SCENARIO_CHECK(graphCalls(0) == 2);
+
+  fillDevice(ptr, 3, 1, stream->handle()); // after the capture: done at once again
+  SCENARIO_CHECK(buf[0] == 3);
+
+  g.reset();
+  SCENARIO_CHECK(graphCalls(1) == 1 && graphCalls(2) == 1); // its exec and its graph
+  std::_Exit(0);
+}
+
+[[noreturn]] void captureRulesScenario() {
+  useFakeDriver();
+  // The legacy default stream cannot be captured: said before the driver is asked.
+  bool refused = false;
+  try {
+    Graph::beginCapture(nullptr);
+  } catch (const std::invalid_argument &e) {
+    refused = std::string(e.what()).find("legacy default stream") != std::string::npos;
+  }
+  SCENARIO_CHECK(refused);
+
+  auto stream = Stream::create(/*nonBlocking=*/false);
+  SCENARIO_CHECK(failure([&] { Graph::endCapture(stream->handle()); }) ==
+                 "CUDA_ERROR_ILLEGAL_STATE from cuStreamEndCapture"); // not capturing
+  Graph::beginCapture(stream->handle());
+  SCENARIO_CHECK(failure([&] { Graph::beginCapture(stream->handle()); }) ==
+                 "CUDA_ERROR_ILLEGAL_STATE from cuStreamBeginCapture");
+
+  // Work on the legacy default stream meanwhile breaks the capture of a blocking stream.
+  unsigned char buf[4] = {0, 0, 0, 0};
+  auto ptr = reinterpret_cast<CUdeviceptr>(buf);
+  fillDevice(ptr, 5, 4, stream->handle());
+  SCENARIO_CHECK(failure([&] { fillDevice(ptr, 6, 4, CU_STREAM_LEGACY); }) ==
+                 "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT from cuMemsetD8Async");
+  SCENARIO_CHECK(failure([&] { Graph::endCapture(stream->handle()); }) ==
+                 "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED from cuStreamEndCapture");
+  SCENARIO_CHECK(!Graph::capturing(stream->handle()));
+  SCENARIO_CHECK(buf[0] == 0);
+
+  // abandonCapture ends a capture under way and discards it; without one it does nothing.
+  Graph::beginCapture(stream->handle());
+  fillDevice(ptr, 5, 4, stream->handle());
+  Graph::abandonCapture(stream->handle());
+  SCENARIO_CHECK(!Graph::capturing(stream->handle()));
+  SCENARIO_CHECK(graphCalls(2) == 1); // the discarded graph
+  Graph::abandonCapture(stream->handle());
+  SCENARIO_CHECK(graphCalls(2) == 1);
+  SCENARIO_CHECK(buf[0] == 0);
+
+  // The stream can be captured again afterwards.
+  Graph::beginCapture(stream->handle());
+  fillDevice(ptr, 4, 4, stream->handle());
+  Graph::endCapture(stream->handle())->launch(stream->handle());
+  SCENARIO_CHECK(buf[0] == 4 && buf[3] == 4);
+  std::_Exit(0);
+}
+
+class GraphDeathTest : public ::testing::Test {
+protected:
+  void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
+};
+
+} // namespace
+
+TEST_F(GraphDeathTest, CapturedWorkIsRecordedAndEachReplayDoesIt) {
+  EXPECT_EXIT(captureAndReplayScenario(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(GraphDeathTest, CaptureRulesAndAbandonedCaptures) {
+  EXPECT_EXIT(captureRulesScenario(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST(GraphWithoutDriver, NeedsTheDriver) {
+  // Without a usable driver (the test process never loads one) graphs say why.
+  if (driverAvailable())
+    GTEST_SKIP() << "a driver is loaded";
+  EXPECT_THROW(Graph::beginCapture(reinterpret_cast<CUstream>(0x10)), DriverUnavailable);
+}

@@ -1,0 +1,113 @@
+"""cuda.graph(stream): stream capture into a CUDA graph and its replay (docs/api.md, "CUDA
+graphs"). The capture itself is the driver's: its logic is tested against the fake driver in
+tests/cpp/runtime/GraphTest.cpp; here the Python object's rules on the CPU backend, and real
+captures of kernels and ufuncs on the GPU."""
+import numpy as np
+import pytest
+
+from ptxjit import cuda, errors
+
+
+def test_cpu_backend_refuses_graphs(cpu):
+    with pytest.raises(errors.CudaSupportError, match="CUDA graphs need the CUDA backend"):
+        cuda.graph(cuda.stream())
+
+
+@cuda.jit
+def axpb(x, a, b):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i] = a * x[i] + b
+
+
+@cuda.jit
+def add_into(out, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] += x[i]
+
+
+@pytest.mark.gpu
+def test_captured_launches_replay(cuda_target):
+    s = cuda.stream()
+    host = np.arange(1000, dtype=np.float32)
+    x, acc = cuda.to_device(host), cuda.to_device(np.zeros(1000, np.float32))
+    axpb[4, 256, s](x, np.float32(1), np.float32(0))  # compiled before the capture
+    s.synchronize()
+    g = cuda.graph(s)
+    assert not g.ready
+    with pytest.raises(RuntimeError, match="not been captured yet"):
+        g.replay()
+    with g:
+        axpb[4, 256, s](x, np.float32(2), np.float32(1))
+        add_into[4, 256, s](acc, x)
+    s.synchronize()
+    assert g.ready and g.node_count == 2
+    np.testing.assert_array_equal(x.copy_to_host(), host)  # captured, not run
+    np.testing.assert_array_equal(acc.copy_to_host(), 0)
+    want_x, want_acc = host.copy(), np.zeros(1000, np.float32)
+    for _ in range(3):
+        g.replay()
+        want_x = 2 * want_x + 1
+        want_acc += want_x
+    s.synchronize()
+    np.testing.assert_array_equal(x.copy_to_host(), want_x)
+    np.testing.assert_array_equal(acc.copy_to_host(), want_acc)
+    g.replay(cuda.default_stream())  # any stream
+    cuda.synchronize()
+    np.testing.assert_array_equal(x.copy_to_host(), 2 * want_x + 1)
+    with pytest.raises(RuntimeError, match="captures once"):
+        with g:
+            pass
+
+
+@pytest.mark.gpu
+def test_first_call_compiles_inside_the_capture_and_ufuncs_are_captured(cuda_target):
+    @cuda.jit
+    def scale(x, f):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] *= f
+
+    @cuda.vectorize(["float32(float32, float32)"])
+    def vadd(a, b):
+        return a + b
+
+    s = cuda.stream()
+    a = cuda.to_device(np.ones(300, np.float32))
+    b = cuda.to_device(np.full(300, 2, np.float32))
+    out = cuda.device_array(300, np.float32)
+    with cuda.graph(s) as g:
+        scale[2, 256, s](a, np.float32(3))
+        vadd(a, b, out=out, stream=s)
+    g.replay()
+    s.synchronize()
+    np.testing.assert_array_equal(out.copy_to_host(), 5)
+    g.replay()
+    s.synchronize()
+    np.testing.assert_array_equal(out.copy_to_host(), 11)
+
+
+@pytest.mark.gpu
+def test_errors_inside_the_block_discard_the_capture(cuda_target):
+    s = cuda.stream()
+    x = cuda.to_device(np.zeros(10, np.float32))
+    g = cuda.graph(s)
+    with pytest.raises(ZeroDivisionError):
+        with g:
+            axpb[1, 32, s](x, np.float32(1), np.float32(1))
+            1 / 0
+    assert not g.ready
+    with pytest.raises(RuntimeError, match="capture failed"):
+        g.replay()
+    axpb[1, 32, s](x, np.float32(1), np.float32(1))  # the stream works as before
+    s.synchronize()
+    np.testing.assert_array_equal(x.copy_to_host(), 1)
+
+
+@pytest.mark.gpu
+def test_the_default_stream_cannot_be_captured(cuda_target):
+    with pytest.raises(TypeError, match="legacy default stream cannot be captured"):
+        cuda.graph(cuda.default_stream())
+    with pytest.raises(TypeError, match="legacy default stream"):
+        cuda.graph(0)
