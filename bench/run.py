@@ -42,6 +42,7 @@ import tempfile
 import time
 
 import bare_native
+import suite
 import workloads
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -78,7 +79,7 @@ METRICS = [
     ("black_scholes_2^24_f32_kernel", "ms", "≤ 1.05× CUDA C++", "cuda_cpp", 1.05),
     ("vectorize_add_f32_1000", "µs", "≤ 8 µs, below CuPy and PyTorch", None, 8.0),
     ("vectorize_add_f32_1000_scalar", "µs", "≤ 8 µs, below CuPy and PyTorch", None, 8.0),
-]
+] + suite.METRICS + suite.GRAPH_METRICS  # the kernels people write, CUDA graphs (bench/suite.py)
 
 PEERS = ["bare", "cuda_cpp", "numba", "cupy", "torch"]
 
@@ -86,6 +87,8 @@ PEERS = ["bare", "cuda_cpp", "numba", "cupy", "torch"]
 KERNEL_METRICS = [m[0] for m in METRICS if m[0].startswith(("launch", "compile_warm", "saxpy",
                                                               "mandel", "black"))]
 VECTORIZE_METRICS = [m[0] for m in METRICS if m[0].startswith("vectorize")]
+SUITE_METRICS = [m[0] for m in suite.METRICS]
+GRAPH_METRICS = [m[0] for m in suite.GRAPH_METRICS]
 LAUNCH_METRICS = [m for m in KERNEL_METRICS if m.startswith("launch")]
 STARTUP_METRICS = ["first_compile_fresh_process", "first_launch_fresh_process"]
 FRESH_METRICS = ["import"] + STARTUP_METRICS + ["cache_warm_first_call"]
@@ -402,7 +405,13 @@ def run_worker(args):
     if args.worker in ("ptxjit", "numba"):
         parts.append(("kernels",
                       lambda: worker_kernels(args.worker, cfg, args.out_dir, args.bare_lib)))
+        parts.append(("suite", lambda: suite.worker_suite(
+            args.worker, import_impl(args.worker), args.dry_run, interleave_rounds,
+            args.suite_lib)))
     parts.append(("vectorize", lambda: worker_vectorize(args.worker, cfg)))
+    if args.worker in ("ptxjit", "cupy"):
+        parts.append(("graphs", lambda: suite.worker_graphs(args.worker, args.dry_run,
+                                                            interleave_rounds)))
     if args.worker in ("cupy", "torch"):
         parts.append(("copy", lambda: worker_copy(args.worker, cfg)))
     for name, fn in parts:
@@ -613,7 +622,7 @@ def build_cuda_peers(build_dir, cc):
 # The orchestrator
 # ---------------------------------------------------------------------------------------------
 
-def spawn_worker(impl, args, env, out_dir=None, python=None, bare_lib=None):
+def spawn_worker(impl, args, env, out_dir=None, python=None, bare_lib=None, suite_lib=None):
     cmd = [python or sys.executable, os.path.abspath(__file__), "--worker", impl]
     if args.dry_run:
         cmd.append("--dry-run")
@@ -621,6 +630,8 @@ def spawn_worker(impl, args, env, out_dir=None, python=None, bare_lib=None):
         cmd += ["--out-dir", out_dir]
     if bare_lib:
         cmd += ["--bare-lib", bare_lib]
+    if suite_lib:
+        cmd += ["--suite-lib", suite_lib]
     return run_last_json(cmd, env, timeout=1800)
 
 
@@ -713,11 +724,18 @@ def orchestrate(args):
     startup = StartupPeer(bare_built["bare_startup"]) if driver_off is None and \
         "bare_startup" in bare_built else None
 
+    # The suite's CUDA C++ twins (one library, timed inside ptxjit's worker)
+    suite_lib, suite_why = None, "dry run: no GPU used"
+    if not args.dry_run:
+        suite_lib, suite_why = suite.build_lib(build_dir, compute_cc(env),
+                                               bare_native.compile_if_stale)
+    extra["native_build"]["missing"].update({} if suite_lib else {"cuda_suite": suite_why})
+
     # ptxjit
     ptx_dir = tempfile.mkdtemp(prefix="ptxjit-bench-ptx-", dir=build_dir)
     ptx_files, interleaved, interleaved_errors = {}, {}, {}
     try:
-        out = spawn_worker("ptxjit", args, env, ptx_dir, bare_lib=bare_lib)
+        out = spawn_worker("ptxjit", args, env, ptx_dir, bare_lib=bare_lib, suite_lib=suite_lib)
         ptx_files = out["results"].get("ptx_files", {})
         interleaved = out["results"].pop("bare_interleaved", {})
         extra["bare.interleaved_rounds"] = out["results"].pop("bare_interleaved_rounds", {})
@@ -726,8 +744,11 @@ def orchestrate(args):
             interleaved_errors.setdefault("all", "ptxjit's launch measurement failed: " +
                                           out["errors"]["kernels"])
         record_worker("ptxjit", out, figures, missing, extra)
+        if suite_lib is None:
+            fail_all("cuda_cpp", suite_why, SUITE_METRICS)
     except Exception as e:
-        fail_all("ptxjit", str(e)[:300], KERNEL_METRICS + VECTORIZE_METRICS)
+        fail_all("ptxjit", str(e)[:300],
+                 KERNEL_METRICS + VECTORIZE_METRICS + SUITE_METRICS + GRAPH_METRICS)
         interleaved_errors["all"] = "ptxjit's worker failed"
     res, errs = fresh_process_metrics("ptxjit", cfg, env, peer=startup)
     record_plain("ptxjit", res, errs, figures, missing, extra, FRESH_METRICS)
@@ -746,8 +767,9 @@ def orchestrate(args):
     # Python peers
     gpu_reason = "dry run: no GPU used" if args.dry_run else None
     for impl in ("numba", "cupy", "torch"):
-        metrics = (KERNEL_METRICS + VECTORIZE_METRICS + FRESH_METRICS) if impl == "numba" \
-            else VECTORIZE_METRICS
+        metrics = (KERNEL_METRICS + VECTORIZE_METRICS + FRESH_METRICS + SUITE_METRICS) \
+            if impl == "numba" \
+            else VECTORIZE_METRICS + (GRAPH_METRICS if impl == "cupy" else [])
         why = gpu_reason or importable(impl, env, args.peer_python)
         if why:
             fail_all(impl, f"missing ({why})", metrics)
@@ -760,6 +782,7 @@ def orchestrate(args):
         if impl == "numba":
             res, errs = fresh_process_metrics("numba", cfg, env, python=args.peer_python)
             record_plain("numba", res, errs, figures, missing, extra, FRESH_METRICS)
+    fail_all("numba", "numba-cuda has no CUDA graphs", GRAPH_METRICS)
 
     # The bare launcher: interleaved in ptxjit's process where it could be, and the same loop
     # in a separate process (bare_launch) for comparison, or as the fall-back, said so.
@@ -840,6 +863,10 @@ def orchestrate(args):
         ratios = {p: mine / v for p, v in figures[name].items() if p != "ptxjit" and mine and v}
         if args.dry_run:
             ok = None  # CPU backend and tiny sizes: nothing to judge
+        elif name in SUITE_METRICS:  # the median of the round ratios, not the medians' ratio
+            ok = suite.judge(name, ratios, extra)
+        elif name in GRAPH_METRICS:  # replay against ptxjit's own direct launches
+            ok = suite.judge_graph(extra) if bound is not None else None
         elif isinstance(bound, tuple):  # ("plus", x): at most x above the reference peer
             peer = figures[name].get(ref)
             ok = None if mine is None or peer is None else mine <= peer + bound[1]
@@ -870,6 +897,7 @@ def orchestrate(args):
 
 def record_worker(impl, out, figures, missing, extra):
     results, errors = out["results"], out["errors"]
+    suite.record(impl, results, figures, missing, extra)
     for name in figures:
         if name in results:
             figures[name][impl] = results[name]
@@ -877,6 +905,10 @@ def record_worker(impl, out, figures, missing, extra):
             missing[name][impl] = errors["vectorize"]
         elif name in KERNEL_METRICS and "kernels" in errors:  # ptxjit's and numba's workers
             missing[name][impl] = errors["kernels"]
+        elif name in SUITE_METRICS and "suite" in errors:
+            missing[name][impl] = errors["suite"]
+        elif name in GRAPH_METRICS and "graphs" in errors:
+            missing[name][impl] = errors["graphs"]
     for k, v in results.items():
         if k not in figures and k != "ptx_files":
             extra[f"{impl}.{k}"] = v
@@ -964,6 +996,7 @@ def markdown(report):
         lines.append(f"| {m['name']} | {m['unit']} | {mine} | " + " | ".join(cells) +
                      f" | {ratios} | {m['target']} | {met} |")
     lines += bare_notes(report)
+    lines += suite.notes(report)
     frac = report["extra"].get("ptxjit.saxpy_fraction_of_copy_bandwidth")
     if frac is not None:
         lines.append(f"\nsaxpy reaches {frac * 100:.1f}% of the device-to-device copy bandwidth "
@@ -990,6 +1023,7 @@ def main():
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--out-dir", help=argparse.SUPPRESS)
     ap.add_argument("--bare-lib", help=argparse.SUPPRESS)
+    ap.add_argument("--suite-lib", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
         run_worker(args)

@@ -26,7 +26,15 @@ METRIC_NAMES = ["launch_empty", "launch_saxpy_args", "launch_16_arrays", "launch
                 "compile_warm_saxpy", "compile_warm_mandelbrot", "import",
                 "cache_warm_first_call", "saxpy_2^26_f32_kernel",
                 "mandelbrot_4096^2_f64_256it_kernel", "black_scholes_2^24_f32_kernel",
-                "vectorize_add_f32_1000", "vectorize_add_f32_1000_scalar"]
+                "vectorize_add_f32_1000", "vectorize_add_f32_1000_scalar",
+                # the kernels people write (bench/suite.py, issue 20)
+                "reduce_2^26_f32_kernel", "matmul_4096^2_f32_kernel", "histogram_2^26_u8_kernel",
+                "transpose_8192^2_f32_kernel", "jacobi_8192^2_f64_100steps",
+                "nbody_65536_f32_kernel", "monte_carlo_pi_2^28_kernel",
+                # CUDA graphs
+                "graph_direct_100_launches", "graph_replay_100_launches"]
+SUITE = METRIC_NAMES[15:22]
+GRAPHS = METRIC_NAMES[22:]
 LAUNCH = METRIC_NAMES[:4]
 STARTUP = ["first_compile_fresh_process", "first_launch_fresh_process"]
 HAVE_CXX = bool(shutil.which("g++") or shutil.which("c++"))
@@ -158,7 +166,11 @@ def test_dry_run_covers_every_metric(tmp_path, subprocess_env):
     assert report["dry_run"] is True
     assert [m["name"] for m in report["metrics"]] == METRIC_NAMES
     for m in report["metrics"]:
-        if m["ptxjit"] is None:
+        if m["name"] in GRAPHS:
+            # CUDA graphs need the CUDA backend: a dry run says so instead of a figure.
+            assert m["ptxjit"] is None, m
+            assert "CUDA graphs need the CUDA backend" in m["missing"]["ptxjit"], m
+        elif m["ptxjit"] is None:
             # Only an unavailable ptxjit.vectorize may leave a figure out, and it says why.
             assert m["name"].startswith("vectorize"), m
             assert m["missing"].get("ptxjit"), m
@@ -183,6 +195,14 @@ def test_dry_run_covers_every_metric(tmp_path, subprocess_env):
         by_name["first_compile_fresh_process"]["ptxjit"]
     assert set(by_name["saxpy_2^26_f32_kernel"]["missing"]) == {"cuda_cpp", "numba"}
     assert {"numba", "cupy", "torch"} <= set(by_name["vectorize_add_f32_1000"]["missing"])
+    for name in SUITE:  # measured by ptxjit on the CPU backend (each checked against NumPy)
+        assert set(by_name[name]["missing"]) == {"cuda_cpp", "numba"}, by_name[name]
+    suite = report["extra"]["ptxjit.suite"]
+    assert set(suite) >= {"reduce", "matmul", "histogram", "transpose", "jacobi", "nbody", "pi"}
+    assert all(len(suite[k]["ptxjit_ms"]) == 2 for k in ("reduce", "pi"))
+    for name in GRAPHS:
+        assert set(by_name[name]["missing"]) == {"ptxjit", "numba", "cupy"}, by_name[name]
+        assert by_name[name]["missing"]["numba"] == "numba-cuda has no CUDA graphs"
     # The bare C++ peers are built even in a dry run, or reported missing with the reason.
     build = report["extra"]["native_build"]
     assert set(build["built"]) | set(build["missing"]) >= set(bare_native.TARGETS)
