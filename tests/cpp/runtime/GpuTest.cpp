@@ -2,6 +2,7 @@
 // The hand-written PTX they load is checked with ptxas on every machine.
 #include "runtime/Device.h"
 #include "runtime/Driver.h"
+#include "runtime/Graph.h"
 #include "runtime/Launch.h"
 #include "runtime/Memory.h"
 #include "runtime/Module.h"
@@ -192,6 +193,33 @@ TEST_F(Gpu, AsynchronousCopiesAndLaunchOnAStream) {
   }
   Stream::defaultStream()->synchronize();
   EXPECT_TRUE(Stream::defaultStream()->query());
+}
+
+TEST_F(Gpu, CapturedLaunchesReplayAsAGraph) {
+  auto m = Module::loadPTX(kAddOnePtx);
+  auto s = Stream::create(/*nonBlocking=*/true);
+  uint32_t n = 1000;
+  std::vector<int32_t> host(n, 5);
+  auto dev = allocateDevice(n * sizeof(int32_t), nullptr);
+  dev->upload(host.data(), dev->size(), 0, nullptr);
+  CUdeviceptr ptr = dev->devicePtr();
+  void *params[] = {&ptr, &n};
+  Graph::beginCapture(s->handle());
+  EXPECT_TRUE(Graph::capturing(s->handle()));
+  for (int i = 0; i < 3; ++i)
+    launchKernel(m->function("add_one"), {(n + 127) / 128}, {128}, 0, s->handle(), params);
+  auto g = Graph::endCapture(s->handle());
+  EXPECT_EQ(g->nodeCount(), 3u);
+  std::vector<int32_t> out(n, -1);
+  dev->download(out.data(), dev->size(), 0, nullptr);
+  EXPECT_EQ(out[0], 5); // captured, not run
+  g->launch(s->handle());
+  g->launch(nullptr);
+  synchronize();
+  dev->download(out.data(), dev->size(), 0, nullptr);
+  EXPECT_EQ(out[0], 11);
+  EXPECT_EQ(out[n - 1], 11);
+  EXPECT_THROW(Graph::beginCapture(nullptr), std::invalid_argument);
 }
 
 TEST_F(Gpu, InvalidPtxGivesCudaErrorWithTheJitLog) {
