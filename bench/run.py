@@ -696,6 +696,12 @@ def native_driver_off(dry_run):
     return None
 
 
+def progress(t_start, what):
+    """One line on stderr per stage of the run (it takes minutes on the GPU machine), so that a
+    watcher sees where it is; stdout keeps only the report."""
+    print(f"[bench {time.perf_counter() - t_start:6.1f} s] {what}", file=sys.stderr, flush=True)
+
+
 def orchestrate(args):
     cfg = DRY if args.dry_run else FULL
     env = dict(os.environ)
@@ -717,6 +723,7 @@ def orchestrate(args):
     t_start = time.perf_counter()
 
     # The bare C++ peers first: ptxjit's worker loads the launcher library.
+    progress(t_start, "building the bare C++ peers")
     bare_built, bare_why = bare_native.build_bare(build_dir)
     extra["native_build"] = {"built": sorted(bare_built), "missing": dict(bare_why)}
     driver_off = native_driver_off(args.dry_run)
@@ -735,6 +742,7 @@ def orchestrate(args):
     ptx_dir = tempfile.mkdtemp(prefix="ptxjit-bench-ptx-", dir=build_dir)
     ptx_files, interleaved, interleaved_errors = {}, {}, {}
     try:
+        progress(t_start, "ptxjit: launches, compiles, kernels, ufuncs and the suite")
         out = spawn_worker("ptxjit", args, env, ptx_dir, bare_lib=bare_lib, suite_lib=suite_lib)
         ptx_files = out["results"].get("ptx_files", {})
         interleaved = out["results"].pop("bare_interleaved", {})
@@ -750,6 +758,7 @@ def orchestrate(args):
         fail_all("ptxjit", str(e)[:300],
                  KERNEL_METRICS + VECTORIZE_METRICS + SUITE_METRICS + GRAPH_METRICS)
         interleaved_errors["all"] = "ptxjit's worker failed"
+    progress(t_start, "ptxjit: fresh processes (import, first compile and launch, cache)")
     res, errs = fresh_process_metrics("ptxjit", cfg, env, peer=startup)
     record_plain("ptxjit", res, errs, figures, missing, extra, FRESH_METRICS)
 
@@ -775,11 +784,13 @@ def orchestrate(args):
             fail_all(impl, f"missing ({why})", metrics)
             continue
         try:
+            progress(t_start, f"{impl}: the same workloads")
             out = spawn_worker(impl, args, env, python=args.peer_python)
             record_worker(impl, out, figures, missing, extra)
         except Exception as e:
             fail_all(impl, str(e)[:300], metrics)
         if impl == "numba":
+            progress(t_start, "numba: fresh processes")
             res, errs = fresh_process_metrics("numba", cfg, env, python=args.peer_python)
             record_plain("numba", res, errs, figures, missing, extra, FRESH_METRICS)
     fail_all("numba", "numba-cuda has no CUDA graphs", GRAPH_METRICS)
@@ -787,6 +798,7 @@ def orchestrate(args):
     # The bare launcher: interleaved in ptxjit's process where it could be, and the same loop
     # in a separate process (bare_launch) for comparison, or as the fall-back, said so.
     bare_launch = {}  # metric -> choose_bare's info
+    progress(t_start, "bare C++ launch loop in a separate process")
     for metric in LAUNCH_METRICS:
         separate, sep_why = None, None
         if driver_off:
@@ -819,6 +831,7 @@ def orchestrate(args):
     if args.dry_run:
         fail_all("cuda_cpp", "dry run: no GPU used", list(native_metrics.values()))
     else:
+        progress(t_start, "CUDA C++ peers: building with nvcc and running")
         built, why = build_cuda_peers(build_dir, compute_cc(env))
         extra["native_build"]["built"] += sorted(built)
         extra["native_build"]["missing"].update(why)

@@ -35,8 +35,12 @@ std::string sourceLine(const std::string &file, int line) {
   }
 }
 
-const char *classForKind(ir::DiagKind kind) {
-  switch (kind) {
+/// The ptxjit.errors class of `e`: by kind, except an undefined name, which is numba-cuda's
+/// TypingError and also Python's NameError.
+const char *classOf(const ir::CompileError &e) {
+  if (e.code() == ir::DiagCode::UndefinedName)
+    return "UndefinedNameError";
+  switch (e.kind()) {
   case ir::DiagKind::Unsupported:
     return "UnsupportedError";
   case ir::DiagKind::Typing:
@@ -47,26 +51,25 @@ const char *classForKind(ir::DiagKind kind) {
   return "CompileError";
 }
 
-void setError(py::handle cls, py::handle instance) { PyErr_SetObject(cls.ptr(), instance.ptr()); }
-
-} // namespace
-
-py::object errorClass(const char *name) { return py::module_::import("ptxjit.errors").attr(name); }
-
-std::string formatCompileError(const ir::CompileError &e) {
-  const ir::SourceLoc &loc = e.loc();
-  std::string out = e.file().empty() ? std::string("<unknown>") : e.file();
+/// "file:line:col" of `loc` ("<unknown>" without a file; the column only when known).
+std::string locationText(const std::string &file, const ir::SourceLoc &loc) {
+  std::string out = file.empty() ? std::string("<unknown>") : file;
   if (loc.line > 0) {
     out += ":" + std::to_string(loc.line);
     if (loc.col >= 0)
       out += ":" + std::to_string(loc.col + 1);
   }
-  out += ": " + e.message();
-  std::string text = sourceLine(e.file(), loc.line);
+  return out;
+}
+
+/// The source line at `loc` (indented by four) and a caret line under its span, each after a
+/// newline; "" when the source cannot be read.
+std::string sourceExcerpt(const std::string &file, const ir::SourceLoc &loc) {
+  std::string text = sourceLine(file, loc.line);
   size_t indent = text.find_first_not_of(" \t");
   if (text.empty() || indent == std::string::npos)
-    return out;
-  out += "\n    " + text.substr(indent);
+    return {};
+  std::string out = "\n    " + text.substr(indent);
   if (loc.col >= 0 && static_cast<size_t>(loc.col) >= indent) {
     size_t start = codePoints(text, loc.col) - codePoints(text, indent);
     size_t width = 1;
@@ -80,8 +83,25 @@ std::string formatCompileError(const ir::CompileError &e) {
   return out;
 }
 
+void setError(py::handle cls, py::handle instance) { PyErr_SetObject(cls.ptr(), instance.ptr()); }
+
+} // namespace
+
+py::object errorClass(const char *name) { return py::module_::import("ptxjit.errors").attr(name); }
+
+std::string formatCompileError(const ir::CompileError &e) {
+  std::string out =
+      locationText(e.file(), e.loc()) + ": " + e.message() + sourceExcerpt(e.file(), e.loc());
+  for (const ir::CallSite &site : e.callSites()) {
+    std::string excerpt = sourceExcerpt(site.file, site.loc);
+    out += "\nin device function '" + site.callee + "', called from '" + site.caller + "' at " +
+           locationText(site.file, site.loc) + (excerpt.empty() ? "" : ":") + excerpt;
+  }
+  return out;
+}
+
 void setCompileError(const ir::CompileError &e) {
-  py::object cls = errorClass(classForKind(e.kind()));
+  py::object cls = errorClass(classOf(e));
   py::object lineno =
       e.loc().line > 0 ? py::object(py::int_(e.loc().line)) : py::object(py::none());
   py::object col = e.loc().line > 0 && e.loc().col >= 0 ? py::object(py::int_(e.loc().col + 1))

@@ -13,10 +13,11 @@ namespace ptxjit::bindings {
 namespace py = pybind11;
 
 /// Registers the exception translator: ir::CompileError → UnsupportedError / TypingError /
-/// CompileError (message with the source line), runtime::CudaError → CudaDriverError (with
-/// .code), runtime::DriverUnavailable → CudaSupportError, std::invalid_argument → ValueError,
-/// std::out_of_range → IndexError, ufunc::TypeMismatch → TypeError, ufunc::AxisError → NumPy's
-/// AxisError, std::overflow_error → OverflowError, PtxjitPyError → its class.
+/// UndefinedNameError / CompileError (message with the source line), runtime::CudaError →
+/// CudaDriverError (with .code), runtime::DriverUnavailable → CudaSupportError,
+/// std::invalid_argument → ValueError, std::out_of_range → IndexError, ufunc::TypeMismatch →
+/// TypeError, ufunc::AxisError → NumPy's AxisError, std::overflow_error → OverflowError,
+/// PtxjitPyError → its class.
 void registerErrorTranslators();
 
 /// An error to raise as ptxjit.errors.<className>(message) (e.g. "CudaSupportError").
@@ -34,7 +35,9 @@ private:
 py::object errorClass(const char *name);
 
 /// The message shown for a compile error: "file:line:col: message", then the source line (read
-/// with linecache) and a caret line under the located span.
+/// with linecache) and a caret line under the located span; then, for each call that led into
+/// the failing device function (innermost first), "in device function 'f', called from 'k' at
+/// file:line:col:" with that call's source line and caret.
 std::string formatCompileError(const ir::CompileError &e);
 
 /// Sets the Python error for `e` (the matching ptxjit.errors class, with .filename/.lineno).

@@ -8,10 +8,12 @@
 
 #include <pybind11/stl.h>
 
+#include "frontend/Bytecode.h"
 #include "ir/typing/CudaBuiltins.h"
 #include "ir/typing/Typing.h"
 
 #include <climits>
+#include <set>
 
 namespace ptxjit::bindings {
 namespace {
@@ -405,6 +407,52 @@ bool isCallable(const ir::GlobalValue &g) {
   return g.kind == ir::GlobalValue::Kind::DeviceFunction || g.kind == ir::GlobalValue::Kind::Kernel;
 }
 
+/// The string keys of `d` (a dict), appended to `out`.
+void appendKeys(py::handle d, std::vector<std::string> &out) {
+  if (!PyDict_Check(d.ptr()))
+    return;
+  for (auto item : py::reinterpret_borrow<py::dict>(d))
+    if (PyUnicode_Check(item.first.ptr()))
+      out.push_back(py::cast<std::string>(item.first));
+}
+
+/// Gives each name the code loads as a global (LOAD_GLOBAL) and that nothing defines the
+/// closest defined name as its `path` (ir::closestName over the function's locals, the module's
+/// globals and the builtins): typing's NameError then says "did you mean". Only code that
+/// cannot compile has such names, so the search costs nothing otherwise; co_names also holds
+/// attribute names (missing as globals, never loaded as one), hence the look at the bytecode.
+/// Bytecode the frontend cannot decode is left to the frontend's own error.
+void suggestForMissingGlobals(frontend::CodeSnapshot &s, py::handle globals, py::handle builtins) {
+  bool anyMissing = false;
+  for (const auto &entry : s.globals)
+    anyMissing |= entry.second.kind == ir::GlobalValue::Kind::Missing;
+  if (!anyMissing)
+    return;
+  std::set<std::string> missing;
+  try {
+    frontend::BytecodeView view(s);
+    for (const frontend::Instruction &in : view) {
+      if (in.op != frontend::PyOp::LOAD_GLOBAL)
+        continue;
+      const std::string &name = *view.loadGlobal(in).name;
+      auto it = s.globals.find(name);
+      if (it != s.globals.end() && it->second.kind == ir::GlobalValue::Kind::Missing)
+        missing.insert(name);
+    }
+  } catch (const ir::CompileError &) {
+    return;
+  }
+  if (missing.empty())
+    return;
+  std::vector<std::string> candidates = s.varnames;
+  candidates.insert(candidates.end(), s.cellvars.begin(), s.cellvars.end());
+  candidates.insert(candidates.end(), s.freevars.begin(), s.freevars.end());
+  appendKeys(globals, candidates);
+  appendKeys(builtins, candidates);
+  for (const std::string &name : missing)
+    s.globals[name].path = ir::closestName(name, candidates);
+}
+
 } // namespace
 
 std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
@@ -487,6 +535,7 @@ std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
     if (callees && isCallable(s->globals[name]))
       callees->push_back(py::reinterpret_borrow<py::object>(v));
   }
+  suggestForMissingGlobals(*s, globals, builtins);
 
   // Closure cells, by free-variable name.
   py::object closure = func.attr("__closure__");

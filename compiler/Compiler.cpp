@@ -297,7 +297,9 @@ void bindDefaults(ir::Function &fn, const frontend::CodeSnapshot &snap, size_t g
 /// Resolves calls from the function being typed to user device functions.
 class Compiler::Resolver final : public ir::CallResolver {
 public:
-  Resolver(Compiler &c, int depth) : compiler_(c), depth_(depth) {}
+  /// Resolves the calls of `callerName`, itself reached through `depth` calls.
+  Resolver(Compiler &c, std::string callerName, int depth)
+      : compiler_(c), callerName_(std::move(callerName)), depth_(depth) {}
 
   /// The functions resolved so far (the typed function's callees).
   const std::set<int> &callees() const { return callees_; }
@@ -329,7 +331,14 @@ public:
       concrete.push_back(ir::hasIntLiteral(t) ? t : ir::concretize(t));
     if (!callee.declared.empty())
       concrete = declaredParams(callee, argTypes, file, loc);
-    ir::Function *typed = compiler_.typedLocked(functionId, concrete, file, loc, depth_ + 1);
+    ir::Function *typed = nullptr;
+    try {
+      typed = compiler_.typedLocked(functionId, concrete, file, loc, depth_ + 1);
+    } catch (ir::CompileError &e) {
+      // The error points into the callee; the user also needs the call that led there.
+      e.addCallSite({callee.name, callerName_, file, loc});
+      throw;
+    }
     callees_.insert(functionId);
     return typed;
   }
@@ -357,6 +366,7 @@ private:
   }
 
   Compiler &compiler_;
+  std::string callerName_;
   int depth_;
   std::set<int> callees_;
 };
@@ -558,7 +568,7 @@ ir::Function *Compiler::typedLocked(int id, const std::vector<const ir::Type *> 
   std::set<int> callees;
   {
     InProgressGuard guard{inProgress_};
-    Resolver resolver(*this, depth);
+    Resolver resolver(*this, e.name, depth);
     ir::inferTypes(*fn, argTypes, &resolver);
     callees = resolver.callees();
   }

@@ -24,15 +24,67 @@ const DiagInfo &info(DiagCode code) {
   return table[idx];
 }
 
-std::string locatedMessage(const std::string &file, const SourceLoc &loc,
-                           const std::string &message) {
+std::string located(const std::string &file, const SourceLoc &loc) {
   std::string where = file.empty() ? "<unknown>" : file;
   if (loc.line > 0)
     where += ":" + std::to_string(loc.line);
-  return where + ": " + message;
+  return where;
+}
+
+/// The number of characters difflib's SequenceMatcher(None, a, b) finds matching: the longest
+/// common block (earliest in `a`, then in `b`, among the longest), then the same on each side
+/// of it, recursively. No junk heuristics: they only apply to sequences of 200 or more.
+size_t matchingCharacters(std::string_view a, std::string_view b) {
+  if (a.empty() || b.empty())
+    return 0;
+  // Longest common substring by dynamic programming; rows over a, columns over b.
+  size_t bestLen = 0, bestI = 0, bestJ = 0;
+  std::vector<size_t> prev(b.size() + 1, 0), cur(b.size() + 1, 0);
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      cur[j] = a[i - 1] == b[j - 1] ? prev[j - 1] + 1 : 0;
+      // Strictly longer only: among blocks of one length, the first found starts earliest in
+      // `a`, then in `b`, which is the one difflib's find_longest_match returns.
+      if (cur[j] > bestLen) {
+        bestLen = cur[j];
+        bestI = i - cur[j];
+        bestJ = j - cur[j];
+      }
+    }
+    std::swap(prev, cur);
+  }
+  if (bestLen == 0)
+    return 0;
+  return bestLen + matchingCharacters(a.substr(0, bestI), b.substr(0, bestJ)) +
+         matchingCharacters(a.substr(bestI + bestLen), b.substr(bestJ + bestLen));
 }
 
 } // namespace
+
+std::string closestName(std::string_view word, const std::vector<std::string> &candidates) {
+  constexpr double kCutoff = 0.6; // difflib.get_close_matches' default
+  const bool privateWord = !word.empty() && word[0] == '_';
+  std::string best;
+  double bestScore = -1;
+  for (const std::string &c : candidates) {
+    if (c == word || c.empty() || (c[0] == '_' && !privateWord))
+      continue;
+    // difflib compares SequenceMatcher(None, candidate, word).ratio().
+    double score = 2.0 * static_cast<double>(matchingCharacters(c, word)) /
+                   static_cast<double>(c.size() + word.size());
+    if (score < kCutoff)
+      continue;
+    if (score > bestScore || (score == bestScore && c > best)) {
+      best = c;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+std::string didYouMean(const std::string &suggestion) {
+  return suggestion.empty() ? std::string() : "; did you mean '" + suggestion + "'?";
+}
 
 DiagKind diagKind(DiagCode code) { return info(code).kind; }
 
@@ -62,8 +114,18 @@ std::string formatDiag(DiagCode code, std::initializer_list<std::string> args) {
 }
 
 CompileError::CompileError(DiagCode code, std::string message, std::string file, SourceLoc loc)
-    : std::runtime_error(locatedMessage(file, loc, message)), code_(code),
-      message_(std::move(message)), file_(std::move(file)), loc_(loc) {}
+    : std::runtime_error(message), code_(code), message_(std::move(message)),
+      file_(std::move(file)), loc_(loc), what_(located(file_, loc_) + ": " + message_) {}
+
+void CompileError::addCallSite(CallSite site) {
+  const SourceLoc &at = callSites_.empty() ? loc_ : callSites_.back().loc;
+  const std::string &atFile = callSites_.empty() ? file_ : callSites_.back().file;
+  if (site.file == atFile && site.loc.line == at.line && site.loc.col == at.col)
+    return;
+  what_ += " (in '" + site.callee + "', called from '" + site.caller + "' at " +
+           located(site.file, site.loc) + ")";
+  callSites_.push_back(std::move(site));
+}
 
 void raiseDiag(DiagCode code, const std::string &file, SourceLoc loc,
                std::initializer_list<std::string> args) {

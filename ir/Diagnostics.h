@@ -7,6 +7,8 @@
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace ptxjit::ir {
 
@@ -36,7 +38,7 @@ enum class DiagKind : uint8_t {
     "Untyped global name '{0}': a value of type {1} cannot be used in kernels")                    \
   X(UnsupportedAttribute, Unsupported, "attribute '{1}' of {0} is not supported")                  \
   X(UnsupportedCall, Unsupported, "call to {0} is not supported")                                  \
-  X(UndefinedName, Unsupported, "name '{0}' is not defined")                                       \
+  X(UndefinedName, Typing, "NameError: name '{0}' is not defined")                                 \
   X(UndecoratedFunction, Unsupported,                                                              \
     "'{0}' is a plain Python function: decorate it with @cuda.jit(device=True) to call it from "   \
     "a kernel")                                                                                    \
@@ -88,7 +90,17 @@ const char *diagName(DiagCode code);
 /// The message template filled with `args` in order.
 std::string formatDiag(DiagCode code, std::initializer_list<std::string> args);
 
-/// The error every compiler layer throws for bad input. `what()` is "file:line: message".
+/// Where a function whose compile failed was called from: the error happened inside `callee`,
+/// called by `caller` at `file`:`loc` (the call expression).
+struct CallSite {
+  std::string callee;
+  std::string caller;
+  std::string file;
+  SourceLoc loc;
+};
+
+/// The error every compiler layer throws for bad input. `what()` is "file:line: message",
+/// followed by " (in 'callee', called from 'caller' at file:line)" for each call site.
 class CompileError : public std::runtime_error {
 public:
   CompileError(DiagCode code, std::string message, std::string file, SourceLoc loc);
@@ -98,16 +110,38 @@ public:
   const std::string &message() const { return message_; }
   const std::string &file() const { return file_; }
   const SourceLoc &loc() const { return loc_; }
+  /// The calls that led to the error, innermost first (empty when it is in the function
+  /// being compiled itself).
+  const std::vector<CallSite> &callSites() const { return callSites_; }
+  /// Records that the failing code was reached through `site` (outside the calls recorded so
+  /// far). A site at the error's own location (an error the caller's call itself caused, such
+  /// as a wrong argument count) is not recorded.
+  void addCallSite(CallSite site);
+  const char *what() const noexcept override { return what_.c_str(); }
 
 private:
   DiagCode code_;
   std::string message_;
   std::string file_;
   SourceLoc loc_;
+  std::vector<CallSite> callSites_;
+  std::string what_;
 };
 
 /// Throws CompileError(code, formatDiag(code, args), file, loc).
 [[noreturn]] void raiseDiag(DiagCode code, const std::string &file, SourceLoc loc,
                             std::initializer_list<std::string> args);
+
+/// The candidate most similar to `word`, as Python's difflib.get_close_matches(word,
+/// candidates, n=1, cutoff=0.6) picks it (Ratcliff/Obershelp similarity 2*M/T of at least 0.6;
+/// ties go to the greater string); "" when none is that similar. Candidates equal to `word`,
+/// and private ones ("_x") unless `word` is private too, are never suggested. This is the one
+/// home of "did you mean" suggestions: unknown attributes of cuda, math, numpy (typing) and
+/// undefined names (the bindings, from the function's locals, globals and builtins).
+std::string closestName(std::string_view word, const std::vector<std::string> &candidates);
+
+/// The hint appended to a message that names an unknown thing: "; did you mean 'x'?", or ""
+/// when `suggestion` is empty.
+std::string didYouMean(const std::string &suggestion);
 
 } // namespace ptxjit::ir

@@ -65,8 +65,10 @@ bool isRealNumber(const Type *t) { return t->isScalarNumber() && !isComplexLike(
 Typer::Typer(Function &fn, const std::vector<const Type *> &argTypes, CallResolver *resolver)
     : fn_(fn), argTypes_(argTypes), resolver_(resolver) {}
 
-void Typer::fail(DiagCode code, const Instr *at, std::initializer_list<std::string> args) {
-  raiseDiag(code, fn_.filename, at ? at->loc : SourceLoc{fn_.firstLine, 0, 0, 0}, args);
+void Typer::fail(DiagCode code, const Instr *at, std::initializer_list<std::string> args,
+                 const std::string &hint) {
+  throw CompileError(code, formatDiag(code, args) + hint, fn_.filename,
+                     at ? at->loc : SourceLoc{fn_.firstLine, 0, 0, 0});
 }
 
 void Typer::run() {

@@ -85,8 +85,13 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
   const std::string &path = sym->path();
   BuiltinId id = builtinByPath(path);
   // Builtins without a case below (threadIdx.x, array attributes, ...) are not callables.
-  if (id == BuiltinId::None)
-    fail(DiagCode::UnsupportedCall, i, {displayName(path)});
+  // A path the compiler does not know at all (cuda.grdi) may be a misspelling.
+  if (id == BuiltinId::None) {
+    size_t dot = path.rfind('.');
+    fail(DiagCode::UnsupportedCall, i, {displayName(path)},
+         dot == std::string::npos ? std::string()
+                                  : attributeHint(path.substr(0, dot), path.substr(dot + 1)));
+  }
   auto bad = [&]() { fail(DiagCode::CallArgs, i, {displayName(path), argListStr(i)}); };
   if (const Type *r = typeArithPrintBuiltin(i, id, args)) // divmod, round, pow, print
     return r;

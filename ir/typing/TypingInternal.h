@@ -157,7 +157,15 @@ private:
   /// neither. enumerate takes the keyword `start`.
   const Type *typeIterBuiltin(CallInstr *i, BuiltinId id, const std::vector<const Type *> &args);
 
-  [[noreturn]] void fail(DiagCode code, const Instr *at, std::initializer_list<std::string> args);
+  /// Throws CompileError(code) at `at` (the function's first line when null), the message
+  /// followed by `hint` (e.g. didYouMean's "; did you mean 'x'?").
+  [[noreturn]] void fail(DiagCode code, const Instr *at, std::initializer_list<std::string> args,
+                         const std::string &hint = {});
+  /// The didYouMean hint for attribute `attr` of the module or namespace `path` ("cuda",
+  /// "cuda.threadIdx", "math", "numpy"): the closest attribute the compiler knows there
+  /// (Builtins.def), as "; did you mean 'cuda.grid'?", or "". When `path` is itself unknown
+  /// (cuda.threadidx), the hint is about its first unknown component.
+  static std::string attributeHint(const std::string &path, const std::string &attr);
 
   Function &fn_;
   std::vector<const Type *> argTypes_;

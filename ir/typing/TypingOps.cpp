@@ -10,15 +10,20 @@ bool isValueBuiltin(BuiltinId id) {
   return id >= BuiltinId::ThreadIdxX && id <= BuiltinId::GridDimZ;
 }
 
-/// True when `path` is a proper prefix (at a dot) of some builtin's path ("cuda.threadIdx").
-bool isBuiltinPrefix(const std::string &path) {
+/// Every builtin's path (Builtins.def).
+const std::vector<std::string> &builtinPaths() {
   static const std::vector<std::string> paths = {
 #define PTXJIT_BUILTIN(id, p) p,
 #include "ir/typing/Builtins.def"
 #undef PTXJIT_BUILTIN
   };
+  return paths;
+}
+
+/// True when `path` is a proper prefix (at a dot) of some builtin's path ("cuda.threadIdx").
+bool isBuiltinPrefix(const std::string &path) {
   std::string prefix = path + ".";
-  for (const std::string &p : paths)
+  for (const std::string &p : builtinPaths())
     if (p.compare(0, prefix.size(), prefix) == 0)
       return true;
   return false;
@@ -30,6 +35,26 @@ bool isModule(const std::string &path) {
 }
 
 } // namespace
+
+std::string Typer::attributeHint(const std::string &path, const std::string &attr) {
+  // In cuda.threadidx.x the misspelling is a level up: hint at the first unknown component.
+  size_t dot = path.rfind('.');
+  if (dot != std::string::npos && !isModule(path) && !isBuiltinPrefix(path) &&
+      builtinByPath(path) == BuiltinId::None)
+    return attributeHint(path.substr(0, dot), path.substr(dot + 1));
+  // The names one level below `path`: "grid", "threadIdx", ... for "cuda".
+  std::string prefix = path + ".";
+  std::vector<std::string> names;
+  for (const std::string &p : builtinPaths()) {
+    if (p.compare(0, prefix.size(), prefix) != 0)
+      continue;
+    std::string name = p.substr(prefix.size(), p.find('.', prefix.size()) - prefix.size());
+    if (names.empty() || names.back() != name)
+      names.push_back(name);
+  }
+  std::string best = closestName(attr, names);
+  return didYouMean(best.empty() ? best : prefix + best);
+}
 
 const Type *Typer::typeConstValue(const ConstValue &v, Instr *at) {
   switch (v.kind) {
@@ -83,8 +108,8 @@ const Type *Typer::typeGlobal(GlobalInstr *i) {
     return types::symbol(kPyFunctionPrefix + (g.path.empty() ? i->name : g.path));
   case GlobalValue::Kind::Unsupported: // an object Numba cannot type: its TypingError and words
     fail(DiagCode::UntypedGlobal, i, {i->name, g.path});
-  case GlobalValue::Kind::Missing:
-    fail(DiagCode::UndefinedName, i, {i->name});
+  case GlobalValue::Kind::Missing: // `path`: the closest defined name (bindings/Snapshot.cpp)
+    fail(DiagCode::UndefinedName, i, {i->name}, didYouMean(g.path));
   case GlobalValue::Kind::Array: // a frozen NumPy array (TypingCuda.cpp)
     return globalArrayType(i, fn_.filename);
   case GlobalValue::Kind::DeviceArray: // a device array, by reference (TypingCuda.cpp)
@@ -261,7 +286,7 @@ const Type *Typer::typeGetAttr(GetAttrInstr *i) {
     }
     if (id != BuiltinId::None || isBuiltinPrefix(full) || isModule(path))
       return types::symbol(full);
-    fail(DiagCode::UnsupportedAttribute, i, {path, attr});
+    fail(DiagCode::UnsupportedAttribute, i, {path, attr}, attributeHint(path, attr));
   }
   if (auto *arr = dyn_cast<ArrayType>(t)) {
     if (attr == "shape") {

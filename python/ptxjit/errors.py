@@ -1,7 +1,9 @@
 """Exceptions and warnings raised by ptxjit.
 
 Compile-time errors carry ``filename`` and ``lineno`` attributes and a message of the form
-``file:line:col: message`` followed by the offending source line and a caret.
+``file:line:col: message`` followed by the offending source line and a caret. An error inside
+a device function goes on with each call that led there, innermost first: ``in device function
+'f', called from 'k' at file:line:col:`` with that call's source line and caret.
 """
 
 
@@ -25,6 +27,12 @@ class UnsupportedError(CompileError):
 
 class TypingError(CompileError, TypeError):
     """Types that do not fit together (also a ``TypeError``)."""
+
+
+class UndefinedNameError(TypingError, NameError):
+    """A kernel or device function uses a name that is not defined (numba-cuda raises a
+    ``TypingError`` reading "NameError: name 'x' is not defined"; this is both, and a
+    ``NameError``). The message suggests the closest defined name when one is close."""
 
 
 class CudaSupportError(PtxjitError):
@@ -87,6 +95,7 @@ __all__ = [
     "CompileError",
     "UnsupportedError",
     "TypingError",
+    "UndefinedNameError",
     "CudaSupportError",
     "CudaDriverError",
     "PtxjitWarning",

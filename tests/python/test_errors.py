@@ -85,13 +85,152 @@ def test_message_shows_the_source_line(cpu):
     def k(x):
         x[0] = undefined_thing  # noqa: F821
 
-    err = compile_error(cuda.jit(k), np.zeros(1), cls=errors.UnsupportedError)
+    err = compile_error(cuda.jit(k), np.zeros(1), cls=errors.UndefinedNameError)
     lines = str(err).splitlines()
     assert "undefined_thing" in lines[0]
     assert lines[1].strip() == "x[0] = undefined_thing  # noqa: F821"
     caret = lines[2]
     assert caret.strip() == "^" + "~" * (len("undefined_thing") - 1)
     assert lines[1].index("undefined_thing") == caret.index("^")
+    assert err.lineno == first_line(k) + 1
+
+
+# --------------------------------------------------------------------------------------------
+# Undefined and misspelt names: numba-cuda's TypingError, also a NameError, with a suggestion
+# --------------------------------------------------------------------------------------------
+
+def test_undefined_name_is_a_typing_error_and_a_name_error(cpu):
+    def k(x):
+        value = 2.0
+        x[0] = valeu  # noqa: F821
+
+    err = compile_error(cuda.jit(k), np.zeros(1), cls=errors.UndefinedNameError)
+    assert isinstance(err, errors.TypingError) and isinstance(err, NameError)
+    assert isinstance(err, TypeError) and isinstance(err, errors.CompileError)
+    first = str(err).splitlines()[0]
+    assert first.endswith("NameError: name 'valeu' is not defined; did you mean 'value'?"), first
+    assert err.lineno == first_line(k) + 2
+    assert err.code == "UndefinedName"
+
+
+def test_misspelt_globals_and_builtins_get_the_closest_defined_name(cpu):
+    def misspelt_module(x):
+        x[0] = mth.sqrt(2.0)  # noqa: F821
+
+    def misspelt_builtin(x):
+        for i in rnage(2):  # noqa: F821
+            x[i] = i
+
+    def nothing_close(x):
+        x[0] = qqqqqq  # noqa: F821
+
+    ns = {"math": __import__("math")}
+    for func, hint in ((misspelt_module, "; did you mean 'math'?"),
+                       (misspelt_builtin, "; did you mean 'range'?"),
+                       (nothing_close, "is not defined")):
+        src = textwrap.dedent(__import__("inspect").getsource(func))
+        exec(compile(src, f"<{func.__name__}>", "exec"), ns)
+        err = compile_error(cuda.jit(ns[func.__name__]), np.zeros(2), cls=errors.UndefinedNameError)
+        assert str(err).splitlines()[0].endswith(hint), str(err)
+
+
+def test_unknown_cuda_attribute_suggests_the_closest(cpu):
+    def k(x):
+        i = cuda.grdi(1)
+        x[i] = 1.0
+
+    err = compile_error(cuda.jit(k), np.zeros(2), cls=errors.UnsupportedError)
+    assert str(err).splitlines()[0].endswith(
+        "call to cuda.grdi is not supported; did you mean 'cuda.grid'?"), str(err)
+
+    def k2(x):
+        x[0] = cuda.threadidx.x
+
+    err = compile_error(cuda.jit(k2), np.zeros(2), cls=errors.UnsupportedError)
+    assert "did you mean 'cuda.threadIdx'?" in str(err).splitlines()[0], str(err)
+
+
+# --------------------------------------------------------------------------------------------
+# An error in a device function names the call that led there
+# --------------------------------------------------------------------------------------------
+
+@cuda.jit(device=True)
+def dev_add_shape(a, b):
+    return a + b.shape
+
+
+@cuda.jit(device=True)
+def dev_middle(a, b):
+    return dev_add_shape(a, b) * 2
+
+
+def test_typing_error_in_a_device_function_names_the_call_site(cpu):
+    def k(out, x):
+        out[0] = dev_add_shape(x[0], x)
+
+    err = compile_error(cuda.jit(k), np.zeros(1), np.zeros(2), cls=errors.TypingError)
+    lines = str(err).splitlines()
+    callee_line = first_line(dev_add_shape.py_func) + 2
+    call_line = first_line(k) + 1
+    # The error where it is (in the device function), then where it was called from.
+    assert lines[0].startswith(f"{__file__}:{callee_line}:"), lines
+    assert "operator + is not defined for float64 and UniTuple(int64 x 1)" in lines[0]
+    assert lines[1].strip() == "return a + b.shape"
+    assert lines[3].startswith(f"in device function 'dev_add_shape', called from 'k' at "
+                               f"{__file__}:{call_line}:"), lines
+    assert lines[4].strip() == "out[0] = dev_add_shape(x[0], x)"
+    caret = lines[5]
+    assert caret.strip() == "^" + "~" * (len("dev_add_shape(x[0], x)") - 1)
+    assert lines[4].index("dev_add_shape") == caret.index("^")
+    assert err.lineno == callee_line  # .filename/.lineno stay the error's own place
+
+
+def test_nested_device_functions_list_every_call_innermost_first(cpu):
+    def k(out, x):
+        out[0] = dev_middle(x[0], x)
+
+    err = compile_error(cuda.jit(k), np.zeros(1), np.zeros(2), cls=errors.TypingError)
+    calls = [line for line in str(err).splitlines() if line.startswith("in device function")]
+    # file:line:column, the column (1-based) where the call expression starts
+    col_middle = "    return dev_add_shape(a, b) * 2".index("dev_add_shape") + 1
+    col_k = "        out[0] = dev_middle(x[0], x)".index("dev_middle") + 1
+    assert calls == [
+        f"in device function 'dev_add_shape', called from 'dev_middle' at "
+        f"{__file__}:{first_line(dev_middle.py_func) + 2}:{col_middle}:",
+        f"in device function 'dev_middle', called from 'k' at "
+        f"{__file__}:{first_line(k) + 1}:{col_k}:",
+    ], str(err)
+
+
+def test_undefined_name_in_a_device_function_as_numba_cuda_reports_it(cpu):
+    # numba-cuda's test_errors.test_typing_error: floor is deliberately not imported.
+    src = textwrap.dedent("""
+        from ptxjit import cuda
+
+        @cuda.jit(device=True)
+        def dev_func(x):
+            return floor(x)
+
+        @cuda.jit
+        def kernel_func():
+            dev_func(1.5)
+        """)
+    ns = {}
+    exec(compile(src, __file__ + "-numba-case", "exec"), ns)
+    with pytest.raises(errors.TypingError) as info:
+        ns["kernel_func"][1, 1]()
+    text = str(info.value)
+    assert "NameError: name 'floor' is not defined" in text
+    assert "in device function 'dev_func', called from 'kernel_func'" in text
+    assert isinstance(info.value, NameError)
+
+
+def test_wrong_argument_count_is_reported_at_the_call_only(cpu):
+    def k(out):
+        out[0] = dev_add_shape(1.0)
+
+    err = compile_error(cuda.jit(k), np.zeros(1), cls=errors.TypingError)
+    assert "in device function" not in str(err), str(err)
     assert err.lineno == first_line(k) + 1
 
 

@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from ptxjit import cuda
 
@@ -62,14 +63,63 @@ def test_saxpy_example_runs():
     assert ".target sm_" in out.stdout
 
 
-def test_mandelbrot_example_writes_png(tmp_path):
+def run_example(args, cwd, timeout=300):
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), PTXJIT_TARGET="cpu")
-    png = tmp_path / "m.png"
-    out = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "mandelbrot.py"), str(png)],
-                         capture_output=True, text=True, env=env, timeout=300)
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "examples", args[0])] + args[1:],
+                         capture_output=True, text=True, env=env, timeout=timeout, cwd=cwd)
     assert out.returncode == 0, out.stderr
-    assert "Mandelbrot created" in out.stdout
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    return out.stdout
+
+
+def test_mandelbrot_example_writes_png(tmp_path):
+    png = tmp_path / "sub" / "m.png"
+    png.parent.mkdir()
+    stdout = run_example(["mandelbrot.py", "-o", str(png), "--width", "96", "--height", "64"],
+                         tmp_path)
+    assert "Mandelbrot created on CPU backend" in stdout and "(backend: cpu)" in stdout
+    png_mod = load_example("_png")
+    image = png_mod.read_png(str(png))
+    assert image.shape == (64, 96, 3)
+    # The image is the kernel's: the colours of the iteration counts a reference computes.
+    ref = mandel_reference(-2.0, 1.0, -1.0, 1.0, 64, 96, 20)
+    np.testing.assert_array_equal(image, png_mod.colorize(ref, vmin=0, vmax=20))
+
+
+def test_mandelbrot_example_writes_into_the_working_directory(tmp_path):
+    stdout = run_example(["mandelbrot.py", "--width", "32", "--height", "16"], tmp_path)
+    assert os.path.isfile(tmp_path / "mandelbrot.png"), stdout
+    assert str(tmp_path / "mandelbrot.png") in stdout
+
+
+def test_haversine_example_writes_a_heat_map(tmp_path):
+    png = tmp_path / "h.png"
+    stdout = run_example(["haversine.py", "40", "--png", str(png)], tmp_path)
+    assert "on the cpu backend" in stdout
+    image = load_example("_png").read_png(str(png))
+    assert image.shape == (40, 40, 3)
+    h = load_example("haversine")
+    ref = h.reference(-90.0, 90.0, -180.0, 180.0, 30.0, 101.0, 1.0, 40, 40)
+    # North up: the last mesh row (latitude +90) is the first image row.
+    np.testing.assert_array_equal(image, load_example("_png").colorize(ref[::-1]))
+
+
+def test_png_writer_round_trips():
+    png = load_example("_png")
+    rng = np.random.default_rng(7)
+    gray = rng.integers(0, 256, (5, 7), dtype=np.uint8)
+    rgb = rng.integers(0, 256, (3, 4, 3), dtype=np.uint8)
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        for img in (gray, rgb):
+            path = os.path.join(d, "x.png")
+            png.write_png(path, img)
+            np.testing.assert_array_equal(png.read_png(path), img)
+    c = png.colorize(np.array([[0.0, 0.5, 1.0, np.nan]]))
+    assert c.shape == (1, 4, 3) and c.dtype == np.uint8
+    assert tuple(c[0, 0]) == (0, 0, 4) and tuple(c[0, 2]) == (252, 253, 191)
+    assert tuple(c[0, 3]) == (0, 0, 0)
+    with pytest.raises(ValueError):
+        png.write_png(os.path.join(ROOT, "never.png"), np.zeros((2, 2), dtype=np.float32))
 
 
 def test_haversine_mesh_matches_numpy(backend):

@@ -300,7 +300,7 @@ def test_dropped_kernels_leave_no_compiler_entry(cpu):
         k = cuda.jit(body)
         k[1, 1](np.zeros(1))
         bad = cuda.jit(failing)
-        with pytest.raises(errors.UnsupportedError):
+        with pytest.raises(errors.UndefinedNameError):
             bad[1, 1](np.zeros(1))
         del k, bad
     gc.collect()

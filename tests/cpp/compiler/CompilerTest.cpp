@@ -253,7 +253,12 @@ TEST_P(CompilerTest, RecursionIsRejected) {
     EXPECT_EQ(e.code(), ir::DiagCode::Recursion) << e.what();
     EXPECT_NE(e.message().find("fact"), std::string::npos);
     EXPECT_NE(e.file().find("compiler_samples.py"), std::string::npos);
-    EXPECT_GT(e.loc().line, 0);
+    EXPECT_EQ(e.loc().line, 24); // fact's call of itself
+    // ... reached from the kernel's call of fact.
+    ASSERT_EQ(e.callSites().size(), 1u) << e.what();
+    EXPECT_EQ(e.callSites()[0].callee, "fact");
+    EXPECT_EQ(e.callSites()[0].caller, "calls_fact");
+    EXPECT_EQ(e.callSites()[0].loc.line, 28);
   }
   c.unregisterFunction(id);
   c.unregisterFunction(factId);
@@ -288,7 +293,44 @@ TEST_P(CompilerTest, WrongArgumentCountOfADeviceFunction) {
   } catch (const ir::CompileError &e) {
     EXPECT_EQ(e.kind(), ir::DiagKind::Typing) << e.what();
     EXPECT_NE(std::string(e.what()).find("add_one"), std::string::npos) << e.what();
+    EXPECT_EQ(e.loc().line, 42); // the call itself is wrong: no call site to add
+    EXPECT_TRUE(e.callSites().empty()) << e.what();
   }
+  c.unregisterFunction(id);
+  c.unregisterFunction(devId);
+}
+
+TEST_P(CompilerTest, TypingErrorInADeviceFunctionNamesTheCallSite) {
+  // calls_add_one with a 2-d x passes add_one a row (an array): `a + 1.0` fails in add_one.
+  Fixture dev(v(), "add_one");
+  int devId = c.registerFunction("add_one", ir::FunctionKind::Device);
+  Fixture ker(v(), "calls_add_one");
+  ker.redirect("add_one", ir::GlobalValue::deviceFunction(devId, "add_one"));
+  int id = c.registerFunction("calls_add_one", ir::FunctionKind::Kernel);
+  try {
+    c.specialize(
+        id, {t::array(t::float64(), 2, ir::Layout::C), t::array(t::float64(), 1, ir::Layout::C)},
+        hostOpts(), snapshots({{id, &ker}, {devId, &dev}}));
+    FAIL() << "an array + 1.0 was typed";
+  } catch (const ir::CompileError &e) {
+    EXPECT_EQ(e.code(), ir::DiagCode::OperatorTypes) << e.what();
+    EXPECT_EQ(e.loc().line, 12) << e.what(); // in add_one
+    ASSERT_EQ(e.callSites().size(), 1u) << e.what();
+    const ir::CallSite &site = e.callSites()[0];
+    EXPECT_EQ(site.callee, "add_one");
+    EXPECT_EQ(site.caller, "calls_add_one");
+    EXPECT_NE(site.file.find("compiler_samples.py"), std::string::npos);
+    EXPECT_EQ(site.loc.line, 18); // out[i] = add_one(x[i])
+    EXPECT_GT(site.loc.col, 0);
+    EXPECT_NE(std::string(e.what()).find("(in 'add_one', called from 'calls_add_one' at "),
+              std::string::npos)
+        << e.what();
+  }
+  // The failure is not kept: the right types still compile.
+  const compiler::Specialization &ok = c.specialize(
+      id, {t::array(t::float64(), 1, ir::Layout::C), t::array(t::float64(), 1, ir::Layout::C)},
+      hostOpts(), snapshots({{id, &ker}, {devId, &dev}}));
+  EXPECT_NE(ok.hostEntry, nullptr);
   c.unregisterFunction(id);
   c.unregisterFunction(devId);
 }

@@ -56,6 +56,16 @@ TEST_P(RejectTest, MessagesNameTheConstruct) {
   // 3.11 calls a nested <listcomp> function; 3.12+ inline the comprehension
   // (LOAD_FAST_AND_CLEAR ... BUILD_LIST ... LIST_APPEND). Either way it is named.
   EXPECT_EQ(messageOf("list_comp"), "list comprehension is not supported in kernels");
+  // Each construct in Python's words, never an opcode's, whatever the version compiles it to
+  // (3.11: nested <setcomp>/<dictcomp>/<genexpr> functions, FORMAT_VALUE; 3.12: inlined
+  // comprehensions; 3.13: FORMAT_SIMPLE/FORMAT_WITH_SPEC).
+  EXPECT_EQ(messageOf("list_display"), "list literal is not supported in kernels");
+  EXPECT_EQ(messageOf("set_display"), "set literal is not supported in kernels");
+  EXPECT_EQ(messageOf("set_comp"), "set comprehension is not supported in kernels");
+  EXPECT_EQ(messageOf("dict_comp"), "dict comprehension is not supported in kernels");
+  EXPECT_EQ(messageOf("gen_expr"), "generator expression is not supported in kernels");
+  EXPECT_EQ(messageOf("fstring"), "f-string is not supported in kernels");
+  EXPECT_EQ(messageOf("fstring_spec"), "f-string is not supported in kernels");
 
   // Without the code object's name (an older snapshot), what follows decides.
   CodeSnapshot lambda = fixtures::loadSnapshot(GetParam(), "lambda_expr");
@@ -67,6 +77,24 @@ TEST_P(RejectTest, MessagesNameTheConstruct) {
     ADD_FAILURE() << "accepted";
   } catch (const ir::CompileError &e) {
     EXPECT_EQ(e.message(), "lambda or nested function is not supported in kernels");
+  }
+  // A comprehension's function (3.11) or a generator expression's without its name is still
+  // not called a lambda: a function called at once on an iterator is one of those.
+  for (const char *name : {"list_comp", "gen_expr", "set_comp"}) {
+    CodeSnapshot s = fixtures::loadSnapshot(GetParam(), name);
+    for (ir::ConstValue &c : s.consts)
+      if (c.kind == ir::ConstValue::Kind::Unsupported)
+        c.s = "code";
+    try {
+      buildFunction(s, ir::FunctionKind::Kernel);
+      ADD_FAILURE() << name << " accepted";
+    } catch (const ir::CompileError &e) {
+      SCOPED_TRACE(name);
+      EXPECT_EQ(e.message().find("lambda"), std::string::npos) << e.message();
+      EXPECT_TRUE(e.message().find("comprehension") != std::string::npos ||
+                  e.message().find("generator expression") != std::string::npos)
+          << e.message();
+    }
   }
 }
 

@@ -169,12 +169,62 @@ TEST(Diagnostics, FormatAndError) {
     FAIL() << "raiseDiag returned";
   } catch (const CompileError &e) {
     EXPECT_EQ(e.code(), DiagCode::UndefinedName);
-    EXPECT_EQ(e.kind(), DiagKind::Unsupported);
-    EXPECT_EQ(e.message(), "name 'foo' is not defined");
-    EXPECT_STREQ(e.what(), "k.py:7: name 'foo' is not defined");
+    // numba-cuda's: a TypingError reading "NameError: name 'foo' is not defined".
+    EXPECT_EQ(e.kind(), DiagKind::Typing);
+    EXPECT_EQ(e.message(), "NameError: name 'foo' is not defined");
+    EXPECT_STREQ(e.what(), "k.py:7: NameError: name 'foo' is not defined");
     EXPECT_EQ(e.file(), "k.py");
     EXPECT_EQ(e.loc().col, 4);
+    EXPECT_TRUE(e.callSites().empty());
   }
+}
+
+TEST(Diagnostics, CallSitesFollowTheErrorOut) {
+  CompileError e(DiagCode::OperatorTypes, "operator + is not defined for a and b", "lib.py",
+                 SourceLoc{5, 11, 5, 20});
+  // The call that caused the error itself (a wrong argument count is reported at the call)
+  // adds nothing.
+  e.addCallSite({"dev", "k", "lib.py", SourceLoc{5, 11, 5, 20}});
+  EXPECT_TRUE(e.callSites().empty());
+  e.addCallSite({"dev", "helper", "lib.py", SourceLoc{12, 4, 12, 13}});
+  e.addCallSite({"helper", "k", "main.py", SourceLoc{30, 8, 30, 20}});
+  ASSERT_EQ(e.callSites().size(), 2u);
+  EXPECT_EQ(e.callSites()[0].caller, "helper");
+  EXPECT_EQ(e.callSites()[1].loc.line, 30);
+  EXPECT_EQ(e.message(), "operator + is not defined for a and b");
+  EXPECT_STREQ(e.what(), "lib.py:5: operator + is not defined for a and b (in 'dev', called "
+                         "from 'helper' at lib.py:12) (in 'helper', called from 'k' at "
+                         "main.py:30)");
+  CompileError copy = e; // copies keep the sites (errors are rethrown by value)
+  EXPECT_STREQ(copy.what(), e.what());
+}
+
+TEST(Diagnostics, ClosestNameIsDifflibsChoice) {
+  // Each expectation is what difflib.get_close_matches(word, candidates, n=1) returns.
+  const std::vector<std::string> cuda = {"grid",      "gridsize", "syncthreads",
+                                         "threadIdx", "blockIdx", "blockDim",
+                                         "shared",    "local",    "atomic"};
+  EXPECT_EQ(closestName("grdi", cuda), "grid"); // CPython's own hint misses this one
+  EXPECT_EQ(closestName("gird", cuda), "grid");
+  EXPECT_EQ(closestName("syncthread", cuda), "syncthreads");
+  EXPECT_EQ(closestName("threadidx", cuda), "threadIdx");
+  EXPECT_EQ(closestName("blockidx", cuda), "blockIdx");
+  EXPECT_EQ(closestName("shard", cuda), "shared");
+  EXPECT_EQ(closestName("to_device", cuda), "");    // nothing is similar enough
+  EXPECT_EQ(closestName("grid", cuda), "gridsize"); // never the word itself
+  EXPECT_EQ(closestName("w", {"x", "y", "z"}), "");
+  EXPECT_EQ(closestName("sqr", {"sqrt", "sin", "cbrt"}), "sqrt");
+  // Ratcliff/Obershelp matches blocks recursively, not just the longest common substring:
+  // "valeu" and "value" share "val" and then "e" (ratio 0.8); ties go to the greater string.
+  EXPECT_EQ(closestName("valeu", {"value", "values"}), "value");
+  EXPECT_EQ(closestName("abc", {"abx", "aby"}), "aby");
+  EXPECT_EQ(closestName("abc", {"aby", "abx"}), "aby");
+  // Private names are suggested only for a private word.
+  EXPECT_EQ(closestName("data", {"_data"}), "");
+  EXPECT_EQ(closestName("_dat", {"_data"}), "_data");
+  EXPECT_EQ(closestName("", cuda), "");
+  EXPECT_EQ(didYouMean("grid"), "; did you mean 'grid'?");
+  EXPECT_EQ(didYouMean(""), "");
 }
 
 TEST(IR, Names) {

@@ -700,6 +700,71 @@ bb0:
               DiagCode::UnsupportedConstant, {"bytes"});
 }
 
+TEST(TypingErrors, UndefinedNamesSuggestTheClosestDefinedOne) {
+  // The bindings give a missing global the closest defined name (ir::closestName over the
+  // function's locals, globals and builtins); typing words it.
+  FnBuilder f("k", {"out"});
+  GlobalValue missing = GlobalValue::missing();
+  missing.path = "value";
+  f.setItem(f.load("out"), f.cint(0), f.global("valeu", missing));
+  f.ret();
+  expectError(*f.fn, {f32a()}, DiagCode::UndefinedName,
+              {"NameError: name 'valeu' is not defined; did you mean 'value'?"});
+  FnBuilder g("k", {"out"});
+  g.setItem(g.load("out"), g.cint(0), g.global("zzz", GlobalValue::missing()));
+  g.ret();
+  try {
+    inferTypes(*g.fn, {f32a()}, nullptr);
+    ADD_FAILURE() << "typed";
+  } catch (const CompileError &e) {
+    EXPECT_EQ(e.message(), "NameError: name 'zzz' is not defined"); // nothing close: no hint
+    EXPECT_EQ(e.kind(), DiagKind::Typing);
+  }
+}
+
+TEST(TypingErrors, UnknownAttributesOfKnownModulesSuggestTheClosest) {
+  FnBuilder g("k", {});
+  g.call(g.attr(g.sym("cuda", "cuda"), "grdi"), {g.cint(1)});
+  g.ret();
+  expectError(*g.fn, {}, DiagCode::UnsupportedCall,
+              {"call to cuda.grdi is not supported; did you mean 'cuda.grid'?"});
+
+  FnBuilder s("k", {});
+  s.call(s.attr(s.sym("cuda", "cuda"), "syncthread"), {});
+  s.ret();
+  expectError(*s.fn, {}, DiagCode::UnsupportedCall, {"did you mean 'cuda.syncthreads'?"});
+
+  FnBuilder m("k", {"x"});
+  m.call(m.attr(m.sym("math", "math"), "sqr"), {m.load("x")});
+  m.ret();
+  expectError(*m.fn, {types::float64()}, DiagCode::UnsupportedCall,
+              {"call to math.sqr is not supported; did you mean 'math.sqrt'?"});
+
+  FnBuilder a("k", {});
+  a.attr(a.attr(a.sym("cuda", "cuda"), "threadidx"), "x");
+  a.ret();
+  expectError(*a.fn, {}, DiagCode::UnsupportedAttribute,
+              {"attribute 'x' of cuda.threadidx is not supported; did you mean "
+               "'cuda.threadIdx'?"});
+
+  FnBuilder l("k", {});
+  l.call(l.attr(l.attr(l.sym("cuda", "cuda"), "atomic"), "ad"), {});
+  l.ret();
+  expectError(*l.fn, {}, DiagCode::UnsupportedAttribute,
+              {"attribute 'ad' of cuda.atomic is not supported; did you mean 'cuda.atomic.add'?"});
+
+  // Nothing close: the message stays as it was.
+  FnBuilder n("k", {"x"});
+  n.call(n.attr(n.sym("math", "math"), "factorial"), {n.load("x")});
+  n.ret();
+  try {
+    inferTypes(*n.fn, {types::int64()}, nullptr);
+    ADD_FAILURE() << "typed";
+  } catch (const CompileError &e) {
+    EXPECT_EQ(e.message(), "call to math.factorial is not supported");
+  }
+}
+
 TEST(TypingErrors, PlainPythonFunctionFailsOnlyWhenCalled) {
   auto ok = parseIR(R"(function k() kernel
 bb0:
