@@ -835,6 +835,26 @@ fp16 = _Namespace("fp16", [
     "hsqrt", "hrsqrt", "hceil", "hfloor", "hrcp", "htrunc", "hrint", "htanh"])
 _sys.modules.setdefault(__name__ + ".fp16", fp16)
 
+
+def _lazy_submodule(name, source):
+    """Module ``ptxjit.cuda.<name>`` made from ``ptxjit/<source>.py``, registered so that ``import
+    ptxjit.cuda.<name>`` finds it, and executed at its first attribute access (its device
+    functions need the extension, which ``import ptxjit`` does not load)."""
+    import importlib.util
+
+    path = _os.path.join(_os.path.dirname(__file__), source + ".py")
+    spec = importlib.util.spec_from_file_location(__name__ + "." + name, path)
+    spec.loader = importlib.util.LazyLoader(spec.loader)
+    module = importlib.util.module_from_spec(spec)
+    _sys.modules.setdefault(spec.name, module)
+    spec.loader.exec_module(module)
+    return _sys.modules[spec.name]
+
+
+# numba-cuda's cuda.random (xoroshiro128+): `cuda.random.create_xoroshiro128p_states(...)`,
+# `from ptxjit.cuda.random import xoroshiro128p_uniform_float32`.
+random = _lazy_submodule("random", "_random")
+
 __all__ = [
     "jit", "compile", "compile_all", "compile_for_current_device", "compile_ptx", "compile_ptx_for_current_device", "to_device", "device_array",
     "device_array_like", "pinned_array", "pinned_array_like", "mapped_array",
@@ -850,7 +870,8 @@ __all__ = [
     "threadfence_block", "threadfence_system", "laneid", "warpsize", "shfl_sync",
     "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "all_sync", "any_sync", "eq_sync",
     "ballot_sync", "match_any_sync", "match_all_sync", "activemask", "lanemask_lt", "popc",
-    "brev", "clz", "ffs", "fma", "cbrt", "selp", "nanosleep", "libdevice", "fp16", "In", "Out", "InOut",
+    "brev", "clz", "ffs", "fma", "cbrt", "selp", "nanosleep", "libdevice", "fp16", "random", "In",
+    "Out", "InOut",
 ]
 
 
