@@ -1,6 +1,7 @@
 // Typing rules for constants, globals, variables, operators, attributes, indexing and slices,
 // tuples, iteration and control flow.
 #include "ir/ConstantOf.h"
+#include "ir/typing/ArrayMethods.h"
 #include "ir/typing/TypingInternal.h"
 
 namespace ptxjit::ir::typing_detail {
@@ -278,6 +279,8 @@ const Type *Typer::typeGetAttr(GetAttrInstr *i) {
     }
     if (attr == "dtype") // compile-time: the NumPy type, e.g. cuda.local.array(n, a.dtype)
       return types::symbol("numpy." + arr->dtype()->str());
+    if (const Type *v = arrayViewAttrType(arr, attr)) // .real, .imag, .reshape, .view
+      return v;
     if (isa<RecordType>(arr->dtype()))
       return recordArrayField(i, arr, attr);
   }
