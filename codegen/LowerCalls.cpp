@@ -2,6 +2,7 @@
 // builtins: llvm.nvvm.read.ptx.sreg.* on CUDA, loads from the HostThreadCtx on the host.
 #include "codegen/ArrayViews.h"
 #include "codegen/Lowering.h"
+#include "ir/NamedTuples.h"
 #include "ir/typing/ArrayMethods.h"
 #include "ir/typing/MathBuiltins.h"
 
@@ -66,6 +67,9 @@ llvm::Value *FunctionLowerer::lowerGetAttr(const GetAttrInstr &i) {
         aty && (i.attr == "real" || i.attr == "imag") && aty->scalarDtype() &&
         aty->scalarDtype()->kind() == TypeKind::Complex)
       return complexPartView(B, valueOf(obj, at), i.attr == "imag", aty->itemSize());
+    if (int k = namedTupleField(ot, i.attr); k >= 0) // p.x of a namedtuple (ir/NamedTuples.h)
+      return convert(B.CreateExtractValue(valueOf(obj, at), unsigned(k)),
+                     cast<TupleType>(ot)->elements()[k], res, at);
     if (auto *aty = dyn_cast<ArrayType>(ot)) // a.x: the field across an array of records
       if (auto *r = dyn_cast<RecordType>(aty->dtype()))
         return recordArrayFieldView(valueOf(obj, at), aty, fieldNamed(r, i.attr, at), at);

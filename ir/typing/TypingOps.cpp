@@ -1,6 +1,7 @@
 // Typing rules for constants, globals, variables, operators, attributes, indexing and slices,
 // tuples, iteration and control flow.
 #include "ir/ConstantOf.h"
+#include "ir/NamedTuples.h"
 #include "ir/typing/ArrayMethods.h"
 #include "ir/typing/TypingInternal.h"
 
@@ -286,6 +287,8 @@ const Type *Typer::typeGetAttr(GetAttrInstr *i) {
   }
   if (auto *r = dyn_cast<RecordType>(t))
     return recordFieldValueType(recordField(i, r, attr).type, r->readonly());
+  if (int k = namedTupleField(t, attr); k >= 0) // p.x of a namedtuple (ir/NamedTuples.h)
+    return cast<TupleType>(t)->elements()[k];
   BuiltinId numberBuiltin = BuiltinId::None;
   if (const Type *r = numberAttrType(t, attr, numberBuiltin)) {
     i->builtin = numberBuiltin; // z.real, z.imag, z.conjugate (see TypingMath.cpp)
