@@ -70,4 +70,21 @@ llvm::Value *dtypeView(llvm::IRBuilder<> &B, llvm::Value *arr, int ndim, bool cC
   return B.CreateInsertValue(out, B.getInt64(newSize), {2u, last});
 }
 
+llvm::Value *pointerArrayView(llvm::IRBuilder<> &B, llvm::StructType *resultType, llvm::Value *data,
+                              std::vector<llvm::Value *> dims, int64_t itemSize, bool fortran) {
+  llvm::Value *out = llvm::PoisonValue::get(resultType);
+  out = B.CreateInsertValue(out, data, 0);
+  llvm::Value *stride = B.getInt64(itemSize);
+  int n = static_cast<int>(dims.size());
+  for (int k = 0; k < n; ++k) {
+    int d = fortran ? k : n - 1 - k; // the dimension whose stride comes next
+    llvm::Value *dim =
+        B.CreateSelect(B.CreateICmpSLT(dims[d], B.getInt64(0)), B.getInt64(0), dims[d]);
+    out = B.CreateInsertValue(out, dim, {1u, unsigned(d)});
+    out = B.CreateInsertValue(out, stride, {2u, unsigned(d)});
+    stride = B.CreateMul(stride, dim);
+  }
+  return out;
+}
+
 } // namespace ptxjit::codegen::detail

@@ -30,4 +30,10 @@ llvm::Value *reshapeView(llvm::IRBuilder<> &B, llvm::StructType *resultType, llv
 llvm::Value *dtypeView(llvm::IRBuilder<> &B, llvm::Value *arr, int ndim, bool cContiguous,
                        int64_t oldSize, int64_t newSize);
 
+/// carray/farray: the array value of type `resultType` over the memory at pointer `data`, of
+/// dimensions `dims` (i64 values; negative ones count as 0) and elements of `itemSize` bytes, with
+/// C (`fortran` false) or Fortran strides.
+llvm::Value *pointerArrayView(llvm::IRBuilder<> &B, llvm::StructType *resultType, llvm::Value *data,
+                              std::vector<llvm::Value *> dims, int64_t itemSize, bool fortran);
+
 } // namespace ptxjit::codegen::detail

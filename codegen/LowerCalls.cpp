@@ -4,6 +4,7 @@
 #include "codegen/Lowering.h"
 #include "ir/NamedTuples.h"
 #include "ir/typing/ArrayMethods.h"
+#include "ir/typing/CudaBuiltins.h"
 #include "ir/typing/MathBuiltins.h"
 
 #include <llvm/IR/Constants.h>
@@ -172,6 +173,27 @@ llvm::Value *FunctionLowerer::lowerCall(const CallInstr &i) {
     if (static_cast<int>(dims.size()) != rty->ndim())
       internal(at, "reshape to " + std::to_string(dims.size()) + " dimensions typed " + rty->str());
     return reshapeView(B, M.arrayType(rty->ndim()), arr, aty->ndim(), dims, aty->itemSize());
+  }
+  if (auto *s = dyn_cast<SymbolType>(ct);
+      s && (s->path() == kCarrayPath || s->path() == kFarrayPath)) {
+    // carray(ptr, shape, dtype=None), farray(...): an array over the pointer's memory
+    std::vector<const Instr *> bound;
+    std::string why;
+    auto *rty = dyn_cast<ArrayType>(concretize(typeOf(&i, at)));
+    if (!bindCallArgs(&i, {"ptr", "shape", "dtype"}, bound, why) || !bound[0] || !bound[1] || !rty)
+      internal(at, s->path() + " call typed " + typeOf(&i, at)->str());
+    std::vector<llvm::Value *> dims;
+    const Type *st = concretize(typeOf(bound[1], at));
+    llvm::Value *sv = valueOf(bound[1], at);
+    if (auto *tt = dyn_cast<TupleType>(st)) {
+      for (size_t k = 0; k < tt->size(); ++k)
+        dims.push_back(
+            convert(B.CreateExtractValue(sv, unsigned(k)), tt->elements()[k], types::int64(), at));
+    } else {
+      dims.push_back(convert(sv, typeOf(bound[1], at), types::int64(), at));
+    }
+    return pointerArrayView(B, M.arrayType(rty->ndim()), valueOf(bound[0], at), dims,
+                            rty->itemSize(), s->path() == kFarrayPath);
   }
   if (auto *s = dyn_cast<SymbolType>(ct))
     fail(at, DiagCode::UnsupportedCall, {s->path()});

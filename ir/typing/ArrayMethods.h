@@ -30,4 +30,17 @@ const Type *arrayViewAttrType(const ArrayType *arr, const std::string &attr);
 const Type *arrayMethodCallType(const CallInstr *i, const std::string &path,
                                 const std::string &file);
 
+/// The SymbolType paths of numba's carray and farray (ptxjit.carray, numba.carray,
+/// numba.cuda.np.numpy_support.carray): an array view of the memory a raw pointer addresses.
+inline constexpr const char *kCarrayPath = "numpy_support.carray";
+inline constexpr const char *kFarrayPath = "numpy_support.farray";
+
+/// The result type of call `i` of carray or farray (`path`): `carray(ptr, shape, dtype=None)`
+/// with `ptr` a CPointer (a voidptr needs `dtype`), `shape` an int or a tuple of ints (run-time
+/// values too) and `dtype` a compile-time dtype that must be the pointee's: a writable C (carray)
+/// or F (farray) array of as many dimensions as the shape has. Raises the diagnostic, located in
+/// `file`, when the call does not fit.
+const Type *pointerArrayCallType(const CallInstr *i, const std::string &path,
+                                 const std::string &file);
+
 } // namespace ptxjit::ir

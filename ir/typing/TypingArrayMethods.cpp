@@ -111,4 +111,43 @@ const Type *arrayMethodCallType(const CallInstr *i, const std::string &path,
   return types::array(dt, arr->ndim(), arr->layout(), arr->readonly());
 }
 
+const Type *pointerArrayCallType(const CallInstr *i, const std::string &path,
+                                 const std::string &file) {
+  std::string name = path == kCarrayPath ? "carray" : "farray";
+  std::vector<const Instr *> bound;
+  std::string why;
+  auto bad = [&](const std::string &expected) {
+    raiseDiag(DiagCode::CallArgs, file, i->loc, {name, argTypes(i) + "; it takes " + expected});
+  };
+  const std::string expected = "(ptr, shape, dtype=None): a CPointer, an int or a tuple of ints, "
+                               "and the pointee's dtype (needed for a voidptr)";
+  if (!bindCallArgs(i, {"ptr", "shape", "dtype"}, bound, why) || !bound[0] || !bound[1])
+    bad(expected);
+  auto *ptr = bound[0]->type ? dyn_cast<PointerType>(bound[0]->type) : nullptr;
+  std::vector<const Type *> dims{bound[1]->type};
+  if (auto *t = dyn_cast<TupleType>(bound[1]->type))
+    dims = t->elements();
+  bool ok = ptr != nullptr;
+  for (const Type *d : dims)
+    ok = ok && isInt(d);
+  if (!ok)
+    bad(expected);
+  const Type *dtype = ptr->pointee();
+  if (bound[2]) {
+    const Type *dt = constantDtype(bound[2]);
+    if (!dt || !isa<ScalarType>(dt))
+      raiseDiag(DiagCode::ConstantRequired, file, i->loc,
+                {name + "()", "the dtype",
+                 "a NumPy or ptxjit scalar type such as numpy.float32; got a value of type " +
+                     bound[2]->type->str()});
+    if (dtype && dt != dtype) // numba: "mismatching dtype"
+      bad("a dtype equal to the pointer's (" + dtype->str() + "), not " + dt->str());
+    dtype = dt;
+  }
+  if (!dtype)
+    bad("a dtype for a void pointer");
+  return types::array(dtype, static_cast<int>(dims.size()),
+                      path == kCarrayPath ? Layout::C : Layout::F);
+}
+
 } // namespace ptxjit::ir

@@ -86,6 +86,8 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
   const std::string &path = sym->path();
   if (isArrayMethodPath(path)) // a.reshape(...), a.view(dtype) (TypingArrayMethods.cpp)
     return arrayMethodCallType(i, path, fn_.filename);
+  if (path == kCarrayPath || path == kFarrayPath) // carray/farray (TypingArrayMethods.cpp)
+    return pointerArrayCallType(i, path, fn_.filename);
   BuiltinId id = builtinByPath(path);
   // Builtins without a case below (threadIdx.x, array attributes, ...) are not callables.
   if (id == BuiltinId::None)

@@ -237,6 +237,9 @@ const Type *Typer::typeGetAttr(GetAttrInstr *i) {
     if (path.rfind(kPyFunctionPrefix, 0) == 0)
       fail(DiagCode::UnsupportedAttribute, i,
            {"function " + path.substr(std::string(kPyFunctionPrefix).size()), attr});
+    if (path == "cuda") // cuda.float32 (numba.cuda's type names): the NumPy type
+      if (const ScalarType *s = types::scalarByName(attr))
+        return types::symbol("numpy." + s->str());
     if (path == "types" || path == "cuda.types") { // types.uint8, cuda.types.float16: the
                                                    // NumPy type of that name
       if (const ScalarType *s = types::scalarByName(attr))

@@ -851,6 +851,18 @@ def _lazy_submodule(name, source):
     return _sys.modules[spec.name]
 
 
+# numba's carray/farray (numba.carray, numba.cuda.np.numpy_support.carray): in kernels, the array
+# view of a raw pointer's memory (docs/language.md#raw-pointers); ptxjit.carray / ptxjit.farray.
+_carray = _Intrinsic("carray")
+_carray._ptxjit_symbol = "numpy_support.carray"
+_farray = _Intrinsic("farray")
+_farray._ptxjit_symbol = "numpy_support.farray"
+
+# numba.cuda's type names (cuda.float32, ...): ptxjit's type objects.
+from .types import (  # noqa: E402,F401
+    void, boolean, bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,
+    float32, float64, complex64, complex128)
+
 # numba-cuda's cuda.random (xoroshiro128+): `cuda.random.create_xoroshiro128p_states(...)`,
 # `from ptxjit.cuda.random import xoroshiro128p_uniform_float32`.
 random = _lazy_submodule("random", "_random")
