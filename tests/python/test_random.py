@@ -241,3 +241,46 @@ def test_init_states_cpu_host_array():
     assert as_pairs(host) == ref_states(3, 11, 1)
     with pytest.raises(TypeError, match="C-contiguous"):
         curand.init_xoroshiro128p_states_cpu(np.empty(6, dtype=xoroshiro128p_dtype)[::2], 1, 0)
+
+
+@pytest.mark.gpu
+def test_same_streams_as_numba_cuda_on_gpu(cuda_target):
+    # The same kernel under numba-cuda and under ptxjit, from the same seed: bit-identical
+    # uniform and normal variates (both use libdevice on the GPU).
+    ncuda = pytest.importorskip("numba.cuda")
+    nrand = pytest.importorskip("numba.cuda.random")
+    if not ncuda.is_available():
+        pytest.skip("numba-cuda has no GPU here")
+
+    nstates, count = 64, 16
+
+    def outputs():
+        return (np.zeros((nstates, count), np.float32), np.zeros((nstates, count), np.float64),
+                np.zeros((nstates, count), np.float32), np.zeros((nstates, count), np.float64))
+
+    @ncuda.jit
+    def numba_kernel(states, u32, u64, n32, n64):
+        tid = ncuda.grid(1)
+        if tid < states.shape[0]:
+            for i in range(u32.shape[1]):
+                u32[tid, i] = nrand.xoroshiro128p_uniform_float32(states, tid)
+                u64[tid, i] = nrand.xoroshiro128p_uniform_float64(states, tid)
+                n32[tid, i] = nrand.xoroshiro128p_normal_float32(states, tid)
+                n64[tid, i] = nrand.xoroshiro128p_normal_float64(states, tid)
+
+    @cuda.jit
+    def ptxjit_kernel(states, u32, u64, n32, n64):
+        tid = cuda.grid(1)
+        if tid < states.shape[0]:
+            for i in range(u32.shape[1]):
+                u32[tid, i] = xoroshiro128p_uniform_float32(states, tid)
+                u64[tid, i] = xoroshiro128p_uniform_float64(states, tid)
+                n32[tid, i] = xoroshiro128p_normal_float32(states, tid)
+                n64[tid, i] = xoroshiro128p_normal_float64(states, tid)
+
+    expect = outputs()
+    numba_kernel[2, 32](nrand.create_xoroshiro128p_states(nstates, seed=3), *expect)
+    got = outputs()
+    ptxjit_kernel[2, 32](cuda.random.create_xoroshiro128p_states(nstates, seed=3), *got)
+    for e, g in zip(expect, got):
+        np.testing.assert_array_equal(g, e)
