@@ -853,10 +853,23 @@ def _lazy_submodule(name, source):
 
 # numba's carray/farray (numba.carray, numba.cuda.np.numpy_support.carray): in kernels, the array
 # view of a raw pointer's memory (docs/language.md#raw-pointers); ptxjit.carray / ptxjit.farray.
-_carray = _Intrinsic("carray")
-_carray._ptxjit_symbol = "numpy_support.carray"
-_farray = _Intrinsic("farray")
-_farray._ptxjit_symbol = "numpy_support.farray"
+class _PointerArray(_Intrinsic):
+    __slots__ = ()
+
+    def __init__(self, name):
+        self._ptxjit_symbol = "numpy_support." + name
+        self.__name__ = name
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"ptxjit.{self.__name__} can only be used inside a kernel or device "
+                           f"function compiled with @cuda.jit")
+
+    def __repr__(self):
+        return f"<ptxjit intrinsic {self.__name__}>"
+
+
+_carray = _PointerArray("carray")
+_farray = _PointerArray("farray")
 
 # numba.cuda's type names (cuda.float32, ...): ptxjit's type objects.
 from .types import (  # noqa: E402,F401
