@@ -1,6 +1,7 @@
 #include "bindings/ArgTypes.h"
 
 #include "bindings/DeviceArray.h"
+#include "ir/NamedTuples.h"
 
 #include <pybind11/stl.h>
 
@@ -361,6 +362,94 @@ uint32_t recordId(const ir::RecordType *r) {
   return id;
 }
 
+namespace {
+/// The namedtuple classes seen in arguments, numbered by their names (classes alike in name and
+/// fields share a number: they type alike), and a cache by class object.
+struct NamedTupleClasses {
+  std::mutex mutex;
+  std::unordered_map<PyTypeObject *, uint32_t> byClass; ///< the classes referenced (kept alive)
+  std::unordered_map<std::string, uint32_t> ids;
+  std::vector<ir::NamedTupleNames> names;
+};
+NamedTupleClasses &namedTupleClasses() {
+  static auto *r = new NamedTupleClasses();
+  return *r;
+}
+
+/// The number of the namedtuple class of `o`, an instance of a tuple subclass (the class's
+/// `_fields`: one string per element); -1 when it is not a namedtuple, -2 (with `why`) when
+/// there are too many classes.
+int64_t namedTupleClass(PyObject *o, std::string &why) {
+  PyTypeObject *cls = Py_TYPE(o);
+  NamedTupleClasses &t = namedTupleClasses();
+  {
+    std::lock_guard<std::mutex> lock(t.mutex);
+    auto it = t.byClass.find(cls);
+    if (it != t.byClass.end())
+      return it->second;
+  }
+  PyObject *fields = PyObject_GetAttrString(reinterpret_cast<PyObject *>(cls), "_fields");
+  if (!fields) {
+    PyErr_Clear();
+    return -1;
+  }
+  ir::NamedTupleNames names;
+  bool ok = PyTuple_Check(fields) && PyTuple_GET_SIZE(fields) == PyTuple_GET_SIZE(o);
+  for (Py_ssize_t k = 0; ok && k < PyTuple_GET_SIZE(fields); ++k) {
+    PyObject *f = PyTuple_GET_ITEM(fields, k);
+    const char *u = PyUnicode_Check(f) ? PyUnicode_AsUTF8(f) : nullptr;
+    if (!u)
+      PyErr_Clear();
+    ok = u != nullptr;
+    if (ok)
+      names.fields.emplace_back(u);
+  }
+  Py_DECREF(fields);
+  if (!ok)
+    return -1;
+  names.className = cls->tp_name ? cls->tp_name : "namedtuple";
+  if (size_t dot = names.className.rfind('.'); dot != std::string::npos)
+    names.className = names.className.substr(dot + 1);
+  std::string key = names.className + "(";
+  for (const std::string &n : names.fields)
+    key += n + ",";
+  std::lock_guard<std::mutex> lock(t.mutex);
+  auto it = t.ids.find(key);
+  uint32_t id;
+  if (it != t.ids.end()) {
+    id = it->second;
+  } else {
+    if (t.names.size() >= (1u << 24)) {
+      why = "too many distinct namedtuple classes in one process";
+      return -2;
+    }
+    id = static_cast<uint32_t>(t.names.size());
+    t.names.push_back(std::move(names));
+    t.ids.emplace(key, id);
+  }
+  if (t.byClass.size() < 4096 && t.byClass.emplace(cls, id).second)
+    Py_INCREF(cls);
+  return id;
+}
+
+/// The named tuple type of class number `id` over the elements of `plain`, made concrete (a
+/// Python float in a namedtuple is float64, as in a plain tuple argument).
+const ir::TupleType *namedTupleType(uint32_t id, const ir::TupleType *plain) {
+  ir::NamedTupleNames names;
+  {
+    NamedTupleClasses &t = namedTupleClasses();
+    std::lock_guard<std::mutex> lock(t.mutex);
+    if (id >= t.names.size())
+      throw std::logic_error("corrupt argument fingerprint (namedtuple class)");
+    names = t.names[id];
+  }
+  std::vector<const ir::Type *> elems;
+  for (const ir::Type *e : plain->elements())
+    elems.push_back(ir::concretize(e));
+  return ir::types::namedTuple(names.className, names.fields, elems);
+}
+} // namespace
+
 const ir::RecordType *recordById(uint32_t id) {
   RecordIds &t = recordIds();
   std::lock_guard<std::mutex> lock(t.mutex);
@@ -667,6 +756,13 @@ bool ArgReader::read(PyObject *o, int arg, std::string &why, int depth) {
       return false;
     }
     Py_ssize_t n = PyTuple_GET_SIZE(o);
+    if (!PyTuple_CheckExact(o)) { // a namedtuple: its class's number, then the tuple
+      int64_t id = namedTupleClass(o, why);
+      if (id == -2)
+        return false;
+      if (id >= 0)
+        codes.push_back(codes::kNamedTuple | static_cast<uint32_t>(id));
+    }
     codes.push_back(codes::kTuple | static_cast<uint32_t>(n));
     for (Py_ssize_t k = 0; k < n; ++k)
       if (!read(PyTuple_GET_ITEM(o, k), arg, why, depth + 1))
@@ -747,6 +843,12 @@ const ir::Type *decode(const std::vector<uint32_t> &cs, size_t &pos, bool weak) 
       elems.push_back(decode(cs, pos, weak));
     return ir::types::tuple(elems);
   }
+  case codes::kNamedTuple: {
+    auto *plain = ir::dyn_cast<ir::TupleType>(decode(cs, pos, weak));
+    if (!plain)
+      throw std::logic_error("corrupt argument fingerprint (namedtuple)");
+    return namedTupleType(c & 0xffffff, plain);
+  }
   }
   throw std::logic_error("corrupt argument fingerprint");
 }
@@ -754,7 +856,7 @@ const ir::Type *decode(const std::vector<uint32_t> &cs, size_t &pos, bool weak) 
 } // namespace
 
 const ir::Type *typeFromCode(uint32_t code, bool weak) {
-  if ((code & codes::kTagMask) == codes::kTuple)
+  if ((code & codes::kTagMask) == codes::kTuple || (code & codes::kTagMask) == codes::kNamedTuple)
     throw std::logic_error("typeFromCode: a tuple's code");
   size_t pos = 0;
   return decode({code}, pos, weak);
@@ -793,6 +895,8 @@ py::object typeDescription(const ir::Type *t) {
     py::list elems;
     for (const ir::Type *e : tt->elements())
       elems.append(typeDescription(e));
+    if (const ir::NamedTupleNames *n = ir::namedTupleNames(tt))
+      return py::make_tuple("namedtuple", n->className, py::cast(n->fields), elems);
     return py::make_tuple("tuple", elems);
   }
   if (const auto *p = ir::dyn_cast<ir::PointerType>(t))

@@ -103,6 +103,9 @@ constexpr uint32_t kArray = 2u << 24;
 constexpr uint32_t kTuple = 3u << 24;
 constexpr uint32_t kRecordArray = 4u << 24; ///< bits 0..3 ndim, 4..5 layout, 6 readonly, 7.. id
 constexpr uint32_t kRecord = 5u << 24;      ///< a record scalar: bits 0..23 the record's id
+/// A collections.namedtuple: bits 0..23 its class's number (namedTupleClass), followed by the
+/// codes of the tuple itself (kTuple and its elements).
+constexpr uint32_t kNamedTuple = 6u << 24;
 constexpr uint32_t kMaxRecordId = (1u << 17) - 1;
 constexpr uint32_t kTagMask = 0xfu << 24;
 constexpr uint32_t kPython = 1u << 8; ///< scalars: a Python int/float/complex (weak for eager)

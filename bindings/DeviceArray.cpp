@@ -632,6 +632,19 @@ void defineDeviceArrays(py::module_ &m) {
                              })
       .def_property_readonly("backend",
                              [](const DeviceNDArray &d) { return backendName(d.backend()); })
+      .def_property_readonly(
+          "gpu_data",
+          [](py::object self) {
+            // numba-cuda's MemoryPointer, as far as users read it: the array's device address
+            // (`int(d.gpu_data.device_pointer)`), holding the array alive.
+            const auto &d = py::cast<const DeviceNDArray &>(self);
+            uint64_t addr = d.size() == 0 ? 0 : d.address();
+            return py::module_::import("types").attr("SimpleNamespace")(
+                py::arg("device_pointer") = py::int_(addr),
+                py::arg("device_ctypes_pointer") =
+                    py::module_::import("ctypes").attr("c_void_p")(py::int_(addr)),
+                py::arg("size") = d.extent(), py::arg("owner") = self);
+          })
       .def_property_readonly("device_ctypes_pointer",
                              [](const DeviceNDArray &d) {
                                return py::module_::import("ctypes").attr("c_void_p")(

@@ -14,6 +14,7 @@
 #include "ir/typing/Libdevice.h"
 #include "ir/typing/NumpyUfuncs.h"
 #include "runtime/Device.h"
+#include "runtime/Xoroshiro.h"
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -131,4 +132,21 @@ PYBIND11_MODULE(_core, m) {
     d["total_memory"] = dev.totalMemory();
     return py::module_::import("types").attr("SimpleNamespace")(**d);
   });
+  m.def(
+      "init_xoroshiro128p_states",
+      [](py::buffer states, uint64_t seed, uint64_t subsequenceStart) {
+        py::buffer_info info = states.request(/*writable=*/true);
+        if (info.itemsize != sizeof(runtime::Xoroshiro128pState) ||
+            (info.ndim == 1 && info.shape[0] > 1 && info.strides[0] != info.itemsize) ||
+            info.ndim > 1)
+          throw py::value_error("xoroshiro128+ states must be a contiguous 1-d array of "
+                                "xoroshiro128p_dtype (16 bytes an element)");
+        size_t n = info.ndim == 0 ? 1 : static_cast<size_t>(info.shape[0]);
+        auto *p = static_cast<runtime::Xoroshiro128pState *>(info.ptr);
+        py::gil_scoped_release release;
+        runtime::initXoroshiro128pStates(p, n, seed, subsequenceStart);
+      },
+      py::arg("states"), py::arg("seed"), py::arg("subsequence_start"),
+      "Fills a host array of xoroshiro128p_dtype as numba-cuda's init_xoroshiro128p_states_cpu "
+      "does (ptxjit.cuda.random; runtime/Xoroshiro.h).");
 }

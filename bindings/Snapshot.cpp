@@ -391,7 +391,16 @@ ir::GlobalValue globalFromPython(py::handle v) {
     }
   }
   if (PyFunction_Check(o)) {
-    py::object name;
+    py::object name, mod;
+    // numba's carray/farray (numba.carray, numba.cuda.np.numpy_support.carray): the array view
+    // of a pointer, as ptxjit.carray/farray (ir/typing/ArrayMethods.h); numba is not imported.
+    if (hasAttrNoThrow(v, "__module__", &mod) && hasAttrNoThrow(v, "__name__", &name) &&
+        PyUnicode_Check(mod.ptr()) && PyUnicode_Check(name.ptr())) {
+      std::string m = py::cast<std::string>(mod), n = py::cast<std::string>(name);
+      if ((m == "numba.np.numpy_support" || m == "numba.cuda.np.numpy_support") &&
+          (n == "carray" || n == "farray"))
+        return ir::GlobalValue::symbol("numpy_support." + n);
+    }
     if (hasAttrNoThrow(v, "__name__", &name) && PyUnicode_Check(name.ptr()))
       return ir::GlobalValue::pyFunction(py::cast<std::string>(name));
     return ir::GlobalValue::pyFunction("<function>");

@@ -1,6 +1,10 @@
 // Lowering of calls (builtins, user device functions), attributes and the CUDA thread-index
 // builtins: llvm.nvvm.read.ptx.sreg.* on CUDA, loads from the HostThreadCtx on the host.
+#include "codegen/ArrayViews.h"
 #include "codegen/Lowering.h"
+#include "ir/NamedTuples.h"
+#include "ir/typing/ArrayMethods.h"
+#include "ir/typing/CudaBuiltins.h"
 #include "ir/typing/MathBuiltins.h"
 
 #include <llvm/IR/Constants.h>
@@ -60,6 +64,13 @@ llvm::Value *FunctionLowerer::lowerGetAttr(const GetAttrInstr &i) {
     const Type *ot = concretize(typeOf(obj, at));
     if (auto *r = dyn_cast<RecordType>(ot)) // r.x
       return loadRecordField(valueOf(obj, at), r, fieldNamed(r, i.attr, at), res, at);
+    if (auto *aty = dyn_cast<ArrayType>(ot); // z.real, z.imag of a complex array (ArrayViews.h)
+        aty && (i.attr == "real" || i.attr == "imag") && aty->scalarDtype() &&
+        aty->scalarDtype()->kind() == TypeKind::Complex)
+      return complexPartView(B, valueOf(obj, at), i.attr == "imag", aty->itemSize());
+    if (int k = namedTupleField(ot, i.attr); k >= 0) // p.x of a namedtuple (ir/NamedTuples.h)
+      return convert(B.CreateExtractValue(valueOf(obj, at), unsigned(k)),
+                     cast<TupleType>(ot)->elements()[k], res, at);
     if (auto *aty = dyn_cast<ArrayType>(ot)) // a.x: the field across an array of records
       if (auto *r = dyn_cast<RecordType>(aty->dtype()))
         return recordArrayFieldView(valueOf(obj, at), aty, fieldNamed(r, i.attr, at), at);
@@ -137,6 +148,53 @@ llvm::Value *FunctionLowerer::lowerCall(const CallInstr &i) {
   if (i.calleeFunction)
     return lowerDeviceCall(i);
   const Type *ct = typeOf(i.callee(), at);
+  if (auto *s = dyn_cast<SymbolType>(ct); s && isArrayMethodPath(s->path())) {
+    // a.reshape(...), a.view(dtype): views of the array the callee's GetAttr reads (ArrayViews.h)
+    const Instr *obj = i.callee()->numOperands() ? i.callee()->operand(0) : nullptr;
+    auto *aty = obj ? dyn_cast<ArrayType>(concretize(typeOf(obj, at))) : nullptr;
+    auto *rty = dyn_cast<ArrayType>(concretize(typeOf(&i, at)));
+    if (!aty || !rty)
+      internal(at, s->path() + " call typed " + typeOf(&i, at)->str());
+    llvm::Value *arr = valueOf(obj, at);
+    if (s->path() == kArrayViewPath)
+      return dtypeView(B, arr, aty->ndim(), aty->layout() == Layout::C, aty->itemSize(),
+                       rty->itemSize());
+    std::vector<llvm::Value *> dims; // the ints given, or the elements of one tuple, as int64
+    const Type *t0 = i.numArgs() == 1 ? concretize(typeOf(i.arg(0), at)) : nullptr;
+    if (auto *tt = t0 ? dyn_cast<TupleType>(t0) : nullptr) {
+      llvm::Value *tv = valueOf(i.arg(0), at);
+      for (size_t k = 0; k < tt->size(); ++k)
+        dims.push_back(
+            convert(B.CreateExtractValue(tv, unsigned(k)), tt->elements()[k], types::int64(), at));
+    } else {
+      for (size_t k = 0; k < i.numArgs(); ++k)
+        dims.push_back(convert(valueOf(i.arg(k), at), typeOf(i.arg(k), at), types::int64(), at));
+    }
+    if (static_cast<int>(dims.size()) != rty->ndim())
+      internal(at, "reshape to " + std::to_string(dims.size()) + " dimensions typed " + rty->str());
+    return reshapeView(B, M.arrayType(rty->ndim()), arr, aty->ndim(), dims, aty->itemSize());
+  }
+  if (auto *s = dyn_cast<SymbolType>(ct);
+      s && (s->path() == kCarrayPath || s->path() == kFarrayPath)) {
+    // carray(ptr, shape, dtype=None), farray(...): an array over the pointer's memory
+    std::vector<const Instr *> bound;
+    std::string why;
+    auto *rty = dyn_cast<ArrayType>(concretize(typeOf(&i, at)));
+    if (!bindCallArgs(&i, {"ptr", "shape", "dtype"}, bound, why) || !bound[0] || !bound[1] || !rty)
+      internal(at, s->path() + " call typed " + typeOf(&i, at)->str());
+    std::vector<llvm::Value *> dims;
+    const Type *st = concretize(typeOf(bound[1], at));
+    llvm::Value *sv = valueOf(bound[1], at);
+    if (auto *tt = dyn_cast<TupleType>(st)) {
+      for (size_t k = 0; k < tt->size(); ++k)
+        dims.push_back(
+            convert(B.CreateExtractValue(sv, unsigned(k)), tt->elements()[k], types::int64(), at));
+    } else {
+      dims.push_back(convert(sv, typeOf(bound[1], at), types::int64(), at));
+    }
+    return pointerArrayView(B, M.arrayType(rty->ndim()), valueOf(bound[0], at), dims,
+                            rty->itemSize(), s->path() == kFarrayPath);
+  }
   if (auto *s = dyn_cast<SymbolType>(ct))
     fail(at, DiagCode::UnsupportedCall, {s->path()});
   if (auto *ext = dyn_cast<ExternFunctionType>(ct))

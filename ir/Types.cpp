@@ -2,6 +2,8 @@
 // identifies it (usually its spelling), guarded by a mutex; types are never freed.
 #include "ir/Types.h"
 
+#include "ir/NamedTuples.h"
+
 #include "ir/Values.h"
 
 #include <algorithm>
@@ -552,14 +554,28 @@ const ScalarType *alignmentScalar(const Type *fieldType) {
   return nullptr;
 }
 
+namespace {
+
+/// A tuple of `elems` named as `like` is (ir/NamedTuples.h), or plain.
+const TupleType *sameKindTuple(const TupleType *like, const std::vector<const Type *> &elems) {
+  if (const NamedTupleNames *n = namedTupleNames(like))
+    return types::namedTuple(n->className, n->fields, elems);
+  return types::tuple(elems);
+}
+
+} // namespace
+
 const Type *replaceIntLiterals(const Type *t, const Type *with) {
   if (auto *w = dyn_cast<WeakType>(t); w && w->literalValue())
     return with;
   if (auto *tup = dyn_cast<TupleType>(t)) {
     std::vector<const Type *> elems;
-    for (const Type *e : tup->elements())
+    bool changed = false;
+    for (const Type *e : tup->elements()) {
       elems.push_back(replaceIntLiterals(e, with));
-    return types::tuple(elems);
+      changed = changed || elems.back() != e;
+    }
+    return changed ? sameKindTuple(tup, elems) : t;
   }
   return t;
 }
@@ -586,7 +602,7 @@ const Type *concretize(const Type *t) {
       elems.push_back(concretize(e));
       changed = changed || elems.back() != e;
     }
-    return changed ? types::tuple(elems) : t;
+    return changed ? sameKindTuple(tup, elems) : t;
   }
   return t;
 }

@@ -1,6 +1,7 @@
 // Type inference driver: unification of variables (through ir::promote, ir/Conversions.h) and
 // the fixpoint over all blocks. The rules for each instruction live in the other Typing*.cpp
 // files (see TypingInternal.h).
+#include "ir/NamedTuples.h"
 #include "ir/typing/TypingInternal.h"
 
 namespace ptxjit::ir {
@@ -38,6 +39,10 @@ const Type *unifyTypes(const Type *a, const Type *b) {
         return nullptr;
       elems.push_back(e);
     }
+    // Named tuples (ir/NamedTuples.h) keep their names when both sides have the same ones.
+    const NamedTupleNames *nx = namedTupleNames(x), *ny = namedTupleNames(y);
+    if (nx && ny && nx->className == ny->className && nx->fields == ny->fields)
+      return types::namedTuple(nx->className, nx->fields, elems);
     return types::tuple(elems);
   }
   return nullptr;

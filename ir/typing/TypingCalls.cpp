@@ -1,6 +1,7 @@
 // Typing rules for calls: builtins (range, len, int, float, bool, abs, min, max, cuda.grid,
 // cuda.gridsize) and user device functions through the CallResolver.
 #include "ir/ConstantOf.h"
+#include "ir/typing/ArrayMethods.h"
 #include "ir/typing/CudaBuiltins.h"
 #include "ir/typing/NumpyUfuncs.h"
 #include "ir/typing/TypingInternal.h"
@@ -83,6 +84,10 @@ const Type *Typer::typeExternCall(CallInstr *i, const ExternFunctionType *ext,
 const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
                                    const std::vector<const Type *> &args) {
   const std::string &path = sym->path();
+  if (isArrayMethodPath(path)) // a.reshape(...), a.view(dtype) (TypingArrayMethods.cpp)
+    return arrayMethodCallType(i, path, fn_.filename);
+  if (path == kCarrayPath || path == kFarrayPath) // carray/farray (TypingArrayMethods.cpp)
+    return pointerArrayCallType(i, path, fn_.filename);
   BuiltinId id = builtinByPath(path);
   // Builtins without a case below (threadIdx.x, array attributes, ...) are not callables.
   // A path the compiler does not know at all (cuda.grdi) may be a misspelling.

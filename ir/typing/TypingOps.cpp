@@ -1,6 +1,8 @@
 // Typing rules for constants, globals, variables, operators, attributes, indexing and slices,
 // tuples, iteration and control flow.
 #include "ir/ConstantOf.h"
+#include "ir/NamedTuples.h"
+#include "ir/typing/ArrayMethods.h"
 #include "ir/typing/TypingInternal.h"
 
 namespace ptxjit::ir::typing_detail {
@@ -260,6 +262,9 @@ const Type *Typer::typeGetAttr(GetAttrInstr *i) {
     if (path.rfind(kPyFunctionPrefix, 0) == 0)
       fail(DiagCode::UnsupportedAttribute, i,
            {"function " + path.substr(std::string(kPyFunctionPrefix).size()), attr});
+    if (path == "cuda") // cuda.float32 (numba.cuda's type names): the NumPy type
+      if (const ScalarType *s = types::scalarByName(attr))
+        return types::symbol("numpy." + s->str());
     if (path == "types" || path == "cuda.types") { // types.uint8, cuda.types.float16: the
                                                    // NumPy type of that name
       if (const ScalarType *s = types::scalarByName(attr))
@@ -303,11 +308,15 @@ const Type *Typer::typeGetAttr(GetAttrInstr *i) {
     }
     if (attr == "dtype") // compile-time: the NumPy type, e.g. cuda.local.array(n, a.dtype)
       return types::symbol("numpy." + arr->dtype()->str());
+    if (const Type *v = arrayViewAttrType(arr, attr)) // .real, .imag, .reshape, .view
+      return v;
     if (isa<RecordType>(arr->dtype()))
       return recordArrayField(i, arr, attr);
   }
   if (auto *r = dyn_cast<RecordType>(t))
     return recordFieldValueType(recordField(i, r, attr).type, r->readonly());
+  if (int k = namedTupleField(t, attr); k >= 0) // p.x of a namedtuple (ir/NamedTuples.h)
+    return cast<TupleType>(t)->elements()[k];
   BuiltinId numberBuiltin = BuiltinId::None;
   if (const Type *r = numberAttrType(t, attr, numberBuiltin)) {
     i->builtin = numberBuiltin; // z.real, z.imag, z.conjugate (see TypingMath.cpp)

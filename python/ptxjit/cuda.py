@@ -847,6 +847,51 @@ fp16 = _Namespace("fp16", [
     "hsqrt", "hrsqrt", "hceil", "hfloor", "hrcp", "htrunc", "hrint", "htanh"])
 _sys.modules.setdefault(__name__ + ".fp16", fp16)
 
+
+def _lazy_submodule(name, source):
+    """Module ``ptxjit.cuda.<name>`` made from ``ptxjit/<source>.py``, registered so that ``import
+    ptxjit.cuda.<name>`` finds it, and executed at its first attribute access (its device
+    functions need the extension, which ``import ptxjit`` does not load)."""
+    import importlib.util
+
+    path = _os.path.join(_os.path.dirname(__file__), source + ".py")
+    spec = importlib.util.spec_from_file_location(__name__ + "." + name, path)
+    spec.loader = importlib.util.LazyLoader(spec.loader)
+    module = importlib.util.module_from_spec(spec)
+    _sys.modules.setdefault(spec.name, module)
+    spec.loader.exec_module(module)
+    return _sys.modules[spec.name]
+
+
+# numba's carray/farray (numba.carray, numba.cuda.np.numpy_support.carray): in kernels, the array
+# view of a raw pointer's memory (docs/language.md#raw-pointers); ptxjit.carray / ptxjit.farray.
+class _PointerArray(_Intrinsic):
+    __slots__ = ()
+
+    def __init__(self, name):
+        self._ptxjit_symbol = "numpy_support." + name
+        self.__name__ = name
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"ptxjit.{self.__name__} can only be used inside a kernel or device "
+                           f"function compiled with @cuda.jit")
+
+    def __repr__(self):
+        return f"<ptxjit intrinsic {self.__name__}>"
+
+
+_carray = _PointerArray("carray")
+_farray = _PointerArray("farray")
+
+# numba.cuda's type names (cuda.float32, ...): ptxjit's type objects.
+from .types import (  # noqa: E402,F401
+    void, boolean, bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,
+    float32, float64, complex64, complex128)
+
+# numba-cuda's cuda.random (xoroshiro128+): `cuda.random.create_xoroshiro128p_states(...)`,
+# `from ptxjit.cuda.random import xoroshiro128p_uniform_float32`.
+random = _lazy_submodule("random", "_random")
+
 __all__ = [
     "jit", "compile", "compile_all", "compile_for_current_device", "compile_ptx", "compile_ptx_for_current_device", "to_device", "device_array",
     "device_array_like", "pinned_array", "pinned_array_like", "mapped_array",
@@ -862,7 +907,8 @@ __all__ = [
     "threadfence_block", "threadfence_system", "laneid", "warpsize", "shfl_sync",
     "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "all_sync", "any_sync", "eq_sync",
     "ballot_sync", "match_any_sync", "match_all_sync", "activemask", "lanemask_lt", "popc",
-    "brev", "clz", "ffs", "fma", "cbrt", "selp", "nanosleep", "libdevice", "fp16", "In", "Out", "InOut",
+    "brev", "clz", "ffs", "fma", "cbrt", "selp", "nanosleep", "libdevice", "fp16", "random", "In",
+    "Out", "InOut",
 ]
 
 

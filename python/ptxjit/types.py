@@ -9,7 +9,7 @@ it like the NumPy scalar type of the same name.
 
 __all__ = [
     "Type", "Scalar", "Number", "Integer", "Float", "Complex", "Boolean", "NoneType", "Array",
-    "BaseTuple", "UniTuple", "Tuple", "Signature", "as_type", "as_signature",
+    "BaseTuple", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "Signature", "as_type", "as_signature",
     "CPointer", "RawPointer", "voidptr", "IntegerLiteral", "Record", "NestedArray", "from_dtype",
     "void", "none", "boolean", "bool_", "b1",
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -347,6 +347,40 @@ class Tuple(BaseTuple):
         return f"Tuple(({elems}{',' if len(self.types) == 1 else ''}))"
 
 
+class NamedUniTuple(UniTuple):
+    """Numba's ``NamedUniTuple``: the type of a ``collections.namedtuple`` argument whose
+    elements have one type, printed ``Pair(int64 x 2)``; ``fields`` are its field names. In a
+    signature it stands for the tuple of its elements."""
+
+    __slots__ = ("fields",)
+
+    def __init__(self, dtype, count, fields, class_name):
+        super().__init__(dtype, count)
+        self.name = f"{class_name}({self.dtype.name} x {count})"
+        self.fields = tuple(fields)
+
+
+class NamedTuple(Tuple):
+    """Numba's ``NamedTuple``: the type of a ``collections.namedtuple`` argument, printed
+    ``Point(int64, float64)``; ``fields`` are its field names. In a signature it stands for the
+    tuple of its elements."""
+
+    __slots__ = ("fields",)
+
+    def __new__(cls, types, fields, class_name):
+        types = tuple(as_type(t) for t in types)
+        if types and all(t == types[0] for t in types):
+            return NamedUniTuple(types[0], len(types), fields, class_name)
+        self = object.__new__(cls)
+        Type.__init__(self, f"{class_name}({', '.join(t.name for t in types)})")
+        self.types = types
+        self.fields = tuple(fields)
+        return self
+
+    def __init__(self, types, fields, class_name):
+        pass  # initialized in __new__
+
+
 class Signature:
     """``return_type(args...)``; ``return_type`` is None for a bare argument tuple."""
 
@@ -485,7 +519,8 @@ def from_description(desc):
     Descriptions are tuples: ``("scalar", "float32")``, ``("array", dtype, ndim, layout,
     readonly)`` (dtype a scalar name or a record's description), ``("record", [(name,
     description, offset)...], size, aligned)``, ``("nestedarray", "float32", shape)``,
-    ``("tuple", [descriptions...])``, ``("pointer", "int32")`` (``None`` for void*),
+    ``("tuple", [descriptions...])``, ``("namedtuple", class_name, [fields...],
+    [descriptions...])``, ``("pointer", "int32")`` (``None`` for void*),
     ``("none",)``; anything else is ``("other", "spelling")``.
     """
     tag = desc[0]
@@ -501,6 +536,8 @@ def from_description(desc):
         return NestedArray(_SCALARS[desc[1]], desc[2])
     if tag == "tuple":
         return Tuple(from_description(d) for d in desc[1])
+    if tag == "namedtuple":
+        return NamedTuple([from_description(d) for d in desc[3]], desc[2], desc[1])
     if tag == "none":
         return none
     if tag == "pointer":
@@ -537,6 +574,9 @@ def as_type(obj):
     if cls in ("Array",) and hasattr(obj, "ndim") and hasattr(obj, "layout"):
         return Array(as_type(obj.dtype), int(obj.ndim), str(obj.layout),
                      readonly=not getattr(obj, "mutable", True))
+    named = getattr(getattr(obj, "instance_class", None), "__name__", None)
+    if cls in ("NamedUniTuple", "NamedTuple") and named and hasattr(obj, "fields"):
+        return NamedTuple([as_type(t) for t in obj.types], obj.fields, named)
     if cls in ("UniTuple", "NamedUniTuple"):
         return UniTuple(as_type(obj.dtype), int(obj.count))
     if cls in ("Tuple", "NamedTuple"):

@@ -10,7 +10,7 @@ import types as pytypes
 import numpy as np
 import pytest
 
-from ptxjit import cuda, errors, types
+from ptxjit import carray, cuda, errors, farray, types
 from ptxjit.types import float32, int32, int64, uint32, void
 
 
@@ -375,3 +375,64 @@ def test_a_lazy_kernel_never_sees_a_pointer(cpu):
 
     with pytest.raises(errors.TypingError, match=r"cannot store Literal\[int\] into int64"):
         k[1, 1](np.zeros(1).ctypes.data)
+
+
+# ---- carray / farray: an array over a raw pointer's memory (numba's numpy_support) ----
+
+@pytest.mark.parametrize("make", [carray, farray])
+def test_carray_farray_of_pointer(backend, make):
+    @cuda.jit(types.void(types.CPointer(types.float32)))
+    def add(a_ptr):
+        a = make(a_ptr, (1,), dtype=cuda.float32)
+        a[0] += 1.2
+
+    a = cuda.to_device(np.array([0.0], dtype=np.float32))
+    add[1, 1](int(a.gpu_data.device_pointer))
+    cuda.synchronize()
+    assert a.copy_to_host()[0] == np.float32(1.2)
+
+
+def test_carray_farray_shapes_and_layouts(backend):
+    @cuda.jit(types.void(types.CPointer(types.int32), types.int64, types.int64,
+                         types.int64[:, :], types.int64[:, :]))
+    def k(p, n, m, c_out, f_out):
+        c = carray(p, (n, m))          # run-time shape, dtype from the pointer
+        f = farray(p, (n, m), np.int32)
+        for i in range(n):
+            for j in range(m):
+                c_out[i, j] = c[i, j]
+                f_out[i, j] = f[i, j]
+
+    data = cuda.to_device(np.arange(6, dtype=np.int32))
+    c_out = np.zeros((2, 3), np.int64)
+    f_out = np.zeros((2, 3), np.int64)
+    k[1, 1](data.gpu_data.device_pointer, 2, 3, c_out, f_out)
+    np.testing.assert_array_equal(c_out, np.arange(6).reshape(2, 3))
+    np.testing.assert_array_equal(f_out, np.arange(6).reshape(2, 3, order="F"))
+    assert ".visible .entry" in k.inspect_ptx(k.signatures[0])
+
+
+def test_carray_errors(cpu):
+    with pytest.raises(errors.TypingError, match=r"carray cannot be called with .*dtype equal to the "
+                                          r"pointer's \(float32\), not float64"):
+        @cuda.jit(types.void(types.CPointer(types.float32)))
+        def mismatch(p):
+            a = carray(p, 1, np.float64)
+            a[0] = 1
+
+    with pytest.raises(errors.TypingError, match=r"farray cannot be called with .*a dtype for a void"):
+        @cuda.jit(types.void(types.voidptr))
+        def void(p):
+            a = farray(p, 1)
+            a[0] = 1
+
+    with pytest.raises(RuntimeError, match="inside a kernel"):
+        carray(0, 1)
+
+
+def test_gpu_data_device_pointer(backend):
+    d = cuda.to_device(np.arange(4.0))
+    g = d.gpu_data
+    assert int(g.device_pointer) == d.device_ctypes_pointer.value != 0
+    assert g.device_ctypes_pointer.value == d.device_ctypes_pointer.value
+    assert g.size == 32 and g.owner is d

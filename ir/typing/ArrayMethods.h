@@ -1,0 +1,46 @@
+// Typing of the array attributes that are views of an array's memory, as numba-cuda types them
+// (ir/typing/TypingArrayMethods.cpp; lowered by codegen/ArrayViews.h): `a.real` / `a.imag` of a
+// complex array, `a.reshape(...)`, `a.view(dtype)`. Internal to typing and codegen.
+#pragma once
+
+#include "ir/IR.h"
+#include "ir/Types.h"
+
+#include <string>
+
+namespace ptxjit::ir {
+
+/// The SymbolType paths of the bound methods `a.reshape` and `a.view` (typed at their call).
+inline constexpr const char *kArrayReshapePath = "array.reshape";
+inline constexpr const char *kArrayViewPath = "array.view";
+
+/// True for kArrayReshapePath and kArrayViewPath.
+bool isArrayMethodPath(const std::string &path);
+
+/// The type of `arr.attr` when it is a view or a method: for `.real`/`.imag` of a complex array
+/// a strided (layout A) array of the part's float type, read-only as `arr` is; for `.reshape`
+/// and `.view` the method's SymbolType. Null for other attributes.
+const Type *arrayViewAttrType(const ArrayType *arr, const std::string &attr);
+
+/// The result type of call `i` of array method `path` (the callee is the GetAttr on the array,
+/// whose type is set): `a.reshape(shape)` / `a.reshape(d0, d1, ...)` gives a C-contiguous array
+/// of as many dimensions as ints (only a C-contiguous array reshapes); `a.view(dtype)` the array
+/// as compile-time dtype `dtype`, its layout kept (a Fortran-ordered or 0-d array cannot change
+/// its itemsize). Raises the diagnostic, located in `file`, when the call does not fit.
+const Type *arrayMethodCallType(const CallInstr *i, const std::string &path,
+                                const std::string &file);
+
+/// The SymbolType paths of numba's carray and farray (ptxjit.carray, numba.carray,
+/// numba.cuda.np.numpy_support.carray): an array view of the memory a raw pointer addresses.
+inline constexpr const char *kCarrayPath = "numpy_support.carray";
+inline constexpr const char *kFarrayPath = "numpy_support.farray";
+
+/// The result type of call `i` of carray or farray (`path`): `carray(ptr, shape, dtype=None)`
+/// with `ptr` a CPointer (a voidptr needs `dtype`), `shape` an int or a tuple of ints (run-time
+/// values too) and `dtype` a compile-time dtype that must be the pointee's: a writable C (carray)
+/// or F (farray) array of as many dimensions as the shape has. Raises the diagnostic, located in
+/// `file`, when the call does not fit.
+const Type *pointerArrayCallType(const CallInstr *i, const std::string &path,
+                                 const std::string &file);
+
+} // namespace ptxjit::ir

@@ -1,0 +1,153 @@
+// Typing rules for the array attributes that are views of an array's memory (ArrayMethods.h).
+#include "ir/typing/ArrayMethods.h"
+
+#include "ir/Diagnostics.h"
+#include "ir/typing/CudaBuiltins.h"
+
+namespace ptxjit::ir {
+
+bool isArrayMethodPath(const std::string &path) {
+  return path == kArrayReshapePath || path == kArrayViewPath;
+}
+
+const Type *arrayViewAttrType(const ArrayType *arr, const std::string &attr) {
+  if (attr == "real" || attr == "imag") {
+    // A part of each complex element: the same shape and strides, the data moved by the part's
+    // offset, so the view is strided (Numba's 'A' layout) and writable as the array is (so
+    // `cuda.atomic.add(a.imag, i, v)` updates the array).
+    const ScalarType *s = arr->scalarDtype();
+    if (!s || s->kind() != TypeKind::Complex)
+      return nullptr;
+    return types::array(types::floating(s->bits() / 2), arr->ndim(), Layout::A, arr->readonly());
+  }
+  if (attr == "reshape")
+    return types::symbol(kArrayReshapePath);
+  if (attr == "view")
+    return types::symbol(kArrayViewPath);
+  return nullptr;
+}
+
+namespace {
+
+std::string argTypes(const CallInstr *i) {
+  std::string s;
+  for (size_t k = 0; k < i->numArgs(); ++k) {
+    const Type *t = i->arg(k)->type;
+    s += (k ? ", " : "") + (t ? t->str() : std::string("?"));
+  }
+  return s;
+}
+
+bool isInt(const Type *t) {
+  return t && (t->kind() == TypeKind::Int || t->kind() == TypeKind::WeakInt);
+}
+
+} // namespace
+
+const Type *arrayMethodCallType(const CallInstr *i, const std::string &path,
+                                const std::string &file) {
+  const Instr *obj = i->callee()->numOperands() ? i->callee()->operand(0) : nullptr;
+  auto *arr = obj && obj->type ? dyn_cast<ArrayType>(concretize(obj->type)) : nullptr;
+  bool reshape = path == kArrayReshapePath;
+  std::string method = std::string(reshape ? "reshape" : "view");
+  if (!arr)
+    raiseDiag(DiagCode::Internal, file, i->loc, {"array method " + method + " without its array"});
+  std::string callee = arr->str() + "." + method;
+  auto badArgs = [&](const std::string &expected) {
+    raiseDiag(DiagCode::CallArgs, file, i->loc, {callee, argTypes(i) + "; it takes " + expected});
+  };
+  // "a.reshape() does not support <what>; it supports <supported>" (a TypingError, as Numba's).
+  auto unsupported = [&](const std::string &what, const std::string &supported) {
+    raiseDiag(DiagCode::UnsupportedDtype, file, i->loc, {"a." + method + "()", what, supported});
+  };
+  if (!i->kwNames.empty())
+    badArgs(reshape ? "a shape (no keywords)" : "a dtype (no keywords)");
+  if (reshape) {
+    // a.reshape(shape) with shape an int or a tuple of ints, or a.reshape(d0, d1, ...): the
+    // number of dimensions is the number of ints; their values may be run-time values.
+    std::vector<const Type *> dims;
+    for (size_t k = 0; k < i->numArgs(); ++k)
+      dims.push_back(i->arg(k)->type);
+    if (dims.size() == 1)
+      if (auto *t = dyn_cast<TupleType>(dims[0]))
+        dims = t->elements();
+    bool ok = i->numArgs() > 0;
+    for (const Type *d : dims)
+      ok = ok && isInt(d);
+    if (!ok)
+      badArgs("a shape: an int, a tuple of ints, or ints");
+    // Numba's rule: only a contiguous array reshapes without a copy (ptxjit: C-contiguous).
+    if (arr->layout() != Layout::C)
+      unsupported(arr->str(), "C-contiguous arrays (copy a strided or Fortran-ordered array into "
+                              "one first)");
+    // A 0-d view always has one element, so a size mismatch could not give an empty view.
+    if (dims.empty())
+      unsupported("a 0-d result", "shapes of one or more dimensions");
+    return types::array(arr->dtype(), static_cast<int>(dims.size()), Layout::C, arr->readonly());
+  }
+  // a.view(dtype): a compile-time dtype (np.int32, a ptxjit or numba type object, 'int32', a
+  // structured dtype).
+  if (i->numArgs() != 1)
+    badArgs("one dtype");
+  const Type *dt = constantDtype(i->arg(0));
+  if (!dt)
+    raiseDiag(DiagCode::ConstantRequired, file, i->loc,
+              {callee + "()", "the dtype",
+               "a NumPy or ptxjit type such as numpy.int32, a string such as 'int32' or a "
+               "structured numpy.dtype; got a value of type " +
+                   i->arg(0)->type->str()});
+  int64_t newSize =
+      isa<RecordType>(dt) ? cast<RecordType>(dt)->size() : cast<ScalarType>(dt)->byteSize();
+  if (newSize != arr->itemSize()) {
+    // NumPy's rule: the last dimension, contiguous, is reinterpreted (checked at run time for a
+    // strided array); a Fortran-ordered array's last dimension is not contiguous.
+    std::string change = dt->str() + " (another itemsize) of " + arr->str();
+    std::string supported = "another itemsize on arrays of one or more dimensions whose last "
+                            "dimension is contiguous (C arrays; strided ones are checked at run "
+                            "time)";
+    if (arr->ndim() == 0 || (arr->layout() == Layout::F && arr->ndim() > 1))
+      unsupported(change, supported);
+  }
+  return types::array(dt, arr->ndim(), arr->layout(), arr->readonly());
+}
+
+const Type *pointerArrayCallType(const CallInstr *i, const std::string &path,
+                                 const std::string &file) {
+  std::string name = path == kCarrayPath ? "carray" : "farray";
+  std::vector<const Instr *> bound;
+  std::string why;
+  auto bad = [&](const std::string &expected) {
+    raiseDiag(DiagCode::CallArgs, file, i->loc, {name, argTypes(i) + "; it takes " + expected});
+  };
+  const std::string expected = "(ptr, shape, dtype=None): a CPointer, an int or a tuple of ints, "
+                               "and the pointee's dtype (needed for a voidptr)";
+  if (!bindCallArgs(i, {"ptr", "shape", "dtype"}, bound, why) || !bound[0] || !bound[1])
+    bad(expected);
+  auto *ptr = bound[0]->type ? dyn_cast<PointerType>(bound[0]->type) : nullptr;
+  std::vector<const Type *> dims{bound[1]->type};
+  if (auto *t = dyn_cast<TupleType>(bound[1]->type))
+    dims = t->elements();
+  bool ok = ptr != nullptr;
+  for (const Type *d : dims)
+    ok = ok && isInt(d);
+  if (!ok)
+    bad(expected);
+  const Type *dtype = ptr->pointee();
+  if (bound[2]) {
+    const Type *dt = constantDtype(bound[2]);
+    if (!dt || !isa<ScalarType>(dt))
+      raiseDiag(DiagCode::ConstantRequired, file, i->loc,
+                {name + "()", "the dtype",
+                 "a NumPy or ptxjit scalar type such as numpy.float32; got a value of type " +
+                     bound[2]->type->str()});
+    if (dtype && dt != dtype) // numba: "mismatching dtype"
+      bad("a dtype equal to the pointer's (" + dtype->str() + "), not " + dt->str());
+    dtype = dt;
+  }
+  if (!dtype)
+    bad("a dtype for a void pointer");
+  return types::array(dtype, static_cast<int>(dims.size()),
+                      path == kCarrayPath ? Layout::C : Layout::F);
+}
+
+} // namespace ptxjit::ir

@@ -1,0 +1,251 @@
+"""Views of an array's memory in kernels, as numba-cuda gives them: `a.reshape(...)`,
+`a.view(dtype)`, `a.real` / `a.imag` of complex arrays."""
+import numpy as np
+import pytest
+
+from ptxjit import cuda, types
+from ptxjit.errors import TypingError
+
+
+def assert_compiles_to_ptx(*kernels):
+    for k in kernels:
+        assert k.signatures
+        for sig in k.signatures:
+            assert ".visible .entry" in k.inspect_ptx(sig)
+
+
+# ---- reshape ----
+
+@cuda.jit
+def reshape1(arr, shape, got):
+    y = arr.reshape(shape)
+    for i in range(y.shape[0]):
+        got[i] = y[i]
+
+
+@cuda.jit
+def reshape2(arr, shape, got):
+    y = arr.reshape(shape)
+    for i in range(y.shape[0]):
+        for j in range(y.shape[1]):
+            got[i, j] = y[i, j]
+
+
+@cuda.jit
+def reshape3(arr, shape, got):
+    y = arr.reshape(shape)
+    for i in range(y.shape[0]):
+        for j in range(y.shape[1]):
+            for k in range(y.shape[2]):
+                got[i, j, k] = y[i, j, k]
+
+
+KERNELS = {1: reshape1, 2: reshape2, 3: reshape3}
+
+
+@pytest.mark.parametrize("arr,shape", [
+    (np.arange(24), (24,)), (np.arange(24), (4, 6)), (np.arange(24), (8, 1, 3)),
+    (np.arange(24).reshape(1, 8, 1, 1, 3, 1), (8, 3)),
+    (np.arange(25.0).reshape(5, 5), -1), (np.arange(25.0).reshape(5, 5), (-1, 5)),
+    (np.arange(25.0).reshape(5, 5), (5, -1, 5)), (np.arange(25.0).reshape(5, 5), (5, 5, -1)),
+    (np.array([]), 0), (np.array([]), (1, 0, 2)), (np.array([]), (-1, 3)),
+])
+def test_reshape_runtime_shapes(backend, arr, shape):
+    expected = arr.reshape(shape)
+    got = np.full(expected.shape, -7, dtype=arr.dtype)
+    KERNELS[expected.ndim][1, 1](arr, shape, got)
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_reshape_varargs_writes_through(backend):
+    @cuda.jit
+    def k(a, out):
+        m = a.reshape(2, 3)  # varargs, a view: writes reach `a`
+        m[1, 2] = 100
+        out[0] = m.shape[0] * 10 + m.shape[1]
+        out[1] = a.reshape(3, -1).shape[1]
+
+    a = np.arange(6.0)
+    out = np.zeros(2, np.int64)
+    k[1, 1](a, out)
+    assert a[5] == 100 and list(out) == [23, 2]
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (-1, -1), (5, -1), (0, -1)])
+def test_reshape_size_mismatch_gives_empty_view(backend, shape):
+    # NumPy raises ValueError; a kernel cannot: the view has no elements.
+    @cuda.jit
+    def k(a, shape, out):
+        y = a.reshape(shape)
+        out[0] = y.size
+        out[1] = y.shape[0]
+        out[2] = y.shape[1]
+
+    out = np.full(3, -1, np.int64)
+    k[1, 1](np.arange(6.0), shape, out)
+    assert list(out) == [0, 0, 0]
+
+
+def test_reshape_errors(cpu):
+    @cuda.jit
+    def strided(a, out):
+        out[0] = a[::2].reshape(2)[0]
+
+    with pytest.raises(TypingError, match=r"a.reshape\(\) does not support array\(float64, 1d, "
+                                          r"A\); it supports C-contiguous arrays"):
+        strided[1, 1](np.arange(4.0), np.zeros(1))
+
+    @cuda.jit
+    def floats(a, out):
+        out[0] = a.reshape(2.0)[0]
+
+    with pytest.raises(TypingError, match=r"reshape cannot be called with \(Literal\[float\]; "
+                                          r"it takes a shape"):
+        floats[1, 1](np.arange(4.0), np.zeros(1))
+
+    @cuda.jit
+    def fortran(a, out):
+        out[0] = a.reshape(4)[0]
+
+    with pytest.raises(TypingError, match=r"C-contiguous"):
+        fortran[1, 1](np.asfortranarray(np.ones((2, 2))), np.zeros(1))
+
+    @cuda.jit
+    def zero_d(a, out):
+        out[0] = a.reshape(())[()]
+
+    with pytest.raises(TypingError, match=r"does not support a 0-d result"):
+        zero_d[1, 1](np.ones(1), np.zeros(1))
+
+
+# ---- view(dtype) ----
+
+@cuda.jit
+def view_int32(byte_arr, start, stop, output):
+    output[0] = byte_arr[start:stop].view(np.int32)[0]
+
+
+def test_view_reinterprets_bytes(backend):
+    byte_arr = np.arange(256, dtype=np.uint8)
+    for start in range(0, 256, 4):
+        output = np.zeros(1, dtype=np.int32)
+        view_int32[1, 1](byte_arr, start, start + 4, output)
+        assert output[0] == byte_arr[start:start + 4].view(np.int32)[0]
+
+
+def test_view_forms_and_shapes(backend):
+    @cuda.jit
+    def k(f, m, out, shapes):
+        u = f.view(np.uint32)          # same itemsize: the same shape
+        out[0] = u[1]
+        b = m.view("uint8")            # 2-d C array: the last dimension grows
+        shapes[0] = b.shape[0]
+        shapes[1] = b.shape[1]
+        b[1, 4] = 1                    # writes through: m[1, 1]'s low byte
+        h = m.view(types.int16)        # a ptxjit type object
+        shapes[2] = h.shape[1]
+        s = f[::2].view(np.uint16)     # strided last dimension: NumPy refuses; empty here
+        shapes[3] = s.size
+        c = f[:1].view(np.uint64)      # 4 bytes do not hold a uint64: empty
+        shapes[4] = c.size
+
+    f = np.array([1.0, 2.0, 3.0], np.float32)
+    m = np.zeros((2, 3), np.int32)
+    out = np.zeros(1, np.uint32)
+    shapes = np.zeros(5, np.int64)
+    k[1, 1](f, m, out, shapes)
+    assert out[0] == f.view(np.uint32)[1]
+    assert list(shapes) == [2, 12, 6, 0, 0]
+    assert m[1, 1] == 1
+
+
+def test_view_errors(cpu):
+    @cuda.jit
+    def runtime_dtype(a, out):
+        out[0] = a.view(a[0])[0]
+
+    with pytest.raises(TypingError, match=r"view\(\): the dtype must be a compile-time constant"):
+        runtime_dtype[1, 1](np.zeros(2), np.zeros(1))
+
+    @cuda.jit
+    def fortran(a, out):
+        out[0] = a.view(np.int32)[0, 0]
+
+    with pytest.raises(TypingError, match=r"does not support int32 \(another itemsize\) of "
+                                          r"array\(float64, 2d, F\)"):
+        fortran[1, 1](np.asfortranarray(np.ones((2, 2))), np.zeros(1))
+
+
+# ---- .real / .imag of complex arrays ----
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_real_imag_views(backend, dtype):
+    @cuda.jit
+    def k(z, re, im):
+        i = cuda.grid(1)
+        if i < z.size:
+            re[i] = z.real[i]
+            im[i] = z.imag[i]
+
+    @cuda.jit
+    def w(z):
+        z.imag[1] = 9.5             # views write into the array
+        cuda.atomic.add(z.real, 2, 1.0)
+
+    z = (np.arange(4) + 1j * (np.arange(4) + 10)).astype(dtype)
+    orig = z.copy()
+    re = np.zeros(4, z.real.dtype)
+    im = np.zeros(4, z.real.dtype)
+    k[1, 32](z, re, im)
+    np.testing.assert_array_equal(re, orig.real)
+    np.testing.assert_array_equal(im, orig.imag)
+    w[1, 1](z)
+    assert z[1] == orig[1].real + 9.5j and z[2] == orig[2] + 1
+    assert z[0] == orig[0] and z[3] == orig[3]
+    assert_compiles_to_ptx(k, w)
+
+
+def test_atomics_on_complex_components(backend):
+    # numba-cuda's TestAtomicOnComplexComponents
+    @cuda.jit
+    def atomic_add_one_j(values):
+        i = cuda.grid(1)
+        cuda.atomic.add(values.imag, i, 1)
+
+    arr = np.arange(10) + np.arange(10) * 1j
+    ref = arr + 1j
+    atomic_add_one_j[1, 10](arr)
+    np.testing.assert_array_equal(arr, ref)
+    assert_compiles_to_ptx(atomic_add_one_j)
+
+
+def test_real_of_2d_and_readonly(backend):
+    z = (np.arange(6) * (1 + 2j)).reshape(2, 3)
+
+    @cuda.jit
+    def k(z, out):
+        for i in range(2):
+            for j in range(3):
+                out[i, j] = z.imag[i, j] - z.real[i, j]
+
+    out = np.zeros((2, 3))
+    k[1, 1](z, out)
+    np.testing.assert_array_equal(out, z.imag - z.real)
+
+    @cuda.jit
+    def write(z):
+        z.real[0] = 1.0
+
+    ro = np.zeros(2, np.complex128)
+    ro.flags.writeable = False
+    with pytest.raises(TypingError, match="read-only"):
+        write[1, 1](ro)
+
+
+def test_views_compile_to_ptx(cpu):
+    # The module's kernels, specialized by the tests above (or here), also compile for CUDA.
+    reshape2[1, 1](np.arange(6), (2, 3), np.zeros((2, 3), np.int64))
+    view_int32[1, 1](np.arange(8, dtype=np.uint8), 0, 4, np.zeros(1, np.int32))
+    assert_compiles_to_ptx(reshape1, reshape2, reshape3, view_int32)
+    ptx = view_int32.inspect_ptx(view_int32.signatures[0])
+    assert "ld.global.u32" in ptx or "ld.u32" in ptx
