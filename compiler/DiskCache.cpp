@@ -1,6 +1,7 @@
 #include "compiler/DiskCache.h"
 
 #include "codegen/Codegen.h"
+#include "codegen/CudaPaths.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
