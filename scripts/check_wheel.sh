@@ -19,9 +19,10 @@ say() { printf '\n== %s\n' "$*"; }
 
 # A fresh environment that sees $py's packages (the build requirements, NumPy). When $py is
 # itself a virtual environment, --system-site-packages reaches only its base interpreter, so
-# its own site-packages are added with a .pth file (as ./setup.sh does for .venv).
+# its own site-packages are added with a .pth file (as ./setup.sh does for .venv). It gets no
+# pip of its own: $py's pip works on it through --python (pip 22.3 or newer).
 fresh_venv() {
-  "$py" -m venv --system-site-packages "$1"
+  "$py" -m venv --system-site-packages --without-pip "$1"
   local site
   site=$("$1/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
   "$py" - "$site/parent-site.pth" <<'PY'
@@ -60,7 +61,7 @@ cmake --version | head -n 1
 
 say "1. pip install --no-build-isolation . (log: $out/pip-install.log)"
 fresh_venv "$work/installed"
-"$work/installed/bin/python" -m pip install --no-build-isolation --no-index -v . \
+"$py" -m pip --python "$work/installed/bin/python" install --no-build-isolation --no-index -v . \
   > "$out/pip-install.log" 2>&1 || { tail -n 40 "$out/pip-install.log"; exit 1; }
 check_env "$work/installed" 2>&1 | tee "$out/installed.log"
 
@@ -74,7 +75,8 @@ cp "$wheel" "$out/"
 
 say "3. the wheel in a fresh virtual environment"
 fresh_venv "$work/wheel"
-"$work/wheel/bin/python" -m pip install --no-index "$wheel" > "$out/pip-install-wheel.log" 2>&1 ||
+"$py" -m pip --python "$work/wheel/bin/python" install --no-index "$wheel" \
+  > "$out/pip-install-wheel.log" 2>&1 ||
   { tail -n 40 "$out/pip-install-wheel.log"; exit 1; }
 check_env "$work/wheel" 2>&1 | tee "$out/wheel.log"
 say "all checks passed"
