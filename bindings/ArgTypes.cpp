@@ -5,6 +5,12 @@
 
 #include <pybind11/stl.h>
 
+// NumPy's C API, through its headers (only this file uses it): the array and scalar objects of
+// the NumPy built against, whose fields read here keep their places across 1.x and 2.x.
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+#include <numpy/arrayscalars.h>
+
 #include <complex>
 #include <cstring>
 #include <mutex>
@@ -151,65 +157,43 @@ ir::Layout layoutFromStrides(int ndim, const int64_t *shape, const int64_t *stri
 
 namespace {
 
-// The leading fields of NumPy's PyArrayObject and PyArray_Descr (the same in NumPy 1.x and
-// 2.x up to the fields read here).
-struct NpyArrayStruct {
-  PyObject_HEAD char *data;
-  int nd;
-  Py_ssize_t *dimensions;
-  Py_ssize_t *strides;
-  PyObject *base;
-  PyObject *descr;
-  int flags;
-};
-constexpr int kNpyVoid = 20; ///< NPY_VOID: structured (and plain void) dtypes
-struct NpyDescrStruct {
-  PyObject_HEAD PyTypeObject *typeobj;
-  char kind;
-  char type;
-  char byteorder;
-  char flags;
-  int type_num;
-};
+static_assert(kNpyCContiguous == NPY_ARRAY_C_CONTIGUOUS &&
+              kNpyFContiguous == NPY_ARRAY_F_CONTIGUOUS && kNpyWriteable == NPY_ARRAY_WRITEABLE);
 
-/// Reads a NumPy scalar's value from the bytes after its object header.
-const void *rawScalarValue(PyObject *o) {
-  return reinterpret_cast<const char *>(o) + sizeof(PyObject);
-}
+PyArrayObject *asArray(PyObject *o) { return reinterpret_cast<PyArrayObject *>(o); }
 
-bool checkRawScalar(py::handle type, DType d) {
-  py::object v = type(3);
-  const void *p = rawScalarValue(v.ptr());
+/// The value of a NumPy scalar of dtype `d` (its C scalar object's obval).
+const void *scalarValue(PyObject *o, DType d) {
   switch (d) {
   case DType::Bool:
-    return *static_cast<const uint8_t *>(p) == 1;
+    return &reinterpret_cast<PyBoolScalarObject *>(o)->obval;
   case DType::Int8:
   case DType::UInt8:
-    return *static_cast<const uint8_t *>(p) == 3;
+    return &reinterpret_cast<PyByteScalarObject *>(o)->obval;
   case DType::Int16:
   case DType::UInt16:
-    return *static_cast<const uint16_t *>(p) == 3;
+    return &reinterpret_cast<PyShortScalarObject *>(o)->obval;
   case DType::Int32:
   case DType::UInt32:
-    return *static_cast<const uint32_t *>(p) == 3;
+    return &reinterpret_cast<PyIntScalarObject *>(o)->obval;
   case DType::Int64:
   case DType::UInt64:
-    return *static_cast<const uint64_t *>(p) == 3;
+    return &reinterpret_cast<PyLongLongScalarObject *>(o)->obval;
   case DType::Float16:
-    return *static_cast<const uint16_t *>(p) == 0x4200; // 3.0
+    return &reinterpret_cast<PyHalfScalarObject *>(o)->obval;
   case DType::Float32:
-    return *static_cast<const float *>(p) == 3.0f;
+    return &reinterpret_cast<PyFloatScalarObject *>(o)->obval;
   case DType::Float64:
-    return *static_cast<const double *>(p) == 3.0;
+    return &reinterpret_cast<PyDoubleScalarObject *>(o)->obval;
   case DType::Complex64:
-    return static_cast<const float *>(p)[0] == 3.0f && static_cast<const float *>(p)[1] == 0.0f;
+    return &reinterpret_cast<PyCFloatScalarObject *>(o)->obval;
   case DType::Complex128:
-    return static_cast<const double *>(p)[0] == 3.0 && static_cast<const double *>(p)[1] == 0.0;
-  case DType::Record: // no NumPy scalar type constructs a record from 3
+    return &reinterpret_cast<PyCDoubleScalarObject *>(o)->obval;
+  case DType::Record:
   case DType::Invalid:
     break;
   }
-  return false;
+  return nullptr;
 }
 
 } // namespace
@@ -218,13 +202,14 @@ const NumpyApi &numpyApi() {
   static NumpyApi *api = [] {
     auto *a = new NumpyApi();
     a->module = py::module_::import("numpy");
+    if (_import_array() < 0) // NumPy's C API table (PyArray_* below)
+      throw py::error_already_set();
     a->ndarray = reinterpret_cast<PyTypeObject *>(a->module.attr("ndarray").ptr());
     a->voidScalar = reinterpret_cast<PyTypeObject *>(a->module.attr("void").ptr());
     const char *names[] = {"bool_",     "int8",       "int16",    "int32",     "int64",   "uint8",
                            "uint16",    "uint32",     "uint64",   "float16",   "float32", "float64",
                            "complex64", "complex128", "longlong", "ulonglong", "intc",    "uintc",
                            "int_",      "uint",       "byte",     "ubyte",     "short",   "ushort"};
-    bool raw = true;
     for (const char *n : names) {
       if (!py::hasattr(a->module, n))
         continue;
@@ -241,9 +226,7 @@ const NumpyApi &numpyApi() {
       if (d == DType::Invalid)
         continue;
       a->scalars.push_back({tp, d});
-      raw = raw && checkRawScalar(t, d);
     }
-    a->rawScalars = raw;
     return a;
   }();
   return *api;
@@ -464,12 +447,17 @@ bool isNumpyArray(PyObject *o) {
 }
 
 NumpyArrayFields numpyFields(PyObject *array) {
-  auto *a = reinterpret_cast<NpyArrayStruct *>(array);
-  return {a->data, a->nd, a->dimensions, a->strides, a->descr, a->flags};
+  PyArrayObject *a = asArray(array);
+  return {static_cast<char *>(PyArray_DATA(a)),
+          PyArray_NDIM(a),
+          PyArray_DIMS(a),
+          PyArray_STRIDES(a),
+          reinterpret_cast<PyObject *>(PyArray_DESCR(a)),
+          PyArray_FLAGS(a)};
 }
 
 DType numpyArrayDType(PyObject *array) {
-  auto *d = reinterpret_cast<NpyDescrStruct *>(reinterpret_cast<NpyArrayStruct *>(array)->descr);
+  const PyArray_Descr *d = PyArray_DESCR(asArray(array));
   return dtypeFromNumpyNum(d->type_num, d->byteorder);
 }
 
@@ -484,58 +472,11 @@ LeafValue &ArgReader::newLeaf(LeafValue::Kind k, DType d, int arg) {
   return l;
 }
 
-namespace {
-
-/// A NumPy scalar's value through its Python value (when the raw layout check failed).
-bool setScalarFromItem(LeafValue &l, PyObject *o) {
-  PyObject *item = PyObject_CallMethod(o, "item", nullptr);
-  if (!item) {
-    PyErr_Clear();
-    return false;
-  }
-  py::object v = py::reinterpret_steal<py::object>(item);
-  switch (l.dtype) {
-  case DType::Bool:
-    l.kind = LeafValue::Kind::Bool;
-    l.b = PyObject_IsTrue(item) == 1;
-    return true;
-  case DType::UInt8:
-  case DType::UInt16:
-  case DType::UInt32:
-  case DType::UInt64:
-    l.kind = LeafValue::Kind::UInt;
-    l.u = PyLong_AsUnsignedLongLong(item);
-    break;
-  case DType::Float16:
-  case DType::Float32:
-  case DType::Float64:
-    l.kind = LeafValue::Kind::Float;
-    l.re = PyFloat_AsDouble(item);
-    break;
-  case DType::Complex64:
-  case DType::Complex128:
-    l.kind = LeafValue::Kind::Complex;
-    l.re = PyComplex_RealAsDouble(item);
-    l.im = PyComplex_ImagAsDouble(item);
-    break;
-  default:
-    l.i = PyLong_AsLongLong(item);
-    break;
-  }
-  if (PyErr_Occurred()) {
-    PyErr_Clear();
-    return false;
-  }
-  return true;
-}
-
-} // namespace
-
 bool ArgReader::readNumpyArray(PyObject *o, int arg, std::string &why) {
   NumpyArrayFields f = numpyFields(o);
   DType d = numpyArrayDType(o);
   const ir::RecordType *record = nullptr;
-  if (d == DType::Invalid && reinterpret_cast<NpyDescrStruct *>(f.descr)->type_num == kNpyVoid) {
+  if (d == DType::Invalid && reinterpret_cast<PyArray_Descr *>(f.descr)->type_num == NPY_VOID) {
     std::string whyRecord;
     record = recordOfDescr(f.descr, whyRecord);
     if (!record) {
@@ -727,13 +668,8 @@ bool ArgReader::read(PyObject *o, int arg, std::string &why, int depth) {
     if (s.type != t)
       continue;
     LeafValue &l = newLeaf(LeafValue::Kind::Int, s.dtype, arg);
-    if (np.rawScalars) {
-      static_cast<compiler::ArgValue &>(l) =
-          compiler::ArgValue::load(dtypeType(s.dtype), rawScalarValue(o));
-    } else if (!setScalarFromItem(l, o)) {
-      why = "the NumPy scalar could not be read";
-      return false;
-    }
+    static_cast<compiler::ArgValue &>(l) =
+        compiler::ArgValue::load(dtypeType(s.dtype), scalarValue(o, s.dtype));
     codes.push_back(codes::scalar(s.dtype, false));
     return true;
   }

@@ -91,7 +91,7 @@ struct LeafValue : compiler::ArgValue {
   /// Origin::CudaInterface: the producer's stream (the interface's v3 "stream"; 0 for none),
   /// which a consumer synchronizes before using the memory.
   uint64_t producerStream = 0;
-  int arg = 0;                           ///< the top-level argument index
+  int arg = 0; ///< the top-level argument index
 };
 
 /// Fingerprint codes: one code per scalar or array, tuples as a header code plus their
@@ -178,8 +178,6 @@ struct NumpyApi {
     DType dtype;
   };
   std::vector<Scalar> scalars;
-  /// True when a NumPy scalar's value sits right after its PyObject header (checked at start).
-  bool rawScalars = false;
   py::object module;
 };
 const NumpyApi &numpyApi();
@@ -202,7 +200,7 @@ template <typename T> T &simpleInstance(PyObject *self, const char *what) {
 /// True when `o` is a numpy.ndarray (or subclass).
 bool isNumpyArray(PyObject *o);
 
-/// The layout-relevant fields of a NumPy array object (read from its C struct).
+/// The layout-relevant fields of a NumPy array object (through NumPy's C API).
 struct NumpyArrayFields {
   char *data;
   int ndim;
@@ -216,7 +214,7 @@ NumpyArrayFields numpyFields(PyObject *array);
 constexpr int kNpyCContiguous = 0x1;
 constexpr int kNpyFContiguous = 0x2;
 constexpr int kNpyWriteable = 0x400;
-/// The DType of an array's descr (type_num and byte order from the C struct).
+/// The DType of an array's descr (its type_num and byte order).
 DType numpyArrayDType(PyObject *array);
 
 /// The Python description of a type for ptxjit.types.from_description:

@@ -116,6 +116,10 @@ void warn(const std::string &message) {
   warnings.attr("warn")(message, errorClass("PtxjitWarning"), 1);
 }
 
+void logInfo(const std::string &message) {
+  py::module_::import("logging").attr("getLogger")("ptxjit").attr("info")(message);
+}
+
 namespace {
 
 /// Sets the Python error for ptxjit's own exception types (and the Python-free layers' errors

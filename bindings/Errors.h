@@ -51,4 +51,8 @@ void setPythonError() noexcept;
 /// Issues warnings.warn(message, ptxjit.errors.PtxjitWarning).
 void warn(const std::string &message);
 
+/// Logs `message` at INFO on Python's logger "ptxjit" (a note, not a warning: shown only where
+/// the program configured logging). Needs the GIL.
+void logInfo(const std::string &message);
+
 } // namespace ptxjit::bindings

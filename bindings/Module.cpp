@@ -8,6 +8,7 @@
 #include "bindings/Streams.h"
 #include "bindings/Target.h"
 #include "bindings/Ufunc.h"
+#include "codegen/CudaPaths.h"
 #include "compiler/Compiler.h"
 #include "compiler/DiskCache.h"
 #include "ir/Conversions.h"
@@ -26,6 +27,14 @@ using namespace ptxjit::bindings;
 PYBIND11_MODULE(_core, m) {
   m.doc() = "ptxjit's compiler and runtime (C++). Use ptxjit.cuda instead of this module.";
   registerErrorTranslators();
+  // libdevice's conda and wheel look-ups (codegen/CudaPaths.h) need the Python environment;
+  // taken once here, so that compiling never calls into Python for it.
+  py::module_ sys = py::module_::import("sys");
+  std::vector<std::string> paths;
+  for (py::handle p : sys.attr("path"))
+    if (py::isinstance<py::str>(p))
+      paths.push_back(p.cast<std::string>());
+  codegen::setPythonSearchPaths(sys.attr("prefix").cast<std::string>(), std::move(paths));
   defineStreams(m);
   defineGraphs(m);
   defineDeviceArrays(m);
@@ -33,6 +42,18 @@ PYBIND11_MODULE(_core, m) {
   defineDispatcher(m);
   defineUfunc(m);
 
+  m.def(
+      "libdevice_candidates",
+      [] {
+        std::vector<std::pair<std::string, std::string>> out;
+        for (const codegen::LibdeviceCandidate &c : codegen::libdeviceCandidates())
+          out.emplace_back(c.source, c.path);
+        return out;
+      },
+      "The places libdevice is looked for, in order, as (source, path) pairs.");
+  m.def(
+      "libdevice_path", [] { return codegen::libdevicePath(); },
+      "The libdevice file CUDA compiles link ('' when none is found).");
   m.def(
       "is_available", [] { return cudaAvailable(); },
       "True when a CUDA driver and GPU can be used.");

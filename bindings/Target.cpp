@@ -26,6 +26,15 @@ std::string envTarget() {
   std::string s = v ? v : "";
   for (char &c : s)
     c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  // numba-cuda's NUMBA_ENABLE_CUDASIM=1 runs kernels in its simulator, without a GPU: ptxjit's
+  // nearest is the CPU backend (compiled, not interpreted), unless PTXJIT_TARGET decides.
+  if (const char *sim = std::getenv("NUMBA_ENABLE_CUDASIM");
+      s.empty() && sim && *sim && std::string(sim) != "0") {
+    logInfo("NUMBA_ENABLE_CUDASIM=" + std::string(sim) +
+            ": ptxjit has no CUDA simulator; kernels run on its CPU backend (compiled, with "
+            "bounds checks), as PTXJIT_TARGET=cpu would choose");
+    return "cpu";
+  }
   return s;
 }
 

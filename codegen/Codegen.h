@@ -148,9 +148,4 @@ HostLaunchInfo hostLaunchInfo(const void *entry);
 /// them). Names already defined are skipped. Thread-safe; throws CompileError(Internal).
 void defineHostSymbols(const std::vector<std::pair<std::string, void *>> &symbols);
 
-/// The libdevice path used by emitPTX: env PTXJIT_LIBDEVICE, else the build's default,
-/// else $CUDA_HOME, $CUDA_PATH or /usr/local/cuda + /nvvm/libdevice/libdevice.10.bc (the
-/// first that exists; the last candidate when none does).
-std::string libdevicePath();
-
 } // namespace ptxjit::codegen

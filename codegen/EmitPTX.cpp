@@ -1,4 +1,5 @@
 // PTX emission: internalize, link libdevice on demand, NVVMReflect + O<n>, NVPTX codegen.
+#include "codegen/CudaPaths.h"
 #include "codegen/ModuleImpl.h"
 
 #include <llvm/ADT/SmallString.h>
@@ -18,29 +19,7 @@
 #include <filesystem>
 #include <mutex>
 
-#ifndef PTXJIT_DEFAULT_LIBDEVICE
-#define PTXJIT_DEFAULT_LIBDEVICE ""
-#endif
-
 namespace ptxjit::codegen {
-
-std::string libdevicePath() {
-  namespace fs = std::filesystem;
-  if (const char *env = std::getenv("PTXJIT_LIBDEVICE"); env && *env)
-    return env;
-  std::vector<std::string> candidates;
-  if (*PTXJIT_DEFAULT_LIBDEVICE)
-    candidates.push_back(PTXJIT_DEFAULT_LIBDEVICE);
-  for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
-    if (const char *root = std::getenv(var); root && *root)
-      candidates.push_back(std::string(root) + "/nvvm/libdevice/libdevice.10.bc");
-  candidates.push_back("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc");
-  std::error_code ec;
-  for (const std::string &c : candidates)
-    if (fs::is_regular_file(c, ec))
-      return c;
-  return candidates.back();
-}
 
 namespace detail {
 namespace {
@@ -52,6 +31,8 @@ const llvm::MemoryBuffer &libdeviceBuffer() {
   static std::unique_ptr<llvm::MemoryBuffer> buffer;
   std::lock_guard<std::mutex> lock(mutex);
   std::string path = libdevicePath();
+  if (path.empty())
+    internalError(libdeviceNotFoundMessage());
   if (buffer && loadedPath == path)
     return *buffer;
   auto mb = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);

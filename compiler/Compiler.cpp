@@ -628,6 +628,9 @@ std::optional<Compiler::DiskKey>
 Compiler::diskKeyLocked(int id, const std::string &what,
                         const std::vector<const ir::Type *> &argTypes,
                         const codegen::CompileOptions &opts) {
+  // A PTXJIT_CACHE_POLICY that does not parse is reported here, to the cache=True compile that
+  // would store under it (diskcache::store cannot throw).
+  diskcache::pruningPolicy();
   CacheKey k;
   k.add("entry", what);
   bool ok = true;

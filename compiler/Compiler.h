@@ -30,7 +30,7 @@
 #include "ir/typing/Typing.h"
 #include "runtime/HostGrid.h"
 
-#include <cuda.h>
+#include "runtime/CudaApi.h"
 
 #include <atomic>
 #include <functional>

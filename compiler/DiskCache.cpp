@@ -1,6 +1,12 @@
 #include "compiler/DiskCache.h"
 
 #include "codegen/Codegen.h"
+#include "codegen/CudaPaths.h"
+
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/StringRef.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Support/xxhash.h>
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -133,13 +139,28 @@ void addGlobals(CacheKey &k, std::string_view tag, const std::map<std::string, i
 
 } // namespace
 
+Digest sha256(std::string_view data) {
+  return llvm::SHA256::hash(
+      llvm::ArrayRef(reinterpret_cast<const uint8_t *>(data.data()), data.size()));
+}
+
+std::string toHex(const Digest &d, size_t bytes) {
+  static const char *digits = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < bytes && i < d.size(); ++i) {
+    out += digits[d[i] >> 4];
+    out += digits[d[i] & 15];
+  }
+  return out;
+}
+
 CacheKey &CacheKey::add(std::string_view tag, std::string_view bytes) {
   std::string head;
   putU32(head, static_cast<uint32_t>(tag.size()));
   head += tag;
   putU64(head, bytes.size());
-  sha_.update(head);
-  sha_.update(bytes);
+  sha_.update(llvm::StringRef(head));
+  sha_.update(llvm::StringRef(bytes.data(), bytes.size()));
   return *this;
 }
 
@@ -150,8 +171,8 @@ CacheKey &CacheKey::addInt(std::string_view tag, int64_t v) {
 }
 
 Digest CacheKey::digest() const {
-  Sha256 copy = sha_;
-  return copy.digest();
+  llvm::SHA256 copy = sha_; // final() ends the state: the builder may keep growing
+  return copy.final();
 }
 
 void addSnapshot(CacheKey &k, const frontend::CodeSnapshot &s,
@@ -220,8 +241,8 @@ std::string buildFingerprint() {
   return fp;
 }
 
-/// A 128-bit fingerprint of the file at `path`'s content (two XXH64 with different seeds:
-/// SHA-256 of libdevice's 460 KB would take milliseconds of every warm start), or
+/// A 128-bit fingerprint of the file at `path`'s content (LLVM's XXH3-128: SHA-256 of
+/// libdevice's 460 KB would take milliseconds of every warm start), or
 /// "missing:<path>"; memoized per path.
 std::string fileHash(const std::string &path) {
   static std::mutex mutex;
@@ -247,10 +268,12 @@ std::string fileHash(const std::string &path) {
       bytes.append(buf, static_cast<size_t>(n));
     }
     ::close(fd);
-    if (ok)
-      result = std::to_string(bytes.size()) + ":" +
-               std::to_string(xxh64(bytes.data(), bytes.size(), 0)) + ":" +
-               std::to_string(xxh64(bytes.data(), bytes.size(), 0x9e3779b97f4a7c15ull));
+    if (ok) {
+      llvm::XXH128_hash_t h = llvm::xxh3_128bits(
+          llvm::ArrayRef(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()));
+      result = std::to_string(bytes.size()) + ":" + std::to_string(h.high64) + ":" +
+               std::to_string(h.low64);
+    }
   }
   memo.emplace(path, result);
   return result;
@@ -313,10 +336,10 @@ std::string safeName(std::string_view s) {
 
 /// The checksum covers the header's first fields and the payload.
 Digest checksum(std::string_view headerStart, std::string_view payload) {
-  Sha256 sha;
-  sha.update(headerStart);
-  sha.update(payload);
-  return sha.digest();
+  llvm::SHA256 sha;
+  sha.update(llvm::StringRef(headerStart.data(), headerStart.size()));
+  sha.update(llvm::StringRef(payload.data(), payload.size()));
+  return sha.final();
 }
 
 } // namespace
@@ -343,7 +366,7 @@ std::string entryPrefix(const std::string &sourceFile, const std::string &qualna
 }
 
 std::string entryPath(const std::string &dir, const std::string &prefix, const Digest &key) {
-  return (fs::path(dir) / (prefix + "." + toHex(key, 16) + ".ptxjitc")).string();
+  return (fs::path(dir) / ("llvmcache-" + prefix + "." + toHex(key, 16) + ".ptxjitc")).string();
 }
 
 std::string encode(const Digest &key, const CacheEntry &e) {
@@ -460,7 +483,7 @@ bool store(const std::string &path, const Digest &key, const CacheEntry &e,
     ++cacheCounters().stores;
     if (!stalePrefix.empty()) {
       fs::path target(path);
-      std::string start = stalePrefix + ".";
+      std::string start = "llvmcache-" + stalePrefix + ".";
       std::error_code ec;
       for (const auto &de : fs::directory_iterator(target.parent_path(), ec)) {
         std::string name = de.path().filename().string();
@@ -469,7 +492,41 @@ bool store(const std::string &path, const Digest &key, const CacheEntry &e,
           fs::remove(de.path(), ec);
       }
     }
+    // Bad policies were reported by the compiler before it looked up the entry; here, where
+    // nothing may throw, one is only skipped.
+    std::optional<llvm::CachePruningPolicy> policy;
+    try {
+      policy = pruningPolicy();
+    } catch (const std::invalid_argument &) {
+    }
+    if (policy)
+      prune(fs::path(path).parent_path().string(), *policy);
     return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+std::optional<llvm::CachePruningPolicy> pruningPolicy() {
+  const char *env = std::getenv("PTXJIT_CACHE_POLICY");
+  std::string text = env && *env ? env : kDefaultCachePolicy;
+  if (text == "off")
+    return std::nullopt;
+  llvm::Expected<llvm::CachePruningPolicy> p = llvm::parseCachePruningPolicy(text);
+  if (!p)
+    throw std::invalid_argument(
+        "PTXJIT_CACHE_POLICY='" + text + "' is not a cache pruning policy (" +
+        llvm::toString(p.takeError()) +
+        "); expected colon-separated prune_interval=<duration>, prune_after=<duration>, "
+        "cache_size=<percent>%, cache_size_bytes=<size>[k|m|g], cache_size_files=<count>, "
+        "e.g. '" +
+        kDefaultCachePolicy + "', or 'off'");
+  return *p;
+}
+
+bool prune(const std::string &dir, const llvm::CachePruningPolicy &policy) {
+  try {
+    return llvm::pruneCache(dir, policy);
   } catch (...) {
     return false;
   }

@@ -15,15 +15,22 @@
 // An entry that cannot be read, is truncated, has another key or a bad checksum is ignored
 // (and replaced by the next store), never trusted.
 //
-// No LLVM and no Python here: the compiler uses this for every specialization it compiles,
-// kernels (Compiler::specialize) and ufunc loop kernels (Compiler::specializeLoop) alike.
+// Directories are kept within a size and age bound by LLVM's cache pruning (llvm::pruneCache,
+// the policy LLVM's ThinLTO cache uses), configured by PTXJIT_CACHE_POLICY: see pruningPolicy.
+//
+// No Python here, and of LLVM only its Support library (SHA-256, xxHash, cache pruning): the
+// compiler uses this for every specialization it compiles, kernels (Compiler::specialize) and
+// ufunc loop kernels (Compiler::specializeLoop) alike.
 #pragma once
 
 #include "codegen/CompileOptions.h"
-#include "compiler/Sha256.h"
 #include "frontend/CodeSnapshot.h"
 #include "ir/Types.h"
 
+#include <llvm/Support/CachePruning.h>
+#include <llvm/Support/SHA256.h>
+
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -33,6 +40,15 @@
 #include <vector>
 
 namespace ptxjit::compiler {
+
+/// A SHA-256 digest.
+using Digest = std::array<uint8_t, 32>;
+
+/// SHA-256 of `data` in one call (llvm::SHA256).
+Digest sha256(std::string_view data);
+
+/// Lower-case hexadecimal of the first `bytes` bytes of `d` (all 32 by default).
+std::string toHex(const Digest &d, size_t bytes = 32);
 
 /// Accumulates the inputs of a cache key. Every field is appended as (tag, length, bytes), so
 /// the encoding is unambiguous; the key is the SHA-256 of that encoding.
@@ -46,7 +62,7 @@ public:
   Digest digest() const;
 
 private:
-  Sha256 sha_;
+  llvm::SHA256 sha_;
 };
 
 /// Appends every field of `s` to `key`. A global or closure value that is a device function
@@ -103,7 +119,9 @@ std::string directoryFor(const std::string &sourceFile);
 std::string entryPrefix(const std::string &sourceFile, const std::string &qualname,
                         std::string_view slot);
 
-/// `<dir>/<prefix>.<first 32 hex digits of key>.ptxjitc`.
+/// `<dir>/llvmcache-<prefix>.<first 32 hex digits of key>.ptxjitc` (llvm::pruneCache considers
+/// only files named llvmcache-*, so that it never removes anything else of the directory:
+/// __pycache__ holds Python's and Numba's files too).
 std::string entryPath(const std::string &dir, const std::string &prefix, const Digest &key);
 
 /// The bytes of an entry file for `key` and `e` (header + payload).
@@ -121,8 +139,27 @@ std::optional<CacheEntry> load(const std::string &path, const Digest &key);
 /// `stalePrefix + "."` are removed afterwards (older versions of the same specialization).
 /// Returns false (and leaves no temporary file) when the directory is not writable. Never
 /// throws.
+/// After storing, the directory is pruned with pruningPolicy() (llvm::pruneCache: at most once
+/// per policy interval and directory, recorded in its llvmcache.timestamp file).
 bool store(const std::string &path, const Digest &key, const CacheEntry &e,
            const std::string &stalePrefix = {});
+
+/// The pruning policy from $PTXJIT_CACHE_POLICY, in LLVM's cache policy syntax
+/// (llvm::parseCachePruningPolicy: colon-separated prune_interval=<dur>, prune_after=<dur>,
+/// cache_size=<N>%, cache_size_bytes=<N>[k|m|g], cache_size_files=<N>; durations in s, m or h).
+/// Unset or empty: kDefaultCachePolicy. "off": nullopt (never pruned). Throws
+/// std::invalid_argument naming the variable, the value and LLVM's reason when it does not parse.
+std::optional<llvm::CachePruningPolicy> pruningPolicy();
+
+/// ptxjit's default policy: LLVM's defaults (prune at most every 20 minutes; remove entries
+/// unused for a week; keep the directory under 75% of the free disk space and a million files)
+/// and at most 1 GiB per cache directory.
+inline constexpr const char *kDefaultCachePolicy =
+    "prune_interval=20m:prune_after=168h:cache_size=75%:cache_size_bytes=1g";
+
+/// Prunes `dir` with `policy` now if its interval has passed (llvm::pruneCache). Returns true
+/// when the directory was scanned. Never throws.
+bool prune(const std::string &dir, const llvm::CachePruningPolicy &policy);
 
 } // namespace diskcache
 

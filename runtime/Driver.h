@@ -5,7 +5,7 @@
 // versioned name (cuda.h #defines e.g. cuMemAlloc to cuMemAlloc_v2; dlsym needs the latter).
 #pragma once
 
-#include <cuda.h>
+#include "runtime/CudaApi.h"
 
 #include <stdexcept>
 #include <string>

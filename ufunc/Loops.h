@@ -7,7 +7,7 @@
 #include "compiler/Compiler.h"
 #include "compiler/Packing.h"
 
-#include <cuda.h>
+#include "runtime/CudaApi.h"
 
 namespace ptxjit::ufunc {
 

@@ -17,15 +17,30 @@ def lib():
         from . import _core
 
         if os.environ.get("PTXJIT_TRACE_STARTUP", "") not in ("", "0"):
-            import sys
-
             ms = (time.perf_counter() - t0) * 1e3
-            sys.stderr.write(f"ptxjit startup: [main] importing ptxjit._core (LLVM): {ms:.3f} ms\n")
+            startup_logger().info(f"ptxjit startup: [main] importing ptxjit._core (LLVM): "
+                                  f"{ms:.3f} ms")
         from . import _dispatcher
 
         _dispatcher.install(_core, make_dispatcher)
         _lib_module = _core
     return _lib_module
+
+
+def startup_logger():
+    """The logger of PTXJIT_TRACE_STARTUP's lines, "ptxjit.startup" (a child of the package's
+    logger "ptxjit"), at INFO. When the program has configured no handler for it, one writing
+    the bare lines to stderr is added, so that they interleave with the C++ side's lines
+    (runtime/StartupTrace.h) as scripts/startup-trace.sh reads them."""
+    import logging
+
+    log = logging.getLogger("ptxjit.startup")
+    log.setLevel(logging.INFO)
+    if not log.hasHandlers():
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        log.addHandler(handler)
+    return log
 
 
 def make_dispatcher(func, sigs, options):

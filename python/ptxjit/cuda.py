@@ -242,11 +242,26 @@ def _abi_name(abi_info, device):
     return name
 
 
+def _default_cc():
+    """The compute capability compiles target when none is given: numba-cuda's
+    NUMBA_CUDA_DEFAULT_PTX_CC ("major.minor") when set, else ptxjit's 9.0 (Hopper). Only the
+    environment variable is read, not numba's run-time config: its built-in default (5.0) is
+    below what current toolkits support, and numba-cuda raises it to theirs."""
+    text = _os.environ.get("NUMBA_CUDA_DEFAULT_PTX_CC", "").strip()
+    if not text:
+        return 9, 0
+    m = _re.fullmatch(r"(\d+)\.(\d+)", text)
+    if not m:
+        raise ValueError(f"NUMBA_CUDA_DEFAULT_PTX_CC={text!r}: a compute capability must be "
+                         f'given as "major.minor", e.g. "8.0"')
+    return int(m.group(1)), int(m.group(2))
+
+
 def _target_cc(cc):
     """(major, minor, arch_specific) of a compile target: numba-cuda's (major, minor) or
     (major, minor, "a") for an architecture-specific target such as sm_90a."""
     if cc is None:
-        return 9, 0, False
+        cc = _default_cc()
     cc = tuple(cc)
     try:
         if len(cc) not in (2, 3):

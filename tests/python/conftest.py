@@ -66,6 +66,19 @@ def cuda_target():
 
 
 @pytest.fixture
+def needs_libdevice():
+    """The libdevice file that GPU code calling math functions links; skips the test when none
+    is found (ptxjit builds and runs on the CPU without a CUDA toolkit: docs/configuration.md)."""
+    from ptxjit._loader import lib
+
+    path = lib().libdevice_path()
+    if not path:
+        places = ", ".join(p for _, p in lib().libdevice_candidates())
+        pytest.skip(f"no libdevice (CUDA toolkit) found; looked in {places}")
+    return path
+
+
+@pytest.fixture
 def subprocess_env():
     """Environment for child interpreters: python/ on the path."""
     env = dict(os.environ)

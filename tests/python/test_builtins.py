@@ -91,7 +91,7 @@ def test_divmod_by_zero_and_mixed_types(backend):
     assert (out[2], out[3]) == divmod(-7, 2.5)
 
 
-def test_divmod_types():
+def test_divmod_types(needs_libdevice):
     def f(a, b):
         return divmod(a, b)
 
@@ -198,7 +198,7 @@ def test_round_ints_bools_and_none(backend):
     assert list(out) == [-5, 1, -5, 7, round(-1234, -2), 2, 0]
 
 
-def test_round_types():
+def test_round_types(needs_libdevice):
     def r1(x):
         return round(x)
 
@@ -314,7 +314,7 @@ def test_pow_modular_edge_cases(backend):
     assert int(outu[0]) == pow(2**63 + 5, 10**18, 2**64 - 59)
 
 
-def test_pow_types():
+def test_pow_types(needs_libdevice):
     def p2(a, b):
         return pow(a, b)
 

@@ -244,7 +244,7 @@ def test_ufunc_loops_are_cached_like_kernels(tmp_path, backend, subprocess_env):
     assert first["counters"]["hits"] == 0
     stores = first["counters"]["stores"]
     assert stores >= 3  # one entry per loop kernel
-    assert len(os.listdir(cache)) == stores
+    assert len(entries(cache)) == stores
     second = run(program, backend, subprocess_env, PTXJIT_CACHE_DIR=cache)
     assert second == dict(first, counters=second["counters"])
     assert second["counters"]["hits"] == stores

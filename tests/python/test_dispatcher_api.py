@@ -28,7 +28,7 @@ def lmem(x):
     x[0] = tmp[x[1] % 64]
 
 
-def test_overloads_follow_the_compiled_signatures(backend):
+def test_overloads_follow_the_compiled_signatures(backend, needs_libdevice):
     k = cuda.jit(pi_sin)
     assert k.overloads == {}
     k[1, 4](np.zeros(4, np.float32), 4)
@@ -82,7 +82,7 @@ def test_compile_adds_a_signature(backend):
     assert d.signatures == [(int32,)]
 
 
-def test_inspect_asm_is_ptx(cpu):
+def test_inspect_asm_is_ptx(cpu, needs_libdevice):
     k = cuda.jit("void(float32[::1], int64)")(pi_sin)
     asm = k.inspect_asm()
     assert list(asm) == [(float32[::1], int64)] and ".entry" in asm[(float32[::1], int64)]
@@ -105,7 +105,7 @@ def test_inspect_sass(cpu):
     assert list(k.inspect_sass()) == [(float32[::1], int64)]
 
 
-def test_inspect_sass_without_the_toolkit_says_what_it_needs(cpu, monkeypatch):
+def test_inspect_sass_without_the_toolkit_says_what_it_needs(cpu, monkeypatch, needs_libdevice):
     from ptxjit import _dispatcher
 
     monkeypatch.setattr(_dispatcher, "_toolkit_tool", lambda name: None)

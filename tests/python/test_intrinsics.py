@@ -55,7 +55,7 @@ def test_brev(backend, dtype, bits):
     np.testing.assert_array_equal(out, np.array(expected, dtype=dtype))
 
 
-def test_result_types_follow_numba():
+def test_result_types_follow_numba(needs_libdevice):
     for fn, arg, expected in [("popc", "int16", "int16"), ("clz", "uint8", "uint8"),
                               ("ffs", "int64", "uint32"), ("brev", "int32", "uint32"),
                               ("brev", "uint64", "uint64"), ("cbrt", "float32", "float32"),
@@ -123,7 +123,7 @@ def test_intrinsic_argument_errors(cpu):
         assert "test_intrinsics.py" in str(e.value)
 
 
-def test_ptx_of_intrinsics():
+def test_ptx_of_intrinsics(needs_libdevice):
     def k(u32, u64, f32, f64):
         u32[0] = cuda.popc(u32[1]) + cuda.clz(u32[2]) + cuda.ffs(u32[3]) + cuda.brev(u32[4])
         u64[0] = cuda.popc(u64[1]) + cuda.brev(u64[2]) + cuda.clz(u64[3])

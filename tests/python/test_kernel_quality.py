@@ -40,7 +40,7 @@ def _instructions(ptx):
     return out
 
 
-def test_black_scholes_float32_ptx_has_no_double_arithmetic():
+def test_black_scholes_float32_ptx_has_no_double_arithmetic(needs_libdevice):
     _, bs = _black_scholes()
     ptx, _ = cuda.compile_ptx(bs.py_func, F32_SIG)
     ins = _instructions(ptx)
@@ -57,7 +57,7 @@ def test_black_scholes_float32_ptx_has_no_double_arithmetic():
     assert not [i for i in ins if re.match(r"(div|sqrt)\.(approx|full)", i)]
 
 
-def test_black_scholes_fastmath_uses_approximate_division():
+def test_black_scholes_fastmath_uses_approximate_division(needs_libdevice):
     # The contrast that keeps the check above meaningful: fastmath does change the mix.
     _, bs = _black_scholes()
     ptx, _ = cuda.compile_ptx(bs.py_func, F32_SIG, fastmath=True)
@@ -83,7 +83,7 @@ def test_black_scholes_matches_reference(backend, scalar):
 
 # ---- Python float/complex launch arguments are weak scalars (NEP 50) ----------------------
 
-def test_black_scholes_python_float_scalars_stay_float32(cpu):
+def test_black_scholes_python_float_scalars_stay_float32(cpu, needs_libdevice):
     # The bench launches with R = 0.02, V = 0.30 (Python floats). Only `R + 0.5 * V * V` (a
     # Python-scalar expression) is computed in double; the per-option math is float32.
     _, bs = _black_scholes()

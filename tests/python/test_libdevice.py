@@ -123,7 +123,7 @@ def test_errors_name_the_function_and_types(cpu):
         cuda.compile_ptx(keywords, sig)
 
 
-def test_every_function_compiles_to_ptx(cpu):
+def test_every_function_compiles_to_ptx(cpu, needs_libdevice):
     # Each function, called with its own parameter types, stores its results (Numba's
     # TestLibdeviceCompilation, in one test).
     T = {"float32": types.float32, "float64": types.float64, "int16": types.int16,
@@ -149,7 +149,7 @@ def test_every_function_compiles_to_ptx(cpu):
     assert count == 317
 
 
-def test_precise_square_roots_unless_fastmath():
+def test_precise_square_roots_unless_fastmath(needs_libdevice):
     """libdevice asks __nvvm_reflect("__CUDA_PREC_SQRT"): precise square roots (sqrt.rn), as
     NVVM gives numba-cuda, except with fastmath (LLVM's NVVMReflect alone would answer 0)."""
     import math
@@ -167,7 +167,7 @@ def test_precise_square_roots_unless_fastmath():
         assert "sqrt.approx" in fast, fast
 
 
-def test_fastmath_tanh_is_approximate():
+def test_fastmath_tanh_is_approximate(needs_libdevice):
     import math
 
     def th(x):

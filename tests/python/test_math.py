@@ -405,7 +405,7 @@ def _fm_kernel(x, out):
     out[i] = math.sin(x[i]) / x[i + 1] + math.sqrt(x[i]) + x[i] * x[i + 2]
 
 
-def test_fastmath_ptx_uses_approximate_instructions():
+def test_fastmath_ptx_uses_approximate_instructions(needs_libdevice):
     plain, _ = cuda.compile_ptx(_fm_kernel, "void(float32[:], float32[:])")
     fast, _ = cuda.compile_ptx(_fm_kernel, "void(float32[:], float32[:])", fastmath=True)
     for word in ("div.approx", "sin.approx", "sqrt.approx", "div.approx.ftz.f32", "add.ftz.f32"):
@@ -417,7 +417,7 @@ def test_fastmath_ptx_uses_approximate_instructions():
     assert "call.uni" not in fast and "call.uni" not in plain
 
 
-def test_fastmath_float64_keeps_libdevice_accuracy():
+def test_fastmath_float64_keeps_libdevice_accuracy(needs_libdevice):
     fast, _ = cuda.compile_ptx(_fm_kernel, "void(float64[:], float64[:])", fastmath=True)
     assert "sin.approx" not in fast and "div.rn.f64" in fast
 
@@ -453,7 +453,7 @@ def _all_math(x, y, out, n):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("fastmath", [False, True])
-def test_every_math_function_compiles_to_valid_ptx(dtype, fastmath, tmp_path):
+def test_every_math_function_compiles_to_valid_ptx(dtype, fastmath, tmp_path, needs_libdevice):
     import shutil
     import subprocess
 

@@ -577,7 +577,7 @@ def test_math_ufuncs_with_complex_and_integer_loops(backend):
     assert flags.tolist() == [[False] * 5, [False] * 5, [True] * 5]
 
 
-def test_scalar_math_calls_keep_their_typing(backend):
+def test_scalar_math_calls_keep_their_typing(backend, needs_libdevice):
     """Math functions on real scalars are typed as before (float64 for integers), and complex
     scalars now take NumPy's complex loops."""
     def sin(x):
@@ -602,7 +602,7 @@ def test_scalar_math_calls_keep_their_typing(backend):
     assert np.allclose(out, [np.log10(z[0]), np.arctanh(z[1])], rtol=1e-14)
 
 
-def test_compiles_to_ptx():
+def test_compiles_to_ptx(needs_libdevice):
     """The same calls compile for CUDA (libdevice's functions, NVPTX)."""
 
     def k(x, y, out):

@@ -3,6 +3,7 @@
 // ptxas accepts (vprintf included).
 #include "../ir/IrBuilder.h"
 #include "TestUtil.h"
+#include "tests/cpp/common/NeedsLibdevice.h"
 
 #include "codegen/CmathSpecial.h"
 #include "codegen/Codegen.h"
@@ -119,6 +120,7 @@ TEST(BuiltinsCodegen, PowAndTheOperatorShareTheirCode) {
 }
 
 TEST(BuiltinsCodegen, DivmodRoundAndModularPowGiveValidPtx) {
+  PTXJIT_SKIP_WITHOUT_LIBDEVICE();
   std::vector<std::unique_ptr<Function>> fns;
   fns.push_back(binaryCall("round", types::float32(), types::int32(), types::float32()));
   fns.push_back(binaryCall("round", types::int64(), types::int64(), types::int64()));
@@ -167,6 +169,7 @@ TEST(BuiltinsCodegen, DivmodRoundAndModularPowGiveValidPtx) {
 }
 
 TEST(BuiltinsCodegen, CmathSpecialValuesBranchToATable) {
+  PTXJIT_SKIP_WITHOUT_LIBDEVICE();
   FnBuilder b("k", {"z", "out"});
   Instr *f = b.attr(b.sym("cmath", "cmath"), "sin");
   b.setItem(b.load("out"), b.cint(0), b.call(f, {b.item(b.load("z"), b.cint(0))}));

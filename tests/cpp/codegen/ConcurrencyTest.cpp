@@ -1,6 +1,7 @@
 // Lowering, PTX emission (with libdevice) and the host JIT used from several threads at once.
 #include "HostRun.h"
 #include "Kernels.h"
+#include "tests/cpp/common/NeedsLibdevice.h"
 
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@ namespace ptxjit::codegen::test {
 namespace {
 
 TEST(Concurrency, CompileFromManyThreads) {
+  PTXJIT_SKIP_WITHOUT_LIBDEVICE();
   auto saxpy = makeSaxpy();
   auto powFn = makeElementwise(BinaryOp::Pow, types::float64(), types::float64(), types::float64(),
                                types::float64());

@@ -2,6 +2,7 @@
 // validation with ptxas.
 #include "Kernels.h"
 #include "TestUtil.h"
+#include "tests/cpp/common/NeedsLibdevice.h"
 
 #include "codegen/Codegen.h"
 
@@ -113,6 +114,7 @@ std::unique_ptr<Function> makeKitchenSink(std::unique_ptr<Function> &helper) {
 }
 
 TEST(Golden, KitchenSinkPTXAssembles) {
+  PTXJIT_SKIP_WITHOUT_LIBDEVICE();
   std::unique_ptr<Function> helper;
   auto fn = makeKitchenSink(helper);
   for (int opt : {0, 3}) {

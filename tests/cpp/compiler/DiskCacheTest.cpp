@@ -1,4 +1,4 @@
-// The disk cache (cache=True): SHA-256, key stability and sensitivity to every input, the
+// The disk cache (cache=True): SHA-256 (LLVM's), key stability and sensitivity to every input, the
 // entry format (corrupt, truncated and foreign entries rejected), atomic stores, the cache
 // directory, and the compiler's use of it (a second registration of the same function loads
 // its code instead of compiling, on both backends).
@@ -11,11 +11,14 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -42,10 +45,12 @@ struct TempDir {
     fs::permissions(path, fs::perms::owner_all, ec);
     fs::remove_all(path, ec);
   }
+  /// The directory's files, less llvm::pruneCache's llvmcache.timestamp (which a store leaves).
   std::vector<std::string> files() const {
     std::vector<std::string> out;
     for (const auto &e : fs::directory_iterator(path))
-      out.push_back(e.path().filename().string());
+      if (e.path().filename() != "llvmcache.timestamp")
+        out.push_back(e.path().filename().string());
     return out;
   }
 };
@@ -134,29 +139,20 @@ TEST(Sha256, KnownVectors) {
   std::string million(1000000, 'a');
   EXPECT_EQ(toHex(sha256(million)),
             "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
-  // Fed in uneven pieces: the same digest.
-  Sha256 s;
-  for (size_t at = 0, step = 1; at < million.size(); at += step, step = step * 7 % 1000 + 1)
-    s.update(million.data() + at, std::min(step, million.size() - at));
-  EXPECT_EQ(s.digest(), sha256(million));
   EXPECT_EQ(toHex(sha256("abc"), 4), "ba7816bf");
 }
 
-TEST(Xxh64, KnownVectorsAndLengths) {
-  EXPECT_EQ(xxh64("", 0, 0), 0xEF46DB3751D8E999ull);
-  EXPECT_EQ(xxh64("abc", 3, 0), 0x44BC2CF5AD770999ull);
-  EXPECT_NE(xxh64("abc", 3, 0), xxh64("abc", 3, 1));
-  // Every length up to past one 32-byte stripe, and every single-bit change, gives new values.
-  std::string s(100, 'x');
-  std::set<uint64_t> seen;
-  for (size_t n = 0; n <= s.size(); ++n)
-    seen.insert(xxh64(s.data(), n, 0));
-  for (size_t i = 0; i < s.size(); ++i) {
-    std::string t = s;
-    t[i] ^= 1;
-    seen.insert(xxh64(t.data(), t.size(), 0));
-  }
-  EXPECT_EQ(seen.size(), 201u);
+TEST(Sha256, CacheKeyIsTheDigestOfItsEncoding) {
+  // A key fed field by field equals the one-call digest of the same bytes, and digest() leaves
+  // the key growable (it hashes a copy of the state).
+  CacheKey k;
+  k.add("t", "abc");
+  Digest first = k.digest();
+  EXPECT_EQ(k.digest(), first);
+  std::string enc = std::string("\x01\0\0\0t", 5) + std::string("\x03\0\0\0\0\0\0\0", 8) + "abc";
+  EXPECT_EQ(first, sha256(enc));
+  k.add("u", "");
+  EXPECT_NE(k.digest(), first);
 }
 
 // ---- Keys -----------------------------------------------------------------------------------
@@ -386,8 +382,125 @@ TEST(DiskCacheEntry, StaleVersionsOfASpecializationAreRemoved) {
   std::vector<std::string> files = dir.files();
   std::sort(files.begin(), files.end());
   ASSERT_EQ(files.size(), 2u);
-  EXPECT_EQ(files[0], "m.f-aaaa." + toHex(k2, 16) + ".ptxjitc");
-  EXPECT_EQ(files[1], "m.f-bbbb." + toHex(k1, 16) + ".ptxjitc");
+  EXPECT_EQ(files[0], "llvmcache-m.f-aaaa." + toHex(k2, 16) + ".ptxjitc");
+  EXPECT_EQ(files[1], "llvmcache-m.f-bbbb." + toHex(k1, 16) + ".ptxjitc");
+}
+
+// ---- Pruning (llvm::pruneCache with PTXJIT_CACHE_POLICY) --------------------------------------
+
+namespace {
+
+/// Sets `p`'s last access time to `ago` before now (its modification time too).
+void makeOld(const fs::path &p, std::chrono::seconds ago) {
+  struct timespec ts[2];
+  ts[0].tv_sec = ts[1].tv_sec = ::time(nullptr) - ago.count();
+  ts[0].tv_nsec = ts[1].tv_nsec = 0;
+  ASSERT_EQ(::utimensat(AT_FDCWD, p.c_str(), ts, 0), 0) << p;
+}
+
+/// Stores entry `name` (payload of `bytes` bytes) in `d` and returns its path.
+fs::path storeEntry(const std::string &d, const std::string &name, size_t bytes = 1000) {
+  Digest k = sha256(name);
+  std::string path = diskcache::entryPath(d, name, k);
+  EXPECT_TRUE(diskcache::store(path, k, CacheEntry{1, {std::string(bytes, 'x')}}));
+  return path;
+}
+
+} // namespace
+
+TEST(DiskCachePruning, PolicyFromTheEnvironment) {
+  {
+    EnvVar env("PTXJIT_CACHE_POLICY", "");
+    auto p = diskcache::pruningPolicy();
+    ASSERT_TRUE(p.has_value());
+    EXPECT_EQ(p->MaxSizeBytes, uint64_t(1) << 30);
+    EXPECT_EQ(p->Expiration, std::chrono::hours(168));
+    EXPECT_EQ(p->MaxSizePercentageOfAvailableSpace, 75u);
+    EXPECT_EQ(p->Interval, std::chrono::seconds(1200));
+  }
+  {
+    EnvVar env("PTXJIT_CACHE_POLICY", "prune_after=2h:cache_size_bytes=10m:cache_size_files=7");
+    auto p = diskcache::pruningPolicy();
+    ASSERT_TRUE(p.has_value());
+    EXPECT_EQ(p->Expiration, std::chrono::hours(2));
+    EXPECT_EQ(p->MaxSizeBytes, uint64_t(10) << 20);
+    EXPECT_EQ(p->MaxSizeFiles, 7u);
+  }
+  {
+    EnvVar env("PTXJIT_CACHE_POLICY", "off");
+    EXPECT_FALSE(diskcache::pruningPolicy().has_value());
+  }
+  EnvVar env("PTXJIT_CACHE_POLICY", "cache_size_bytes=lots");
+  try {
+    diskcache::pruningPolicy();
+    ADD_FAILURE() << "a bad policy was accepted";
+  } catch (const std::invalid_argument &e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("PTXJIT_CACHE_POLICY='cache_size_bytes=lots'"), std::string::npos) << m;
+    EXPECT_NE(m.find("prune_after="), std::string::npos) << m;
+  }
+  // store() never throws: with a bad policy it stores and does not prune.
+  TempDir dir;
+  storeEntry(dir.path.string(), "m.f-1");
+  EXPECT_EQ(dir.files().size(), 1u);
+}
+
+TEST(DiskCachePruning, UnusedEntriesExpireOthersStay) {
+  TempDir dir;
+  std::string d = dir.path.string();
+  EnvVar env("PTXJIT_CACHE_POLICY", "prune_interval=0s:prune_after=1h");
+  fs::path old = storeEntry(d, "m.old-1"), recent = storeEntry(d, "m.recent-1");
+  // Not ptxjit's (Python's bytecode beside it in __pycache__): never touched.
+  fs::path pyc = dir.path / "m.cpython-311.pyc";
+  writeFile(pyc, "bytecode");
+  makeOld(old, std::chrono::hours(2));
+  makeOld(pyc, std::chrono::hours(2));
+  makeOld(recent, std::chrono::minutes(30));
+  fs::path added = storeEntry(d, "m.new-1"); // the store prunes
+  EXPECT_FALSE(fs::exists(old));
+  EXPECT_TRUE(fs::exists(recent));
+  EXPECT_TRUE(fs::exists(added));
+  EXPECT_TRUE(fs::exists(pyc));
+  EXPECT_TRUE(fs::exists(dir.path / "llvmcache.timestamp"));
+}
+
+TEST(DiskCachePruning, SizeBoundRemovesTheLeastRecentlyUsed) {
+  TempDir dir;
+  std::string d = dir.path.string();
+  std::vector<fs::path> entries;
+  {
+    EnvVar env("PTXJIT_CACHE_POLICY", "off");
+    for (int i = 0; i < 5; ++i) {
+      entries.push_back(storeEntry(d, "m.f" + std::to_string(i) + "-1"));
+      makeOld(entries.back(), std::chrono::minutes(50 - i)); // f0 the least recently used
+    }
+  }
+  uint64_t one = fs::file_size(entries[0]);
+  // Room for three entries: storing a sixth removes the three least recently used.
+  EnvVar env("PTXJIT_CACHE_POLICY", "prune_interval=0s:prune_after=0s:cache_size=0%:"
+                                    "cache_size_bytes=" +
+                                        std::to_string(3 * one + one / 2));
+  fs::path sixth = storeEntry(d, "m.f5-1");
+  EXPECT_FALSE(fs::exists(entries[0]));
+  EXPECT_FALSE(fs::exists(entries[1]));
+  EXPECT_FALSE(fs::exists(entries[2]));
+  EXPECT_TRUE(fs::exists(entries[3]));
+  EXPECT_TRUE(fs::exists(entries[4]));
+  EXPECT_TRUE(fs::exists(sixth));
+}
+
+TEST(DiskCachePruning, AtMostOncePerInterval) {
+  TempDir dir;
+  std::string d = dir.path.string();
+  EnvVar env("PTXJIT_CACHE_POLICY", "prune_interval=1h:prune_after=1h");
+  fs::path first = storeEntry(d, "m.a-1"); // no timestamp yet: prunes, and writes one
+  ASSERT_TRUE(fs::exists(dir.path / "llvmcache.timestamp"));
+  makeOld(first, std::chrono::hours(2));
+  storeEntry(d, "m.b-1"); // within the interval: no scan
+  EXPECT_TRUE(fs::exists(first));
+  makeOld(dir.path / "llvmcache.timestamp", std::chrono::hours(2));
+  storeEntry(d, "m.c-1"); // the interval has passed: the expired entry goes
+  EXPECT_FALSE(fs::exists(first));
 }
 
 TEST(DiskCacheEntry, UnusableDirectoryIsNotAnError) {

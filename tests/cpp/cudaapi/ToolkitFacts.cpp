@@ -1,0 +1,36 @@
+// The facts (Facts.h) of the toolkit's cuda.h.
+#include "tests/cpp/cudaapi/Facts.h"
+
+#include <cuda.h>
+
+#include <typeinfo>
+
+#define PTXJIT_STR2(x) #x
+#define PTXJIT_STR(x) PTXJIT_STR2(x)
+
+namespace ptxjit::testing {
+namespace {
+
+// Stringizing keeps the header's spacing ("(void *)" or "(void*)"): compare without it.
+std::string noSpaces(std::string s) {
+  std::erase(s, ' ');
+  return s;
+}
+
+} // namespace
+
+std::map<std::string, std::string> toolkitCudaApiFacts() {
+  std::map<std::string, std::string> facts;
+#define F(x) facts["fn " #x] = typeid(decltype(&::x)).name();
+#define E(x) facts["enum " #x] = std::to_string(static_cast<long long>(x));
+#define T(x) facts["type " #x] = typeid(x).name();
+#define M(x) facts["macro " #x] = noSpaces(PTXJIT_STR(x));
+#include "tests/cpp/cudaapi/CudaApiNames.def"
+#undef F
+#undef E
+#undef M
+#undef T
+  return facts;
+}
+
+} // namespace ptxjit::testing
