@@ -66,15 +66,14 @@ std::string arrayNameOf(const Instr *i, const Function &fn) {
   return "array";
 }
 
-/// `s` (at most 31 bytes, NUL-padded) as the four little-endian words of a BoundsRecord name.
+} // namespace
+
 std::array<uint64_t, 4> nameWords(const std::string &s) {
   std::array<uint64_t, 4> w{};
   for (size_t k = 0; k < s.size() && k < 31; ++k)
     w[k / 8] |= static_cast<uint64_t>(static_cast<unsigned char>(s[k])) << (8 * (k % 8));
   return w;
 }
-
-} // namespace
 
 llvm::Value *FunctionLowerer::checkedElementAddress(llvm::Value *arr, const ArrayType *aty,
                                                     llvm::Value *index, const Type *idxType,

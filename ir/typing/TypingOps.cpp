@@ -91,6 +91,8 @@ const Type *Typer::typeGlobal(GlobalInstr *i) {
     return globalDeviceArrayType(i, fn_.filename);
   case GlobalValue::Kind::ExternFunction:
     return types::externFunction(g.externDecl);
+  case GlobalValue::Kind::ExceptionClass: // only raised (the frontend folds `raise C(...)`)
+    return types::symbol("exception." + g.path);
   }
   fail(DiagCode::Internal, i, {"unknown global kind"});
 }
