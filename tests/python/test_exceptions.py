@@ -289,3 +289,25 @@ def test_exception_arguments_from_globals(backend):
 
 MESSAGE = "from a global"
 LIMIT = 3
+
+
+def test_tuple_index_out_of_range_raises_index_error(backend):
+    # numba-cuda's test_exception: a run-time index into a tuple of one type.
+    def foo(ary, out):
+        x = cuda.threadIdx.x
+        out[x] = ary.shape[-x] if x < 2 else 0
+        if x == 2:
+            ary.shape[-x]
+
+    out = np.zeros(3, np.int64)
+    cuda.jit(foo)[1, 3](np.array([0, 1]), out)  # the raising thread just ends
+    assert out.tolist() == [2, 2, 0]
+    with pytest.raises(IndexError, match="tuple index out of range"):
+        debug_jit(foo)[1, 3](np.array([0, 1]), out)
+
+    @cuda.jit
+    def pick(t, i, out):
+        out[0] = (t[0], t[1], t[2])[i]
+
+    pick[1, 1]((4, 5, 6), -1, out)
+    assert out[0] == 6
