@@ -1,5 +1,8 @@
 #include "bindings/Errors.h"
 
+#include "bindings/Snapshot.h"
+#include "compiler/Compiler.h"
+
 #include "runtime/Driver.h"
 #include "runtime/Memory.h"
 #include "ufunc/Ufunc.h"
@@ -139,6 +142,21 @@ bool translateOwn(std::exception_ptr p) {
     std::rethrow_exception(p);
   } catch (const ir::CompileError &e) {
     guarded([&] { setCompileError(e); });
+  } catch (const compiler::KernelException &e) {
+    // numba-cuda: cls(prefix + ": " + str(args[0]), *args[1:]), or cls(prefix) without args.
+    guarded([&] {
+      py::object cls = exceptionClassOf(e.site.exception.cls);
+      const std::vector<ir::ConstValue> &a = e.site.exception.args;
+      py::list args;
+      if (a.empty()) {
+        args.append(e.prefix);
+      } else {
+        args.append(e.prefix + ": " + py::cast<std::string>(py::str(constToPython(a[0]))));
+        for (size_t k = 1; k < a.size(); ++k)
+          args.append(constToPython(a[k]));
+      }
+      setError(cls, cls(*py::tuple(args)));
+    });
   } catch (const runtime::CudaError &e) {
     guarded([&] {
       py::object cls = errorClass("CudaDriverError");

@@ -14,6 +14,7 @@
 
 #include <climits>
 #include <set>
+#include <unordered_map>
 
 namespace ptxjit::bindings {
 namespace {
@@ -332,6 +333,49 @@ std::optional<ir::GlobalValue> deviceArrayGlobal(py::handle v) {
 
 } // namespace
 
+namespace {
+
+/// The exception classes kernels raise, by handle - 1 (strong references: a handle in compiled
+/// code stays valid for the life of the process). Used with the GIL held. Never destroyed, so
+/// no Python object is released after the interpreter is gone.
+struct ExceptionClasses {
+  std::vector<py::object> classes;
+  std::unordered_map<PyObject *, uint64_t> handles;
+};
+ExceptionClasses &exceptionClasses() {
+  static auto *r = new ExceptionClasses();
+  return *r;
+}
+
+} // namespace
+
+ir::GlobalValue exceptionClassGlobal(py::handle cls) {
+  py::object mod, name;
+  std::string qual = hasAttrNoThrow(cls, "__qualname__", &name) && PyUnicode_Check(name.ptr())
+                         ? py::cast<std::string>(name)
+                         : std::string(reinterpret_cast<PyTypeObject *>(cls.ptr())->tp_name);
+  std::string m = hasAttrNoThrow(cls, "__module__", &mod) && PyUnicode_Check(mod.ptr())
+                      ? py::cast<std::string>(mod)
+                      : std::string();
+  if (m == "builtins")
+    return ir::GlobalValue::exceptionClass(qual, 0);
+  ExceptionClasses &r = exceptionClasses();
+  auto [it, added] = r.handles.try_emplace(cls.ptr(), r.classes.size() + 1);
+  if (added)
+    r.classes.push_back(py::reinterpret_borrow<py::object>(cls));
+  return ir::GlobalValue::exceptionClass(m.empty() ? qual : m + "." + qual, it->second);
+}
+
+py::object exceptionClassOf(const ir::GlobalValue &g) {
+  ExceptionClasses &r = exceptionClasses();
+  if (g.address > 0 && g.address <= r.classes.size())
+    return r.classes[g.address - 1];
+  py::object builtins = py::module_::import("builtins");
+  if (g.address == 0 && py::hasattr(builtins, g.path.c_str()))
+    return builtins.attr(g.path.c_str());
+  return py::reinterpret_borrow<py::object>(PyExc_RuntimeError);
+}
+
 ir::GlobalValue globalFromPython(py::handle v) {
   PyObject *o = v.ptr();
   // Plain values first: None, numbers, strings, tuples of those.
@@ -379,6 +423,8 @@ ir::GlobalValue globalFromPython(py::handle v) {
     return *g;
   if (auto g = numbaScalarTypeGlobal(v))
     return *g;
+  if (PyType_Check(o) && PyObject_IsSubclass(o, PyExc_BaseException) == 1)
+    return exceptionClassGlobal(v);
   if (PyCFunction_Check(o) || PyType_Check(o)) {
     py::object mod, name;
     if (hasAttrNoThrow(v, "__module__", &mod) && hasAttrNoThrow(v, "__name__", &name) &&
@@ -583,8 +629,6 @@ compiler::SnapshotSet snapshotWithCallees(py::handle func, int id) {
   return set;
 }
 
-namespace {
-
 py::object constToPython(const ir::ConstValue &c) {
   using K = ir::ConstValue::Kind;
   switch (c.kind) {
@@ -614,6 +658,8 @@ py::object constToPython(const ir::ConstValue &c) {
   return py::none();
 }
 
+namespace {
+
 py::object globalToPython(const ir::GlobalValue &g) {
   using K = ir::GlobalValue::Kind;
   switch (g.kind) {
@@ -639,6 +685,8 @@ py::object globalToPython(const ir::GlobalValue &g) {
                           py::tuple(py::cast(g.strides)), py::int_(g.address));
   case K::ExternFunction:
     return py::make_tuple("extern_function", g.path);
+  case K::ExceptionClass:
+    return py::make_tuple("exception_class", g.path);
   }
   return py::none();
 }

@@ -34,6 +34,15 @@ ir::ConstValue constFromPython(py::handle value);
 /// What a global or closure value means to the compiler (see ir::GlobalValue).
 ir::GlobalValue globalFromPython(py::handle value);
 
+/// The global for exception class `cls` (a subclass of BaseException): builtins by name
+/// (handle 0), other classes by a handle that keeps the class alive for the process.
+ir::GlobalValue exceptionClassGlobal(py::handle cls);
+/// The class a GlobalValue of Kind::ExceptionClass names (RuntimeError for an unknown one).
+/// The GIL must be held.
+py::object exceptionClassOf(const ir::GlobalValue &g);
+/// A ConstValue as the Python value it came from.
+py::object constToPython(const ir::ConstValue &c);
+
 /// External code to link, as ptxjit.cuda normalizes link= (a list of (kind, name, bytes)
 /// tuples: _link_items); throws py::type_error for another shape.
 std::vector<ir::LinkItem> linkItemsFrom(py::handle items);

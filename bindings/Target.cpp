@@ -162,6 +162,7 @@ codegen::CompileOptions cudaOptionsForCC(int major, int minor,
   o.maxRegisters = fo.maxRegisters;
   o.carveout = fo.carveout;
   o.boundscheck = boundscheckFor(codegen::Backend::CUDA, fo);
+  o.exceptions = fo.debug; // numba-cuda raises kernel exceptions on the host with debug=True
   return o;
 }
 
@@ -172,6 +173,7 @@ codegen::CompileOptions compileOptionsFor(codegen::Backend b, const compiler::Fu
     o.fastmath = fo.fastmath;
     o.optLevel = fo.opt ? 3 : 0;
     o.boundscheck = boundscheckFor(b, fo);
+    o.exceptions = fo.debug;
     return o;
   }
   int major = 9, minor = 0;

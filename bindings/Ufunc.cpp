@@ -453,11 +453,12 @@ std::unique_ptr<PyUfunc> makeUfunc(py::object dispatcher, const std::string &nam
     py::gil_scoped_release release;
     work();
   };
-  // Loop kernels are not bounds-checked: their launches have no reader of the record yet
-  // (docs/reliability.md).
+  // Loop kernels are not bounds-checked and raise nothing on the host (a raise ends the
+  // thread): their launches have no reader of the record yet (docs/reliability.md).
   hooks.options = [fopts](codegen::Backend b) {
     codegen::CompileOptions o = compileOptionsFor(b, fopts);
     o.boundscheck = false;
+    o.exceptions = false;
     return o;
   };
   auto pu = std::make_unique<PyUfunc>();

@@ -53,6 +53,9 @@ public:
   /// External code (cuda.declare_device's link=) that the module's calls of foreign device
   /// functions need, each once, in the order first called: linked when the module is loaded.
   const std::vector<ir::LinkItem> &links() const;
+  /// With CompileOptions::exceptions: the module's raise sites, numbered as the fault record's
+  /// `index` names them (BoundsRecord, failed = 2). Empty when nothing can raise.
+  const std::vector<ir::RaiseSite> &raiseSites() const;
 
   /// Codegen-internal access. Null after the module was moved from or handed to the JIT.
   Impl *impl() { return impl_.get(); }
@@ -112,14 +115,17 @@ std::string hostTargetId();
 
 /// What the host grid runner needs to know about a host kernel besides its arguments
 /// (cooperating threads: see docs/cooperation.md). Lowering stores it in the host module as the
-/// constant `<entry>__launch` (three uint64: shared bytes, cooperative, local bytes), so it
+/// constant `<entry>__launch` (four uint64: shared bytes, cooperative, local bytes, raises), so it
 /// survives compiling to an object file.
-/// The first out-of-bounds array index of a launch, as a module compiled with
-/// CompileOptions::boundscheck records it in its global `<entry>__bounds` (all zero until a
-/// thread fails a check; the launcher reads it after the launch and clears it).
+/// The fault record of a launch: the first out-of-bounds array index (a module compiled with
+/// CompileOptions::boundscheck) or the first exception raised (CompileOptions::exceptions), as
+/// the first failing thread records it in the module's global `<entry>__bounds` (all zero until
+/// then; the launcher reads it after the launch and clears it).
 struct BoundsRecord {
-  int64_t failed = 0; ///< 1 once a thread recorded a failure
-  int64_t index = 0;  ///< the index as written (before negative indices wrap)
+  static constexpr int64_t kIndexError = 1; ///< `failed` of an index out of bounds
+  static constexpr int64_t kRaised = 2;     ///< `failed` of a raise: `index` is the raise site
+  int64_t failed = 0;                       ///< 0, kIndexError or kRaised
+  int64_t index = 0;  ///< the index as written (before negative indices wrap); the raise site
   int64_t size = 0;   ///< the dimension's size
   int64_t axis = 0;
   int64_t line = 0;    ///< the source line of the indexing
@@ -135,6 +141,7 @@ struct HostLaunchInfo {
   uint64_t staticSharedBytes = 0; ///< bytes of cuda.shared.array with constant shapes per block
   bool cooperative = false;       ///< uses barriers or warp collectives: threads run as fibers
   uint64_t localBytes = 0;        ///< bytes of cuda.local.array per thread (all functions)
+  bool raises = false;            ///< a thread may end early (a raise: ptxjit_host_exit_thread)
   /// The module's bounds record (CompileOptions::boundscheck), null without one.
   BoundsRecord *bounds = nullptr;
 };

@@ -22,6 +22,7 @@ size_t CompileOptions::hash() const {
   h = h * 131 + static_cast<uint64_t>(maxRegisters & 0xffff);
   h = h * 131 + static_cast<uint64_t>(carveout + 2);
   h = h * 131 + (boundscheck ? 1 : 0);
+  h = h * 131 + (exceptions ? 1 : 0);
   return std::hash<uint64_t>{}(h * 0x9E3779B97F4A7C15ull);
 }
 
@@ -49,6 +50,8 @@ std::string CompileOptions::str() const {
     s += " carveout" + std::to_string(carveout);
   if (boundscheck)
     s += " boundscheck";
+  if (exceptions)
+    s += " exceptions";
   return s;
 }
 

@@ -45,6 +45,10 @@ struct CompileOptions {
   /// the first failure in the module's `<entry>__bounds` record (codegen::BoundsRecord), which
   /// the launcher reads after the launch, and touches no memory outside the array.
   bool boundscheck = false;
+  /// debug=True: `raise`, a failed `assert` and division by zero (numba's Python error model)
+  /// record the raise site in the same record, which the launcher turns into the exception.
+  /// Off, a raise only ends the thread and division by zero gives NumPy's results.
+  bool exceptions = false;
 
   bool operator==(const CompileOptions &o) const = default;
   size_t hash() const;

@@ -163,6 +163,7 @@ void recordLaunchInfo(llvm::orc::JITDylib &jd, const std::string &entry, const v
     h.staticSharedBytes = words[0];
     h.cooperative = words[1] != 0;
     h.localBytes = words[2];
+    h.raises = words[3] != 0;
   } else {
     llvm::consumeError(info.takeError()); // a kernel without cooperating-threads features
     if (!h.bounds)

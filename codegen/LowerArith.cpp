@@ -405,8 +405,16 @@ llvm::Value *FunctionLowerer::binaryValues(BinaryOp op, llvm::Value *lv, const T
       internal(at, std::string("operator ") + binaryOpName(op) + " typed bool");
     }
   case TypeKind::Int:
+    if (op == BinaryOp::FloorDiv || op == BinaryOp::Mod) // debug=True: numba's Python model
+      checkZeroDivision(B.CreateICmpEQ(r, llvm::ConstantInt::get(r->getType(), 0)),
+                        op == BinaryOp::Mod ? "integer modulo by zero" : "integer division by zero",
+                        at);
     return intBinary(op, l, r, rs->isSigned(), at);
   case TypeKind::Float:
+    if (!M.opts.fastmath &&
+        (op == BinaryOp::TrueDiv || op == BinaryOp::FloorDiv || op == BinaryOp::Mod))
+      checkZeroDivision(B.CreateFCmpOEQ(r, llvm::ConstantFP::get(r->getType(), 0.0)),
+                        op == BinaryOp::Mod ? "modulo by zero" : "division by zero", at);
     return floatBinary(op, l, r, at);
   default:
     return complexBinary(op, l, r, at);

@@ -66,15 +66,14 @@ std::string arrayNameOf(const Instr *i, const Function &fn) {
   return "array";
 }
 
-/// `s` (at most 31 bytes, NUL-padded) as the four little-endian words of a BoundsRecord name.
+} // namespace
+
 std::array<uint64_t, 4> nameWords(const std::string &s) {
   std::array<uint64_t, 4> w{};
   for (size_t k = 0; k < s.size() && k < 31; ++k)
     w[k / 8] |= static_cast<uint64_t>(static_cast<unsigned char>(s[k])) << (8 * (k % 8));
   return w;
 }
-
-} // namespace
 
 llvm::Value *FunctionLowerer::checkedElementAddress(llvm::Value *arr, const ArrayType *aty,
                                                     llvm::Value *index, const Type *idxType,
@@ -274,8 +273,21 @@ llvm::Value *FunctionLowerer::lowerGetItem(const GetItemInstr &i) {
     llvm::Value *j = toIndex(valueOf(index, at), it, at);
     if (its->kind() == TypeKind::Int && its->isSigned())
       j = B.CreateSelect(B.CreateICmpSLT(j, B.getInt64(0)), B.CreateAdd(j, B.getInt64(n)), j);
-    // Out-of-range indices read element 0 rather than arbitrary memory.
-    j = B.CreateSelect(B.CreateICmpULT(j, B.getInt64(n)), j, B.getInt64(0));
+    llvm::Value *inRange = B.CreateICmpULT(j, B.getInt64(n));
+    if (!M.loopKernel) {
+      // numba: IndexError("tuple index out of range"), raised on the host with debug=True.
+      llvm::BasicBlock *bad = llvm::BasicBlock::Create(M.ctx, "tuple.range", F);
+      llvm::BasicBlock *ok = llvm::BasicBlock::Create(M.ctx, "tuple.ok", F);
+      B.CreateCondBr(inRange, ok, bad, llvm::MDBuilder(M.ctx).createBranchWeights(1 << 20, 1));
+      B.SetInsertPoint(bad);
+      RaisedException e;
+      e.cls = GlobalValue::exceptionClass("IndexError", 0);
+      e.args.push_back(ConstValue::string("tuple index out of range"));
+      raiseException(e, at);
+      B.SetInsertPoint(ok);
+    }
+    // Out-of-range indices (loop kernels) read element 0 rather than arbitrary memory.
+    j = B.CreateSelect(inRange, j, B.getInt64(0));
     llvm::Type *ety = repr(et, at);
     llvm::AllocaInst *slot = entryAlloca(llvm::ArrayType::get(ety, n), "tuple.tmp");
     for (int64_t k = 0; k < n; ++k)

@@ -92,11 +92,12 @@ void ModuleLowerer::finishCuda(const std::string &entry, const Function &kernel)
   // The grid runner's facts (codegen::HostLaunchInfo), kept in the module itself so that object
   // files from the disk cache carry them too.
   auto *i64 = llvm::Type::getInt64Ty(ctx);
-  auto *ty = llvm::ArrayType::get(i64, 3);
+  auto *ty = llvm::ArrayType::get(i64, 4);
   llvm::Constant *init =
       llvm::ConstantArray::get(ty, {llvm::ConstantInt::get(i64, cuda.sharedBytes),
                                     llvm::ConstantInt::get(i64, cuda.cooperative ? 1 : 0),
-                                    llvm::ConstantInt::get(i64, cuda.localBytes)});
+                                    llvm::ConstantInt::get(i64, cuda.localBytes),
+                                    llvm::ConstantInt::get(i64, cuda.raises ? 1 : 0)});
   auto *g = new llvm::GlobalVariable(mod, ty, true, llvm::GlobalValue::ExternalLinkage, init,
                                      entry + "__launch");
   g->setAlignment(llvm::Align(8));

@@ -29,6 +29,7 @@ public:
       : fn(fn), impl(detail::newModule(opts, symbol)), M(*impl->module, opts), b(M.ctx),
         host(opts.backend == Backend::Host) {
     detail::checkSymbol(symbol, fn);
+    M.loopKernel = true;
     M.uniqueName(symbol);
     body = M.bodyFor(fn);
     std::vector<const ir::Type *> params = loopKernelParams(desc, fn.argTypes);
@@ -137,8 +138,11 @@ public:
   LoweredModule finish() {
     b.CreateRetVoid();
     M.lowerQueued();
+    // The fault record's name and the host launch facts (a body that raises ends the thread).
+    M.finishCuda(impl->entry, fn);
     detail::verifyModule(*impl->module, fn);
     impl->links = std::move(M.links);
+    impl->raiseSites = std::move(M.raiseSites);
     return LoweredModule(std::move(impl));
   }
 };

@@ -54,6 +54,11 @@ const std::vector<ir::LinkItem> &LoweredModule::links() const {
   return impl_ ? impl_->links : none;
 }
 
+const std::vector<ir::RaiseSite> &LoweredModule::raiseSites() const {
+  static const std::vector<ir::RaiseSite> none;
+  return impl_ ? impl_->raiseSites : none;
+}
+
 namespace detail {
 
 [[noreturn]] void internalError(const std::string &message) {
@@ -561,6 +566,9 @@ void FunctionLowerer::lowerInstr(const Instr &i) {
   case Opcode::Return:
     lowerReturn(*cast<ReturnInstr>(&i));
     break;
+  case Opcode::Raise:
+    raiseException(cast<RaiseInstr>(&i)->exception, at);
+    break;
   }
   if (result)
     values[&i] = result;
@@ -632,6 +640,7 @@ LoweredModule lowerKernel(const Function &kernel, const CompileOptions &opts,
   M.finishDebugInfo();
   verifyModule(mod, kernel);
   impl->links = std::move(M.links);
+  impl->raiseSites = std::move(M.raiseSites);
   return LoweredModule(std::move(impl));
 }
 
@@ -662,6 +671,7 @@ LoweredModule lowerDeviceFunction(const Function &fn, const CompileOptions &opts
   M.finishDebugInfo();
   verifyModule(mod, fn);
   impl->links = std::move(M.links);
+  impl->raiseSites = std::move(M.raiseSites);
   return LoweredModule(std::move(impl));
 }
 

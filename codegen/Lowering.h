@@ -51,6 +51,7 @@
 #include <llvm/IR/DIBuilder.h>
 #include <llvm/IR/IRBuilder.h>
 
+#include <array>
 #include <deque>
 #include <functional>
 #include <initializer_list>
@@ -79,6 +80,9 @@ void checkSymbol(const std::string &symbol, const ir::Function &fn);
 /// Runs LLVM's verifier over `m`; throws CompileError(Internal) at `fn` with its findings.
 void verifyModule(llvm::Module &m, const ir::Function &fn);
 
+/// `s` (at most 31 bytes, NUL-padded) as the four little-endian words of a BoundsRecord name.
+std::array<uint64_t, 4> nameWords(const std::string &s);
+
 /// Module-wide lowering state: the function bodies, the type mapping, shared helpers.
 class ModuleLowerer {
 public:
@@ -93,6 +97,12 @@ public:
   /// the declarations it came from.
   std::vector<ir::LinkItem> links;
   std::unordered_set<int> linkedDecls;
+  /// The raise sites lowered so far with opts.exceptions (LoweredModule::raiseSites); a thread
+  /// raising records its site's index in the fault record.
+  std::vector<ir::RaiseSite> raiseSites;
+  /// Lowering a ufunc loop kernel (LowerUfunc.cpp): one thread runs many elements, so a raise,
+  /// which would end them all, is refused.
+  bool loopKernel = false;
 
   bool isHost() const { return opts.backend == Backend::Host; }
 
@@ -139,6 +149,7 @@ public:
     bool cooperative = false; ///< a barrier or warp collective was lowered
     uint64_t localBytes = 0;  ///< cuda.local.array bytes (all functions; host stack sizing)
     uint32_t activeSites = 0; ///< cuda.activemask() calls numbered so far (host call sites)
+    bool raises = false;      ///< a raise was lowered: host threads may end early (LowerRaise)
     std::unordered_map<const ir::Instr *, llvm::Constant *> sharedArrays; ///< per call site
     std::unordered_map<const void *, llvm::Constant *> constArrays;       ///< per frozen array
   } cuda;
@@ -179,6 +190,14 @@ private:
   /// An alloca in the entry block.
   llvm::AllocaInst *entryAlloca(llvm::Type *ty, const llvm::Twine &name);
   void lowerReturn(const ir::ReturnInstr &r);
+  /// Raises `e` at `at` from the current position (LowerRaise.cpp): with opts.exceptions the
+  /// first raising thread of a launch records the raise site, the line and its thread in the
+  /// fault record (BoundsRecord, failed = 2); then the thread ends (PTX `exit`; on the host a
+  /// jump back to the grid runner), as numba-cuda's kernels return. Leaves B in no block.
+  void raiseException(const ir::RaisedException &e, ir::SourceLoc at);
+  /// Debug builds (opts.exceptions): `if (isZero) raise ZeroDivisionError(message)` at `at`,
+  /// numba's Python error model; B continues where the divisor is not zero. A no-op otherwise.
+  void checkZeroDivision(llvm::Value *isZero, const char *message, ir::SourceLoc at);
 
 public:
   [[noreturn]] void fail(ir::SourceLoc at, ir::DiagCode code,

@@ -25,6 +25,8 @@ struct LoweredModule::Impl {
   bool libdeviceLinked = false;
   /// External code the module's cuda.declare_device calls need (LoweredModule::links).
   std::vector<ir::LinkItem> links;
+  /// The raise sites of opts.exceptions (LoweredModule::raiseSites).
+  std::vector<ir::RaiseSite> raiseSites;
 };
 
 namespace detail {

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -109,6 +110,43 @@ ArrayIndexError::ArrayIndexError(const std::string &kernel, const codegen::Bound
       }()),
       record(r) {}
 
+namespace {
+
+/// numba-cuda's "In function 'k', file /abs/f.py, line 7, tid=[z, y, x] ctaid=[z, y, x]".
+std::string raisePrefix(const ir::RaiseSite &s, const codegen::BoundsRecord &r) {
+  std::error_code ec;
+  std::filesystem::path file = std::filesystem::absolute(s.file, ec);
+  std::string where = "In function '" + s.function + "', file " +
+                      (ec ? s.file : file.lexically_normal().string()) + ", line " +
+                      std::to_string(s.line) + ", ";
+  auto list = [](const int64_t(&v)[3]) {
+    return "[" + std::to_string(v[2]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[0]) +
+           "]";
+  };
+  return where + "tid=" + list(r.tid) + " ctaid=" + list(r.ctaid);
+}
+
+std::string raiseMessage(const ir::RaiseSite &s, const codegen::BoundsRecord &r) {
+  std::string m = raisePrefix(s, r);
+  const std::vector<ir::ConstValue> &args = s.exception.args;
+  if (!args.empty())
+    m += ": " + (args[0].kind == ir::ConstValue::Kind::String ? args[0].s : args[0].str());
+  return m;
+}
+
+} // namespace
+
+KernelException::KernelException(ir::RaiseSite s, const codegen::BoundsRecord &r)
+    : std::runtime_error(raiseMessage(s, r)), site(std::move(s)), record(r),
+      prefix(raisePrefix(site, r)) {}
+
+void Specialization::throwFault(const codegen::BoundsRecord &r) const {
+  if (r.failed == codegen::BoundsRecord::kRaised && r.index >= 0 &&
+      static_cast<size_t>(r.index) < raiseSites.size())
+    throw KernelException(raiseSites[static_cast<size_t>(r.index)], r);
+  throw ArrayIndexError(functionName, r);
+}
+
 void Specialization::launchCuda(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem,
                                 CUstream stream, char *buf, void **params) const {
   CUfunction f = cudaFunction();
@@ -118,11 +156,11 @@ void Specialization::launchCuda(runtime::Dim3 grid, runtime::Dim3 block, unsigne
     pointAtSlots(plan, buf, params);
     runtime::launchKernel(f, grid, block, sharedMem, stream, params);
   }
-  if (options.boundscheck)
-    checkCudaBounds(stream);
+  if (checksFaults)
+    checkCudaFaults(stream);
 }
 
-void Specialization::checkCudaBounds(CUstream stream) const {
+void Specialization::checkCudaFaults(CUstream stream) const {
   // The device-side record, read once the kernel is done (a checked launch is synchronous).
   const runtime::DriverApi &d = runtime::driver();
   runtime::check(d.cuStreamSynchronize(stream), "cuStreamSynchronize");
@@ -142,7 +180,7 @@ void Specialization::checkCudaBounds(CUstream stream) const {
   if (!r.failed)
     return;
   runtime::check(d.cuMemsetD8_v2(ptr, 0, sizeof r), "cuMemsetD8");
-  throw ArrayIndexError(functionName, r);
+  throwFault(r);
 }
 
 void Specialization::launchHost(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem,
@@ -150,11 +188,18 @@ void Specialization::launchHost(runtime::Dim3 grid, runtime::Dim3 block, unsigne
   pointAtSlots(plan, buf, params);
   runtime::HostLaunchOptions opts = hostLaunch;
   opts.dynamicSharedBytes = sharedMem;
-  runtime::launchHost(hostEntry, grid, block, params, opts);
+  try {
+    runtime::launchHost(hostEntry, grid, block, params, opts);
+  } catch (const runtime::HostSyncError &) {
+    // Threads that raised and a barrier or warp collective they left behind: the raise (or
+    // index error) that caused it is what the user needs to see.
+    if (!hostBounds || !hostBounds->failed)
+      throw;
+  }
   if (codegen::BoundsRecord *rec = hostBounds; rec && rec->failed) {
     codegen::BoundsRecord r = *rec;
     *rec = codegen::BoundsRecord{};
-    throw ArrayIndexError(functionName, r);
+    throwFault(r);
   }
 }
 
@@ -248,6 +293,7 @@ void recordHostLaunch(Specialization &spec) {
   spec.hostLaunch.staticSharedBytes = info.staticSharedBytes;
   spec.hostLaunch.cooperative = info.cooperative;
   spec.hostLaunch.extraStackBytes = info.localBytes;
+  spec.hostLaunch.threadsMayExit = info.raises;
   spec.hostBounds = info.bounds;
 }
 
@@ -734,6 +780,7 @@ bool Compiler::loadFromDiskLocked(const DiskKey &k, Specialization &spec) {
   spec.llvmIR = std::move(entry->sections[2]);
   spec.returnType = ir::types::void_(); // kernels and loops alike
   spec.fromDiskCache = true;
+  spec.checksFaults = spec.options.boundscheck; // entries with raise sites are never stored
   spec.cachePath = k.path;
   ++cacheCounters().hits;
   return true;
@@ -806,6 +853,11 @@ const Specialization &Compiler::compileLocked(
   spec->returnType = spec->loop ? ir::types::void_() : fn->returnType;
   spec->symbol = makeSymbol(e);
   codegen::LoweredModule m = lower(*fn, spec->symbol);
+  spec->raiseSites = m.raiseSites();
+  spec->checksFaults = opts.boundscheck || !spec->raiseSites.empty();
+  // The raise sites name Python classes: the disk cache holds code alone.
+  if (!spec->raiseSites.empty())
+    disk.reset();
   std::string code; // what the disk cache stores: the PTX or the host object file
   if (opts.backend == codegen::Backend::CUDA) {
     spec->ptx = codegen::emitPTX(m, opts);

@@ -98,6 +98,20 @@ public:
   codegen::BoundsRecord record;
 };
 
+/// A launch of a kernel compiled with CompileOptions::exceptions (debug=True) in which a thread
+/// raised: the raise site and the first raising thread. what() is numba-cuda's message: "In
+/// function 'k', file /abs/f.py, line 7, tid=[0, 0, 0] ctaid=[0, 0, 0]" (thread and block
+/// indices z, y, x, as numba-cuda prints them), then ": <first argument>" when the exception
+/// has arguments. The bindings raise the site's class with that message as first argument.
+class KernelException : public std::runtime_error {
+public:
+  KernelException(ir::RaiseSite site, const codegen::BoundsRecord &r);
+  ir::RaiseSite site;
+  codegen::BoundsRecord record;
+  /// The message's location and thread part (what() without ": <first argument>").
+  std::string prefix;
+};
+
 /// One compiled entry: a kernel specialization, or a ufunc loop kernel around a device function
 /// (the compiler's one compiled-kernel object; launchers pack its `plan` and launch it).
 class Specialization {
@@ -124,8 +138,13 @@ public:
   /// Host kernels only: static shared memory, cooperative scheduling and local-array stack
   /// needs (from codegen::hostLaunchInfo); the launch adds its dynamic shared memory.
   runtime::HostLaunchOptions hostLaunch;
-  /// Host kernels compiled with options.boundscheck: the module's bounds record.
+  /// Host kernels compiled with options.boundscheck or that can raise with options.exceptions:
+  /// the module's fault record.
   codegen::BoundsRecord *hostBounds = nullptr;
+  /// options.exceptions: the module's raise sites (codegen::LoweredModule::raiseSites).
+  std::vector<ir::RaiseSite> raiseSites;
+  /// CUDA: the launch waits and reads the fault record (options.boundscheck, or raise sites).
+  bool checksFaults = false;
   /// cache=True only: true when the code was loaded from the disk cache (not compiled), and
   /// the entry's file (read or written; empty when no cache directory could be used).
   bool fromDiskCache = false;
@@ -149,20 +168,23 @@ public:
 
   /// Launches on CUDA with the arguments packed in `buf` (plan.bufferSize() bytes): the buffer
   /// in one piece when paramBuffer(), else one pointer per parameter (`params`: room for one
-  /// per slot). Asynchronous on `stream`, except with options.boundscheck: then it waits for
-  /// the kernel and throws ArrayIndexError when a thread indexed out of bounds. Throws as
-  /// runtime::launchKernel.
+  /// per slot). Asynchronous on `stream`, except with checksFaults: then it waits for the
+  /// kernel and throws ArrayIndexError when a thread indexed out of bounds, KernelException
+  /// when one raised. Throws as runtime::launchKernel.
   void launchCuda(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem, CUstream stream,
                   char *buf, void **params) const;
   /// Runs the host entry over `grid` x `block` (runtime::launchHost, with hostLaunch and
   /// `sharedMem` bytes of dynamic shared memory) with the arguments packed in `buf`;
   /// `params`: room for one pointer per slot. Returns when done; throws ArrayIndexError when
-  /// the kernel (compiled with options.boundscheck) indexed an array out of bounds.
+  /// the kernel (compiled with options.boundscheck) indexed an array out of bounds,
+  /// KernelException when a thread raised (options.exceptions).
   void launchHost(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem, char *buf,
                   void **params) const;
 
 private:
-  void checkCudaBounds(CUstream stream) const;
+  void checkCudaFaults(CUstream stream) const;
+  /// Throws the error that fault record `r` (failed != 0) describes.
+  [[noreturn]] void throwFault(const codegen::BoundsRecord &r) const;
   mutable bool paramBuffer_ = false; ///< written before function_ is published
   mutable std::mutex loadMutex_;
   mutable std::shared_ptr<runtime::Module> module_;

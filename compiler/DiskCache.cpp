@@ -113,6 +113,9 @@ void addGlobals(CacheKey &k, std::string_view tag, const std::map<std::string, i
       for (const ir::Type *p : g.externDecl->params)
         k.add("param", p->str());
       break;
+    case ir::GlobalValue::Kind::ExceptionClass: // by name: handles are per process, and code
+      k.add("path", g.path);                    // that records raise sites is never stored
+      break;
     case ir::GlobalValue::Kind::Array: // a frozen NumPy array: its contents are code
       k.add("dtype", g.dtype).addInt("ndim", static_cast<int64_t>(g.shape.size()));
       for (int64_t d : g.shape)
@@ -213,6 +216,7 @@ void addCompileOptions(CacheKey &k, const codegen::CompileOptions &o) {
   k.addInt("maxThreadsPerBlock", o.maxThreadsPerBlock).addInt("minBlocksPerSM", o.minBlocksPerSM);
   k.addInt("maxClusterRank", o.maxClusterRank).addInt("maxRegisters", o.maxRegisters);
   k.addInt("carveout", o.carveout).addInt("boundscheck", o.boundscheck);
+  k.addInt("exceptions", o.exceptions);
 }
 
 void addArgTypes(CacheKey &k, const std::vector<const ir::Type *> &argTypes) {

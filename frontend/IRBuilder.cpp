@@ -302,6 +302,9 @@ ir::Instr *IRBuilder::value(Cell *c) {
     return c->value;
   if (c->isNull)
     malformed("NULL used as a value");
+  if (c->exception)
+    view_.raise(ir::DiagCode::UnsupportedConstruct, cur_,
+                {"exception instance used as a value (exceptions can only be raised)"});
   if (c->constFrom) {
     // Emitted where first used, located at its LOAD_CONST.
     InstrIndex saved = cur_;

@@ -50,6 +50,8 @@ private:
     bool isNull = false;                 ///< CPython's NULL marker
     int slot = -1;                       ///< >= 0: the value stack slot `slot` had on entry
     std::optional<InstrIndex> constFrom; ///< a LOAD_CONST not yet emitted (or emitted from)
+    /// An exception built by calling an exception class with constants: only `raise` uses it.
+    std::shared_ptr<const ir::RaisedException> exception;
   };
 
   /// An outgoing edge of the current block and the stack its successor starts with.
@@ -136,6 +138,12 @@ private:
   void translate(const Instruction &in);
   void translateCall(const Instruction &in, size_t argc, std::vector<std::string> kwNames);
   void translateJump(const Instruction &in);
+  /// RAISE_VARARGS 1: `raise C` or `raise C(constants)` (an exception cell) ends the block.
+  void translateRaise(const Instruction &in);
+  /// The exception `callee(args...)` builds when callee is an exception class and every
+  /// argument a constant; null otherwise (an ordinary call).
+  std::shared_ptr<const ir::RaisedException> exceptionCall(Cell *callee,
+                                                           const std::vector<Cell *> &args);
   void translateForIter(const Instruction &in);
   void translateLoadGlobal(const Instruction &in);
   void translateLoadAttr(const Instruction &in);

@@ -35,6 +35,13 @@ void IRBuilder::translate(const Instruction &in) {
   case PyOp::PUSH_NULL:
     push(nullCell());
     return;
+  case PyOp::LOAD_ASSERTION_ERROR: // `assert`: a builtin, whatever the module's globals say
+    pushValue(emit<ir::GlobalInstr>("AssertionError",
+                                    ir::GlobalValue::exceptionClass("AssertionError", 0)));
+    return;
+  case PyOp::RAISE_VARARGS:
+    translateRaise(in);
+    return;
   case PyOp::COPY:
     push(peek(in.arg));
     return;
@@ -328,6 +335,18 @@ void IRBuilder::translateCall(const Instruction &in, size_t argc,
   }
   if (callee->isNull)
     malformed("call of NULL");
+  if (kwNames.empty()) {
+    std::vector<Cell *> all;
+    if (self)
+      all.push_back(self); // `assert c, msg`: [AssertionError, msg] is a method pair
+    all.insert(all.end(), args.begin(), args.end());
+    if (auto e = exceptionCall(callee, all)) {
+      Cell *c = newCell();
+      c->exception = std::move(e);
+      push(c);
+      return;
+    }
+  }
   std::vector<ir::Instr *> operands{value(callee)};
   if (self)
     operands.push_back(value(self));
@@ -399,6 +418,48 @@ ir::Instr *IRBuilder::operatorCall(const std::vector<ir::Instr *> &operands) {
   if (name == "truth" && n == 1)
     return emit<ir::TruthInstr>(operands[1]);
   return nullptr;
+}
+
+std::shared_ptr<const ir::RaisedException>
+IRBuilder::exceptionCall(Cell *callee, const std::vector<Cell *> &args) {
+  auto *g = callee->value ? ir::dyn_cast<ir::GlobalInstr>(callee->value) : nullptr;
+  if (!g || g->value.kind != ir::GlobalValue::Kind::ExceptionClass)
+    return nullptr;
+  auto e = std::make_shared<ir::RaisedException>();
+  e->cls = g->value;
+  for (Cell *a : args) {
+    const ir::ConstValue *k = constantOf(a);
+    // A module global or closure value holding a plain constant (`raise ValueError(MSG)`).
+    auto *g = a->value ? ir::dyn_cast<ir::GlobalInstr>(a->value) : nullptr;
+    if (!k && g && g->value.kind == ir::GlobalValue::Kind::Constant && g->value.dtype.empty())
+      k = &g->value.constant;
+    if (!k || k->kind == ir::ConstValue::Kind::Unsupported)
+      view_.raise(ir::DiagCode::UnsupportedConstruct, cur_,
+                  {"a non-constant exception argument (numba-cuda raises exceptions with constant "
+                   "arguments only)"});
+    e->args.push_back(*k);
+  }
+  return e;
+}
+
+void IRBuilder::translateRaise(const Instruction &in) {
+  if (in.arg != 1) // bare `raise` and `raise ... from ...` are rejected before (Reject.cpp)
+    unsupported(in);
+  Cell *c = pop();
+  std::shared_ptr<const ir::RaisedException> e = c->exception;
+  if (!e) {
+    auto *g = c->value ? ir::dyn_cast<ir::GlobalInstr>(c->value) : nullptr;
+    if (!g || g->value.kind != ir::GlobalValue::Kind::ExceptionClass)
+      view_.raise(ir::DiagCode::UnsupportedConstruct, in.index,
+                  {"raising a value other than an exception class or an exception class called "
+                   "with constants"});
+    auto own = std::make_shared<ir::RaisedException>();
+    own->cls = g->value;
+    e = std::move(own);
+  }
+  finishBlock({});
+  emit<ir::RaiseInstr>(*e);
+  terminated_ = true;
 }
 
 void IRBuilder::translateLoadGlobal(const Instruction &in) {

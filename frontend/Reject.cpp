@@ -168,10 +168,12 @@ std::optional<std::string> constructOf(const BytecodeView &view, const Instructi
     return "call with *args or **kwargs unpacking";
   case PyOp::YIELD_VALUE:
     return "generator (yield)";
-  case PyOp::LOAD_ASSERTION_ERROR:
-    return "assert statement";
-  case PyOp::RAISE_VARARGS:
-    return "raise statement";
+  case PyOp::RAISE_VARARGS: // `raise C` and `raise C(...)` compile (IRBuilder); not these
+    if (in.arg == 0)
+      return "bare raise statement (re-raising)";
+    if (in.arg == 2)
+      return "raise ... from ... statement";
+    return std::nullopt;
   default:
     return std::nullopt;
   }

@@ -147,6 +147,7 @@ bool producesValue(Opcode op) {
   case Opcode::Jump:
   case Opcode::Branch:
   case Opcode::Return:
+  case Opcode::Raise:
     return false;
   default:
     return true;
@@ -242,6 +243,8 @@ std::string instrBody(const Function &fn, const Instr *i) {
   }
   case Opcode::Return:
     return i->numOperands() ? s + " " + ref(i->operand(0)) : s;
+  case Opcode::Raise:
+    return s + " " + cast<RaiseInstr>(i)->exception.str();
   default: {
     std::string ops = operandList(i, 0);
     return ops.empty() ? s : s + " " + ops;

@@ -3,7 +3,7 @@
 // The frontend emits it untyped from bytecode: Python locals are explicit LoadLocal/StoreLocal
 // of numbered variables (values left on the operand stack across block edges become synthetic
 // variables named "$stackN"), every instruction carries its source location, and each block
-// ends with exactly one terminator (Jump, Branch, Return).
+// ends with exactly one terminator (Jump, Branch, Return, Raise).
 //
 // Type inference (ir/typing/Typing.h) then fills, per specialization, `Instr::type` of every value,
 // `Variable::type` of every local, and the resolution fields (`builtin`, `callee`). Codegen
@@ -49,7 +49,8 @@ namespace ptxjit::ir {
   X(IterNext)   /* the next value of iterator operand(0); advances it */                           \
   X(Jump)       /* goto target */                                                                  \
   X(Branch)     /* if operand(0) (a bool) goto ifTrue else ifFalse */                              \
-  X(Return)     /* return operand(0) if present, else return None */
+  X(Return)     /* return operand(0) if present, else return None */                               \
+  X(Raise)      /* raise `exception` (a class and constant arguments); ends the thread */
 
 enum class Opcode : uint8_t {
 #define PTXJIT_IR_ENUM(op) op,
@@ -284,6 +285,15 @@ public:
   PTXJIT_INSTR_CLASSOF(Return)
 };
 
+/// `raise C` / `raise C(constants...)` / a failed `assert cond, msg`: without operands, since
+/// what is raised is known at compile time (numba's static raise). The thread ends here.
+class RaiseInstr final : public Instr {
+public:
+  explicit RaiseInstr(RaisedException e) : Instr(Opcode::Raise, {}), exception(std::move(e)) {}
+  RaisedException exception;
+  PTXJIT_INSTR_CLASSOF(Raise)
+};
+
 #undef PTXJIT_INSTR_CLASSOF
 
 /// A basic block: straight-line instructions ending in one terminator.
@@ -296,7 +306,7 @@ public:
   /// Appends `i` (numbering it in the parent function) and returns it.
   template <typename T> T *append(std::unique_ptr<T> i);
   Instr *terminator() const { return instrs.empty() || !instrs.back()->isTerminator() ? nullptr : instrs.back().get(); }
-  /// The successor blocks named by the terminator (none for Return).
+  /// The successor blocks named by the terminator (none for Return and Raise).
   std::vector<Block *> successors() const;
 };
 

@@ -707,6 +707,12 @@ GlobalValue Cursor::global(char stop) {
   }
   if (acceptWord("missing"))
     return GlobalValue::missing();
+  if (acceptWord("exception")) { // a builtin exception class, found by name
+    std::string name = until(stop);
+    if (name.empty())
+      fail("the exception class's name");
+    return GlobalValue::exceptionClass(name, 0);
+  }
   if (acceptWord("array")) {
     // "array float32(4,)", "array int64(2, 3)", "array Record(...)(2,)": the elements are not
     // printed; they come back as zeros of the right size.
@@ -1186,6 +1192,21 @@ std::unique_ptr<Instr> FunctionParser::parseBody(Cursor &c, Opcode op) {
   case Opcode::Return: {
     Instr *v = c.peek() == '%' ? operand(c) : nullptr;
     i = std::make_unique<ReturnInstr>(v);
+    break;
+  }
+  case Opcode::Raise: {
+    // "Raise ValueError" / "Raise ValueError('msg', 2)": a builtin exception class.
+    RaisedException e;
+    e.cls = GlobalValue::exceptionClass(c.name("the exception class's name"), 0);
+    if (c.accept('(')) {
+      while (c.peek() != ')') {
+        e.args.push_back(c.constant());
+        if (!c.accept(','))
+          break;
+      }
+      c.expect(')', "',' or ')' after the exception's arguments");
+    }
+    i = std::make_unique<RaiseInstr>(std::move(e));
     break;
   }
   }

@@ -173,6 +173,8 @@ std::string GlobalValue::str() const {
     return "unsupported " + path;
   case Kind::Missing:
     return "missing";
+  case Kind::ExceptionClass:
+    return "exception " + path;
   case Kind::ExternFunction:
     return "extern function " + path + " #" + std::to_string(externDecl ? externDecl->id : -1);
   case Kind::Array: {
@@ -192,6 +194,15 @@ std::string GlobalValue::str() const {
   }
   }
   return "?";
+}
+
+std::string RaisedException::str() const {
+  if (args.empty())
+    return cls.path;
+  std::string s = cls.path + "(";
+  for (size_t k = 0; k < args.size(); ++k)
+    s += (k ? ", " : "") + args[k].str();
+  return s + ")";
 }
 
 } // namespace ptxjit::ir

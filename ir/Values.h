@@ -86,6 +86,9 @@ struct GlobalValue {
                     ///< `dtype`, `shape`, `strides` (bytes) and the `address` of its first
                     ///< element, baked into the code (which is then never disk-cached)
     ExternFunction, ///< a cuda.declare_device function: `externDecl`
+    ExceptionClass, ///< a subclass of BaseException (for `raise`): `path` is its qualified name
+                    ///< ("ValueError", "mymod.MyError"); `address` 0 for a builtin exception
+                    ///< (found by name), else the bindings' handle of the class object
   };
   Kind kind = Kind::Missing;
   ConstValue constant;
@@ -131,6 +134,14 @@ struct GlobalValue {
     return g;
   }
 
+  static GlobalValue exceptionClass(std::string name, uint64_t handle) {
+    GlobalValue g;
+    g.kind = Kind::ExceptionClass;
+    g.path = std::move(name);
+    g.address = handle;
+    return g;
+  }
+
   static GlobalValue externFunction(std::shared_ptr<const ExternDecl> d) {
     GlobalValue g;
     g.kind = Kind::ExternFunction;
@@ -140,6 +151,25 @@ struct GlobalValue {
   }
 
   std::string str() const;
+};
+
+/// What a `raise` statement or a failed `assert` in kernel code raises: the exception class (a
+/// GlobalValue of Kind::ExceptionClass) and the constant arguments it is called with (empty for
+/// `raise C`).
+struct RaisedException {
+  GlobalValue cls;
+  std::vector<ConstValue> args;
+  /// "ValueError('foo', 2)" / "ValueError".
+  std::string str() const;
+};
+
+/// A raise site of a compiled kernel with exceptions enabled (CompileOptions::exceptions): what
+/// it raises and where. The launcher turns the site a thread recorded into the host exception.
+struct RaiseSite {
+  RaisedException exception;
+  std::string function; ///< the kernel or device function raising
+  std::string file;     ///< its co_filename
+  int line = 0;
 };
 
 } // namespace ptxjit::ir

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csetjmp>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -223,13 +224,14 @@ std::string HostBlockRunner::threadName(uint32_t rank) const {
 void HostBlockRunner::trampoline() {
   HostBlockRunner *r = tlsRunner;
   uint32_t rank = r->running_;
+  bool raised = false;
   try {
-    r->entry_(r->args_, &r->fibers_[rank].ctx);
+    raised = runHostThread(r->entry_, r->args_, &r->fibers_[rank].ctx);
   } catch (...) {
     if (!r->exception_)
       r->exception_ = std::current_exception();
   }
-  r->finished(rank);
+  r->finished(rank, raised);
   // Never resumed: the scheduler sees the fiber Done.
   switchContext(r->fibers_[rank].uc, *static_cast<Context *>(r->mainCtx_));
   std::abort();
@@ -248,6 +250,7 @@ void HostBlockRunner::run(HostKernelEntry entry, void **args, const HostThreadCt
   live_ = n;
   atBarrier_ = 0;
   done_ = 0;
+  exited_ = 0;
   error_.clear();
   exception_ = nullptr;
   uint32_t rank = 0;
@@ -315,13 +318,26 @@ void HostBlockRunner::failFromFiber(uint32_t rank, std::string message) {
   std::abort();
 }
 
-void HostBlockRunner::finished(uint32_t rank) {
+void HostBlockRunner::finished(uint32_t rank, bool raised) {
   Fiber &f = fibers_[rank];
   f.state = State::Done;
   --live_;
   ++done_;
   if (!error_.empty())
     return;
+  if (raised) {
+    // Ended by a raise: the others need not wait for it at a barrier.
+    ++exited_;
+    if (atBarrier_ > 0 && atBarrier_ == threads_ - exited_) {
+      for (uint32_t t = 0; t < threads_; ++t)
+        if (fibers_[t].state == State::Barrier) {
+          releaseBarrier(rank, fibers_[t].barrierOp);
+          break;
+        }
+    }
+    tryResolveActive(rank);
+    return;
+  }
   if (atBarrier_ > 0) {
     BarrierOp op = BarrierOp::Sync;
     for (uint32_t t = 0; t < threads_; ++t)
@@ -349,27 +365,32 @@ void HostBlockRunner::finished(uint32_t rank) {
 
 int32_t HostBlockRunner::barrier(uint32_t rank, BarrierOp op, int32_t pred) {
   Fiber &f = fibers_[rank];
-  if (done_ > 0) {
+  if (done_ > exited_) {
     uint32_t gone = 0;
     while (gone < threads_ && fibers_[gone].state != State::Done)
       ++gone;
     failFromFiber(rank, std::string(barrierName(op)) + " was not reached by every thread of " +
-                            blockName() + ": " + std::to_string(done_) + " of " +
+                            blockName() + ": " + std::to_string(done_ - exited_) + " of " +
                             std::to_string(threads_) + " threads (the first " + threadName(gone) +
                             ") returned before it");
   }
   f.state = State::Barrier;
   f.barrierOp = op;
   f.pred = pred;
-  if (++atBarrier_ < threads_) {
+  if (++atBarrier_ < threads_ - exited_) {
     tryResolveActive(rank);
     yieldToScheduler(rank);
     return f.result;
   }
-  // The last thread arrives: release everyone.
+  return releaseBarrier(rank, op); // the last thread arrives
+}
+
+int32_t HostBlockRunner::releaseBarrier(uint32_t rank, BarrierOp op) {
   int32_t count = 0;
   for (uint32_t t = 0; t < threads_; ++t) {
     const Fiber &g = fibers_[t];
+    if (g.state == State::Done) // ended by a raise
+      continue;
     if (g.barrierOp != op)
       failFromFiber(rank, "threads of " + blockName() + " met at different barriers: " +
                               threadName(t) + " at " + barrierName(g.barrierOp) + ", " +
@@ -384,13 +405,15 @@ int32_t HostBlockRunner::barrier(uint32_t rank, BarrierOp op, int32_t pred) {
     result = count;
     break;
   case BarrierOp::And:
-    result = count == int32_t(threads_);
+    result = count == int32_t(threads_ - exited_);
     break;
   case BarrierOp::Or:
     result = count != 0;
     break;
   }
   for (uint32_t t = 0; t < threads_; ++t) {
+    if (fibers_[t].state == State::Done)
+      continue;
     fibers_[t].result = result;
     fibers_[t].state = State::Ready;
   }
@@ -582,6 +605,7 @@ std::vector<std::pair<const char *, void *>> hostIntrinsicSymbols() {
       {"ptxjit_host_vote", reinterpret_cast<void *>(&ptxjit_host_vote)},
       {"ptxjit_host_match", reinterpret_cast<void *>(&ptxjit_host_match)},
       {"ptxjit_host_activemask", reinterpret_cast<void *>(&ptxjit_host_activemask)},
+      {"ptxjit_host_exit_thread", reinterpret_cast<void *>(&ptxjit_host_exit_thread)},
   };
 }
 
@@ -656,4 +680,11 @@ extern "C" uint32_t ptxjit_host_activemask(const HostThreadCtx *ctx, uint32_t si
   uint32_t warpBase = ctx->linearTid - ctx->linearTid % 32;
   uint32_t lanes = std::min<uint32_t>(32, threads - warpBase);
   return lanes == 32 ? ~0u : (1u << lanes) - 1u;
+}
+
+extern "C" void ptxjit_host_exit_thread(const HostThreadCtx *ctx) {
+  // Only JIT-compiled frames (no destructors) lie between here and runHostThread's setjmp.
+  if (!ctx->exitJump)
+    std::abort(); // a kernel marked as never raising raised: a compiler bug
+  std::longjmp(*static_cast<std::jmp_buf *>(ctx->exitJump), 1);
 }

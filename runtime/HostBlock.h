@@ -78,7 +78,10 @@ public:
 private:
   [[noreturn]] void failFromFiber(uint32_t rank, std::string message);
   void yieldToScheduler(uint32_t rank);
-  void finished(uint32_t rank);
+  void finished(uint32_t rank, bool raised);
+  /// The last expected thread reached the barrier (or the others exited): computes the
+  /// result and makes every waiting thread ready. `rank` names the thread in errors.
+  int32_t releaseBarrier(uint32_t rank, BarrierOp op);
   void tryCompleteWarp(uint32_t rank);
   void tryResolveActive(uint32_t rank);
   std::string threadName(uint32_t rank) const;
@@ -93,6 +96,9 @@ private:
   HostKernelEntry entry_ = nullptr;
   void **args_ = nullptr;
   uint32_t threads_ = 0, running_ = 0, live_ = 0, atBarrier_ = 0, done_ = 0;
+  // Threads that ended by a raise (runHostThread returned true): they count as arrived at
+  // the block's later barriers, as exited threads on the GPU.
+  uint32_t exited_ = 0;
   std::string error_;
   std::exception_ptr exception_;
   HostThreadCtx base_{};
@@ -123,4 +129,6 @@ uint32_t ptxjit_host_match(const ptxjit::runtime::HostThreadCtx *ctx, uint32_t m
                            uint64_t value, int32_t *pred);
 // cuda.activemask() at call site `site` (a number unique to the call in its module).
 uint32_t ptxjit_host_activemask(const ptxjit::runtime::HostThreadCtx *ctx, uint32_t site);
+// A raise: ends the calling thread (back to runHostThread, which must be running it).
+[[noreturn]] void ptxjit_host_exit_thread(const ptxjit::runtime::HostThreadCtx *ctx);
 }

@@ -7,14 +7,15 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <csetjmp>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
-#include <new>
-#include <string>
 #include <exception>
+#include <memory>
 #include <mutex>
+#include <new>
 #include <stdexcept>
+#include <string>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -111,7 +112,10 @@ void runBlocks(Job &job) noexcept {
             for (unsigned x = 0; x < bx; ++x) {
               ctx.tid[0] = x;
               ctx.linearTid = rank++;
-              job.entry(job.args, &ctx);
+              if (job.opts.threadsMayExit)
+                runHostThread(job.entry, job.args, &ctx);
+              else
+                job.entry(job.args, &ctx);
             }
           }
         }
@@ -227,6 +231,18 @@ HostPool &pool() {
 }
 
 } // namespace
+
+bool runHostThread(HostKernelEntry entry, void **args, HostThreadCtx *ctx) {
+  std::jmp_buf exitJump;
+  ctx->exitJump = &exitJump;
+  if (setjmp(exitJump) == 0) {
+    entry(args, ctx);
+    ctx->exitJump = nullptr;
+    return false;
+  }
+  ctx->exitJump = nullptr;
+  return true;
+}
 
 void launchHost(HostKernelEntry entry, Dim3 grid, Dim3 block, void **args,
                 const HostLaunchOptions &opts) {

@@ -34,8 +34,10 @@ struct HostThreadCtx {
   // tid.x + ntid.x * (tid.y + ntid.y * tid.z): the thread's rank in its block (its warp is
   // linearTid / 32, its lane linearTid % 32). Offset 76.
   uint32_t linearTid;
+  // Where ptxjit_host_exit_thread jumps (a jmp_buf of runHostThread); null outside it.
+  void *exitJump;
 };
-static_assert(std::is_standard_layout_v<HostThreadCtx> && sizeof(HostThreadCtx) == 80);
+static_assert(std::is_standard_layout_v<HostThreadCtx> && sizeof(HostThreadCtx) == 88);
 
 // A host kernel: `args` is the same array of pointers to the flattened arguments that
 // cuLaunchKernel takes; `ctx` describes the simulated thread. Called once per thread.
@@ -53,7 +55,14 @@ struct HostLaunchOptions {
   bool cooperative = false;
   // Stack bytes per fiber beyond the default (for large cuda.local.array allocations).
   size_t extraStackBytes = 0;
+  // True when a thread may end early by calling ptxjit_host_exit_thread (a kernel that can
+  // raise): each thread then runs through runHostThread. False costs nothing per thread.
+  bool threadsMayExit = false;
 };
+
+// Runs `entry` for one thread so that ptxjit_host_exit_thread(ctx) called from anywhere inside
+// it (a `raise` in a device function too) ends just this thread: it returns here, true then.
+bool runHostThread(HostKernelEntry entry, void **args, HostThreadCtx *ctx);
 
 // The most shared memory (static + dynamic) a block may use on the host backend.
 inline constexpr size_t kHostMaxSharedBytes = size_t(16) << 20;

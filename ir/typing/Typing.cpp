@@ -239,6 +239,8 @@ const Type *Typer::typeInstr(Instr *i) {
     return typeBranch(cast<BranchInstr>(i));
   case Opcode::Return:
     return typeReturn(cast<ReturnInstr>(i));
+  case Opcode::Raise: // what is raised was checked by the frontend: constants only
+    return types::void_();
   }
   fail(DiagCode::Internal, i, {"unknown opcode"});
 }

@@ -118,6 +118,8 @@ const Type *Typer::typeGlobal(GlobalInstr *i) {
     return globalDeviceArrayType(i, fn_.filename);
   case GlobalValue::Kind::ExternFunction:
     return types::externFunction(g.externDecl);
+  case GlobalValue::Kind::ExceptionClass: // only raised (the frontend folds `raise C(...)`)
+    return types::symbol("exception." + g.path);
   }
   fail(DiagCode::Internal, i, {"unknown global kind"});
 }
@@ -464,6 +466,15 @@ const Type *Typer::typeGetItem(GetItemInstr *i) {
         return tup->elements()[w];
       fail(DiagCode::IndexTypes, i, {c->str(), "out-of-range index " + std::to_string(k)});
     }
+    // A run-time index into a tuple whose elements share one type (numba's UniTuple): an
+    // index out of range raises IndexError (codegen/LowerArrays.cpp).
+    auto *xs = dyn_cast<ScalarType>(concretize(x));
+    const Type *et = tup->size() ? concretize(tup->elements()[0]) : nullptr;
+    for (const Type *e : tup->elements())
+      if (concretize(e) != et)
+        et = nullptr;
+    if (et && xs && (xs->kind() == TypeKind::Int || xs->kind() == TypeKind::Bool))
+      return et;
     fail(DiagCode::IndexTypes, i, {c->str(), "non-constant " + x->str()});
   }
   fail(DiagCode::IndexTypes, i, {c->str(), x->str()});

@@ -93,7 +93,7 @@ TEST(CudaCodegen, HostModuleCallsTheRuntimeAndRecordsLaunchFacts) {
   std::string ir = m.llvmIR();
   for (const char *needle :
        {"@ptxjit_host_syncthreads(", "@ptxjit_host_shfl(", "@ptxjit_host_vote(", "atomicrmw fadd",
-        "@coop_host__launch", "[i64 128, i64 1, i64 16]"})
+        "@coop_host__launch", "[i64 128, i64 1, i64 16, i64 0]"})
     EXPECT_NE(ir.find(needle), std::string::npos) << needle << "\n" << ir;
   // The host JIT resolves the helpers by the addresses it was given.
   defineHostSymbols({{"ptxjit_host_syncthreads", reinterpret_cast<void *>(&fakeSyncthreads)},

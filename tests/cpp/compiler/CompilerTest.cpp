@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <thread>
 
 using namespace ptxjit;
@@ -138,6 +139,69 @@ TEST_P(CompilerTest, BoundsCheckedLaunchThrowsArrayIndexError) {
   EXPECT_EQ(spec.hostBounds->failed, 0); // cleared for the next launch
   // Unchecked options: no record.
   EXPECT_EQ(c.specialize(id, {t::float32(), arr, arr, arr}, hostOpts(), kNone).hostBounds, nullptr);
+  c.unregisterFunction(id);
+}
+
+TEST_P(CompilerTest, RaisingThreadsEndAndDebugLaunchesThrowKernelException) {
+  // raise_on_negative: `raise ValueError("negative", 3)` for x < 0, `assert x != 5, "five"`,
+  // then out[i] = 60 // x[i] (ZeroDivisionError for 0 with exceptions on).
+  Fixture fx(v(), "raise_on_negative");
+  int id = c.registerFunction("raise_on_negative", ir::FunctionKind::Kernel);
+  auto arr = t::array(t::int64(), 1, ir::Layout::C);
+  auto launch = [&](const compiler::Specialization &spec, std::vector<int64_t> &x,
+                    std::vector<int64_t> &out) {
+    Packed p(spec.plan, {arrayLeaf(x.data(), {int64_t(x.size())}, 8),
+                         arrayLeaf(out.data(), {int64_t(out.size())}, 8)});
+    spec.launchHost({1, 1, 1}, {unsigned(x.size()), 1, 1}, 0,
+                    reinterpret_cast<char *>(p.buffer.data()), p.params.data());
+  };
+  // Without exceptions: the raising threads end silently, the others do their work.
+  const compiler::Specialization &quiet =
+      c.specialize(id, {arr, arr}, hostOpts(), snapshots({{id, &fx}}));
+  EXPECT_TRUE(quiet.raiseSites.empty());
+  EXPECT_EQ(quiet.hostBounds, nullptr);
+  std::vector<int64_t> x{1, -2, 3, 5, 0, 6}, out(6, -1);
+  launch(quiet, x, out);
+  EXPECT_EQ(out, (std::vector<int64_t>{60, -1, 20, -1, 0, 10})); // 60 // 0 is 0 (NumPy's)
+
+  codegen::CompileOptions opts = hostOpts();
+  opts.exceptions = true;
+  const compiler::Specialization &spec = c.specialize(id, {arr, arr}, opts, kNone);
+  ASSERT_NE(spec.hostBounds, nullptr);
+  std::set<std::string> sites; // numbered in lowering order, which is not the source's
+  for (const ir::RaiseSite &s : spec.raiseSites) {
+    sites.insert(s.exception.str());
+    EXPECT_EQ(s.function, "raise_on_negative");
+  }
+  EXPECT_EQ(sites, (std::set<std::string>{"ValueError('negative', 3)", "AssertionError('five')",
+                                          "ZeroDivisionError('integer division by zero')"}));
+  std::fill(out.begin(), out.end(), -1);
+  try {
+    launch(spec, x, out);
+    FAIL() << "no KernelException";
+  } catch (const compiler::KernelException &e) {
+    // Thread 1 raises first (threads run in order on one block without barriers).
+    EXPECT_EQ(e.site.exception.cls.path, "ValueError");
+    EXPECT_EQ(e.record.tid[0], 1);
+    std::string what = e.what();
+    EXPECT_NE(what.find("In function 'raise_on_negative', file "), std::string::npos) << what;
+    EXPECT_NE(what.find(", line " + std::to_string(e.site.line) +
+                        ", tid=[0, 0, 1] ctaid=[0, 0, 0]: negative"),
+              std::string::npos)
+        << what;
+    EXPECT_EQ(e.prefix + ": negative", what);
+  }
+  EXPECT_EQ(out, (std::vector<int64_t>{60, -1, 20, -1, -1, 10}));
+  EXPECT_EQ(spec.hostBounds->failed, 0); // cleared
+  std::vector<int64_t> zero{4, 0}, out2(2, -1);
+  try {
+    launch(spec, zero, out2);
+    FAIL() << "no ZeroDivisionError";
+  } catch (const compiler::KernelException &e) {
+    EXPECT_EQ(e.site.exception.cls.path, "ZeroDivisionError");
+    EXPECT_EQ(e.record.tid[0], 1);
+  }
+  EXPECT_EQ(out2, (std::vector<int64_t>{15, -1}));
   c.unregisterFunction(id);
 }
 

@@ -174,6 +174,8 @@ inline ir::GlobalValue globalValue(const llvm::json::Value &v, const std::string
                                          asString(get(o, "dtype", path), path));
   if (kind == "symbol")
     return ir::GlobalValue::symbol(asString(get(o, "path", path), path));
+  if (kind == "exceptionClass") // a builtin exception class, by name
+    return ir::GlobalValue::exceptionClass(asString(get(o, "path", path), path), 0);
   if (kind == "pyFunction")
     return ir::GlobalValue::pyFunction(asString(get(o, "path", path), path));
   if (kind == "unsupported")

@@ -550,3 +550,33 @@ TEST(IRParser, LiteralsAsInt64StripsTuplesToo) {
   EXPECT_EQ(replaceIntLiterals(t, types::int64()), types::tuple({types::int64(), types::int64()}));
   EXPECT_EQ(parseTypeText(t->str()), t);
 }
+
+TEST(IRParser, RaiseAndExceptionClassesRoundTrip) {
+  // Raise carries its class and constant arguments; exception globals are builtins by name.
+  std::unique_ptr<Function> fn = parseFunction(R"(
+function f(a) kernel
+bb0:
+    %0 = Arg 0
+    %1 = Global E [exception ValueError]
+    %2 = Truth %0
+    Branch %2, bb1, bb2
+bb1:
+    Raise ValueError('negative', 3)
+bb2:
+    Raise AssertionError
+)");
+  auto *r = cast<RaiseInstr>(fn->blocks[1]->terminator());
+  EXPECT_EQ(r->exception.cls.kind, GlobalValue::Kind::ExceptionClass);
+  EXPECT_EQ(r->exception.cls.path, "ValueError");
+  EXPECT_EQ(r->exception.cls.address, 0u);
+  ASSERT_EQ(r->exception.args.size(), 2u);
+  EXPECT_EQ(r->exception.args[0], ConstValue::string("negative"));
+  EXPECT_EQ(r->exception.args[1], ConstValue::integer(3));
+  EXPECT_TRUE(cast<RaiseInstr>(fn->blocks[2]->terminator())->exception.args.empty());
+  EXPECT_TRUE(fn->blocks[1]->successors().empty());
+  std::string text = fn->print();
+  EXPECT_NE(text.find("Raise ValueError('negative', 3)"), std::string::npos) << text;
+  EXPECT_NE(text.find("Raise AssertionError\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("[exception ValueError]"), std::string::npos) << text;
+  EXPECT_EQ(parseFunction(text)->print(), text);
+}

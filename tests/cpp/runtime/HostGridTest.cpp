@@ -90,7 +90,8 @@ TEST(HostThreadCtxLayout, MatchesTheKernelAbi) {
   EXPECT_EQ(offsetof(HostThreadCtx, ntid), 12u);
   EXPECT_EQ(offsetof(HostThreadCtx, ctaid), 24u);
   EXPECT_EQ(offsetof(HostThreadCtx, nctaid), 36u);
-  EXPECT_EQ(sizeof(HostThreadCtx), 80u);
+  EXPECT_EQ(offsetof(HostThreadCtx, exitJump), 80u);
+  EXPECT_EQ(sizeof(HostThreadCtx), 88u);
 }
 
 TEST(LaunchHost, SingleThread) { runAndCheck({1}, {1}); }
