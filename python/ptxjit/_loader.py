@@ -24,6 +24,9 @@ def lib():
         from . import _dispatcher
 
         _dispatcher.install(_core, make_dispatcher)
+        from . import _serialize
+
+        _serialize.install(_core)
         _lib_module = _core
     return _lib_module
 
@@ -43,4 +46,5 @@ def make_dispatcher(func, sigs, options):
     # given signatures is "specialized" (Numba's word) and cannot be specialized again.
     disp._ptxjit_options = dict(options)
     disp._ptxjit_eager = bool(sigs)
+    disp._ptxjit_sigs = list(sigs or ())  # what pickling remakes it from (_serialize.py)
     return disp

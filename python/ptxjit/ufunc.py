@@ -96,6 +96,8 @@ def _make_ufunc(func, sigs, target, identity, layout, fastmath, cache=False):
             pass
     u.__wrapped__ = func
     u.py_func = func
+    # What pickling remakes it from (_serialize.py).
+    u._ptxjit_made = (list(sigs), target, identity, layout, fastmath, cache)
     return u
 
 
@@ -164,6 +166,11 @@ class Reduce:
         self._ufunc = _make_ufunc(functor, [], "cuda", None, None, False)
         self.__name__ = functor.__name__
         self.__doc__ = functor.__doc__
+
+    def __reduce__(self):
+        from ._serialize import reduce_reduce
+
+        return reduce_reduce(self)
 
     def __call__(self, arr, size=None, res=None, init=0, stream=0):
         import numpy as np
