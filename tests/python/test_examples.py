@@ -123,3 +123,13 @@ def test_histogram_example_matches_numpy(backend):
     hist = m.compute(x, -3.0, 3.0, blocks=8)
     expected, _ = np.histogram(x, bins=m.BINS, range=(-3.0, 3.0))
     np.testing.assert_array_equal(hist, expected)
+
+
+def test_multi_gpu_example_uses_every_device(backend, capsys):
+    m = load_example("multi_gpu")
+    out = m.main(40, 24)  # checks itself against NumPy
+    np.testing.assert_allclose(out, m.reference(40, 24), rtol=1e-9, atol=1e-9)
+    printed = capsys.readouterr().out
+    assert f"{len(cuda.gpus)} device(s)" in printed and "results match NumPy" in printed
+    # Bands of uneven size, one of them empty: more devices than rows changes nothing.
+    np.testing.assert_allclose(m.run(3, 5, [0, 0, 0, 0]), m.reference(3, 5), rtol=1e-9)
