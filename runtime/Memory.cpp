@@ -296,10 +296,16 @@ std::shared_ptr<Allocation> allocateDevice(size_t bytes, CUstream stream, FirstU
     return empty;
   }
   std::shared_ptr<DeviceAllocator> allocator = deviceAllocator();
-  // Device 0's pool serves device 0 only: another device takes its own pool.
+  // Device 0's pool serves device 0 only: another device takes its own pool, or plain
+  // cuMemAlloc when its pool cannot be used (no memory pools there).
   if (ordinal != 0) [[unlikely]]
-    if (dynamic_cast<PoolAllocator *>(allocator.get()))
-      allocator = poolDeviceAllocator();
+    if (dynamic_cast<PoolAllocator *>(allocator.get())) {
+      try {
+        allocator = poolDeviceAllocator();
+      } catch (const std::runtime_error &) {
+        allocator = plainDeviceAllocator(); // no memory pools on this device
+      }
+    }
   CUdeviceptr ptr = use == FirstUse::OnStreamNow ? allocator->allocateForUseNow(bytes, stream)
                                                  : allocator->allocate(bytes, stream);
   try {

@@ -122,6 +122,23 @@ template <typename F> std::string failure(F &&f) {
   std::exit(0);
 }
 
+[[noreturn]] void poolScenario() {
+  useFakeDevices(2);
+  fake<void (*)(int)>("fakeCudaSetMemoryPools")(1);
+  std::shared_ptr<DeviceAllocator> pool0 = poolDeviceAllocator();
+  setDeviceAllocator(pool0);
+  Device::select(1);
+  std::shared_ptr<DeviceAllocator> pool1 = poolDeviceAllocator();
+  SCENARIO_CHECK(pool1 != pool0);                          // one pool per device
+  std::shared_ptr<Allocation> a = allocateDevice(4 << 20); // beyond the small-block cache
+  SCENARIO_CHECK(a->device() == 1 && fakeCount("fakeCudaMemoryCalls", 2) == 1);
+  Device::select(0);
+  a.reset(); // freed by device 1's pool, in device 1's context
+  SCENARIO_CHECK(fakeCount("fakeCudaMemoryCalls", 3) == 1);
+  SCENARIO_CHECK(deviceAllocator() == pool0);
+  std::exit(0);
+}
+
 // Copies 256 bytes from device 0's memory to device 1's and checks them.
 void copyAcross() {
   Device::select(0);
@@ -228,6 +245,10 @@ TEST_F(MultiDeviceDeathTest, EachThreadSelectsItsDevice) {
 
 TEST_F(MultiDeviceDeathTest, AllocationsRememberTheirDeviceAndFreeThere) {
   EXPECT_EXIT(allocationScenario(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(MultiDeviceDeathTest, EachDeviceAllocatesFromItsOwnPool) {
+  EXPECT_EXIT(poolScenario(), ::testing::ExitedWithCode(0), "");
 }
 
 TEST_F(MultiDeviceDeathTest, CopiesBetweenDevicesStageThroughTheHostWithoutPeerAccess) {
