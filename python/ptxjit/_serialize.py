@@ -175,9 +175,12 @@ def function_parts(func, obj):
 
 # ---- kernels and device functions -------------------------------------------------------------
 
+_rebuild_dispatcher = None  # _loader.rebuild_dispatcher, given by install()
+
+
 def reduce_dispatcher(disp):
     """``Dispatcher.__reduce__``: by reference when reachable by name, else its function and
-    options."""
+    options (rebuilt by ``_loader.rebuild_dispatcher``)."""
     ref = global_ref(disp)
     if ref is not None:
         return (_lookup, ref)
@@ -187,16 +190,6 @@ def reduce_dispatcher(disp):
     sigs = list(disp.__dict__.get("_ptxjit_sigs", ()))
     extensions = list(getattr(disp, "extensions", ()))
     return (_rebuild_dispatcher, (fn, self_names, self_cells, sigs, options, extensions))
-
-
-def _rebuild_dispatcher(func, self_names, self_cells, sigs, options, extensions):
-    from ._loader import make_dispatcher
-
-    disp = make_dispatcher(func, sigs, options)
-    if extensions:
-        disp.extensions.extend(extensions)
-    bind_self(func, disp, self_names, self_cells)
-    return disp
 
 
 def reduce_launch_config(cfg):
@@ -217,45 +210,11 @@ def _rebuild_launch_config(disp, griddim, blockdim, sharedmem):
     return disp[griddim, blockdim, 0, sharedmem]
 
 
-# ---- ufuncs -----------------------------------------------------------------------------------
-
-def reduce_ufunc(u):
-    """A ufunc pickles as its function and the arguments of the decorator that made it."""
-    ref = global_ref(u)
-    if ref is not None:
-        return (_lookup, ref)
-    made = u.__dict__.get("_ptxjit_made")
-    if made is None:
-        raise _pickle.PicklingError(f"cannot pickle ufunc {u.__name__!r}: it was not made by "
-                                    f"ptxjit's vectorize or guvectorize")
-    fn, self_names, self_cells = function_parts(u.py_func, u)
-    return (_rebuild_ufunc, (fn, self_names, self_cells, made))
-
-
-def _rebuild_ufunc(func, self_names, self_cells, made):
-    from .ufunc import _make_ufunc
-
-    u = _make_ufunc(func, *made)
-    bind_self(func, u, self_names, self_cells)
-    return u
-
-
-def reduce_reduce(r):
-    """``cuda.reduce(fn)`` pickles as its binary function."""
-    fn, self_names, self_cells = function_parts(r._functor, r)
-    return (_rebuild_reduce, (fn, self_names, self_cells))
-
-
-def _rebuild_reduce(func, self_names, self_cells):
-    from .ufunc import Reduce
-
-    r = Reduce(func)
-    bind_self(func, r, self_names, self_cells)
-    return r
-
-
-def install(core):
-    """Adds ``__reduce__`` to the extension's kernel, launch-configuration and ufunc types."""
+def install(core, rebuild_dispatcher):
+    """Adds ``__reduce__`` to the extension's kernel and launch-configuration types; kernels
+    unpickle through ``rebuild_dispatcher`` (passed in, so that this module imports nothing of
+    the loader's; ufunc.py installs the ufuncs' own)."""
+    global _rebuild_dispatcher
+    _rebuild_dispatcher = rebuild_dispatcher
     core.Dispatcher.__reduce__ = reduce_dispatcher
     core.LaunchConfig.__reduce__ = reduce_launch_config
-    core.Ufunc.__reduce__ = reduce_ufunc
