@@ -47,6 +47,18 @@ void defineDevices(py::module_ &m) {
       py::arg("ordinal"),
       "Device `ordinal`'s properties (opens it; the thread's current device is unchanged).");
   m.def(
+      "_device_summary",
+      [](int ordinal) {
+        runtime::DeviceSummary s = runtime::describeDevice(ordinal);
+        py::dict d;
+        d["id"] = ordinal;
+        d["name"] = s.name;
+        d["compute_capability"] = py::make_tuple(s.major, s.minor);
+        return d;
+      },
+      py::arg("ordinal"),
+      "Device `ordinal`'s id, name and compute capability, read without opening it.");
+  m.def(
       "_current_device", [] { return runtime::Device::currentOrdinal(); },
       "The calling thread's current device ordinal.");
   m.def(

@@ -297,6 +297,22 @@ ComputeCapability deviceComputeCapability() {
   return cc;
 }
 
+DeviceSummary describeDevice(int ordinal) {
+  if (ordinal >= 0 && ordinal < Device::kMaxDevices)
+    if (const Device *device = gDevices[ordinal].load(std::memory_order_acquire))
+      return {device->name(), device->computeCapabilityMajor(), device->computeCapabilityMinor()};
+  int n = Device::count();
+  if (ordinal < 0 || ordinal >= n)
+    return {Device::get(ordinal).name(), 0, 0}; // throws the out_of_range of a bad ordinal
+  const DriverApi &d = driver();
+  CUdevice dev = 0;
+  check(d.cuDeviceGet(&dev, ordinal), "cuDeviceGet");
+  char buf[256] = {};
+  check(d.cuDeviceGetName(buf, static_cast<int>(sizeof(buf) - 1), dev), "cuDeviceGetName");
+  return {buf, getAttribute(d, dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+          getAttribute(d, dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)};
+}
+
 void synchronize() {
   Device::current();
   check(driver().cuCtxSynchronize(), "cuCtxSynchronize");

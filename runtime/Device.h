@@ -163,6 +163,15 @@ struct ComputeCapability {
 };
 ComputeCapability deviceComputeCapability();
 
+// What a device is, read without opening it (no context is created: cheap for listing every
+// device). Throws std::out_of_range for a bad ordinal (as Device::get), DriverUnavailable,
+// CudaError.
+struct DeviceSummary {
+  std::string name;
+  int major = 0, minor = 0; // compute capability
+};
+DeviceSummary describeDevice(int ordinal);
+
 // Waits until all work submitted to the current device's context has finished (cuCtxSynchronize);
 // reports asynchronous errors of earlier launches. Throws DriverUnavailable or CudaError.
 void synchronize();

@@ -66,24 +66,33 @@ class Device:
     is not offered; attributes such as ``MULTIPROCESSOR_COUNT``, ``MAX_THREADS_PER_BLOCK`` and
     ``WARP_SIZE`` read the driver's values."""
 
-    __slots__ = ("id", "_info")
+    __slots__ = ("id", "_info", "_summary")
 
     def __init__(self, i):
         self.id = _check_ordinal(i)
         self._info = None
+        self._summary = None
 
     def _props(self):
+        """Every property (opens the device: its primary context is retained)."""
         if self._info is None:
             self._info = dict(_HOST_INFO) if _on_cpu() else _lib()._device_info(self.id)
         return self._info
 
+    def _brief(self):
+        """Name and compute capability, read without opening the device."""
+        if self._summary is None:
+            self._summary = (self._info if self._info is not None else dict(_HOST_INFO)
+                             if _on_cpu() else _lib()._device_summary(self.id))
+        return self._summary
+
     @property
     def name(self):
-        return self._props()["name"]
+        return self._brief()["name"]
 
     @property
     def compute_capability(self):
-        return tuple(self._props()["compute_capability"])
+        return tuple(self._brief()["compute_capability"])
 
     def __getattr__(self, name):
         props = Device._props(self)

@@ -721,7 +721,7 @@ def detect():
     n = lib._device_count()
     print(f"Found {n} CUDA device{'s' if n != 1 else ''}")
     for i in range(n):
-        info = lib._device_info(i)
+        info = lib._device_summary(i)  # without opening the device
         cc = info["compute_capability"]
         print(f"id {i} {info['name']} [SUPPORTED] compute capability {cc[0]}.{cc[1]}")
     return True

@@ -77,7 +77,14 @@ template <typename F> std::string failure(F &&f) {
   SCENARIO_CHECK(Device::currentOrdinal() == 0);
   const Device &zero = Device::current();
   SCENARIO_CHECK(zero.ordinal() == 0 && zero.name() == "Fake GPU");
+  // Described without opening: no primary context is retained for it.
+  int retained = fakeCount("fakeCudaContextCalls");
+  DeviceSummary s = describeDevice(1);
+  SCENARIO_CHECK(s.name == "Fake GPU 1" && s.major == 9 && s.minor == 0);
+  SCENARIO_CHECK(fakeCount("fakeCudaContextCalls") == retained);
+  SCENARIO_CHECK(failure([] { describeDevice(5); }).find("no CUDA device 5") != std::string::npos);
   const Device &one = Device::select(1);
+  SCENARIO_CHECK(fakeCount("fakeCudaContextCalls") == retained + 1);
   SCENARIO_CHECK(one.ordinal() == 1 && one.name() == "Fake GPU 1");
   SCENARIO_CHECK(&Device::current() == &one && Device::currentOrdinal() == 1);
   SCENARIO_CHECK(one.context() != zero.context() && driverCurrentContext() == one.context());
