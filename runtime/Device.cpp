@@ -235,16 +235,28 @@ void Device::makeCurrent() const {
     check(d.cuCtxSetCurrent(context_), "cuCtxSetCurrent");
 }
 
-const Device *Device::forCleanup(int ordinal) noexcept {
+Device::Cleanup::Cleanup(int ordinal) noexcept {
   if (driverShuttingDown() || !driverAvailable())
-    return nullptr;
+    return;
   try {
     const Device &device = get(ordinal);
-    device.makeCurrent();
-    return &device;
+    const DriverApi &d = driver();
+    if (d.cuCtxGetCurrent(&previous_) != CUDA_SUCCESS)
+      return;
+    if (previous_ != device.context()) {
+      if (d.cuCtxSetCurrent(device.context()) != CUDA_SUCCESS)
+        return;
+      switched_ = true;
+    }
+    device_ = &device;
   } catch (...) {
-    return nullptr;
+    device_ = nullptr;
   }
+}
+
+Device::Cleanup::~Cleanup() {
+  if (switched_)
+    driver().cuCtxSetCurrent(previous_); // errors ignored: nothing sensible to do here
 }
 
 int Device::attribute(CUdevice_attribute attr) const {

@@ -51,12 +51,26 @@ public:
   // Throws DriverUnavailable.
   static int count();
 
-  // For destructors of resources owned by device `ordinal`: that device, with its context
-  // current on the calling thread, or nullptr when the process is exiting
-  // (driverShuttingDown()), the driver or device is unavailable, or the context cannot be made
-  // current. The thread's current device (currentOrdinal()) is left as it was: the next
-  // current() restores its context. Never throws.
-  static const Device *forCleanup(int ordinal) noexcept;
+  // For destructors of resources owned by device `ordinal`: while it lives, that device's
+  // context is current on the calling thread, and the thread's previous context (whatever it
+  // was: another device's, another library's, none) is current again when it ends, so that a
+  // free never changes the device another library sees on this thread. device() is nullptr
+  // (and nothing is switched) when the process is exiting (driverShuttingDown()), the driver or
+  // device is unavailable, or the context cannot be made current. Never throws.
+  class Cleanup {
+  public:
+    explicit Cleanup(int ordinal) noexcept;
+    ~Cleanup();
+    Cleanup(const Cleanup &) = delete;
+    Cleanup &operator=(const Cleanup &) = delete;
+    const Device *device() const noexcept { return device_; }
+    explicit operator bool() const noexcept { return device_ != nullptr; }
+
+  private:
+    const Device *device_ = nullptr;
+    CUcontext previous_ = nullptr;
+    bool switched_ = false;
+  };
 
   // Starts what the first Device::current() does (opening the device and retaining its primary
   // context, the costly part of CUDA's start-up) on a background thread, followed there by

@@ -14,7 +14,9 @@ std::shared_ptr<Event> Event::create(bool timing) {
 }
 
 Event::~Event() {
-  if (handle_ && Device::forCleanup(ordinal_))
+  if (!handle_)
+    return;
+  if (Device::Cleanup in{ordinal_})
     driver().cuEventDestroy_v2(handle_); // errors ignored
 }
 

@@ -44,7 +44,10 @@ std::shared_ptr<HostMemory> HostMemory::allocate(Kind kind, size_t bytes, bool p
 }
 
 HostMemory::~HostMemory() {
-  if (!host_ || !Device::forCleanup(ordinal_))
+  if (!host_)
+    return;
+  Device::Cleanup in(ordinal_);
+  if (!in)
     return;
   if (kind_ == Kind::Managed)
     driver().cuMemFree_v2(device_); // errors ignored

@@ -255,7 +255,7 @@ Allocation::~Allocation() {
     std::free(reinterpret_cast<void *>(ptr_));
     return;
   }
-  if (Device::forCleanup(device_))
+  if (Device::Cleanup in{device_})
     allocator_->deallocate(ptr_, size_, stream_);
 }
 
@@ -421,9 +421,12 @@ void copyPeer(CUdeviceptr dst, int dstDevice, CUdeviceptr src, int srcDevice, si
     check(d.cuStreamSynchronize(stream), "cuStreamSynchronize");
   }
   std::unique_ptr<char[]> staging(new char[n]);
+  CUcontext previous = nullptr; // the caller's context, current again afterwards
+  check(d.cuCtxGetCurrent(&previous), "cuCtxGetCurrent");
   struct Restore {
-    ~Restore() { Device::forCleanup(Device::currentOrdinal()); }
-  } restore;
+    CUcontext ctx;
+    ~Restore() { driver().cuCtxSetCurrent(ctx); } // errors ignored
+  } restore{previous};
   from.makeCurrent();
   check(d.cuMemcpyDtoH_v2(staging.get(), src, n), "cuMemcpyDtoH");
   to.makeCurrent();

@@ -142,7 +142,9 @@ std::shared_ptr<Module> Module::loadLinked(const std::string &ptx,
 }
 
 Module::~Module() {
-  if (module_ && Device::forCleanup(ordinal_))
+  if (!module_)
+    return;
+  if (Device::Cleanup in{ordinal_})
     driver().cuModuleUnload(module_); // errors ignored: nothing sensible to do in a destructor
 }
 

@@ -23,7 +23,9 @@ std::shared_ptr<Stream> Stream::external(CUstream handle) {
 }
 
 Stream::~Stream() {
-  if (handle_ && owned_ && Device::forCleanup(ordinal_))
+  if (!handle_ || !owned_)
+    return;
+  if (Device::Cleanup in{ordinal_})
     driver().cuStreamDestroy_v2(handle_); // errors ignored
 }
 

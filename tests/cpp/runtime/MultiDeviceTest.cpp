@@ -118,14 +118,23 @@ template <typename F> std::string failure(F &&f) {
   std::shared_ptr<Allocation> b = allocateDevice(64);
   SCENARIO_CHECK(b->device() == 0);
   SCENARIO_CHECK(allocateDevice(0)->device() == 0);
-  // Freed in its own device's context even though device 0 is current now.
+  // Freed in its own device's context even though device 0 is current now; the thread's context
+  // is device 0's again right after the free (another library sees no switch).
+  SCENARIO_CHECK(driverCurrentContext() == Device::get(0).context());
   a.reset();
+  SCENARIO_CHECK(driverCurrentContext() == Device::get(0).context());
   b.reset();
   SCENARIO_CHECK(fakeCount("fakeCudaForeignFrees") == 0);
   SCENARIO_CHECK(fakeCount("fakeCudaMemoryCalls", 1) == 2);
-  // The thread's device is unchanged by the free; its context is current again after current().
   SCENARIO_CHECK(Device::currentOrdinal() == 0);
-  SCENARIO_CHECK(Device::current().context() == driverCurrentContext());
+  // A free on a thread with no context leaves it with none.
+  std::shared_ptr<Allocation> c = allocateDevice(16);
+  CUcontext seen = reinterpret_cast<CUcontext>(&c); // anything but null
+  std::thread([&] {
+    c.reset();
+    seen = driverCurrentContext();
+  }).join();
+  SCENARIO_CHECK(seen == nullptr && fakeCount("fakeCudaForeignFrees") == 0);
   std::exit(0);
 }
 
@@ -231,7 +240,7 @@ void copyAcross() {
       refused = std::string(e.what()).rfind("CUDA initialized before forking", 0) == 0;
     }
     bool unavailable = !driverAvailable();
-    bool noCleanup = Device::forCleanup(0) == nullptr;
+    bool noCleanup = !Device::Cleanup(0);
     std::_Exit(refused && unavailable && noCleanup ? 0 : 1);
   }
   int status = 0;
