@@ -62,9 +62,10 @@ def _select(i):
 
 
 class Device:
-    """A device (numba-cuda's ``Device``): ``id``, ``name``, ``compute_capability``, ``uuid``
-    is not offered; attributes such as ``MULTIPROCESSOR_COUNT``, ``MAX_THREADS_PER_BLOCK`` and
-    ``WARP_SIZE`` read the driver's values."""
+    """A device (numba-cuda's ``Device``): ``id``, ``name``, ``compute_capability`` (read
+    without opening it), and attributes such as ``MULTIPROCESSOR_COUNT``,
+    ``MAX_THREADS_PER_BLOCK`` and ``WARP_SIZE`` (the driver's values; reading one opens the
+    device). numba-cuda's ``uuid`` is not offered."""
 
     __slots__ = ("id", "_info", "_summary")
 
