@@ -638,6 +638,8 @@ bool ArgReader::read(PyObject *o, int arg, std::string &why, int depth) {
   // Then arrays (a subtype check each), after the cheap exact scalar types.
   const NumpyApi &np = numpyApi();
   if (const DeviceNDArray *dev = asDeviceArray(o)) {
+    if (dev->device() != runtime::Device::currentOrdinal()) [[unlikely]]
+      checkArrayPeer(*dev, "argument " + std::to_string(arg + 1));
     LeafValue &l = newLeaf(LeafValue::Kind::Array, dev->dtype(), arg);
     l.record = dev->record();
     l.origin = LeafValue::Origin::DeviceArray;

@@ -599,6 +599,21 @@ py::object wrapDeviceArray(std::shared_ptr<DeviceNDArray> arr) {
   return o;
 }
 
+void checkArrayPeer(const DeviceNDArray &arr, const std::string &what) {
+  if (arr.backend() == codegen::Backend::Host || !arr.allocation()->onDevice())
+    return;
+  int mine = arr.device(), current = runtime::Device::currentOrdinal();
+  if (mine == current || runtime::Device::get(current).peerAccessEnabled(mine))
+    return;
+  std::string m = std::to_string(mine), c = std::to_string(current);
+  throw py::value_error(what + " is a device array in the memory of device " + m +
+                        ", but this thread's current device is " + c +
+                        ": use it under `with cuda.gpus[" + m + "]:`, copy it to device " + c +
+                        " (copy_to_device), or enable peer access first "
+                        "(cuda.current_context().enable_peer_access(" +
+                        m + ") on device " + c + ")");
+}
+
 const DeviceNDArray *asDeviceArray(PyObject *o) {
   if (!gDeviceArrayType)
     return nullptr;

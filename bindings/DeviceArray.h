@@ -5,6 +5,7 @@
 #include "bindings/ArgTypes.h"
 #include "codegen/CompileOptions.h"
 #include "runtime/ArrayGeometry.h"
+#include "runtime/Device.h"
 #include "runtime/Memory.h"
 
 #include <pybind11/pybind11.h>
@@ -46,6 +47,8 @@ public:
   /// The allocation offset of the first element.
   size_t offset() const { return offset_; }
   const std::shared_ptr<runtime::Allocation> &allocation() const { return alloc_; }
+  /// The ordinal of the device whose memory holds the elements (0 on the CPU backend).
+  int device() const { return alloc_->device(); }
   codegen::Backend backend() const { return backend_; }
   ir::Layout layout() const { return layout_; }
   /// NumPy's C_CONTIGUOUS and F_CONTIGUOUS flags (runtime/ArrayGeometry.h).
@@ -93,6 +96,13 @@ py::object wrapDeviceArray(std::shared_ptr<DeviceNDArray> arr);
 
 /// The DeviceNDArray behind `o`, or null when `o` is not one. Cheap (a type check).
 const DeviceNDArray *asDeviceArray(PyObject *o);
+
+/// For a device array whose device() differs from the calling thread's current device (callers
+/// compare first: one compare per array on the launch path): returns when the array is in host
+/// memory (CPU backend) or the current device has peer access to the array's device enabled,
+/// else throws py::value_error naming `what` (e.g. "argument 2"), both devices and the ways
+/// out.
+void checkArrayPeer(const DeviceNDArray &arr, const std::string &what);
 
 /// Registers DeviceNDArray, to_device(), device_array(), _store_first(), _wrap_memory().
 void defineDeviceArrays(py::module_ &m);

@@ -332,6 +332,7 @@ const compiler::Specialization *Dispatcher::packDirect(codegen::Backend backend,
     return nullptr;
   buffer.resize(c.last->plan.bufferSize() / 8 + 1);
   char *buf = reinterpret_cast<char *>(buffer.data());
+  const int ordinal = runtime::Device::currentOrdinal(); // arrays elsewhere: the general path
   for (size_t i = 0; i < nargs; ++i) {
     const DirectPlan::Arg &a = d.args[i];
     PyObject *o = args[i];
@@ -339,7 +340,7 @@ const compiler::Specialization *Dispatcher::packDirect(codegen::Backend backend,
     const codegen::ParamSlot *end = d.slots.data() + a.endSlot;
     if (codes::isArray(a.code)) {
       const DeviceNDArray *dev = asDeviceArray(o);
-      if (!dev || dev->code() != a.code || dev->backend() != backend)
+      if (!dev || dev->code() != a.code || dev->backend() != backend || dev->device() != ordinal)
         return nullptr;
       uint64_t data = dev->address();
       const int64_t *shape = dev->shape().data();

@@ -163,6 +163,11 @@ bool translateOwn(std::exception_ptr p) {
       py::object inst = cls(e.what(), static_cast<int>(e.code()));
       setError(cls, inst);
     });
+  } catch (const runtime::ForkedAfterInit &e) {
+    guarded([&] {
+      py::object cls = errorClass("CudaDriverError");
+      setError(cls, cls(e.what()));
+    });
   } catch (const runtime::DriverUnavailable &e) {
     guarded([&] {
       py::object cls = errorClass("CudaSupportError");

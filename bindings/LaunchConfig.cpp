@@ -27,6 +27,7 @@ struct LaunchConfigObject {
   unsigned sharedMem;
   PyObject *stream;    ///< strong reference: 0, None or a Stream
   int64_t forallTasks; ///< forall(): the task count (grid and block chosen at launch); else -1
+  PyObject *callbacks; ///< pre_launch_callbacks: a list, made on first access (else null)
 };
 
 PyTypeObject *gLaunchConfigType = nullptr;
@@ -110,6 +111,11 @@ PyObject *launchVectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
   }
   try {
     size_t nargs = PyVectorcall_NARGS(nargsf);
+    if (c->callbacks && PyList_GET_SIZE(c->callbacks) > 0) [[unlikely]] {
+      // numba-cuda's pre_launch_callbacks: callback(kernel, launch_config) before each launch.
+      for (py::handle callback : py::list(py::reinterpret_borrow<py::list>(c->callbacks)))
+        callback(py::handle(c->owner), py::handle(self));
+    }
     if (PyList_GET_SIZE(c->dispatcher->extensions.ptr()) > 0) {
       // ptxjit._dispatcher.prepare_args: (arguments, callbacks to run after the launch)
       py::tuple given(nargs);
@@ -138,6 +144,7 @@ void launchConfigDealloc(PyObject *self) {
   PyTypeObject *tp = Py_TYPE(self);
   Py_XDECREF(c->owner);
   Py_XDECREF(c->stream);
+  Py_XDECREF(c->callbacks);
   tp->tp_free(self);
   Py_DECREF(tp);
 }
@@ -164,6 +171,14 @@ PyObject *getDispatcher(PyObject *self, void *) {
   return o;
 }
 
+PyObject *getCallbacks(PyObject *self, void *) {
+  auto *c = reinterpret_cast<LaunchConfigObject *>(self);
+  if (!c->callbacks && !(c->callbacks = PyList_New(0)))
+    return nullptr;
+  Py_INCREF(c->callbacks);
+  return c->callbacks;
+}
+
 PyObject *launchConfigRepr(PyObject *self) {
   auto *c = reinterpret_cast<LaunchConfigObject *>(self);
   std::string s = "<ptxjit launch of '" + c->dispatcher->name + "' grid=(" +
@@ -179,6 +194,10 @@ PyGetSetDef launchConfigGetSet[] = {
     {"stream", getStream, nullptr, "The stream the kernel is launched on.", nullptr},
     {"sharedmem", getSharedMem, nullptr, "Dynamic shared memory per block, in bytes.", nullptr},
     {"dispatcher", getDispatcher, nullptr, "The kernel.", nullptr},
+    {"pre_launch_callbacks", getCallbacks, nullptr,
+     "Functions called as f(kernel, launch_config) before each launch of this configuration "
+     "(numba-cuda's hook; a list to append to).",
+     nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr},
 };
 
@@ -243,6 +262,7 @@ PyObject *newLaunchConfig(PyObject *owner, runtime::Dim3 grid, runtime::Dim3 blo
   Py_INCREF(stream);
   c->stream = stream;
   c->forallTasks = forallTasks;
+  c->callbacks = nullptr;
   return reinterpret_cast<PyObject *>(c);
 }
 

@@ -1,6 +1,7 @@
 // The extension module ptxjit._core: kernels (Dispatcher), device arrays, streams, targets.
 #include "bindings/ArgTypes.h"
 #include "bindings/DeviceArray.h"
+#include "bindings/Devices.h"
 #include "bindings/Dispatcher.h"
 #include "bindings/Errors.h"
 #include "bindings/HostMemory.h"
@@ -38,6 +39,7 @@ PYBIND11_MODULE(_core, m) {
   defineStreams(m);
   defineGraphs(m);
   defineDeviceArrays(m);
+  defineDevices(m);
   defineHostMemory(m);
   defineDispatcher(m);
   defineUfunc(m);
@@ -139,20 +141,6 @@ PYBIND11_MODULE(_core, m) {
       },
       "The NumPy ufuncs kernels call and their loops in NumPy's type characters "
       "(ir/typing/NumpyUfuncs.def), for tests.");
-  m.def("get_current_device", [] {
-    const runtime::Device &dev = runtime::Device::current();
-    py::dict d;
-    d["id"] = 0;
-    d["name"] = dev.name();
-    d["compute_capability"] =
-        py::make_tuple(dev.computeCapabilityMajor(), dev.computeCapabilityMinor());
-    d["MULTIPROCESSOR_COUNT"] = dev.multiprocessorCount();
-    d["MAX_THREADS_PER_BLOCK"] = dev.maxThreadsPerBlock();
-    d["WARP_SIZE"] = dev.warpSize();
-    d["MAX_SHARED_MEMORY_PER_BLOCK"] = dev.sharedMemoryPerBlock();
-    d["total_memory"] = dev.totalMemory();
-    return py::module_::import("types").attr("SimpleNamespace")(**d);
-  });
   m.def(
       "init_xoroshiro128p_states",
       [](py::buffer states, uint64_t seed, uint64_t subsequenceStart) {

@@ -243,7 +243,7 @@ PyObject *fastElementwise(PyUfunc &pu, const ArgReader &reader, PyObject *outObj
   if (outObj) {
     out = asDeviceArray(outObj);
     if (!out || out->backend() != backend || out->layout() != ir::Layout::C ||
-        out->ndim() != first->ndim ||
+        out->device() != runtime::Device::currentOrdinal() || out->ndim() != first->ndim ||
         !std::equal(out->shape().begin(), out->shape().end(), first->shape))
       return nullptr;
   }

@@ -46,13 +46,49 @@ runtime::Module::LinkInput::Kind linkKind(const std::string &k) {
 
 } // namespace
 
-CUfunction Specialization::cudaFunction() const {
-  if (CUfunction f = function_.load(std::memory_order_acquire)) [[likely]]
+Specialization::~Specialization() {
+  for (std::atomic<PerDevice *> &d : devices_)
+    delete d.load(std::memory_order_relaxed);
+}
+
+Specialization::PerDevice &Specialization::perDevice(int ordinal) const {
+  if (ordinal == 0) [[likely]]
+    return device0_;
+  if (ordinal < 0 || ordinal >= runtime::Device::kMaxDevices)
+    throw std::out_of_range("device ordinal " + std::to_string(ordinal) + " is out of range");
+  std::atomic<PerDevice *> &slot = devices_[ordinal - 1];
+  if (PerDevice *d = slot.load(std::memory_order_acquire))
+    return *d;
+  std::lock_guard<std::mutex> lock(loadMutex_);
+  if (PerDevice *d = slot.load(std::memory_order_relaxed))
+    return *d;
+  PerDevice *d = new PerDevice;
+  slot.store(d, std::memory_order_release);
+  return *d;
+}
+
+CUfunction Specialization::cudaFunction(int ordinal) const {
+  PerDevice &dev = perDevice(ordinal);
+  if (CUfunction f = dev.function.load(std::memory_order_acquire)) [[likely]]
     return f;
   std::lock_guard<std::mutex> lock(loadMutex_);
-  if (!function_.load(std::memory_order_relaxed)) {
+  if (!dev.function.load(std::memory_order_relaxed)) {
     if (options.backend != codegen::Backend::CUDA || ptx.empty())
       throw std::logic_error("specialization of '" + functionName + "' has no PTX to load");
+    // The module loads into the current device's context: device `ordinal` for this call, then
+    // the thread's own device again.
+    struct Reselect {
+      int back = runtime::Device::currentOrdinal();
+      ~Reselect() {
+        if (back != runtime::Device::currentOrdinal())
+          try {
+            runtime::Device::select(back);
+          } catch (...) {
+          }
+      }
+    } reselect;
+    if (ordinal != reselect.back)
+      runtime::Device::select(ordinal);
     std::shared_ptr<runtime::Module> module;
     if (links.empty()) {
       module = runtime::Module::loadPTX(ptx);
@@ -65,29 +101,42 @@ CUfunction Specialization::cudaFunction() const {
     CUfunction f = module->function(symbol);
     if (options.carveout != codegen::CompileOptions::kNoCarveout)
       runtime::setSharedMemoryCarveout(f, options.carveout);
-    std::vector<runtime::ParamExtent> extents;
-    extents.reserve(plan.slots.size());
-    for (const codegen::ParamSlot &s : plan.slots)
-      extents.push_back({s.offset, s.size});
-    paramBuffer_ = runtime::functionParamLayoutIs(f, extents);
-    module_ = std::move(module);
-    function_.store(f, std::memory_order_release);
+    if (!paramBufferKnown_) {
+      // The same PTX gives the same parameter layout on every device: asked once.
+      std::vector<runtime::ParamExtent> extents;
+      extents.reserve(plan.slots.size());
+      for (const codegen::ParamSlot &s : plan.slots)
+        extents.push_back({s.offset, s.size});
+      paramBuffer_ = runtime::functionParamLayoutIs(f, extents);
+      paramBufferKnown_ = true;
+    }
+    dev.module = std::move(module);
+    dev.function.store(f, std::memory_order_release);
   }
-  return function_.load(std::memory_order_relaxed);
+  return dev.function.load(std::memory_order_relaxed);
 }
 
-bool Specialization::loaded() const { return function_.load(std::memory_order_acquire) != nullptr; }
+bool Specialization::loaded() const {
+  int ordinal = runtime::Device::currentOrdinal();
+  if (ordinal == 0)
+    return device0_.function.load(std::memory_order_acquire) != nullptr;
+  const PerDevice *d = ordinal < runtime::Device::kMaxDevices
+                           ? devices_[ordinal - 1].load(std::memory_order_acquire)
+                           : nullptr;
+  return d && d->function.load(std::memory_order_acquire) != nullptr;
+}
 
 runtime::BlockSizeSuggestion Specialization::occupancy() const {
-  if (occupancyRead_.load(std::memory_order_acquire)) [[likely]]
-    return occupancy_;
+  PerDevice &dev = perDevice(runtime::Device::currentOrdinal());
+  if (dev.occupancyRead.load(std::memory_order_acquire)) [[likely]]
+    return dev.occupancy;
   CUfunction f = cudaFunction();
   std::lock_guard<std::mutex> lock(loadMutex_);
-  if (!occupancyRead_.load(std::memory_order_relaxed)) {
-    occupancy_ = runtime::maxPotentialBlockSize(f);
-    occupancyRead_.store(true, std::memory_order_release);
+  if (!dev.occupancyRead.load(std::memory_order_relaxed)) {
+    dev.occupancy = runtime::maxPotentialBlockSize(f);
+    dev.occupancyRead.store(true, std::memory_order_release);
   }
-  return occupancy_;
+  return dev.occupancy;
 }
 
 namespace {
@@ -166,7 +215,7 @@ void Specialization::checkCudaFaults(CUstream stream) const {
   runtime::check(d.cuStreamSynchronize(stream), "cuStreamSynchronize");
   std::pair<CUdeviceptr, size_t> g;
   try {
-    g = module_->global(symbol + "__bounds");
+    g = perDevice(runtime::Device::currentOrdinal()).module->global(symbol + "__bounds");
   } catch (const runtime::CudaError &e) {
     if (e.code() == CUDA_ERROR_NOT_FOUND)
       return; // no array indexing in the kernel: no record

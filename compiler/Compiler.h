@@ -28,6 +28,7 @@
 #include "frontend/CodeSnapshot.h"
 #include "ir/IR.h"
 #include "ir/typing/Typing.h"
+#include "runtime/Device.h"
 #include "runtime/HostGrid.h"
 
 #include "runtime/CudaApi.h"
@@ -116,6 +117,10 @@ public:
 /// (the compiler's one compiled-kernel object; launchers pack its `plan` and launch it).
 class Specialization {
 public:
+  Specialization() = default;
+  ~Specialization();
+  Specialization(const Specialization &) = delete;
+  Specialization &operator=(const Specialization &) = delete;
   int functionId = -1;
   std::string functionName;
   ir::FunctionKind kind = ir::FunctionKind::Kernel; ///< of the function (Device for loops)
@@ -150,10 +155,15 @@ public:
   bool fromDiskCache = false;
   std::string cachePath;
 
-  /// CUDA kernels only: the kernel function, loading the PTX into the device's context on the
-  /// first call (thread-safe). Throws runtime::DriverUnavailable / runtime::CudaError.
-  CUfunction cudaFunction() const;
-  /// True once cudaFunction() has loaded the module.
+  /// CUDA kernels only: the kernel function in the calling thread's current device
+  /// (runtime::Device::currentOrdinal()), loading the PTX into that device's context on the
+  /// first call there (thread-safe): every device gets its own module and function. Throws
+  /// runtime::DriverUnavailable / runtime::CudaError.
+  CUfunction cudaFunction() const { return cudaFunction(runtime::Device::currentOrdinal()); }
+  /// As cudaFunction(), for device `ordinal` (makes that device's context current on the
+  /// calling thread while loading).
+  CUfunction cudaFunction(int ordinal) const;
+  /// True once cudaFunction() has loaded the module in the calling thread's current device.
   bool loaded() const;
   /// CUDA kernels only, after cudaFunction(): true when the driver places the kernel's
   /// parameters exactly where `plan` packs them (runtime::functionParamLayoutIs), so that a
@@ -162,8 +172,9 @@ public:
   /// parameter.
   bool paramBuffer() const { return paramBuffer_; }
   /// CUDA kernels only: the block size with the best occupancy without dynamic shared memory,
-  /// and the smallest grid that fills the device at that size (cuOccupancyMaxPotentialBlockSize),
-  /// read once (loads the module). Throws as cudaFunction().
+  /// and the smallest grid that fills the current device at that size
+  /// (cuOccupancyMaxPotentialBlockSize), read once per device (loads the module). Throws as
+  /// cudaFunction().
   runtime::BlockSizeSuggestion occupancy() const;
 
   /// Launches on CUDA with the arguments packed in `buf` (plan.bufferSize() bytes): the buffer
@@ -185,12 +196,21 @@ private:
   void checkCudaFaults(CUstream stream) const;
   /// Throws the error that fault record `r` (failed != 0) describes.
   [[noreturn]] void throwFault(const codegen::BoundsRecord &r) const;
-  mutable bool paramBuffer_ = false; ///< written before function_ is published
+  /// What one device holds of this entry: its module, function and occupancy.
+  struct PerDevice {
+    std::shared_ptr<runtime::Module> module;
+    std::atomic<CUfunction> function{nullptr};
+    std::atomic<bool> occupancyRead{false};
+    runtime::BlockSizeSuggestion occupancy;
+  };
+  /// Device `ordinal`'s slot, created on first use (under loadMutex_; published with release).
+  PerDevice &perDevice(int ordinal) const;
+  mutable bool paramBuffer_ = false; ///< written before the first function is published
+  mutable bool paramBufferKnown_ = false;
   mutable std::mutex loadMutex_;
-  mutable std::shared_ptr<runtime::Module> module_;
-  mutable std::atomic<CUfunction> function_{nullptr};
-  mutable std::atomic<bool> occupancyRead_{false};
-  mutable runtime::BlockSizeSuggestion occupancy_;
+  /// Device 0's slot inline (the one-device case reads no pointer more); the others on demand.
+  mutable PerDevice device0_;
+  mutable std::atomic<PerDevice *> devices_[runtime::Device::kMaxDevices - 1] = {};
 };
 
 /// The process-wide compiler. Every public method is thread-safe (one lock around compiling).

@@ -9,15 +9,24 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <utility>
 
 namespace ptxjit::runtime {
 namespace {
 
-// The open device, published once it (and a background opening's afterOpen) is complete.
-// Never destroyed: the primary context is retained for the life of the process.
-std::atomic<const Device *> gDevice{nullptr};
+// The open devices by ordinal, each published once it (and, for device 0, a background
+// opening's afterOpen) is complete. Never destroyed: primary contexts are retained for the life
+// of the process.
+std::atomic<const Device *> gDevices[Device::kMaxDevices];
+
+// The calling thread's current device ordinal (Device::select).
+thread_local int tOrdinal = 0;
+
+// Serializes openings of devices other than 0 (device 0 has the Opener below).
+std::mutex gOpenMutex;
 
 // A background opening (Device::openInBackground).
 struct Opener {
@@ -58,9 +67,9 @@ unsigned positive(int v) { return v > 0 ? static_cast<unsigned>(v) : 0u; }
 
 } // namespace
 
-Device::Device() {
+Device::Device(int ordinal) : ordinal_(ordinal) {
   const DriverApi &d = driver();
-  check(d.cuDeviceGet(&device_, 0), "cuDeviceGet");
+  check(d.cuDeviceGet(&device_, ordinal), "cuDeviceGet");
   char buf[256] = {};
   check(d.cuDeviceGetName(buf, static_cast<int>(sizeof(buf) - 1), device_), "cuDeviceGetName");
   name_ = buf;
@@ -84,20 +93,61 @@ Device::Device() {
     sharedPerBlockOptin_ = sharedPerBlock_;
   memoryPools_ = getAttribute(d, device_, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED) != 0;
   check(d.cuDeviceTotalMem_v2(&totalMemory_, device_), "cuDeviceTotalMem");
+  limits_.maxThreadsPerBlock = maxThreadsPerBlock_;
+  limits_.maxBlockDim = maxBlockDim_;
+  limits_.maxGridDim = maxGridDim_;
   // Retained once and never released: the primary context lives as long as the process.
   StartupTimer timer("cuDevicePrimaryCtxRetain");
   check(d.cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");
 }
 
 const Device &Device::current() {
-  const Device *device = gDevice.load(std::memory_order_acquire);
+  int ordinal = tOrdinal;
+  const Device *device = gDevices[ordinal].load(std::memory_order_acquire);
   if (!device) [[unlikely]]
-    device = &openOrWait();
+    device = &openOrWait(ordinal);
   device->makeCurrent();
   return *device;
 }
 
-const Device &Device::openOrWait() {
+int Device::currentOrdinal() noexcept { return tOrdinal; }
+
+int Device::count() {
+  int n = 0;
+  check(driver().cuDeviceGetCount(&n), "cuDeviceGetCount");
+  return n < kMaxDevices ? n : kMaxDevices;
+}
+
+const Device &Device::get(int ordinal) {
+  // An open device needs no driver call (destructors come through here for every free).
+  if (ordinal >= 0 && ordinal < kMaxDevices)
+    if (const Device *device = gDevices[ordinal].load(std::memory_order_acquire)) [[likely]]
+      return *device;
+  if (ordinal < 0 || ordinal >= count()) {
+    int n = count();
+    throw std::out_of_range("no CUDA device " + std::to_string(ordinal) + ": " + std::to_string(n) +
+                            " device" + (n == 1 ? " is" : "s are") + " visible (ordinals 0 to " +
+                            std::to_string(n - 1) + "; see CUDA_VISIBLE_DEVICES)");
+  }
+  return openOrWait(ordinal);
+}
+
+const Device &Device::select(int ordinal) {
+  const Device &device = get(ordinal);
+  device.makeCurrent();
+  tOrdinal = ordinal;
+  return device;
+}
+
+const Device &Device::openOrWait(int ordinal) {
+  if (ordinal != 0) {
+    std::lock_guard<std::mutex> lock(gOpenMutex);
+    if (const Device *device = gDevices[ordinal].load(std::memory_order_acquire))
+      return *device;
+    const Device *device = new Device(ordinal);
+    gDevices[ordinal].store(device, std::memory_order_release);
+    return *device;
+  }
   if (tOpening) // afterOpen on the background opener
     return *tOpening;
   Opener &o = opener();
@@ -110,13 +160,13 @@ const Device &Device::openOrWait() {
     o.thread.join(); // it has finished: it set running = false as its last step
   if (o.error)
     std::rethrow_exception(std::exchange(o.error, nullptr));
-  if (const Device *device = gDevice.load(std::memory_order_acquire))
+  if (const Device *device = gDevices[0].load(std::memory_order_acquire))
     return *device;
   // No background opening: open here, under the lock, so that concurrent callers wait for it.
   // A throw leaves nothing published and the next call tries again.
   StartupTimer timer("opening the device");
-  const Device *device = new Device();
-  gDevice.store(device, std::memory_order_release);
+  const Device *device = new Device(0);
+  gDevices[0].store(device, std::memory_order_release);
   return *device;
 }
 
@@ -126,7 +176,7 @@ void Device::openInBackground(void (*afterOpen)()) {
   Opener &o = opener();
   {
     std::lock_guard<std::mutex> lock(o.mutex);
-    if (!o.running && !o.error && !gDevice.load(std::memory_order_acquire)) {
+    if (!o.running && !o.error && !gDevices[0].load(std::memory_order_acquire)) {
       if (o.thread.joinable())
         o.thread.join();
       if (!o.atexitRegistered) {
@@ -142,7 +192,7 @@ void Device::openInBackground(void (*afterOpen)()) {
           std::exception_ptr error;
           try {
             StartupTimer timer("opening the device");
-            std::unique_ptr<Device> built(new Device());
+            std::unique_ptr<Device> built(new Device(0));
             built->makeCurrent();
             device = built.release();
             if (afterOpen) {
@@ -158,7 +208,7 @@ void Device::openInBackground(void (*afterOpen)()) {
           {
             std::lock_guard<std::mutex> guard(op.mutex);
             if (device)
-              gDevice.store(device, std::memory_order_release);
+              gDevices[0].store(device, std::memory_order_release);
             op.error = error;
             op.running = false;
           }
@@ -172,7 +222,7 @@ void Device::openInBackground(void (*afterOpen)()) {
     }
   }
   // Open already, or being opened: what the background thread would have done, here.
-  current();
+  get(0).makeCurrent();
   if (afterOpen)
     afterOpen();
 }
@@ -185,18 +235,58 @@ void Device::makeCurrent() const {
     check(d.cuCtxSetCurrent(context_), "cuCtxSetCurrent");
 }
 
-const Device *Device::currentForCleanup() noexcept {
+Device::Cleanup::Cleanup(int ordinal) noexcept {
   if (driverShuttingDown() || !driverAvailable())
-    return nullptr;
+    return;
   try {
-    return &current();
+    const Device &device = get(ordinal);
+    const DriverApi &d = driver();
+    if (d.cuCtxGetCurrent(&previous_) != CUDA_SUCCESS)
+      return;
+    if (previous_ != device.context()) {
+      if (d.cuCtxSetCurrent(device.context()) != CUDA_SUCCESS)
+        return;
+      switched_ = true;
+    }
+    device_ = &device;
   } catch (...) {
-    return nullptr;
+    device_ = nullptr;
   }
+}
+
+Device::Cleanup::~Cleanup() {
+  if (switched_)
+    driver().cuCtxSetCurrent(previous_); // errors ignored: nothing sensible to do here
 }
 
 int Device::attribute(CUdevice_attribute attr) const {
   return getAttribute(driver(), device_, attr);
+}
+
+bool Device::canAccessPeer(int peer) const {
+  const Device &other = get(peer);
+  if (peer == ordinal_)
+    return false;
+  int can = 0;
+  check(driver().cuDeviceCanAccessPeer(&can, device_, other.handle()), "cuDeviceCanAccessPeer");
+  return can != 0;
+}
+
+void Device::enablePeerAccess(int peer) const {
+  const Device &other = get(peer);
+  if (peer == ordinal_)
+    throw std::out_of_range("peer access of device " + std::to_string(peer) +
+                            " to itself: give another device's ordinal");
+  if (peerAccessEnabled(peer))
+    return;
+  makeCurrent(); // cuCtxEnablePeerAccess acts for the current context
+  CUresult r = driver().cuCtxEnablePeerAccess(other.context(), 0);
+  if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
+    throw CudaError(r, "cuCtxEnablePeerAccess",
+                    "from device " + std::to_string(ordinal_) + " to device " +
+                        std::to_string(peer));
+  peers_.fetch_or(1u << peer, std::memory_order_acq_rel);
+  current(); // back to the calling thread's own device
 }
 
 ComputeCapability deviceComputeCapability() {
@@ -206,7 +296,7 @@ ComputeCapability deviceComputeCapability() {
   if (known)
     return *known;
   ComputeCapability cc;
-  if (const Device *device = gDevice.load(std::memory_order_acquire)) {
+  if (const Device *device = gDevices[0].load(std::memory_order_acquire)) {
     cc = {device->computeCapabilityMajor(), device->computeCapabilityMinor()};
   } else {
     const DriverApi &d = driver();
@@ -217,6 +307,22 @@ ComputeCapability deviceComputeCapability() {
   }
   known = cc;
   return cc;
+}
+
+DeviceSummary describeDevice(int ordinal) {
+  if (ordinal >= 0 && ordinal < Device::kMaxDevices)
+    if (const Device *device = gDevices[ordinal].load(std::memory_order_acquire))
+      return {device->name(), device->computeCapabilityMajor(), device->computeCapabilityMinor()};
+  int n = Device::count();
+  if (ordinal < 0 || ordinal >= n)
+    return {Device::get(ordinal).name(), 0, 0}; // throws the out_of_range of a bad ordinal
+  const DriverApi &d = driver();
+  CUdevice dev = 0;
+  check(d.cuDeviceGet(&dev, ordinal), "cuDeviceGet");
+  char buf[256] = {};
+  check(d.cuDeviceGetName(buf, static_cast<int>(sizeof(buf) - 1), dev), "cuDeviceGetName");
+  return {buf, getAttribute(d, dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+          getAttribute(d, dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)};
 }
 
 void synchronize() {

@@ -2,25 +2,75 @@
 #pragma once
 
 #include "runtime/Driver.h"
+#include "runtime/Launch.h"
 
 #include <array>
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace ptxjit::runtime {
 
-// The runtime's device: ordinal 0 of the devices the driver exposes (so the first entry of
-// CUDA_VISIBLE_DEVICES when it is set), with its primary context (shared with the CUDA runtime
-// API, CuPy, Numba...) retained once for the life of the process. Properties are read once.
+// A device the runtime uses, with its primary context (shared with the CUDA runtime API, CuPy,
+// Numba...) retained once for the life of the process. Properties are read once.
+//
+// Each thread has a current device: ordinal 0 of the devices the driver exposes (so the first
+// entry of CUDA_VISIBLE_DEVICES when it is set) until the thread selects another (select()), as
+// numba-cuda's cuda.select_device / `with cuda.gpus[i]` do. Devices other than 0 open on their
+// first selection; nothing about them costs a process that only uses device 0.
 class Device {
 public:
-  // Loads the driver (driver()), opens the device and retains its primary context on the first
-  // call (thread-safe; retried on a later call if it threw), or waits for an opening started by
-  // openInBackground() and rethrows what it threw, then makes that context current on the
-  // calling thread (makeCurrent()). Every public runtime function that talks to the driver
-  // goes through here, so any thread may call them.
+  // The most devices one process can use (ordinals 0 .. kMaxDevices - 1); peer-access sets are
+  // bit masks of this width.
+  static constexpr int kMaxDevices = 32;
+
+  // The calling thread's current device (ordinal currentOrdinal()): loads the driver
+  // (driver()), opens the device and retains its primary context on the first call
+  // (thread-safe; retried on a later call if it threw), or for device 0 waits for an opening
+  // started by openInBackground() and rethrows what it threw, then makes that context current
+  // on the calling thread (makeCurrent()). Every public runtime function that talks to the
+  // driver goes through here, so any thread may call them.
   // Throws DriverUnavailable or CudaError.
   static const Device &current();
+
+  // The calling thread's current device ordinal (0 until select() chose another). Never throws.
+  static int currentOrdinal() noexcept;
+
+  // Makes device `ordinal` the calling thread's current device: opens it (get()) and makes its
+  // context current. Throws std::out_of_range for an ordinal outside [0, count()) (the message
+  // gives the number of devices), DriverUnavailable, CudaError; on a throw the thread's device
+  // stays what it was.
+  static const Device &select(int ordinal);
+
+  // Device `ordinal`, opened on the first call (thread-safe) without changing the calling
+  // thread's current device or context. Throws as select().
+  static const Device &get(int ordinal);
+
+  // The number of devices the driver exposes (cuDeviceGetCount, capped at kMaxDevices).
+  // Throws DriverUnavailable.
+  static int count();
+
+  // For destructors of resources owned by device `ordinal`: while it lives, that device's
+  // context is current on the calling thread, and the thread's previous context (whatever it
+  // was: another device's, another library's, none) is current again when it ends, so that a
+  // free never changes the device another library sees on this thread. device() is nullptr
+  // (and nothing is switched) when the process is exiting (driverShuttingDown()), the driver or
+  // device is unavailable, or the context cannot be made current. Never throws.
+  class Cleanup {
+  public:
+    explicit Cleanup(int ordinal) noexcept;
+    ~Cleanup();
+    Cleanup(const Cleanup &) = delete;
+    Cleanup &operator=(const Cleanup &) = delete;
+    const Device *device() const noexcept { return device_; }
+    explicit operator bool() const noexcept { return device_ != nullptr; }
+
+  private:
+    const Device *device_ = nullptr;
+    CUcontext previous_ = nullptr;
+    bool switched_ = false;
+  };
 
   // Starts what the first Device::current() does (opening the device and retaining its primary
   // context, the costly part of CUDA's start-up) on a background thread, followed there by
@@ -42,15 +92,12 @@ public:
   // on top of the thread's stack is replaced). Throws CudaError.
   void makeCurrent() const;
 
-  // For destructors: the device with its context current on the calling thread, or nullptr when
-  // the process is exiting (driverShuttingDown()), the driver or device is unavailable, or the
-  // context cannot be made current. Never throws.
-  static const Device *currentForCleanup() noexcept;
-
   Device(const Device &) = delete;
   Device &operator=(const Device &) = delete;
 
-  // The driver's device handle (cuDeviceGet(0)).
+  // The ordinal given to cuDeviceGet (the device's index in cuda.gpus).
+  int ordinal() const noexcept { return ordinal_; }
+  // The driver's device handle (cuDeviceGet(ordinal())).
   CUdevice handle() const noexcept { return device_; }
   // The retained primary context.
   CUcontext context() const noexcept { return context_; }
@@ -80,12 +127,36 @@ public:
   // Whether stream-ordered allocation (cuMemAllocAsync, memory pools) is supported.
   bool memoryPoolsSupported() const noexcept { return memoryPools_; }
 
+  // The launch limits of this device (from the properties above).
+  const LaunchLimits &launchLimits() const noexcept { return limits_; }
+
   // A live cuDeviceGetAttribute query. Throws CudaError.
   int attribute(CUdevice_attribute attr) const;
 
+  // True when this device can access memory of device `peer` directly
+  // (cuDeviceCanAccessPeer; false for peer == ordinal()). Throws std::out_of_range for a bad
+  // ordinal, DriverUnavailable, CudaError.
+  bool canAccessPeer(int peer) const;
+
+  // Lets kernels and copies of this device's context use device `peer`'s memory
+  // (cuCtxEnablePeerAccess from this context to peer's; opens peer). Idempotent. Throws
+  // std::out_of_range for a bad ordinal or peer == ordinal(), CudaError
+  // (CUDA_ERROR_PEER_ACCESS_UNSUPPORTED when canAccessPeer(peer) is false), DriverUnavailable.
+  void enablePeerAccess(int peer) const;
+
+  // True once enablePeerAccess(peer) succeeded (always true for peer == ordinal()): one load
+  // and a bit test, for per-launch checks. Never throws.
+  bool peerAccessEnabled(int peer) const noexcept {
+    return peer == ordinal_ || (static_cast<unsigned>(peer) < kMaxDevices &&
+                                (peers_.load(std::memory_order_acquire) >> peer & 1u) != 0);
+  }
+
 private:
-  Device(); // opens device 0; throws
-  static const Device &openOrWait();
+  explicit Device(int ordinal); // opens device `ordinal`; throws
+  static const Device &openOrWait(int ordinal);
+  int ordinal_ = 0;
+  mutable std::atomic<uint32_t> peers_{0}; // bit k: peer access to device k enabled
+  LaunchLimits limits_;
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;
   std::string name_;
@@ -96,7 +167,7 @@ private:
   bool memoryPools_ = false;
 };
 
-// The compute capability of the runtime's device (ordinal 0), e.g. {9, 0}: from the open
+// The compute capability of device 0 (the one kernels are compiled for), e.g. {9, 0}: from the open
 // Device when there is one, else read with cuDeviceGetAttribute, which needs cuInit but no
 // context (so it neither creates the primary context nor waits for openInBackground()). Read
 // once. Throws DriverUnavailable or CudaError.
@@ -106,7 +177,16 @@ struct ComputeCapability {
 };
 ComputeCapability deviceComputeCapability();
 
-// Waits until all work submitted to the device's context has finished (cuCtxSynchronize);
+// What a device is, read without opening it (no context is created: cheap for listing every
+// device). Throws std::out_of_range for a bad ordinal (as Device::get), DriverUnavailable,
+// CudaError.
+struct DeviceSummary {
+  std::string name;
+  int major = 0, minor = 0; // compute capability
+};
+DeviceSummary describeDevice(int ordinal);
+
+// Waits until all work submitted to the current device's context has finished (cuCtxSynchronize);
 // reports asynchronous errors of earlier launches. Throws DriverUnavailable or CudaError.
 void synchronize();
 
@@ -116,7 +196,7 @@ struct MemoryInfo {
   size_t total = 0;
 };
 
-// cuMemGetInfo for the device. Throws DriverUnavailable or CudaError.
+// cuMemGetInfo for the calling thread's current device. Throws DriverUnavailable or CudaError.
 MemoryInfo memoryInfo();
 
 } // namespace ptxjit::runtime

@@ -3,6 +3,7 @@
 #include "runtime/StartupTrace.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -27,8 +28,11 @@ PTXJIT_CUDA_DRIVER_OPTIONAL_ENTRY_POINTS(PTXJIT_CHECK_REAL_NAME)
 struct DriverState {
   DriverApi api;
   bool ok = false;
-  std::string error; // why the driver is unavailable (when !ok)
+  bool forked = false; // a child forked after the driver was loaded (see ForkedAfterInit)
+  std::string error;   // why the driver is unavailable (when !ok)
 };
+
+DriverState *gState = nullptr; // the loaded state, for the fork handler
 
 std::atomic<const DriverApi *> gLoaded{nullptr};
 std::atomic<bool> gShuttingDown{false};
@@ -251,6 +255,19 @@ std::string describe(const DriverApi *api, CUresult code) {
 
 void markShuttingDown() { gShuttingDown.store(true, std::memory_order_release); }
 
+// pthread_atfork's child handler: the driver's contexts do not survive fork(), so the child
+// refuses every later use (driver() throws ForkedAfterInit) instead of crashing in the driver.
+void markForkedChild() {
+  if (!gState || !gState->ok)
+    return;
+  gState->ok = false;
+  gState->forked = true;
+  gState->error = "CUDA initialized before forking: this process was forked (fork(), or "
+                  "multiprocessing's 'fork' start method) after its parent initialized CUDA, "
+                  "and cannot use it; start workers with the 'spawn' method instead";
+  gLoaded.store(nullptr, std::memory_order_release);
+}
+
 DriverState loadDriver() {
   DriverState st;
   const char *env = std::getenv("PTXJIT_LIBCUDA");
@@ -317,11 +334,15 @@ DriverState loadDriver() {
 }
 
 const DriverState &driverState() {
-  // Thread-safe, run once; a failure is kept in the state (no retry).
-  static const DriverState state = loadDriver();
+  // Thread-safe, run once; a failure is kept in the state (no retry). Changed afterwards only
+  // by markForkedChild, in a forked child (single-threaded then).
+  static DriverState state = loadDriver();
   static const bool published = [] {
-    if (state.ok)
+    if (state.ok) {
+      gState = &state;
       gLoaded.store(&state.api, std::memory_order_release);
+      pthread_atfork(nullptr, nullptr, markForkedChild);
+    }
     return true;
   }();
   (void)published;
@@ -338,8 +359,11 @@ CudaError::CudaError(CUresult code, std::string call, const std::string &detail)
 
 const DriverApi &driver() {
   const DriverState &st = driverState();
-  if (!st.ok) [[unlikely]]
+  if (!st.ok) [[unlikely]] {
+    if (st.forked)
+      throw ForkedAfterInit(st.error);
     throw DriverUnavailable("CUDA driver unavailable: " + st.error);
+  }
   return st.api;
 }
 

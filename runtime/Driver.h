@@ -35,6 +35,10 @@ namespace ptxjit::runtime {
   X(cuCtxGetCurrent)                                                                               \
   X(cuCtxSetCurrent)                                                                               \
   X(cuCtxSynchronize)                                                                              \
+  X(cuDeviceCanAccessPeer)                                                                         \
+  X(cuCtxEnablePeerAccess)                                                                         \
+  X(cuMemcpyPeer)                                                                                  \
+  X(cuMemcpyPeerAsync)                                                                             \
   X(cuMemGetInfo_v2)                                                                               \
   X(cuMemAlloc_v2)                                                                                 \
   X(cuMemFree_v2)                                                                                  \
@@ -118,6 +122,14 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+// Thrown by driver() in a process forked after its parent loaded the driver: the child cannot
+// use CUDA (the driver's state does not survive fork()). what() starts with "CUDA initialized
+// before forking". Use the 'spawn' or 'forkserver' start method of multiprocessing instead.
+class ForkedAfterInit : public DriverUnavailable {
+public:
+  using DriverUnavailable::DriverUnavailable;
+};
+
 // A failed driver call. what() reads "<call> failed: <NAME> (<code>): <text>[\n<detail>]", e.g.
 // "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (2): out of memory". The name and text come from
 // cuGetErrorName/cuGetErrorString when the driver is loaded, else from a built-in table; a name
@@ -141,7 +153,7 @@ private:
 // re-thrown by later calls) and returns the entry-point table. Loading = dlopen libcuda.so.1
 // (or the file named by the environment variable PTXJIT_LIBCUDA, for tests), dlsym of every
 // entry point, cuInit(0), cuDriverGetVersion, and cuDeviceGetCount > 0.
-// Throws DriverUnavailable saying why.
+// Throws DriverUnavailable saying why, ForkedAfterInit in a child forked after the loading.
 const DriverApi &driver();
 
 // True when driver() succeeds. Never throws; on false, stores the reason into *why if given.

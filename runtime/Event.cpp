@@ -5,16 +5,18 @@
 namespace ptxjit::runtime {
 
 std::shared_ptr<Event> Event::create(bool timing) {
-  Device::current();
+  int ordinal = Device::current().ordinal();
   CUevent handle = nullptr;
   check(driver().cuEventCreate(&handle, timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING),
         "cuEventCreate");
   // If allocating the Event throws, shared_ptr deletes it, which destroys the handle.
-  return std::shared_ptr<Event>(new Event(handle, timing));
+  return std::shared_ptr<Event>(new Event(handle, timing, ordinal));
 }
 
 Event::~Event() {
-  if (handle_ && Device::currentForCleanup())
+  if (!handle_)
+    return;
+  if (Device::Cleanup in{ordinal_})
     driver().cuEventDestroy_v2(handle_); // errors ignored
 }
 

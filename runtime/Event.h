@@ -39,9 +39,11 @@ public:
   static float elapsedMs(const Event &start, const Event &stop);
 
 private:
-  Event(CUevent handle, bool timing) : handle_(handle), timing_(timing) {}
+  Event(CUevent handle, bool timing, int ordinal)
+      : handle_(handle), timing_(timing), ordinal_(ordinal) {}
   CUevent handle_;
   bool timing_;
+  int ordinal_; // the device whose context made it (and destroys it)
 };
 
 } // namespace ptxjit::runtime

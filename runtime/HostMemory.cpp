@@ -6,9 +6,9 @@ namespace ptxjit::runtime {
 
 std::shared_ptr<HostMemory> HostMemory::allocate(Kind kind, size_t bytes, bool portable,
                                                  bool writeCombined, bool attachHost) {
-  Device::current();
+  int ordinal = Device::current().ordinal();
   if (bytes == 0)
-    return std::shared_ptr<HostMemory>(new HostMemory(kind, 0, nullptr, 0));
+    return std::shared_ptr<HostMemory>(new HostMemory(kind, 0, nullptr, 0, ordinal));
   const DriverApi &d = driver();
   if (kind == Kind::Managed) {
     CUdeviceptr ptr = 0;
@@ -16,7 +16,7 @@ std::shared_ptr<HostMemory> HostMemory::allocate(Kind kind, size_t bytes, bool p
           "cuMemAllocManaged");
     auto *raw = reinterpret_cast<void *>(ptr);
     try {
-      return std::shared_ptr<HostMemory>(new HostMemory(kind, bytes, raw, ptr));
+      return std::shared_ptr<HostMemory>(new HostMemory(kind, bytes, raw, ptr, ordinal));
     } catch (...) {
       d.cuMemFree_v2(ptr);
       throw;
@@ -36,7 +36,7 @@ std::shared_ptr<HostMemory> HostMemory::allocate(Kind kind, size_t bytes, bool p
     }
   }
   try {
-    return std::shared_ptr<HostMemory>(new HostMemory(kind, bytes, host, device));
+    return std::shared_ptr<HostMemory>(new HostMemory(kind, bytes, host, device, ordinal));
   } catch (...) {
     d.cuMemFreeHost(host);
     throw;
@@ -44,7 +44,10 @@ std::shared_ptr<HostMemory> HostMemory::allocate(Kind kind, size_t bytes, bool p
 }
 
 HostMemory::~HostMemory() {
-  if (!host_ || !Device::currentForCleanup())
+  if (!host_)
+    return;
+  Device::Cleanup in(ordinal_);
+  if (!in)
     return;
   if (kind_ == Kind::Managed)
     driver().cuMemFree_v2(device_); // errors ignored

@@ -43,12 +43,13 @@ public:
   CUdeviceptr devicePtr() const noexcept { return device_; }
 
 private:
-  HostMemory(Kind kind, size_t size, void *host, CUdeviceptr device)
-      : kind_(kind), size_(size), host_(host), device_(device) {}
+  HostMemory(Kind kind, size_t size, void *host, CUdeviceptr device, int ordinal)
+      : kind_(kind), size_(size), host_(host), device_(device), ordinal_(ordinal) {}
   Kind kind_;
   size_t size_;
   void *host_;
   CUdeviceptr device_;
+  int ordinal_; // the device whose context allocated it (and frees it)
 };
 
 // Page-locks `bytes` bytes of existing host memory at `p` (cuMemHostRegister, flags 0) so that

@@ -83,17 +83,7 @@ void validateLaunch(Dim3 grid, Dim3 block, const LaunchLimits &limits) {
     throwInvalidLaunch(grid, block, limits);
 }
 
-const LaunchLimits &deviceLaunchLimits() {
-  static const LaunchLimits limits = [] {
-    const Device &dev = Device::current();
-    LaunchLimits l;
-    l.maxThreadsPerBlock = dev.maxThreadsPerBlock();
-    l.maxBlockDim = dev.maxBlockDim();
-    l.maxGridDim = dev.maxGridDim();
-    return l;
-  }();
-  return limits;
-}
+const LaunchLimits &deviceLaunchLimits() { return Device::current().launchLimits(); }
 
 namespace {
 
@@ -103,7 +93,7 @@ void launch(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem, CUstream st
   if (!f) [[unlikely]]
     throw std::invalid_argument("launchKernel: the kernel (CUfunction) is null");
   const Device &dev = Device::current();
-  validateLaunch(grid, block, deviceLaunchLimits());
+  validateLaunch(grid, block, dev.launchLimits());
   if (sharedMem > dev.sharedMemoryPerBlockOptin()) [[unlikely]]
     invalid(std::to_string(sharedMem) + " bytes of dynamic shared memory requested; the device " +
             "allows at most " + std::to_string(dev.sharedMemoryPerBlockOptin()) + " per block");

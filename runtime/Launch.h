@@ -29,7 +29,8 @@ struct LaunchLimits {
 // names the offending dimension and the limit.
 void validateLaunch(Dim3 grid, Dim3 block, const LaunchLimits &limits);
 
-// The device's limits (read once from Device::current()). Throws DriverUnavailable, CudaError.
+// The calling thread's current device's limits (Device::current().launchLimits()). Throws
+// DriverUnavailable, CudaError.
 const LaunchLimits &deviceLaunchLimits();
 
 // Launches `f` on `stream` (null: the default stream) with `sharedMem` bytes of dynamic shared

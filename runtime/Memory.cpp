@@ -184,10 +184,11 @@ std::shared_ptr<DeviceAllocator> plainDeviceAllocator() {
 std::shared_ptr<DeviceAllocator> poolDeviceAllocator() {
   // Outside the lock: this may wait for a background opening (Device::openInBackground) whose
   // afterOpen calls this function.
-  Device::current();
+  int ordinal = Device::current().ordinal();
   static std::mutex mutex;
-  static std::shared_ptr<DeviceAllocator> pool;
+  static std::shared_ptr<DeviceAllocator> pools[Device::kMaxDevices];
   std::lock_guard<std::mutex> lock(mutex);
+  std::shared_ptr<DeviceAllocator> &pool = pools[ordinal];
   if (!pool)
     pool = std::make_shared<PoolAllocator>();
   return pool;
@@ -254,7 +255,7 @@ Allocation::~Allocation() {
     std::free(reinterpret_cast<void *>(ptr_));
     return;
   }
-  if (Device::currentForCleanup())
+  if (Device::Cleanup in{device_})
     allocator_->deallocate(ptr_, size_, stream_);
 }
 
@@ -288,14 +289,29 @@ void Allocation::fill(unsigned char value, size_t n, size_t offset, CUstream str
 }
 
 std::shared_ptr<Allocation> allocateDevice(size_t bytes, CUstream stream, FirstUse use) {
-  Device::current();
-  if (bytes == 0)
-    return std::shared_ptr<Allocation>(new Allocation(0, 0, true, stream, nullptr));
+  int ordinal = Device::current().ordinal();
+  if (bytes == 0) {
+    std::shared_ptr<Allocation> empty(new Allocation(0, 0, true, stream, nullptr));
+    empty->device_ = ordinal;
+    return empty;
+  }
   std::shared_ptr<DeviceAllocator> allocator = deviceAllocator();
+  // Device 0's pool serves device 0 only: another device takes its own pool, or plain
+  // cuMemAlloc when its pool cannot be used (no memory pools there).
+  if (ordinal != 0) [[unlikely]]
+    if (dynamic_cast<PoolAllocator *>(allocator.get())) {
+      try {
+        allocator = poolDeviceAllocator();
+      } catch (const std::runtime_error &) {
+        allocator = plainDeviceAllocator(); // no memory pools on this device
+      }
+    }
   CUdeviceptr ptr = use == FirstUse::OnStreamNow ? allocator->allocateForUseNow(bytes, stream)
                                                  : allocator->allocate(bytes, stream);
   try {
-    return std::shared_ptr<Allocation>(new Allocation(ptr, bytes, true, stream, allocator));
+    std::shared_ptr<Allocation> a(new Allocation(ptr, bytes, true, stream, allocator));
+    a->device_ = ordinal;
+    return a;
   } catch (...) {
     allocator->deallocate(ptr, bytes, stream);
     throw;
@@ -337,6 +353,8 @@ std::shared_ptr<Allocation> allocateHost(size_t bytes) {
 std::shared_ptr<Allocation> wrapMemory(uint64_t address, size_t bytes, bool onDevice) {
   std::shared_ptr<Allocation> a(new Allocation(address, bytes, onDevice, nullptr, nullptr));
   a->owned_ = false;
+  if (onDevice)
+    a->device_ = Device::currentOrdinal();
   return a;
 }
 
@@ -373,6 +391,48 @@ void copyDeviceToDevice(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream str
     check(d.cuMemcpyDtoD_v2(dst, src, n), "cuMemcpyDtoD");
 }
 
+bool peerCopyIsDirect(int dstDevice, int srcDevice) {
+  const Device &dst = Device::get(dstDevice);
+  Device::get(srcDevice);
+  return dst.peerAccessEnabled(srcDevice) ||
+         (dst.canAccessPeer(srcDevice) && Device::get(srcDevice).canAccessPeer(dstDevice));
+}
+
+void copyPeer(CUdeviceptr dst, int dstDevice, CUdeviceptr src, int srcDevice, size_t n,
+              CUstream stream) {
+  const Device &to = Device::get(dstDevice);
+  const Device &from = Device::get(srcDevice);
+  if (n == 0)
+    return;
+  const DriverApi &d = driver();
+  if (peerCopyIsDirect(dstDevice, srcDevice)) {
+    to.enablePeerAccess(srcDevice); // returns with the caller's device current again
+    Device::current();
+    if (stream)
+      check(d.cuMemcpyPeerAsync(dst, to.context(), src, from.context(), n, stream),
+            "cuMemcpyPeerAsync");
+    else
+      check(d.cuMemcpyPeer(dst, to.context(), src, from.context(), n), "cuMemcpyPeer");
+    return;
+  }
+  // No peer path: through host memory, each half in its own device's context.
+  if (stream) {
+    Device::current();
+    check(d.cuStreamSynchronize(stream), "cuStreamSynchronize");
+  }
+  std::unique_ptr<char[]> staging(new char[n]);
+  CUcontext previous = nullptr; // the caller's context, current again afterwards
+  check(d.cuCtxGetCurrent(&previous), "cuCtxGetCurrent");
+  struct Restore {
+    CUcontext ctx;
+    ~Restore() { driver().cuCtxSetCurrent(ctx); } // errors ignored
+  } restore{previous};
+  from.makeCurrent();
+  check(d.cuMemcpyDtoH_v2(staging.get(), src, n), "cuMemcpyDtoH");
+  to.makeCurrent();
+  check(d.cuMemcpyHtoD_v2(dst, staging.get(), n), "cuMemcpyHtoD");
+}
+
 void fillDevice(CUdeviceptr dst, unsigned char value, size_t n, CUstream stream) {
   Device::current();
   if (n == 0)
@@ -395,7 +455,10 @@ void copyAllocation(Allocation &dst, size_t dstOffset, const Allocation &src, si
     if (n)
       std::memmove(reinterpret_cast<void *>(to), reinterpret_cast<const void *>(from), n);
   } else if (dst.onDevice() && src.onDevice()) {
-    copyDeviceToDevice(to, from, n, stream);
+    if (dst.device() != src.device()) [[unlikely]]
+      copyPeer(to, dst.device(), from, src.device(), n, stream);
+    else
+      copyDeviceToDevice(to, from, n, stream);
   } else if (dst.onDevice()) {
     copyHostToDevice(to, reinterpret_cast<const void *>(from), n, stream);
   } else {

@@ -57,8 +57,9 @@ std::shared_ptr<DeviceAllocator> plainDeviceAllocator();
 // Freed blocks of up to 1 MiB (64 MiB in all) are kept by the allocator itself, by size rounded
 // up to 512 bytes, and reused without a driver call by allocateForUseNow on the legacy default
 // stream, whose work follows every earlier use of the block on a blocking stream as the free
-// would have; when the pool is out of memory they are freed and the allocation retried. Throws
-// DriverUnavailable, CudaError, or std::runtime_error if the device lacks memory pools.
+// would have; when the pool is out of memory they are freed and the allocation retried. One per
+// device: the calling thread's current device's (Device::current()). Throws DriverUnavailable,
+// CudaError, or std::runtime_error if the device lacks memory pools.
 std::shared_ptr<DeviceAllocator> poolDeviceAllocator();
 
 // Makes poolDeviceAllocator() the allocator once the pool has made its first allocation. The
@@ -78,7 +79,9 @@ bool usePoolAllocatorAfterWarmUp();
 // when none is under way. Thread-safe.
 void joinPoolWarmUp();
 
-// The allocator allocateDevice() uses now (initially plainDeviceAllocator()). Thread-safe.
+// The allocator allocateDevice() uses now on device 0 (initially plainDeviceAllocator()). On
+// another device allocateDevice() uses that device's own pool (poolDeviceAllocator()) while
+// this is device 0's pool, else this allocator. Thread-safe.
 std::shared_ptr<DeviceAllocator> deviceAllocator();
 
 // Makes `allocator` (nullptr: plainDeviceAllocator()) the one allocateDevice() uses from now on.
@@ -108,6 +111,9 @@ public:
   CUstream stream() const noexcept { return stream_; }
   // False for memory wrapped by wrapMemory(), which the runtime never frees.
   bool owned() const noexcept { return owned_; }
+  // The ordinal of the device whose memory this is (the current device when it was allocated
+  // or wrapped; 0 for host memory).
+  int device() const noexcept { return device_; }
 
   // Copies n bytes from host memory `src` into this allocation at byte `offset`. For device
   // memory: asynchronous on a non-null `stream` (src must stay valid until the copy is done),
@@ -130,17 +136,19 @@ private:
   CUstream stream_;
   std::shared_ptr<DeviceAllocator> allocator_; // device memory only
   bool owned_ = true;
+  int device_ = 0;
 
   friend std::shared_ptr<Allocation> allocateDevice(size_t, CUstream, FirstUse);
   friend std::shared_ptr<Allocation> allocateHost(size_t);
   friend std::shared_ptr<Allocation> wrapMemory(uint64_t, size_t, bool);
 };
 
-// Allocates `bytes` bytes (0 allowed: address 0, nothing allocated) of device memory with
-// deviceAllocator(), for use in the order of `stream` (null: the default stream); `use` says
-// whether the caller's first use is work on `stream` right away (which lets the pool allocator
-// reuse a cached block, DeviceAllocator::allocateForUseNow). Contents are uninitialized. Throws
-// DriverUnavailable, CudaError (e.g. CUDA_ERROR_OUT_OF_MEMORY).
+// Allocates `bytes` bytes (0 allowed: address 0, nothing allocated) of memory of the calling
+// thread's current device with its allocator (see deviceAllocator()), for use in the order of
+// `stream` (null: the default stream); `use` says whether the caller's first use is work on
+// `stream` right away (which lets the pool allocator reuse a cached block,
+// DeviceAllocator::allocateForUseNow). Contents are uninitialized. Throws DriverUnavailable,
+// CudaError (e.g. CUDA_ERROR_OUT_OF_MEMORY).
 std::shared_ptr<Allocation> allocateDevice(size_t bytes, CUstream stream = nullptr,
                                            FirstUse use = FirstUse::Unknown);
 
@@ -166,7 +174,8 @@ std::shared_ptr<Allocation> allocateHost(size_t bytes);
 // An Allocation naming `bytes` bytes at `address` that belong to someone else (an array handed
 // over through __cuda_array_interface__): device memory when `onDevice`, else host memory. The
 // runtime copies to and from it like any allocation and never frees it; the caller keeps the
-// memory's owner alive while the Allocation is in use. Needs no driver. Never throws except
+// memory's owner alive while the Allocation is in use. Device memory is taken to be the calling
+// thread's current device's (Device::currentOrdinal()). Needs no driver. Never throws except
 // std::bad_alloc.
 std::shared_ptr<Allocation> wrapMemory(uint64_t address, size_t bytes, bool onDevice);
 
@@ -182,13 +191,26 @@ void copyDeviceToHost(void *dst, CUdeviceptr src, size_t n, CUstream stream = nu
 // Copies n bytes from device `src` to device `dst`; same rules.
 void copyDeviceToDevice(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream stream = nullptr);
 
+// Copies n bytes from device `src` of device `srcDevice` to `dst` of device `dstDevice` (two
+// different ordinals): with cuMemcpyPeer (cuMemcpyPeerAsync on a non-null `stream`, which must
+// belong to the calling thread's current device) when the devices can access each other (peer
+// access is then enabled from the destination to the source, once), else staged through host
+// memory (synchronous; `stream` is synchronized first). Leaves the calling thread's current
+// device as it was. Throws std::out_of_range for a bad ordinal, DriverUnavailable, CudaError.
+void copyPeer(CUdeviceptr dst, int dstDevice, CUdeviceptr src, int srcDevice, size_t n,
+              CUstream stream = nullptr);
+
+// True when copyPeer between the two devices goes directly (cuDeviceCanAccessPeer both ways),
+// false when it stages through the host. Throws as copyPeer.
+bool peerCopyIsDirect(int dstDevice, int srcDevice);
+
 // Sets n bytes of device memory at `dst` to `value`; same rules.
 void fillDevice(CUdeviceptr dst, unsigned char value, size_t n, CUstream stream = nullptr);
 
 // Copies n bytes from `src` at `srcOffset` to `dst` at `dstOffset`, whatever memory each holds
-// (host-host: memmove, no driver needed; otherwise the matching driver copy, asynchronous on a
-// non-null stream). Throws std::out_of_range for a range past either end, DriverUnavailable,
-// CudaError.
+// (host-host: memmove, no driver needed; between two devices' memory: copyPeer; otherwise the
+// matching driver copy, asynchronous on a non-null stream). Throws std::out_of_range for a range
+// past either end, DriverUnavailable, CudaError.
 void copyAllocation(Allocation &dst, size_t dstOffset, const Allocation &src, size_t srcOffset,
                     size_t n, CUstream stream = nullptr);
 

@@ -72,13 +72,13 @@ CUjitInputType jitInputType(Module::LinkInput::Kind k) {
 
 } // namespace
 
-Module::Module(CUmodule module, std::string infoLog)
-    : module_(module), infoLog_(std::move(infoLog)) {}
+Module::Module(CUmodule module, std::string infoLog, int ordinal)
+    : module_(module), ordinal_(ordinal), infoLog_(std::move(infoLog)) {}
 
 std::shared_ptr<Module> Module::loadPTX(const std::string &ptx) {
   if (ptx.empty())
     throw std::invalid_argument("Module::loadPTX: the PTX text is empty");
-  Device::current();
+  int ordinal = Device::current().ordinal();
 
   JitLogs logs;
   CUmodule module = nullptr;
@@ -88,7 +88,7 @@ std::shared_ptr<Module> Module::loadPTX(const std::string &ptx) {
   if (r != CUDA_SUCCESS)
     throw CudaError(r, "cuModuleLoadDataEx", logs.detail("JIT"));
   // If allocating the Module throws, shared_ptr deletes it, which unloads the module.
-  return std::shared_ptr<Module>(new Module(module, logText(logs.info)));
+  return std::shared_ptr<Module>(new Module(module, logText(logs.info), ordinal));
 }
 
 std::shared_ptr<Module> Module::loadLinked(const std::string &ptx,
@@ -138,11 +138,13 @@ std::shared_ptr<Module> Module::loadLinked(const std::string &ptx,
   CUmodule module = nullptr;
   if (CUresult rr = d.cuModuleLoadDataEx(&module, cubin, 0, nullptr, nullptr); rr != CUDA_SUCCESS)
     throw CudaError(rr, "cuModuleLoadDataEx");
-  return std::shared_ptr<Module>(new Module(module, logText(logs.info)));
+  return std::shared_ptr<Module>(new Module(module, logText(logs.info), dev.ordinal()));
 }
 
 Module::~Module() {
-  if (module_ && Device::currentForCleanup())
+  if (!module_)
+    return;
+  if (Device::Cleanup in{ordinal_})
     driver().cuModuleUnload(module_); // errors ignored: nothing sensible to do in a destructor
 }
 
@@ -165,7 +167,7 @@ CUfunction Module::function(const std::string &name) const {
     if (it != functions_.end())
       return it->second;
   }
-  Device::current();
+  Device::get(ordinal_).makeCurrent(); // the module's own context
   CUfunction fn = nullptr;
   CUresult r = driver().cuModuleGetFunction(&fn, module_, name.c_str());
   if (r != CUDA_SUCCESS)

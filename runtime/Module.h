@@ -17,7 +17,7 @@ namespace ptxjit::runtime {
 class Module {
 public:
   // JIT-compiles and loads `ptx` (PTX text) with cuModuleLoadDataEx, capturing the JIT info and
-  // error logs. Makes the device context current on the calling thread first.
+  // error logs, into the calling thread's current device (Device::current()).
   // Throws std::invalid_argument for an empty text, DriverUnavailable, or CudaError whose what()
   // ends with "JIT error log:\n<the JIT compiler's log>" when the driver produced a log.
   static std::shared_ptr<Module> loadPTX(const std::string &ptx);
@@ -50,6 +50,9 @@ public:
   // cuModuleGetGlobal.
   std::pair<CUdeviceptr, size_t> global(const std::string &name) const;
 
+  // The device the module was loaded for (the caller's current device at load time).
+  int device() const noexcept { return ordinal_; }
+
   // The driver's module handle.
   CUmodule handle() const noexcept { return module_; }
 
@@ -58,8 +61,9 @@ public:
   const std::string &infoLog() const noexcept { return infoLog_; }
 
 private:
-  Module(CUmodule module, std::string infoLog);
+  Module(CUmodule module, std::string infoLog, int ordinal);
   CUmodule module_;
+  int ordinal_; // the device whose context loaded it
   std::string infoLog_;
   mutable std::mutex mutex_;
   mutable std::unordered_map<std::string, CUfunction> functions_;

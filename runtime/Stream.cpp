@@ -5,12 +5,12 @@
 namespace ptxjit::runtime {
 
 std::shared_ptr<Stream> Stream::create(bool nonBlocking) {
-  Device::current();
+  int ordinal = Device::current().ordinal();
   CUstream handle = nullptr;
   check(driver().cuStreamCreate(&handle, nonBlocking ? CU_STREAM_NON_BLOCKING : CU_STREAM_DEFAULT),
         "cuStreamCreate");
   // If allocating the Stream throws, shared_ptr deletes it, which destroys the handle.
-  return std::shared_ptr<Stream>(new Stream(handle, nonBlocking));
+  return std::shared_ptr<Stream>(new Stream(handle, nonBlocking, true, ordinal));
 }
 
 const std::shared_ptr<Stream> &Stream::defaultStream() {
@@ -23,7 +23,9 @@ std::shared_ptr<Stream> Stream::external(CUstream handle) {
 }
 
 Stream::~Stream() {
-  if (handle_ && owned_ && Device::currentForCleanup())
+  if (!handle_ || !owned_)
+    return;
+  if (Device::Cleanup in{ordinal_})
     driver().cuStreamDestroy_v2(handle_); // errors ignored
 }
 

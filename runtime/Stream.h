@@ -36,6 +36,9 @@ public:
   bool isDefault() const noexcept { return handle_ == nullptr; }
   // True if created with CU_STREAM_NON_BLOCKING.
   bool nonBlocking() const noexcept { return nonBlocking_; }
+  // The device an owned stream was created on (0 for the default and external streams, which
+  // belong to whichever device is current when used).
+  int device() const noexcept { return ordinal_; }
   // True for a stream from external().
   bool isExternal() const noexcept { return !owned_ && handle_ != nullptr; }
 
@@ -48,11 +51,12 @@ public:
   bool query() const;
 
 private:
-  Stream(CUstream handle, bool nonBlocking, bool owned = true)
-      : handle_(handle), nonBlocking_(nonBlocking), owned_(owned) {}
+  Stream(CUstream handle, bool nonBlocking, bool owned = true, int ordinal = 0)
+      : handle_(handle), nonBlocking_(nonBlocking), owned_(owned), ordinal_(ordinal) {}
   CUstream handle_;
   bool nonBlocking_;
   bool owned_;
+  int ordinal_; // the device whose context made an owned stream (and destroys it)
 };
 
 } // namespace ptxjit::runtime

@@ -23,6 +23,9 @@ def lib():
         from . import _dispatcher
 
         _dispatcher.install(_core, make_dispatcher)
+        from . import _serialize
+
+        _serialize.install(_core, rebuild_dispatcher)
         _lib_module = _core
     return _lib_module
 
@@ -58,4 +61,18 @@ def make_dispatcher(func, sigs, options):
     # given signatures is "specialized" (Numba's word) and cannot be specialized again.
     disp._ptxjit_options = dict(options)
     disp._ptxjit_eager = bool(sigs)
+    disp._ptxjit_sigs = list(sigs or ())  # what pickling remakes it from (_serialize.py)
+    return disp
+
+
+def rebuild_dispatcher(func, self_names, self_cells, sigs, options, extensions):
+    """An unpickled kernel (``_serialize.reduce_dispatcher``): made again from its function,
+    signatures and options; names and cells of the function that stood for the kernel itself
+    are bound to the new one."""
+    from . import _serialize
+
+    disp = make_dispatcher(func, sigs, options)
+    if extensions:
+        disp.extensions.extend(extensions)
+    _serialize.bind_self(func, disp, self_names, self_cells)
     return disp

@@ -735,9 +735,8 @@ def current_target():
     return _lib().current_target()
 
 
-def get_current_device():
-    """The current GPU (name, compute_capability, ...)."""
-    return _lib().get_current_device()
+from ._devices import (  # noqa: E402  (devices and contexts: docs/api.md#devices-and-contexts)
+    gpus, select_device, get_current_device, current_context, list_devices, close)
 
 
 def detect():
@@ -746,9 +745,12 @@ def detect():
     if not lib.is_available():
         print(f"ptxjit: no CUDA device ({lib.unavailable_reason()})")
         return False
-    dev = lib.get_current_device()
-    print(f"Found 1 CUDA device\nid 0 {dev.name} [SUPPORTED] compute capability "
-          f"{dev.compute_capability[0]}.{dev.compute_capability[1]}")
+    n = lib._device_count()
+    print(f"Found {n} CUDA device{'s' if n != 1 else ''}")
+    for i in range(n):
+        info = lib._device_summary(i)  # without opening the device
+        cc = info["compute_capability"]
+        print(f"id {i} {info['name']} [SUPPORTED] compute capability {cc[0]}.{cc[1]}")
     return True
 
 
@@ -914,7 +916,8 @@ __all__ = [
     "is_available", "current_target", "is_cuda_array", "as_cuda_array",
     "from_cuda_array_interface", "external_stream", "per_thread_default_stream",
     "legacy_default_stream", "event", "event_elapsed_time", "graph",
-    "get_current_device", "detect", "grid", "gridsize",
+    "get_current_device", "detect", "gpus", "select_device", "current_context", "list_devices",
+    "close", "grid", "gridsize",
     "threadIdx", "blockIdx", "blockDim", "gridDim", "syncthreads", "shared", "local", "const",
     "atomic",
     # cooperating threads (docs/cooperation.md)

@@ -8,6 +8,7 @@ launch happen in C++ (``ptxjit._core.Ufunc``). See docs/ufuncs.md.
 import types as _pytypes
 import warnings as _warnings
 
+from . import _serialize
 from . import types as _types
 from ._loader import lib as _lib
 from ._loader import make_dispatcher as _make_dispatcher
@@ -80,7 +81,36 @@ def _identity_value(identity):
     return identity
 
 
+def _reduce_ufunc(u):
+    """A ufunc pickles as its function and the arguments of the decorator that made it (by
+    reference when reachable by its module and name); see _serialize.py."""
+    import pickle
+
+    ref = _serialize.global_ref(u)
+    if ref is not None:
+        return (_serialize._lookup, ref)
+    made = u.__dict__.get("_ptxjit_made")
+    if made is None:
+        raise pickle.PicklingError(f"cannot pickle ufunc {u.__name__!r}: it was not made by "
+                                   f"ptxjit's vectorize or guvectorize")
+    fn, self_names, self_cells = _serialize.function_parts(u.py_func, u)
+    return (_rebuild_ufunc, (fn, self_names, self_cells, made))
+
+
+def _rebuild_ufunc(func, self_names, self_cells, made):
+    u = _make_ufunc(func, *made)
+    _serialize.bind_self(func, u, self_names, self_cells)
+    return u
+
+
+_reduce_installed = False
+
+
 def _make_ufunc(func, sigs, target, identity, layout, fastmath, cache=False):
+    global _reduce_installed
+    if not _reduce_installed:
+        _lib().Ufunc.__reduce__ = _reduce_ufunc
+        _reduce_installed = True
     if not isinstance(func, _pytypes.FunctionType):
         raise TypeError(f"ufuncs are made from Python functions, not {type(func).__name__}")
     # cache=True: the device function's loop kernels go through the disk cache, as kernels do.
@@ -96,6 +126,8 @@ def _make_ufunc(func, sigs, target, identity, layout, fastmath, cache=False):
             pass
     u.__wrapped__ = func
     u.py_func = func
+    # What pickling remakes it from (_serialize.py).
+    u._ptxjit_made = (list(sigs), target, identity, layout, fastmath, cache)
     return u
 
 
@@ -165,6 +197,11 @@ class Reduce:
         self.__name__ = functor.__name__
         self.__doc__ = functor.__doc__
 
+    def __reduce__(self):
+        """Pickles as its binary function (by value when needed; see _serialize.py)."""
+        fn, self_names, self_cells = _serialize.function_parts(self._functor, self)
+        return (_rebuild_reduce, (fn, self_names, self_cells))
+
     def __call__(self, arr, size=None, res=None, init=0, stream=0):
         import numpy as np
 
@@ -180,6 +217,12 @@ class Reduce:
             _lib()._store_first(res, value)
             return None
         return value
+
+
+def _rebuild_reduce(func, self_names, self_cells):
+    r = Reduce(func)
+    _serialize.bind_self(func, r, self_names, self_cells)
+    return r
 
 
 def reduce(functor):

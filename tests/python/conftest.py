@@ -23,14 +23,29 @@ from ptxjit import cuda  # noqa: E402
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: needs a CUDA GPU (skipped when none is usable)")
+    config.addinivalue_line("markers", "multigpu: needs two or more CUDA GPUs (skipped with "
+                                       "fewer); also marked gpu")
+
+
+def _cuda_device_count():
+    from ptxjit import _core
+
+    return _core._device_count() if cuda.is_available() else 0
 
 
 def pytest_collection_modifyitems(config, items):
-    if cuda.is_available():
+    available = cuda.is_available()
+    if available:
+        count = _cuda_device_count()
+        if count < 2:
+            skip_multi = pytest.mark.skip(reason=f"needs 2 or more CUDA GPUs; {count} visible")
+            for item in items:
+                if "multigpu" in item.keywords:
+                    item.add_marker(skip_multi)
         return
     skip = pytest.mark.skip(reason="no usable CUDA driver/GPU on this machine")
     for item in items:
-        if "gpu" in item.keywords:
+        if "gpu" in item.keywords or "multigpu" in item.keywords:
             item.add_marker(skip)
 
 

@@ -173,3 +173,24 @@ def test_histogram_example_matches_numpy(backend):
     hist = m.compute(x, -3.0, 3.0, blocks=8)
     expected, _ = np.histogram(x, bins=m.BINS, range=(-3.0, 3.0))
     np.testing.assert_array_equal(hist, expected)
+
+
+def test_multi_gpu_example_uses_every_device(backend, capsys):
+    m = load_example("multi_gpu")
+    out = m.main(40, 24)  # checks itself against NumPy
+    np.testing.assert_allclose(out, m.reference(40, 24), rtol=1e-9, atol=1e-9)
+    printed = capsys.readouterr().out
+    assert f"{len(cuda.gpus)} device(s)" in printed and "results match NumPy" in printed
+    # Bands of uneven size, one of them empty: more devices than rows changes nothing.
+    np.testing.assert_allclose(m.run(3, 5, [0, 0, 0, 0]), m.reference(3, 5), rtol=1e-9)
+
+
+def test_distributed_haversine_example_in_one_process():
+    pytest = __import__("pytest")
+    pytest.importorskip("torch", reason="torch.distributed is the example's engine")
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), PTXJIT_TARGET="cpu")
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "examples",
+                                                       "distributed_haversine.py"), "30", "20"],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "1 rank(s) on the CPU backend: 30x20 mesh" in out.stdout

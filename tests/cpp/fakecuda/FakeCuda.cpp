@@ -36,13 +36,27 @@
 // not capturing). cuGraphGetNodes counts the recorded operations, cuGraphInstantiateWithFlags
 // copies them, cuGraphLaunch replays them in order. fakeCudaGraphCalls(k) counts calls of
 // cuGraphLaunch (k = 0), cuGraphExecDestroy (1) and cuGraphDestroy (2).
+// Several devices: fakeCudaSetDeviceCount(n) (1 to 8; 1 by default) exposes n devices, each with
+// its own primary context (device 0 is "Fake GPU", device k "Fake GPU k"). Allocations
+// remember the context current when made; fakeCudaForeignFrees() counts frees made while
+// another context was current. cuDeviceCanAccessPeer answers fakeCudaSetPeerAccess(on) (0 by
+// default); cuCtxEnablePeerAccess fails with CUDA_ERROR_PEER_ACCESS_UNSUPPORTED without it and
+// fakeCudaPeerEnables() counts its successes; cuMemcpyPeer/cuMemcpyPeerAsync, cuMemcpyHtoD_v2
+// and cuMemcpyDtoH_v2 copy (host memory as device memory) and fakeCudaCopyCalls(k) counts
+// peer copies (k = 0), host-to-device (1) and device-to-host (2) copies.
+// Modules: a PTX text starting with "// fake-ok" loads (any other is rejected, see below);
+// fakeCudaModuleLoads(d) counts loads into device d's context, cuModuleGetFunction gives a
+// function of the module, and cuLaunchKernel succeeds only in the context its module was loaded
+// into (else CUDA_ERROR_INVALID_HANDLE), counted per device by fakeCudaLaunches(d).
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <set>
+#include <string>
 #include <vector>
 
 namespace {
@@ -63,6 +77,32 @@ bool gPoolWaiting = false;
 int gPoolFailures = 0;
 int gMemoryCalls[4] = {0, 0, 0, 0};
 int gPoolObject = 0; // its address is the pool handle
+
+constexpr int kMaxFakeDevices = 8;
+int gDeviceCount = 1;
+int gContexts[kMaxFakeDevices] = {}; // their addresses are the devices' context handles
+bool gPeer = false;
+int gPeerEnables = 0;
+int gCopyCalls[3] = {0, 0, 0};
+int gForeignFrees = 0;
+int gModuleLoads[kMaxFakeDevices] = {};
+int gLaunches[kMaxFakeDevices] = {};
+std::map<unsigned long long, void *> &gAllocContext = *new std::map<unsigned long long, void *>;
+
+struct FakeModule {
+  void *context;
+};
+struct FakeFunction {
+  FakeModule *module;
+};
+
+// The device whose context `ctx` is, or -1.
+int deviceOf(void *ctx) {
+  for (int d = 0; d < kMaxFakeDevices; ++d)
+    if (ctx == &gContexts[d])
+      return d;
+  return -1;
+}
 
 std::set<void *> &gRegistered = *new std::set<void *>;
 
@@ -142,6 +182,34 @@ void fakeCudaFailNextPoolAllocations(int n) {
   std::lock_guard<std::mutex> lock(gMutex);
   gPoolFailures = n;
 }
+void fakeCudaSetDeviceCount(int n) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  gDeviceCount = n < 1 ? 1 : n > kMaxFakeDevices ? kMaxFakeDevices : n;
+}
+void fakeCudaSetPeerAccess(int on) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  gPeer = on != 0;
+}
+int fakeCudaPeerEnables() {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return gPeerEnables;
+}
+int fakeCudaCopyCalls(int which) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return gCopyCalls[which];
+}
+int fakeCudaForeignFrees() {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return gForeignFrees;
+}
+int fakeCudaModuleLoads(int device) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return gModuleLoads[device];
+}
+int fakeCudaLaunches(int device) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return gLaunches[device];
+}
 int fakeCudaMemoryCalls(int which) {
   std::lock_guard<std::mutex> lock(gMutex);
   return which >= 0 && which < 4 ? gMemoryCalls[which] : -1;
@@ -156,17 +224,20 @@ int cuDriverGetVersion(int *v) {
 int cuGetErrorName(int, const char **) { return kInvalidValue; }
 int cuGetErrorString(int, const char **) { return kInvalidValue; }
 int cuDeviceGetCount(int *n) {
-  *n = 1;
+  std::lock_guard<std::mutex> lock(gMutex);
+  *n = gDeviceCount;
   return 0;
 }
 int cuDeviceGet(int *dev, int ordinal) {
-  if (ordinal != 0)
+  std::lock_guard<std::mutex> lock(gMutex);
+  if (ordinal < 0 || ordinal >= gDeviceCount)
     return 101; // CUDA_ERROR_INVALID_DEVICE
-  *dev = 0;
+  *dev = ordinal;
   return 0;
 }
-int cuDeviceGetName(char *buf, int len, int) {
-  std::strncpy(buf, "Fake GPU", static_cast<size_t>(len));
+int cuDeviceGetName(char *buf, int len, int dev) {
+  std::string name = dev == 0 ? "Fake GPU" : "Fake GPU " + std::to_string(dev);
+  std::strncpy(buf, name.c_str(), static_cast<size_t>(len));
   return 0;
 }
 int cuDeviceGetAttribute(int *value, int attr, int) {
@@ -191,7 +262,7 @@ int cuDeviceTotalMem_v2(size_t *bytes, int) {
   *bytes = size_t(1) << 30;
   return 0;
 }
-int cuDevicePrimaryCtxRetain(void **ctx, int) {
+int cuDevicePrimaryCtxRetain(void **ctx, int dev) {
   std::unique_lock<std::mutex> lock(gMutex);
   ++gCalls;
   gWaiting = true;
@@ -199,7 +270,7 @@ int cuDevicePrimaryCtxRetain(void **ctx, int) {
   gWaiting = false;
   if (gResult != 0)
     return gResult;
-  *ctx = &gContextObject;
+  *ctx = dev == 0 ? static_cast<void *>(&gContextObject) : &gContexts[dev];
   return 0;
 }
 int cuDevicePrimaryCtxRelease_v2(int) { return 0; }
@@ -216,12 +287,53 @@ int cuMemAlloc_v2(unsigned long long *ptr, size_t bytes) {
   std::lock_guard<std::mutex> lock(gMutex);
   ++gMemoryCalls[0];
   *ptr = reinterpret_cast<unsigned long long>(std::malloc(bytes ? bytes : 1));
+  gAllocContext[*ptr] = tCurrent;
   return 0;
 }
 int cuMemFree_v2(unsigned long long ptr) {
   std::lock_guard<std::mutex> lock(gMutex);
   ++gMemoryCalls[1];
+  auto it = gAllocContext.find(ptr);
+  if (it != gAllocContext.end()) {
+    if (it->second != tCurrent)
+      ++gForeignFrees;
+    gAllocContext.erase(it);
+  }
   std::free(reinterpret_cast<void *>(ptr));
+  return 0;
+}
+int cuDeviceCanAccessPeer(int *can, int dev, int peer) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  *can = gPeer && dev != peer ? 1 : 0;
+  return 0;
+}
+int cuCtxEnablePeerAccess(void *peerCtx, unsigned) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  if (!gPeer || peerCtx == tCurrent || !tCurrent)
+    return 217; // CUDA_ERROR_PEER_ACCESS_UNSUPPORTED
+  ++gPeerEnables;
+  return 0;
+}
+int cuMemcpyPeer(unsigned long long dst, void *, unsigned long long src, void *, size_t n) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  ++gCopyCalls[0];
+  std::memcpy(reinterpret_cast<void *>(dst), reinterpret_cast<const void *>(src), n);
+  return 0;
+}
+int cuMemcpyPeerAsync(unsigned long long dst, void *dctx, unsigned long long src, void *sctx,
+                      size_t n, void *) {
+  return cuMemcpyPeer(dst, dctx, src, sctx, n);
+}
+int cuMemcpyHtoD_v2(unsigned long long dst, const void *src, size_t n) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  ++gCopyCalls[1];
+  std::memcpy(reinterpret_cast<void *>(dst), src, n);
+  return 0;
+}
+int cuMemcpyDtoH_v2(void *dst, unsigned long long src, size_t n) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  ++gCopyCalls[2];
+  std::memcpy(dst, reinterpret_cast<const void *>(src), n);
   return 0;
 }
 int cuDeviceGetDefaultMemPool(void **pool, int) {
@@ -434,7 +546,19 @@ void **gLinkValues = nullptr;
 const int *gLinkOptions = nullptr;
 unsigned gLinkOptionCount = 0;
 
-int cuModuleLoadDataEx(void **module, const void *, unsigned n, const int *options, void **values) {
+int cuModuleLoadDataEx(void **module, const void *image, unsigned n, const int *options,
+                       void **values) {
+  if (std::strncmp(static_cast<const char *>(image), "// fake-ok", 10) == 0) {
+    std::lock_guard<std::mutex> lock(gMutex);
+    int dev = deviceOf(tCurrent);
+    if (tCurrent == &gContextObject)
+      dev = 0;
+    if (dev < 0)
+      return 201; // CUDA_ERROR_INVALID_CONTEXT
+    ++gModuleLoads[dev];
+    *module = new FakeModule{tCurrent};
+    return 0;
+  }
   *module = nullptr;
   writeErrorLog(n, options, values, "fake: module rejected");
   return kInvalidPtx;
@@ -452,24 +576,36 @@ int cuLinkAddData_v2(void *, int, void *, size_t, const char *, unsigned, void *
 }
 int cuLinkComplete(void *, void **, size_t *) { return kInvalidPtx; }
 int cuLinkDestroy(void *) { return 0; }
+int cuModuleUnload(void *module) {
+  delete static_cast<FakeModule *>(module);
+  return 0;
+}
+int cuModuleGetFunction(void **fn, void *module, const char *) {
+  *fn = new FakeFunction{static_cast<FakeModule *>(module)}; // leaked: the runtime caches it
+  return 0;
+}
+int cuLaunchKernel(void *fn, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                   void *, void **, void **) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  void *ctx = static_cast<FakeFunction *>(fn)->module->context;
+  if (ctx != tCurrent)
+    return kInvalidHandle;
+  ++gLaunches[ctx == &gContextObject ? 0 : deviceOf(ctx)];
+  return 0;
+}
 
 #define FAKE_UNSUPPORTED(name)                                                                     \
   int name() { return kNotSupported; }
 FAKE_UNSUPPORTED(cuCtxSynchronize)
 FAKE_UNSUPPORTED(cuMemGetInfo_v2)
-FAKE_UNSUPPORTED(cuMemcpyHtoD_v2)
-FAKE_UNSUPPORTED(cuMemcpyDtoH_v2)
 FAKE_UNSUPPORTED(cuMemcpyDtoD_v2)
 FAKE_UNSUPPORTED(cuMemcpyHtoDAsync_v2)
 FAKE_UNSUPPORTED(cuMemcpyDtoHAsync_v2)
 FAKE_UNSUPPORTED(cuMemcpyDtoDAsync_v2)
 FAKE_UNSUPPORTED(cuMemsetD8_v2)
-FAKE_UNSUPPORTED(cuModuleUnload)
-FAKE_UNSUPPORTED(cuModuleGetFunction)
 FAKE_UNSUPPORTED(cuFuncGetAttribute)
 FAKE_UNSUPPORTED(cuFuncSetAttribute)
 FAKE_UNSUPPORTED(cuOccupancyMaxPotentialBlockSize)
-FAKE_UNSUPPORTED(cuLaunchKernel)
 #undef FAKE_UNSUPPORTED
 
 } // extern "C"

@@ -79,7 +79,10 @@ TEST(NoDriver, EveryDriverBoundCallThrowsDriverUnavailable) {
   if (driverAvailable())
     GTEST_SKIP() << "a CUDA driver is available here";
   EXPECT_THROW(Device::current(), DriverUnavailable);
-  EXPECT_EQ(Device::currentForCleanup(), nullptr);
+  EXPECT_FALSE(Device::Cleanup(0));
+  EXPECT_THROW(Device::count(), DriverUnavailable);
+  EXPECT_THROW(Device::select(1), DriverUnavailable);
+  EXPECT_EQ(Device::currentOrdinal(), 0);
   EXPECT_THROW(synchronize(), DriverUnavailable);
   EXPECT_THROW(memoryInfo(), DriverUnavailable);
   EXPECT_THROW(allocateDevice(64), DriverUnavailable);

@@ -142,7 +142,7 @@ TEST_F(Gpu, DriverAndDeviceProperties) {
   EXPECT_GE(driverVersion(), 12000);
   const Device &dev = Device::current();
   EXPECT_EQ(&dev, &Device::current());
-  EXPECT_EQ(Device::currentForCleanup(), &dev);
+  EXPECT_EQ(Device::Cleanup(0).device(), &dev);
   EXPECT_FALSE(dev.name().empty());
   EXPECT_GE(dev.computeCapabilityMajor(), 5);
   EXPECT_EQ(dev.computeCapability(),

@@ -178,7 +178,7 @@ void recordingHook() {
     STARTUP_CHECK(e.what() == expected);
   }
   STARTUP_CHECK(fake.calls() == 2);
-  STARTUP_CHECK(Device::currentForCleanup() == nullptr);
+  STARTUP_CHECK(!Device::Cleanup(0));
   STARTUP_CHECK(fake.calls() == 3);
   // And succeeds once the driver does.
   fake.setResult(0);

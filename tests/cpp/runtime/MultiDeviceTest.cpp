@@ -1,0 +1,286 @@
+// Several devices in one process, against the fake driver of tests/cpp/fakecuda (PTXJIT_LIBCUDA)
+// set to expose two: each thread's current device, allocations that remember their device and
+// are freed in its context, peer copies (direct with peer access, staged through the host
+// without), and modules loaded per device whose kernels launch only there. The driver state is
+// per process, so each scenario runs in a death-test child.
+#include "runtime/Device.h"
+#include "runtime/Driver.h"
+#include "runtime/Launch.h"
+#include "runtime/Memory.h"
+#include "runtime/Module.h"
+
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace ptxjit::runtime;
+
+namespace {
+
+#define SCENARIO_CHECK(cond)                                                                       \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      std::fprintf(stderr, "check failed: %s (line %d)\n", #cond, __LINE__);                       \
+      std::fflush(stderr);                                                                         \
+      std::_Exit(1);                                                                               \
+    }                                                                                              \
+  } while (0)
+
+// The fake driver's control function `name` (see FakeCuda.cpp).
+template <typename F> F fake(const char *name) {
+  void *lib = dlopen(PTXJIT_FAKE_LIBCUDA, RTLD_NOW | RTLD_NOLOAD);
+  SCENARIO_CHECK(lib != nullptr);
+  void *sym = dlsym(lib, name);
+  SCENARIO_CHECK(sym != nullptr);
+  return reinterpret_cast<F>(sym);
+}
+int fakeCount(const char *name, int arg) { return fake<int (*)(int)>(name)(arg); }
+int fakeCount(const char *name) { return fake<int (*)()>(name)(); }
+
+// The fake driver, exposing `devices` devices.
+void useFakeDevices(int devices) {
+  setenv("PTXJIT_LIBCUDA", PTXJIT_FAKE_LIBCUDA, 1);
+  SCENARIO_CHECK(driverAvailable());
+  fake<void (*)(int)>("fakeCudaSetDeviceCount")(devices);
+}
+
+CUcontext driverCurrentContext() {
+  CUcontext ctx = nullptr;
+  SCENARIO_CHECK(driver().cuCtxGetCurrent(&ctx) == CUDA_SUCCESS);
+  return ctx;
+}
+
+template <typename F> std::string failure(F &&f) {
+  try {
+    f();
+  } catch (const CudaError &e) {
+    return errorName(e.code()) + " from " + e.call();
+  } catch (const std::out_of_range &e) {
+    return std::string("out_of_range: ") + e.what();
+  }
+  return "";
+}
+
+[[noreturn]] void selectionScenario() {
+  useFakeDevices(2);
+  SCENARIO_CHECK(Device::count() == 2);
+  SCENARIO_CHECK(Device::currentOrdinal() == 0);
+  const Device &zero = Device::current();
+  SCENARIO_CHECK(zero.ordinal() == 0 && zero.name() == "Fake GPU");
+  // Described without opening: no primary context is retained for it.
+  int retained = fakeCount("fakeCudaContextCalls");
+  DeviceSummary s = describeDevice(1);
+  SCENARIO_CHECK(s.name == "Fake GPU 1" && s.major == 9 && s.minor == 0);
+  SCENARIO_CHECK(fakeCount("fakeCudaContextCalls") == retained);
+  SCENARIO_CHECK(failure([] { describeDevice(5); }).find("no CUDA device 5") != std::string::npos);
+  const Device &one = Device::select(1);
+  SCENARIO_CHECK(fakeCount("fakeCudaContextCalls") == retained + 1);
+  SCENARIO_CHECK(one.ordinal() == 1 && one.name() == "Fake GPU 1");
+  SCENARIO_CHECK(&Device::current() == &one && Device::currentOrdinal() == 1);
+  SCENARIO_CHECK(one.context() != zero.context() && driverCurrentContext() == one.context());
+  // A bad ordinal names the devices there are and leaves the selection alone.
+  std::string bad = failure([] { Device::select(2); });
+  SCENARIO_CHECK(bad.find("no CUDA device 2: 2 devices are visible") != std::string::npos);
+  SCENARIO_CHECK(failure([] { Device::select(-1); }).find("out_of_range") == 0);
+  SCENARIO_CHECK(Device::currentOrdinal() == 1);
+  // The selection is the thread's: another thread starts on device 0.
+  int other = -1;
+  CUcontext otherCtx = nullptr;
+  std::thread([&] {
+    other = Device::current().ordinal();
+    otherCtx = driverCurrentContext();
+  }).join();
+  SCENARIO_CHECK(other == 0 && otherCtx == zero.context());
+  // get() opens without selecting; the limits are the device's own.
+  SCENARIO_CHECK(&Device::get(0) == &zero && Device::currentOrdinal() == 1);
+  SCENARIO_CHECK(deviceLaunchLimits().maxThreadsPerBlock == one.maxThreadsPerBlock());
+  Device::select(0);
+  SCENARIO_CHECK(driverCurrentContext() == zero.context());
+  std::exit(0);
+}
+
+[[noreturn]] void allocationScenario() {
+  useFakeDevices(2);
+  Device::select(1);
+  std::shared_ptr<Allocation> a = allocateDevice(64);
+  SCENARIO_CHECK(a->device() == 1);
+  Device::select(0);
+  std::shared_ptr<Allocation> b = allocateDevice(64);
+  SCENARIO_CHECK(b->device() == 0);
+  SCENARIO_CHECK(allocateDevice(0)->device() == 0);
+  // Freed in its own device's context even though device 0 is current now; the thread's context
+  // is device 0's again right after the free (another library sees no switch).
+  SCENARIO_CHECK(driverCurrentContext() == Device::get(0).context());
+  a.reset();
+  SCENARIO_CHECK(driverCurrentContext() == Device::get(0).context());
+  b.reset();
+  SCENARIO_CHECK(fakeCount("fakeCudaForeignFrees") == 0);
+  SCENARIO_CHECK(fakeCount("fakeCudaMemoryCalls", 1) == 2);
+  SCENARIO_CHECK(Device::currentOrdinal() == 0);
+  // A free on a thread with no context leaves it with none.
+  std::shared_ptr<Allocation> c = allocateDevice(16);
+  CUcontext seen = reinterpret_cast<CUcontext>(&c); // anything but null
+  std::thread([&] {
+    c.reset();
+    seen = driverCurrentContext();
+  }).join();
+  SCENARIO_CHECK(seen == nullptr && fakeCount("fakeCudaForeignFrees") == 0);
+  std::exit(0);
+}
+
+[[noreturn]] void poolScenario() {
+  useFakeDevices(2);
+  fake<void (*)(int)>("fakeCudaSetMemoryPools")(1);
+  std::shared_ptr<DeviceAllocator> pool0 = poolDeviceAllocator();
+  setDeviceAllocator(pool0);
+  Device::select(1);
+  std::shared_ptr<DeviceAllocator> pool1 = poolDeviceAllocator();
+  SCENARIO_CHECK(pool1 != pool0);                          // one pool per device
+  std::shared_ptr<Allocation> a = allocateDevice(4 << 20); // beyond the small-block cache
+  SCENARIO_CHECK(a->device() == 1 && fakeCount("fakeCudaMemoryCalls", 2) == 1);
+  Device::select(0);
+  a.reset(); // freed by device 1's pool, in device 1's context
+  SCENARIO_CHECK(fakeCount("fakeCudaMemoryCalls", 3) == 1);
+  SCENARIO_CHECK(deviceAllocator() == pool0);
+  std::exit(0);
+}
+
+// Copies 256 bytes from device 0's memory to device 1's and checks them.
+void copyAcross() {
+  Device::select(0);
+  std::shared_ptr<Allocation> src = allocateDevice(256);
+  std::vector<unsigned char> data(256);
+  for (size_t i = 0; i < data.size(); ++i)
+    data[i] = static_cast<unsigned char>(i * 7);
+  src->upload(data.data(), data.size());
+  Device::select(1);
+  std::shared_ptr<Allocation> dst = allocateDevice(256);
+  Device::select(0);
+  copyAllocation(*dst, 0, *src, 0, 256);
+  std::vector<unsigned char> back(256);
+  dst->download(back.data(), back.size());
+  SCENARIO_CHECK(back == data);
+  SCENARIO_CHECK(Device::currentOrdinal() == 0);
+  SCENARIO_CHECK(driverCurrentContext() == Device::get(0).context());
+}
+
+[[noreturn]] void stagedCopyScenario() {
+  useFakeDevices(2);
+  SCENARIO_CHECK(!peerCopyIsDirect(1, 0));
+  int htod = fakeCount("fakeCudaCopyCalls", 1), dtoh = fakeCount("fakeCudaCopyCalls", 2);
+  copyAcross();
+  SCENARIO_CHECK(fakeCount("fakeCudaCopyCalls", 0) == 0); // no peer copy
+  // upload + staging's upload; staging's download + download
+  SCENARIO_CHECK(fakeCount("fakeCudaCopyCalls", 1) == htod + 2);
+  SCENARIO_CHECK(fakeCount("fakeCudaCopyCalls", 2) == dtoh + 2);
+  SCENARIO_CHECK(failure([] { Device::get(0).enablePeerAccess(1); }) ==
+                 "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED from cuCtxEnablePeerAccess");
+  SCENARIO_CHECK(!Device::get(0).peerAccessEnabled(1) && Device::get(0).peerAccessEnabled(0));
+  std::exit(0);
+}
+
+[[noreturn]] void peerCopyScenario() {
+  useFakeDevices(2);
+  fake<void (*)(int)>("fakeCudaSetPeerAccess")(1);
+  SCENARIO_CHECK(Device::get(0).canAccessPeer(1) && !Device::get(0).canAccessPeer(0));
+  SCENARIO_CHECK(peerCopyIsDirect(1, 0));
+  copyAcross();
+  SCENARIO_CHECK(fakeCount("fakeCudaCopyCalls", 0) == 1);
+  SCENARIO_CHECK(fakeCount("fakeCudaPeerEnables") == 1);
+  SCENARIO_CHECK(Device::get(1).peerAccessEnabled(0)); // the destination reaches the source
+  copyAcross();                                        // enabled once only
+  SCENARIO_CHECK(fakeCount("fakeCudaCopyCalls", 0) == 2);
+  SCENARIO_CHECK(fakeCount("fakeCudaPeerEnables") == 1);
+  SCENARIO_CHECK(failure([] { Device::get(1).enablePeerAccess(1); }).find("out_of_range") == 0);
+  std::exit(0);
+}
+
+[[noreturn]] void moduleScenario() {
+  useFakeDevices(2);
+  const std::string ptx = "// fake-ok\n.entry k()\n";
+  std::shared_ptr<Module> m0 = Module::loadPTX(ptx);
+  Device::select(1);
+  std::shared_ptr<Module> m1 = Module::loadPTX(ptx);
+  SCENARIO_CHECK(m0->device() == 0 && m1->device() == 1);
+  SCENARIO_CHECK(fakeCount("fakeCudaModuleLoads", 0) == 1);
+  SCENARIO_CHECK(fakeCount("fakeCudaModuleLoads", 1) == 1);
+  CUfunction f0 = m0->function("k"), f1 = m1->function("k");
+  launchKernel(f1, {}, {}, 0, nullptr, nullptr);
+  SCENARIO_CHECK(fakeCount("fakeCudaLaunches", 1) == 1);
+  // A kernel of device 0's module does not launch on device 1: the driver refuses it.
+  SCENARIO_CHECK(failure([&] { launchKernel(f0, {}, {}, 0, nullptr, nullptr); }) ==
+                 "CUDA_ERROR_INVALID_HANDLE from cuLaunchKernel");
+  Device::select(0);
+  launchKernel(f0, {}, {}, 0, nullptr, nullptr);
+  SCENARIO_CHECK(fakeCount("fakeCudaLaunches", 0) == 1);
+  std::exit(0);
+}
+
+[[noreturn]] void forkScenario() {
+  useFakeDevices(1);
+  Device::current();
+  pid_t child = fork();
+  SCENARIO_CHECK(child >= 0);
+  if (child == 0) {
+    // The child refuses CUDA with the reason, through every entry to the driver.
+    bool refused = false;
+    try {
+      allocateDevice(64);
+    } catch (const ForkedAfterInit &e) {
+      refused = std::string(e.what()).rfind("CUDA initialized before forking", 0) == 0;
+    }
+    bool unavailable = !driverAvailable();
+    bool noCleanup = !Device::Cleanup(0);
+    std::_Exit(refused && unavailable && noCleanup ? 0 : 1);
+  }
+  int status = 0;
+  SCENARIO_CHECK(waitpid(child, &status, 0) == child);
+  SCENARIO_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  SCENARIO_CHECK(driverAvailable() && allocateDevice(64)->device() == 0); // the parent is fine
+  std::exit(0);
+}
+
+class MultiDeviceDeathTest : public ::testing::Test {
+protected:
+  void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
+};
+
+TEST_F(MultiDeviceDeathTest, EachThreadSelectsItsDevice) {
+  EXPECT_EXIT(selectionScenario(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(MultiDeviceDeathTest, AllocationsRememberTheirDeviceAndFreeThere) {
+  EXPECT_EXIT(allocationScenario(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(MultiDeviceDeathTest, EachDeviceAllocatesFromItsOwnPool) {
+  EXPECT_EXIT(poolScenario(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(MultiDeviceDeathTest, CopiesBetweenDevicesStageThroughTheHostWithoutPeerAccess) {
+  EXPECT_EXIT(stagedCopyScenario(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(MultiDeviceDeathTest, CopiesBetweenDevicesUsePeerAccessWhenPossible) {
+  EXPECT_EXIT(peerCopyScenario(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(MultiDeviceDeathTest, AChildForkedAfterInitRefusesCuda) {
+  EXPECT_EXIT(forkScenario(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(MultiDeviceDeathTest, ModulesLoadPerDeviceAndLaunchOnlyThere) {
+  EXPECT_EXIT(moduleScenario(), ::testing::ExitedWithCode(0), "");
+}
+
+} // namespace
