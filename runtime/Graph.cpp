@@ -54,7 +54,7 @@ std::shared_ptr<Graph> Graph::endCapture(CUstream stream) {
     throwCudaError(r, call);
   }
   try {
-    return std::shared_ptr<Graph>(new Graph(graph, exec, nodes));
+    return std::shared_ptr<Graph>(new Graph(graph, exec, nodes, Device::currentOrdinal()));
   } catch (...) {
     d.cuGraphExecDestroy(exec);
     d.cuGraphDestroy(graph);
@@ -84,7 +84,8 @@ bool Graph::capturing(CUstream stream) {
 }
 
 Graph::~Graph() {
-  if (Device::currentForCleanup()) { // errors ignored
+  // Destroyed in the context of the device that captured it (its stream's).
+  if (Device::Cleanup in{ordinal_}) { // errors ignored
     driver().cuGraphExecDestroy(exec_);
     driver().cuGraphDestroy(graph_);
   }

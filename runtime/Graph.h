@@ -50,11 +50,12 @@ public:
   size_t nodeCount() const noexcept { return nodes_; }
 
 private:
-  Graph(CUgraph graph, CUgraphExec exec, size_t nodes)
-      : graph_(graph), exec_(exec), nodes_(nodes) {}
+  Graph(CUgraph graph, CUgraphExec exec, size_t nodes, int ordinal)
+      : graph_(graph), exec_(exec), nodes_(nodes), ordinal_(ordinal) {}
   CUgraph graph_;
   CUgraphExec exec_;
   size_t nodes_;
+  int ordinal_; // the device whose context captured the graph (and destroys it)
 };
 
 } // namespace ptxjit::runtime
