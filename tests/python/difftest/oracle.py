@@ -1,0 +1,205 @@
+"""The reference semantics of generated programs: CPython's, with ptxjit's documented divergences
+(docs/language.md, Arithmetic; docs/reliability.md) as rules.
+
+The generator renders each program twice from one tree: as kernel code, and as reference code in
+which every operation whose meaning ptxjit defines differently from CPython is a call to a
+function here. The reference code runs on CPython (its ints, floats, complex numbers, `math` and
+`cmath`); these functions only encode the rules:
+
+- int64 arithmetic wraps around (`wrap`);
+- `//` and `%` by zero give 0, `INT_MIN // -1` wraps (NumPy's values);
+- shifts by a negative count or one of 64 or more shift everything out (NumPy's left_shift and
+  right_shift);
+- `**` of ints wraps; a negative exponent gives 0 unless the base is ±1;
+- float -> int conversions (`int`, `math.floor`/`ceil`/`trunc`, `round`) truncate or round, give 0
+  for NaN and saturate to the int64 limits;
+- a comparison of an int64 with a float64 converts the int to float64 first (NumPy's promotion);
+- where Python raises for a float operation (`x / 0.0`, `math.log(-1)`, `math.exp(1000)`,
+  `0.0 ** -1`) the kernel computes IEEE's or the C library's value: nan or ±inf;
+- operations the documentation gives no value for raise `Undefined`, and the program is not
+  compared (counted as skipped): complex division by zero, float `//` and `%` by zero, a cmath
+  function that overflows.
+"""
+import math
+
+I64_MIN = -(2**63)
+I64_MAX = 2**63 - 1
+
+
+class Undefined(Exception):
+    """The program reaches an operation whose result ptxjit does not document: not compared."""
+
+
+def wrap(v):
+    """An exact Python int reduced to int64, two's complement."""
+    v &= 0xFFFFFFFFFFFFFFFF
+    return v - (1 << 64) if v >= (1 << 63) else v
+
+
+def iadd(a, b):
+    return wrap(a + b)
+
+
+def isub(a, b):
+    return wrap(a - b)
+
+
+def imul(a, b):
+    return wrap(a * b)
+
+
+def ifloordiv(a, b):
+    return 0 if b == 0 else wrap(a // b)
+
+
+def imod(a, b):
+    return 0 if b == 0 else wrap(a % b)
+
+
+def ishl(a, n):
+    return 0 if n < 0 or n >= 64 else wrap(a << n)
+
+
+def ishr(a, n):
+    if n < 0 or n >= 64:
+        return -1 if a < 0 else 0
+    return a >> n
+
+
+def ineg(a):
+    return wrap(-a)
+
+
+def iabs(a):
+    return wrap(abs(a))
+
+
+def ipow(a, e):
+    if e < 0:
+        if a == 1:
+            return 1
+        if a == -1:
+            return 1 if e % 2 == 0 else -1
+        return 0
+    return wrap(pow(a, e, 1 << 64))
+
+
+def saturate(x):
+    """A float truncated to int64 as ptxjit converts it: NaN -> 0, beyond the range -> a limit."""
+    if math.isnan(x):
+        return 0
+    if x >= 9223372036854775807.0:
+        return I64_MAX
+    if x <= -9223372036854775808.0:
+        return I64_MIN
+    return int(x)
+
+
+def ifloor(x):
+    return saturate(math.floor(x)) if math.isfinite(x) else saturate(x)
+
+
+def iceil(x):
+    return saturate(math.ceil(x)) if math.isfinite(x) else saturate(x)
+
+
+def iround(x):
+    if not math.isfinite(x):
+        return saturate(x)
+    r = round(x)
+    return max(I64_MIN, min(I64_MAX, r))
+
+
+def cmp_if(op, i, x):
+    """int64 `op` float64: the int converted to float64 first."""
+    return _CMP[op](float(i), x)
+
+
+def cmp_fi(op, x, i):
+    return _CMP[op](x, float(i))
+
+
+_CMP = {
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+}
+
+
+def fdiv(a, b):
+    a = float(a)
+    b = float(b)
+    if b == 0.0:
+        if a == 0.0 or math.isnan(a):
+            return math.nan
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
+    return a / b
+
+
+def ffloordiv(a, b):
+    if b == 0.0:
+        raise Undefined("float // 0")
+    return a // b
+
+
+def fmod(a, b):
+    if b == 0.0:
+        raise Undefined("float % 0")
+    return a % b
+
+
+def fpow(a, b):
+    """C's pow, which the kernel calls, where Python raises or goes complex."""
+    a = float(a)
+    b = float(b)
+    odd = b.is_integer() and abs(b) < 2**53 and int(b) % 2 == 1
+    if a == 0.0 and b < 0.0:  # C: ±inf (the sign of a for odd integral b); Python raises
+        return math.copysign(math.inf, a) if odd else math.inf
+    if a < 0.0 and math.isfinite(a) and math.isfinite(b) and not b.is_integer():
+        return math.nan  # C's domain error; Python gives a complex number
+    try:
+        return math.pow(a, b)
+    except OverflowError:
+        return -math.inf if (a < 0 and odd) else math.inf
+
+
+def fmin(a, b):
+    return b if b < a else a
+
+
+def fmax(a, b):
+    return b if b > a else a
+
+
+def m(name, *args):
+    """math.<name>(*args), with nan/±inf where CPython raises (the C library's values)."""
+    try:
+        return getattr(math, name)(*args)
+    except (ValueError, OverflowError):
+        import numpy as np
+
+        with np.errstate(all="ignore"):
+            return float(getattr(np, _NP.get(name, name))(*[np.float64(a) for a in args]))
+
+
+_NP = {"atan2": "arctan2", "asin": "arcsin", "acos": "arccos", "atan": "arctan", "pow": "power"}
+
+
+def c(name, *args):
+    """cmath.<name>(*args); where CPython raises the value is not documented."""
+    import cmath
+
+    try:
+        return getattr(cmath, name)(*args)
+    except (ValueError, OverflowError) as e:
+        raise Undefined(f"cmath.{name}: {e}")
+
+
+def cmul(a, b):
+    try:
+        return a * b
+    except OverflowError as e:
+        raise Undefined(str(e))
