@@ -138,6 +138,13 @@ def campaign(args):
                 fh.write(reproducer(seed, status, detail, expected, got))
 
     while any(j.proc for j in jobs):
+        if args.duration and time.monotonic() - t0 > args.duration:
+            for j in jobs:  # out of time: the seeds in flight are not counted
+                if j.proc:
+                    j.proc.kill()
+                    j.proc.wait()
+                    j.proc = None
+            break
         live = {j.proc.stdout.fileno(): j for j in jobs if j.proc}
         ready, _, _ = select.select(list(live), [], [], 1.0)
         for fd in ready:
@@ -213,6 +220,8 @@ def main():
     ap.add_argument("--ulps", type=int, default=0,
                     help="float differences up to this many ULP count as 'close' (e.g. 8 on CUDA)")
     ap.add_argument("--out", default="difftest-out")
+    ap.add_argument("--duration", type=float, default=0,
+                    help="stop after this many seconds (0: run all --count programs)")
     ap.add_argument("--progress", type=float, default=60.0, help="seconds between progress lines")
     ap.add_argument("--show", type=int, help="print and run one seed's program")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
