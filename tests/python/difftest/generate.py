@@ -17,7 +17,7 @@ INT_LITERALS = (0, 1, -1, 2, -2, 3, 5, -7, 10, 31, 32, 63, 64, 65, -64, 100, 255
                 -(2**31), 2**32, 2**53 + 1, 2**62, 2**63 - 1, -(2**63), -(2**63) + 1)
 FLOAT_LITERALS = (0.0, -0.0, 0.5, -1.5, 1.0, 2.0, 3.0, 0.1, -2.5, 1e-300, 1e300, -1e300,
                   1e16, 4.5e15, 9.3e18, -9.3e18, 2.0**63, 123.456)
-FLOAT_SPECIAL = ("math.inf", "-math.inf", "math.nan", "math.pi", "math.e")
+FLOAT_SPECIAL = ("math.inf", "(-math.inf)", "math.nan", "math.pi", "math.e")
 INT_INPUTS = INT_LITERALS + (4, -3, 1000, -1000, 2**40 + 7, -(2**47))
 FLOAT_INPUTS = (0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.5, 3.0, 1e-310, 1e300, -1e300, 7.25, 1e19,
                 -1e19, 2.0**53, math.inf, -math.inf, math.nan, 0.1, -123.75)
@@ -52,6 +52,13 @@ def _lit_float(v):
         raise ValueError(v)
     s = f"({v!r})" if math.copysign(1.0, v) < 0 else repr(v)
     return (s, s)
+
+
+def _folds(text):
+    """Whether CPython's compiler folds the expression `text` into one constant."""
+    code = compile(text, "<fold>", "eval")
+    return not code.co_names and len(code.co_code) <= 6 and len(code.co_consts) >= 1 and \
+        not code.co_varnames
 
 
 def _folds_outside_int64(text):
@@ -180,6 +187,10 @@ class _Gen:
             return (f"({a[0]} {op} {b[0]})", f"R.{rule}({a[1]}, {b[1]})")
         if kind == 4:
             a, b = self.iexpr(d + 1), self.iexpr(d + 1)
+            if _folds(f"({a[0]} / {b[0]})"):
+                # CPython's compiler divides two int constants exactly (correctly rounded), not
+                # as float64 / float64: the kernel sees that constant.
+                return (f"({a[0]} / {b[0]})", f"({a[1]} / {b[1]})")
             return (f"({a[0]} / {b[0]})", f"R.fdiv({a[1]}, {b[1]})")
         if kind == 5:
             self.uses_libm = True
