@@ -38,7 +38,7 @@ class Program:
     floats: list
     bools: list
     complexes: list
-    uses_libm: bool = False
+    uses_libm: bool = False  # calls the math library (math, cmath, float **, complex abs)
     notes: list = field(default_factory=list)
 
 
@@ -178,12 +178,18 @@ class _Gen:
         if kind <= 3:
             op = r.choice(["+", "-", "*", "/", "/", "**", "//", "%"])
             a = self.fexpr(d + 1)
-            b = self.fexpr(d + 1) if r.random() < 0.8 else self.iexpr(d + 1)
+            int_exponent = r.random() >= 0.8
+            b = self.iexpr(d + 1) if int_exponent else self.fexpr(d + 1)
             if r.random() < 0.15:
                 a, b = self.iexpr(d + 1), self.fexpr(d + 1)
+                int_exponent = False
             if op in "+-*":
                 return (f"({a[0]} {op} {b[0]})", f"({a[1]} {op} {b[1]})")
             rule = {"/": "fdiv", "**": "fpow", "//": "ffloordiv", "%": "fmod"}[op]
+            if op == "**" and int_exponent and not _folds(f"({a[0]} ** {b[0]})"):
+                rule = "fpowi"  # float ** int: binary exponentiation (CPython folds with pow)
+            elif op == "**":
+                self.uses_libm = True  # pow: the C library's or libdevice's
             return (f"({a[0]} {op} {b[0]})", f"R.{rule}({a[1]}, {b[1]})")
         if kind == 4:
             a, b = self.iexpr(d + 1), self.iexpr(d + 1)
@@ -217,6 +223,7 @@ class _Gen:
             z = self.cexpr(d + 1)
             what = r.choice([".real", ".imag", "abs"])
             if what == "abs":
+                self.uses_libm = True  # hypot
                 return (f"abs({z[0]})", f"abs({z[1]})")
             return (f"({z[0]}){what}", f"({z[1]}){what}")
         a = self.fexpr(d + 1)
