@@ -8,7 +8,8 @@ Programs come from tests/python/difftest (generate.py, oracle.py, run.py); seed 
 program everywhere. Each job is a worker subprocess running its share of the seeds; it reports
 each seed before running it, so a worker that dies (a crash: SIGSEGV, abort) or goes silent for
 --timeout seconds (a hang) is recorded with the seed in flight, killed and restarted after it.
-The backend is PTXJIT_TARGET's (cpu by default; PTXJIT_TARGET=cuda on the GPU machine).
+The backend is PTXJIT_TARGET's (cpu by default; PTXJIT_TARGET=cuda on the GPU machine, where
+--no-libm generates programs without math-library calls: libdevice is not the C library).
 
 Every mismatch, error, crash and hang is written to --out as a reproducer (<status>-<seed>.py:
 the kernel source, the inputs, the expected and the computed values, the reference source).
@@ -34,7 +35,7 @@ def _paths():
             sys.path.insert(0, p)
 
 
-def worker(seeds, ulps):
+def worker(seeds, ulps, no_libm):
     """Runs the given seeds, one JSON line before ("start") and after (the outcome) each."""
     _paths()
     os.environ.setdefault("PTXJIT_TARGET", "cpu")
@@ -48,7 +49,7 @@ def worker(seeds, ulps):
     for seed in seeds:
         out.write(json.dumps({"start": seed}) + "\n")
         out.flush()
-        program = generate(seed)
+        program = generate(seed, libm=not no_libm)
         o = check(program, ulps)
         out.write(json.dumps({"seed": seed, "status": o.status, "detail": o.detail[:2000],
                               "expected": repr(o.expected), "got": repr(o.got),
@@ -56,14 +57,15 @@ def worker(seeds, ulps):
         out.flush()
 
 
-def reproducer(seed, status, detail, expected="", got=""):
+def reproducer(seed, status, detail, expected="", got="", libm=True):
     _paths()
     from difftest.generate import generate
 
-    p = generate(seed)
+    p = generate(seed, libm)
     return (f"# difftest seed {seed} ({p.mode}): {status}\n# {detail}\n"
             f"# expected {expected}\n# got      {got}\n"
-            f"# run: .venv/bin/python scripts/difftest.py --show {seed}\n"
+            f"# run: .venv/bin/python scripts/difftest.py --show {seed}"
+            f"{'' if libm else ' --no-libm'}\n"
             f"{p.kernel_source}\n"
             f"import numpy as np\n"
             f"ia = np.array({p.ints!r}, np.int64); fa = np.array({p.floats!r}, np.float64)\n"
@@ -79,9 +81,10 @@ def reproducer(seed, status, detail, expected="", got=""):
 class Job:
     """One worker subprocess and the seeds it still has to run."""
 
-    def __init__(self, seeds, ulps):
+    def __init__(self, seeds, ulps, no_libm):
         self.seeds = seeds  # a range
         self.ulps = ulps
+        self.no_libm = no_libm
         self.proc = None
         self.current = None
         self.last = time.monotonic()
@@ -96,6 +99,8 @@ class Job:
             return
         args = [sys.executable, os.path.abspath(__file__), "--worker", "--ulps", str(self.ulps),
                 "--seeds", f"{self.seeds.start},{self.seeds.stop},{self.seeds.step}"]
+        if self.no_libm:
+            args.append("--no-libm")
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                      cwd=ROOT)
         self.last = time.monotonic()
@@ -121,7 +126,7 @@ class Job:
 def campaign(args):
     os.makedirs(args.out, exist_ok=True)
     stop = args.seed + args.count
-    jobs = [Job(range(args.seed + j, stop, args.jobs), args.ulps) for j in range(args.jobs)]
+    jobs = [Job(range(args.seed + j, stop, args.jobs), args.ulps, args.no_libm) for j in range(args.jobs)]
     counts = collections.Counter()
     libm_bad = collections.Counter()
     rejected = collections.Counter()
@@ -135,7 +140,7 @@ def campaign(args):
         if status in BAD:
             found.append((seed, status, detail))
             with open(os.path.join(args.out, f"{status}-{seed}.py"), "w") as fh:
-                fh.write(reproducer(seed, status, detail, expected, got))
+                fh.write(reproducer(seed, status, detail, expected, got, not args.no_libm))
 
     while any(j.proc for j in jobs):
         if args.duration and time.monotonic() - t0 > args.duration:
@@ -198,13 +203,13 @@ def campaign(args):
     return 1 if any(counts[b] for b in BAD) else 0
 
 
-def show(seed, ulps):
+def show(seed, ulps, libm):
     _paths()
     os.environ.setdefault("PTXJIT_TARGET", "cpu")
     from difftest.generate import generate
     from difftest.run import check
 
-    p = generate(seed)
+    p = generate(seed, libm)
     print(p.kernel_source)
     print("# reference\n" + p.reference_source)
     print("# inputs", p.ints, p.floats, p.bools, p.complexes)
@@ -219,6 +224,9 @@ def main():
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds without an answer: a hang")
     ap.add_argument("--ulps", type=int, default=0,
                     help="float differences up to this many ULP count as 'close' (e.g. 8 on CUDA)")
+    ap.add_argument("--no-libm", action="store_true",
+                    help="generate programs that call no math library function (on CUDA: "
+                    "libdevice differs from the C library CPython calls in the last bits)")
     ap.add_argument("--out", default="difftest-out")
     ap.add_argument("--duration", type=float, default=0,
                     help="stop after this many seconds (0: run all --count programs)")
@@ -228,10 +236,10 @@ def main():
     ap.add_argument("--seeds", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
-        worker(range(*map(int, args.seeds.split(","))), args.ulps)
+        worker(range(*map(int, args.seeds.split(","))), args.ulps, args.no_libm)
         return 0
     if args.show is not None:
-        show(args.show, args.ulps)
+        show(args.show, args.ulps, not args.no_libm)
         return 0
     return campaign(args)
 
