@@ -61,6 +61,14 @@ def _folds(text):
         not code.co_varnames
 
 
+def _constant_int(text):
+    """The value of an int expression CPython folds into one constant, else None."""
+    if not _folds(text):
+        return None
+    v = eval(compile(text, "<fold>", "eval"))  # a folded constant: nothing runs
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
 def _folds_outside_int64(text):
     """Whether CPython's compiler folds the int expression `text` into a constant that is not an
     int64 (`2**62 * 4`, `2 ** -1`): the kernel would see that constant, not the operation, so the
@@ -186,15 +194,19 @@ class _Gen:
             if r.random() < 0.15:
                 a, b = self.iexpr(d + 1), self.fexpr(d + 1)
                 int_exponent = False
-            if op == "**" and not int_exponent and not self.libm:
-                op = "*"
+            rule = {"/": "fdiv", "**": "fpow", "//": "ffloordiv", "%": "fmod"}.get(op)
+            if op == "**":
+                k = _constant_int(b[0]) if int_exponent else None
+                if _folds(f"({a[0]} ** {b[0]})"):
+                    pass  # folded by CPython's compiler with pow: the kernel sees the constant
+                elif k is not None and -16 <= k <= 16:
+                    rule = "fpowk"  # a literal exponent: binary exponentiation, unrolled
+                elif self.libm:
+                    self.uses_libm = True  # pow (the host) or libdevice's powi (CUDA)
+                else:
+                    op = "*"
             if op in "+-*":
                 return (f"({a[0]} {op} {b[0]})", f"({a[1]} {op} {b[1]})")
-            rule = {"/": "fdiv", "**": "fpow", "//": "ffloordiv", "%": "fmod"}[op]
-            if op == "**" and int_exponent and not _folds(f"({a[0]} ** {b[0]})"):
-                rule = "fpowi"  # float ** int: binary exponentiation (CPython folds with pow)
-            elif op == "**":
-                self.uses_libm = True  # pow: the C library's or libdevice's
             return (f"({a[0]} {op} {b[0]})", f"R.{rule}({a[1]}, {b[1]})")
         if kind == 4:
             a, b = self.iexpr(d + 1), self.iexpr(d + 1)

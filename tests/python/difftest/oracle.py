@@ -11,7 +11,7 @@ function here. The reference code runs on CPython (its ints, floats, complex num
 - shifts by a negative count or one of 64 or more shift everything out (NumPy's left_shift and
   right_shift);
 - `**` of ints wraps; a negative exponent gives 0 unless the base is ±1; a float to an int
-  power is computed by binary exponentiation (`fpowi`), not C's pow;
+  literal power up to 16 is computed by binary exponentiation (`fpowk`), not C's pow;
 - float -> int conversions (`int`, `math.floor`/`ceil`/`trunc`, `round`) truncate or round, give 0
   for NaN and saturate to the int64 limits;
 - a comparison of an int64 with a float64 converts the int to float64 first (NumPy's promotion);
@@ -167,14 +167,12 @@ def fpow(a, b):
         return -math.inf if (a < 0 and odd) else math.inf
 
 
-def fpowi(x, n):
-    """float64 ** int64 as ptxjit computes it (docs/language.md, Arithmetic): by binary
-    exponentiation (square and multiply, the reciprocal for a negative n), as Numba and
-    libdevice's powi, when n fits in int32; else C's pow(x, float(n))."""
+def fpowk(x, k):
+    """float64 ** k for an int literal k in [-16, 16], as ptxjit computes it (docs/language.md,
+    Arithmetic): binary exponentiation (square and multiply), the reciprocal for a negative k.
+    Other int exponents use C's pow(x, float(n)) on the CPU backend, as CPython does."""
     x = float(x)
-    if not -(2**31) <= n < 2**31:
-        return fpow(x, float(n))
-    e = -n if n < 0 else n
+    e = -k if k < 0 else k
     r = 1.0
     while e:
         if e & 1:
@@ -182,7 +180,7 @@ def fpowi(x, n):
         e >>= 1
         if e:
             x *= x
-    return fdiv(1.0, r) if n < 0 else r
+    return fdiv(1.0, r) if k < 0 else r
 
 
 def fmin(a, b):
