@@ -114,6 +114,65 @@ TEST_P(RejectTest, MalformedCodeObjectsAreUnsupportedNotInternal) {
   }
 }
 
+TEST_P(RejectTest, JumpIntoALoopBodyIsMalformedNotInternal) {
+  // Found by fuzz/FuzzFrontend.cpp: a loop's back edge retargeted past its FOR_ITER, into the
+  // body (CPython never does this) was an internal compiler error.
+  fixtures::Fixture f = fixtures::loadFixture(GetParam(), "range_1");
+  CodeSnapshot s = f.snapshot;
+  int forIter = -1, bodyStart = -1;
+  for (size_t k = 0; k + 1 < f.dis.size(); ++k)
+    if (f.dis[k].opname == "FOR_ITER") {
+      forIter = f.dis[k].offset;
+      bodyStart = f.dis[k + 1].offset;
+    }
+  ASSERT_GE(forIter, 0);
+  bool retargeted = false;
+  for (const fixtures::DisEntry &e : f.dis) {
+    if (e.opname != "JUMP_BACKWARD" || e.jumpTarget != forIter)
+      continue;
+    int arg = *e.arg - (bodyStart - forIter) / 2;
+    ASSERT_GT(arg, 0);
+    s.code[static_cast<size_t>(e.offset) + 1] = static_cast<uint8_t>(arg);
+    retargeted = true;
+  }
+  ASSERT_TRUE(retargeted);
+  try {
+    buildFunction(s, ir::FunctionKind::Kernel);
+    ADD_FAILURE() << "accepted";
+  } catch (const ir::CompileError &e) {
+    EXPECT_EQ(e.code(), ir::DiagCode::MalformedCode) << e.message();
+    EXPECT_NE(e.message().find("a for-loop body is also reached from elsewhere"), std::string::npos)
+        << e.message();
+  }
+}
+
+TEST_P(RejectTest, CallKwWithoutConstantNamesIsMalformedNotInternal) {
+  // Found by fuzz/FuzzFrontend.cpp (3.13): CALL_KW whose names tuple is not a LOAD_CONST.
+  fixtures::Fixture f = fixtures::loadFixture(GetParam(), "builtins_and_math");
+  int loadFast = -1;
+  for (const fixtures::DisEntry &e : f.dis)
+    if (e.opname == "LOAD_FAST")
+      loadFast = e.opcode;
+  CodeSnapshot s = f.snapshot;
+  bool changed = false;
+  for (size_t k = 1; k < f.dis.size(); ++k)
+    if (f.dis[k].opname == "CALL_KW" && f.dis[k - 1].opname == "LOAD_CONST") {
+      s.code[static_cast<size_t>(f.dis[k - 1].offset)] = static_cast<uint8_t>(loadFast);
+      s.code[static_cast<size_t>(f.dis[k - 1].offset) + 1] = 0;
+      changed = true;
+    }
+  if (!changed)
+    GTEST_SKIP() << "no CALL_KW before Python 3.13";
+  try {
+    buildFunction(s, ir::FunctionKind::Kernel);
+    ADD_FAILURE() << "accepted";
+  } catch (const ir::CompileError &e) {
+    EXPECT_EQ(e.code(), ir::DiagCode::MalformedCode) << e.message();
+    EXPECT_NE(e.message().find("CALL_KW without a constant tuple of names"), std::string::npos)
+        << e.message();
+  }
+}
+
 TEST_P(RejectTest, SupportedSamplesAreAccepted) {
   int accepted = 0;
   for (const std::string &name : fixtures::fixtureNames(GetParam())) {
