@@ -73,7 +73,7 @@ log="$build/fuzz-$mode.log"
 case "$mode" in
 smoke)
   "$fuzzer" "${common[@]}" -max_total_time="${FUZZ_SECONDS:-90}" "$corpus" "$seeds" 2>&1 |
-    tee "$log" | grep -E '^(#[0-9]+ +(INITED|DONE)|stat::|==[0-9]+==ERROR|fuzz_frontend:|SUMMARY)' ;;
+    tee "$log" | grep -E '^(#[0-9]+[[:space:]]+(INITED|DONE)|stat::|==[0-9]+==[[:space:]]*ERROR|fuzz_frontend:|SUMMARY)' ;;
 long)
   n=${FUZZ_JOBS:-1}
   if [ "$n" -gt 1 ]; then
@@ -84,7 +84,7 @@ long)
     "$fuzzer" "${common[@]}" -max_total_time="${FUZZ_SECONDS:-3600}" "$corpus" "$seeds" \
       > "$log" 2>&1
   fi
-  grep -E '^(#[0-9]+ +(INITED|DONE)|stat::)' "$log" | tail -n 8 ;;
+  grep -E '^(#[0-9]+[[:space:]]+(INITED|DONE)|stat::)' "$log" | tail -n 8 ;;
 run)
   "$fuzzer" "$@"
   exit $? ;;
