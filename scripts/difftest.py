@@ -137,6 +137,9 @@ def campaign(args):
 
     def record(seed, status, detail, expected="", got=""):
         counts[status] += 1
+        if status == "rejected" and counts[status] <= 50:  # the first 50, to read
+            with open(os.path.join(args.out, f"rejected-{seed}.txt"), "w") as fh:
+                fh.write(detail + "\n")
         if status in BAD:
             found.append((seed, status, detail))
             with open(os.path.join(args.out, f"{status}-{seed}.py"), "w") as fh:
