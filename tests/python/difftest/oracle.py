@@ -197,6 +197,8 @@ def m(name, *args):
         # The sign bit of a NaN is not specified (x86's invalid operations give -nan, CPython's
         # math.nan is +nan): copying it is not compared.
         raise Undefined("copysign from a NaN")
+    if name in _C_LIBM:
+        return _c_libm(name)(*map(float, args))
     try:
         return getattr(math, name)(*args)
     except (ValueError, OverflowError):
@@ -205,6 +207,27 @@ def m(name, *args):
         with np.errstate(all="ignore"):
             return float(getattr(np, _NP.get(name, name))(*[np.float64(a) for a in args]))
 
+
+# CPython computes these itself, not with the C library a kernel calls on the CPU backend
+# (docs/language.md: "on the CPU backend they are the C math library's"): math.hypot is
+# CPython's own correctly rounded algorithm, the C library's may differ in the last bit.
+_C_LIBM = ("hypot",)
+
+
+def _c_libm(name):
+    import ctypes
+    import ctypes.util
+
+    global _LIBM
+    if _LIBM is None:
+        _LIBM = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+    fn = getattr(_LIBM, name)
+    fn.restype = ctypes.c_double
+    fn.argtypes = [ctypes.c_double, ctypes.c_double]
+    return fn
+
+
+_LIBM = None
 
 _NP = {"atan2": "arctan2", "asin": "arcsin", "acos": "arccos", "atan": "arctan", "pow": "power"}
 
