@@ -83,13 +83,14 @@ def test_generated_programs_cover_the_language():
 def _sample(backend, seeds=SEEDS):
     # On CUDA the math functions are libdevice's, not the C library CPython calls: programs that
     # use them can differ in the last bits, and an int computed from such a float can differ by
-    # more, so the device run uses programs without them (exact IEEE arithmetic).
+    # more, so the device run uses programs without them. CUDA also contracts a * b + c into
+    # one fma.rn (docs/language.md, Arithmetic): floats may differ by a few ULP there.
     bad = []
     compared = 0
     for seed in seeds:
         program = generate(seed, libm=backend == "cpu")
         assert backend != "cuda" or not program.uses_libm
-        outcome = check(program)
+        outcome = check(program, 0 if backend.startswith("cpu") else 8)
         if outcome.status in ("ok", "skipped"):
             compared += outcome.status == "ok"
             continue
