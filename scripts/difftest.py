@@ -26,7 +26,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BAD = ("mismatch", "error", "crash", "hang")
+BAD = ("mismatch", "error", "crash", "hang", "oracle-error")
 
 
 def _paths():

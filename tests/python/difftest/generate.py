@@ -241,7 +241,7 @@ class _Gen:
             what = r.choice([".real", ".imag", "abs" if self.libm else ".real"])
             if what == "abs":
                 self.uses_libm = True  # hypot
-                return (f"abs({z[0]})", f"abs({z[1]})")
+                return (f"abs({z[0]})", f"R.cabs({z[1]})")
             return (f"({z[0]}){what}", f"({z[1]}){what}")
         a = self.fexpr(d + 1)
         op = r.choice(["-", "abs"])

@@ -242,6 +242,14 @@ def c(name, *args):
         raise Undefined(f"cmath.{name}: {e}")
 
 
+def cabs(z):
+    """abs of a complex number: C's hypot, ±inf where CPython raises OverflowError."""
+    try:
+        return abs(z)
+    except OverflowError:
+        return math.inf
+
+
 def cmul(a, b):
     try:
         return a * b

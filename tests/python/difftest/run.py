@@ -1,11 +1,11 @@
 """Compiling, running and comparing one generated program (see generate.py and oracle.py).
 
-`check(program, target)` runs the program's kernel on ptxjit's current backend and its reference
+`check(program, ulps)` runs the program's kernel on ptxjit's current backend and its reference
 on CPython, and returns an `Outcome`: "ok", "close" (floats within `ulps` units in the last place,
 the only difference), "mismatch", "rejected" (ptxjit raised an error while compiling: a typing
 or unsupported-construct error, reported with its message), "skipped" (the reference reached an
-operation ptxjit does not document, oracle.Undefined) or "error" (anything else ptxjit raised).
-A crash or a hang cannot be caught here: scripts/difftest.py runs programs in subprocesses.
+operation ptxjit does not document, oracle.Undefined), "error" (anything else ptxjit raised) or
+"oracle-error" (the reference raised: a rule missing in oracle.py). A crash or a hang cannot be caught here: scripts/difftest.py runs programs in subprocesses.
 """
 import cmath
 import linecache
@@ -109,6 +109,8 @@ def check(program, ulps=0):
         expected = reference(program)
     except oracle.Undefined as e:
         return Outcome("skipped", str(e))
+    except Exception as e:  # noqa: BLE001 - a rule missing in the oracle, not a ptxjit bug
+        return Outcome("oracle-error", f"{type(e).__name__}: {e}")
     try:
         got = run_kernel(program)
     except Exception as e:  # noqa: BLE001 - every failure is an outcome to report
