@@ -1,6 +1,9 @@
 // Rejections: every REJECTED sample of samples.py must fail with the DiagCode, line and
 // message text its `# reject` marker names, and the error must carry the file name.
 #include "frontend/Frontend.h"
+#include "frontend/Opcodes.h"
+#include "ir/Types.h"
+#include "ir/typing/Typing.h"
 #include "tests/cpp/frontend/FixtureLoader.h"
 
 #include <gtest/gtest.h>
@@ -169,6 +172,31 @@ TEST_P(RejectTest, CallKwWithoutConstantNamesIsMalformedNotInternal) {
   } catch (const ir::CompileError &e) {
     EXPECT_EQ(e.code(), ir::DiagCode::MalformedCode) << e.message();
     EXPECT_NE(e.message().find("CALL_KW without a constant tuple of names"), std::string::npos)
+        << e.message();
+  }
+}
+
+TEST_P(RejectTest, ForIterWithoutGetIterIsMalformedNotInternal) {
+  // Found by fuzz/FuzzFrontend.cpp: GET_ITER replaced by a NOP leaves FOR_ITER iterating the
+  // range object itself, which typing called an internal error.
+  fixtures::Fixture f = fixtures::loadFixture(GetParam(), "range_1");
+  CodeSnapshot s = f.snapshot;
+  std::optional<uint8_t> nop = pyOpNumber(GetParam(), PyOp::NOP);
+  ASSERT_TRUE(nop);
+  bool changed = false;
+  for (const fixtures::DisEntry &e : f.dis)
+    if (e.opname == "GET_ITER") {
+      s.code[static_cast<size_t>(e.offset)] = *nop;
+      changed = true;
+    }
+  ASSERT_TRUE(changed);
+  try {
+    std::unique_ptr<ir::Function> fn = buildFunction(s, ir::FunctionKind::Kernel);
+    ir::inferTypes(*fn, {ir::types::array(ir::types::int32(), 1, ir::Layout::C)}, nullptr);
+    ADD_FAILURE() << "accepted";
+  } catch (const ir::CompileError &e) {
+    EXPECT_EQ(e.code(), ir::DiagCode::MalformedCode) << e.message();
+    EXPECT_NE(e.message().find("FOR_ITER on a value that is not an iterator"), std::string::npos)
         << e.message();
   }
 }
