@@ -195,17 +195,21 @@ class _Gen:
                 a, b = self.iexpr(d + 1), self.fexpr(d + 1)
                 int_exponent = False
             rule = {"/": "fdiv", "**": "fpow", "//": "ffloordiv", "%": "fmod"}.get(op)
+            if op == "**" and _folds(f"({a[0]} ** {b[0]})"):
+                # CPython's compiler would fold it with Python's pow, whose result may be complex
+                # ((-1) ** 0.5): a variable base keeps it an operation of the kernel.
+                a = ("x0", "x0")
+            elif op in ("/", "//", "%") and _folds(f"({a[0]} {op} {b[0]})"):
+                rule = None  # folded by CPython (it never folds a division by zero)
             if op == "**":
                 k = _constant_int(b[0]) if int_exponent else None
-                if _folds(f"({a[0]} ** {b[0]})"):
-                    pass  # folded by CPython's compiler with pow: the kernel sees the constant
-                elif k is not None and -16 <= k <= 16:
+                if k is not None and -16 <= k <= 16:
                     rule = "fpowk"  # a literal exponent: binary exponentiation, unrolled
                 elif self.libm:
                     self.uses_libm = True  # pow (the host) or libdevice's powi (CUDA)
                 else:
                     op = "*"
-            if op in "+-*":
+            if op in "+-*" or rule is None:
                 return (f"({a[0]} {op} {b[0]})", f"({a[1]} {op} {b[1]})")
             return (f"({a[0]} {op} {b[0]})", f"R.{rule}({a[1]}, {b[1]})")
         if kind == 4:
