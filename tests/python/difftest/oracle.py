@@ -243,7 +243,13 @@ def c(name, *args):
 
 
 def cabs(z):
-    """abs of a complex number: C's hypot, ±inf where CPython raises OverflowError."""
+    """abs of a complex number: C's hypot, inf where CPython raises OverflowError. The special
+    values first: CPython 3.11's abs(complex) reads a stale errno for NaN parts, so that after an
+    overflow elsewhere abs(complex(nan, 1.0)) raises OverflowError."""
+    if math.isinf(z.real) or math.isinf(z.imag):
+        return math.inf
+    if math.isnan(z.real) or math.isnan(z.imag):
+        return math.nan
     try:
         return abs(z)
     except OverflowError:
