@@ -127,6 +127,15 @@ llvm::Value *MathLib::call(llvm::IRBuilderBase &b, MathFn fn, llvm::ArrayRef<llv
     return b.CreateFPTrunc(call(b, fn, extendHalf(b, args)), ty);
   }
   bool isDouble = ty->isDoubleTy();
+  if (fn == MathFn::Pow && backend_ == Backend::Host && !fastmath_) {
+    // C's pow, as the docs promise, in a call LLVM does not treat as the builtin: LLVM rewrites
+    // llvm.pow/pow(2**n, x) as exp2(n * x) even without fast-math flags, which rounds n * x
+    // first (math.pow(8.0, x) was up to 7 ULP off; issue 19).
+    llvm::CallInst *c =
+        b.CreateCall(declare(isDouble ? mi.libmDouble : mi.libmFloat, ty, mi.arity), args);
+    c->addFnAttr(llvm::Attribute::NoBuiltin);
+    return c;
+  }
   bool useIntrinsic = mi.intrinsic != llvm::Intrinsic::not_intrinsic &&
                       (mi.use == IntrBoth || (mi.use == IntrHost && backend_ == Backend::Host));
   // With fastmath the NVPTX backend turns an `afn` llvm.sqrt.f64 into rsqrt.approx/rcp.approx;

@@ -86,8 +86,8 @@ void IRBuilder::simulateBlock(int id) {
   }
   if (st.forIterBody) {
     // The body of a for loop starts with the next value of the iterator below it.
-    if (stack_.empty())
-      internal("for-loop body without an iterator");
+    if (stack_.empty()) // CPython's FOR_ITER always has its iterator below: malformed input
+      malformed("for-loop body without an iterator");
     ir::Instr *iter = value(stack_.back());
     pushValue(emit<ir::IterNextInstr>(iter));
   }
@@ -117,8 +117,11 @@ void IRBuilder::setEntry(int succ, const Edge &e) {
     st.depth = static_cast<int>(e.stack.size());
     st.nullSlots = std::move(nulls);
     st.forIterBody = e.forIterBody;
+    // CPython never jumps into a loop body past its FOR_ITER: a code object that does is
+    // malformed (a jump target mutated or forged), not a compiler bug.
     if (e.forIterBody && cfg_.block(succ).preds.size() != 1)
-      internal("a for-loop body is also reached from elsewhere");
+      malformed("a for-loop body is also reached from elsewhere (offset " +
+                std::to_string(view_.at(cfg_.block(succ).begin).offset.value) + ")");
     return;
   }
   if (st.depth != static_cast<int>(e.stack.size()))
@@ -131,8 +134,8 @@ void IRBuilder::setEntry(int succ, const Edge &e) {
 }
 
 void IRBuilder::finishBlock(const std::vector<Edge> &edges) {
-  if (pendingKwNames_)
-    internal("KW_NAMES without a CALL in the same block");
+  if (pendingKwNames_) // CPython puts KW_NAMES just before its CALL: malformed input
+    malformed("KW_NAMES without a CALL in the same block");
   for (const Edge &e : edges)
     setEntry(e.succ, e);
 

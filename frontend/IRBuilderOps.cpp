@@ -249,8 +249,8 @@ void IRBuilder::translate(const Instruction &in) {
   case PyOp::CALL_KW: { // 3.13: the keyword names tuple is on top of the arguments
     Cell *names = pop();
     const ir::ConstValue *c = constantOf(names);
-    if (!c)
-      internal("CALL_KW without a constant tuple of names");
+    if (!c) // CPython loads the names with LOAD_CONST: anything else is a malformed code object
+      malformed("CALL_KW without a constant tuple of names");
     std::vector<std::string> kw = view_.kwNames(*c, in.index);
     translateCall(in, in.arg, std::move(kw));
     return;

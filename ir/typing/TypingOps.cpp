@@ -559,9 +559,11 @@ const Type *Typer::typeGetIter(GetIterInstr *i) { return iteratorOf(i, i->operan
 
 const Type *Typer::typeIterOp(Instr *i) {
   auto *it = dyn_cast<IteratorType>(i->operand(0)->type);
+  // The frontend iterates only GET_ITER's results, which are iterators or a NotIterable error:
+  // anything else comes from a code object whose FOR_ITER has no GET_ITER (found by fuzzing).
   if (!it)
-    fail(DiagCode::Internal, i,
-         {std::string(opcodeName(i->op())) + " on a non-iterator " + i->operand(0)->type->str()});
+    fail(DiagCode::MalformedCode, i,
+         {"FOR_ITER on a value that is not an iterator (" + i->operand(0)->type->str() + ")"});
   return i->op() == Opcode::IterValid ? types::boolean() : it->yieldType();
 }
 

@@ -537,3 +537,20 @@ def test_float_power_of_runtime_int(backend, fastmath, edtype):
     expected = np.array([float(a) ** int(b) for a, b in zip(x, e)])
     np.testing.assert_allclose(out, expected, rtol=1e-14 if not fastmath else 1e-12)
     np.testing.assert_allclose(out32, expected.astype(np.float32), rtol=2e-6)
+
+
+def test_pow_of_a_power_of_two_is_the_c_librarys_pow(cpu):
+    # LLVM rewrote pow(2**n, x) as exp2(n * x) on the CPU backend, without fastmath, rounding
+    # n * x first: math.pow(8.0, 7.3577) was off CPython's (the C library's) pow (issue 19).
+    @cuda.jit
+    def k(out, x):
+        out[0] = 4294967296.0 ** x[0]
+        out[1] = math.pow(8.0, x[0])
+        out[2] = math.pow(0.25, x[1])
+        out[3] = 2.0 ** x[1]
+
+    x = np.array([math.hypot(2.5, -6.92), 3.3])
+    out = np.zeros(4)
+    k[1, 1](out, x)
+    assert out.tolist() == [4294967296.0 ** x[0], math.pow(8.0, x[0]), math.pow(0.25, x[1]),
+                            2.0 ** x[1]]

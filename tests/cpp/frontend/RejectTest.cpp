@@ -1,6 +1,9 @@
 // Rejections: every REJECTED sample of samples.py must fail with the DiagCode, line and
 // message text its `# reject` marker names, and the error must carry the file name.
 #include "frontend/Frontend.h"
+#include "frontend/Opcodes.h"
+#include "ir/Types.h"
+#include "ir/typing/Typing.h"
 #include "tests/cpp/frontend/FixtureLoader.h"
 
 #include <gtest/gtest.h>
@@ -139,6 +142,90 @@ TEST_P(RejectTest, MalformedCodeObjectsAreUnsupportedNotInternal) {
             << "opcode " << op << " at " << at << ": " << e.message();
       }
     }
+  }
+}
+
+TEST_P(RejectTest, JumpIntoALoopBodyIsMalformedNotInternal) {
+  // Found by fuzz/FuzzFrontend.cpp: a loop's back edge retargeted past its FOR_ITER, into the
+  // body (CPython never does this) was an internal compiler error.
+  fixtures::Fixture f = fixtures::loadFixture(GetParam(), "range_1");
+  CodeSnapshot s = f.snapshot;
+  int forIter = -1, bodyStart = -1;
+  for (size_t k = 0; k + 1 < f.dis.size(); ++k)
+    if (f.dis[k].opname == "FOR_ITER") {
+      forIter = f.dis[k].offset;
+      bodyStart = f.dis[k + 1].offset;
+    }
+  ASSERT_GE(forIter, 0);
+  bool retargeted = false;
+  for (const fixtures::DisEntry &e : f.dis) {
+    if (e.opname != "JUMP_BACKWARD" || e.jumpTarget != forIter)
+      continue;
+    int arg = *e.arg - (bodyStart - forIter) / 2;
+    ASSERT_GT(arg, 0);
+    s.code[static_cast<size_t>(e.offset) + 1] = static_cast<uint8_t>(arg);
+    retargeted = true;
+  }
+  ASSERT_TRUE(retargeted);
+  try {
+    buildFunction(s, ir::FunctionKind::Kernel);
+    ADD_FAILURE() << "accepted";
+  } catch (const ir::CompileError &e) {
+    EXPECT_EQ(e.code(), ir::DiagCode::MalformedCode) << e.message();
+    EXPECT_NE(e.message().find("a for-loop body is also reached from elsewhere"), std::string::npos)
+        << e.message();
+  }
+}
+
+TEST_P(RejectTest, CallKwWithoutConstantNamesIsMalformedNotInternal) {
+  // Found by fuzz/FuzzFrontend.cpp (3.13): CALL_KW whose names tuple is not a LOAD_CONST.
+  fixtures::Fixture f = fixtures::loadFixture(GetParam(), "builtins_and_math");
+  int loadFast = -1;
+  for (const fixtures::DisEntry &e : f.dis)
+    if (e.opname == "LOAD_FAST")
+      loadFast = e.opcode;
+  CodeSnapshot s = f.snapshot;
+  bool changed = false;
+  for (size_t k = 1; k < f.dis.size(); ++k)
+    if (f.dis[k].opname == "CALL_KW" && f.dis[k - 1].opname == "LOAD_CONST") {
+      s.code[static_cast<size_t>(f.dis[k - 1].offset)] = static_cast<uint8_t>(loadFast);
+      s.code[static_cast<size_t>(f.dis[k - 1].offset) + 1] = 0;
+      changed = true;
+    }
+  if (!changed)
+    GTEST_SKIP() << "no CALL_KW before Python 3.13";
+  try {
+    buildFunction(s, ir::FunctionKind::Kernel);
+    ADD_FAILURE() << "accepted";
+  } catch (const ir::CompileError &e) {
+    EXPECT_EQ(e.code(), ir::DiagCode::MalformedCode) << e.message();
+    EXPECT_NE(e.message().find("CALL_KW without a constant tuple of names"), std::string::npos)
+        << e.message();
+  }
+}
+
+TEST_P(RejectTest, ForIterWithoutGetIterIsMalformedNotInternal) {
+  // Found by fuzz/FuzzFrontend.cpp: GET_ITER replaced by a NOP leaves FOR_ITER iterating the
+  // range object itself, which typing called an internal error.
+  fixtures::Fixture f = fixtures::loadFixture(GetParam(), "range_1");
+  CodeSnapshot s = f.snapshot;
+  std::optional<uint8_t> nop = pyOpNumber(GetParam(), PyOp::NOP);
+  ASSERT_TRUE(nop);
+  bool changed = false;
+  for (const fixtures::DisEntry &e : f.dis)
+    if (e.opname == "GET_ITER") {
+      s.code[static_cast<size_t>(e.offset)] = *nop;
+      changed = true;
+    }
+  ASSERT_TRUE(changed);
+  try {
+    std::unique_ptr<ir::Function> fn = buildFunction(s, ir::FunctionKind::Kernel);
+    ir::inferTypes(*fn, {ir::types::array(ir::types::int32(), 1, ir::Layout::C)}, nullptr);
+    ADD_FAILURE() << "accepted";
+  } catch (const ir::CompileError &e) {
+    EXPECT_EQ(e.code(), ir::DiagCode::MalformedCode) << e.message();
+    EXPECT_NE(e.message().find("FOR_ITER on a value that is not an iterator"), std::string::npos)
+        << e.message();
   }
 }
 

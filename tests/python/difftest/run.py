@@ -1,0 +1,126 @@
+"""Compiling, running and comparing one generated program (see generate.py and oracle.py).
+
+`check(program, ulps)` runs the program's kernel on ptxjit's current backend and its reference
+on CPython, and returns an `Outcome`: "ok", "close" (floats within `ulps` units in the last place,
+the only difference), "mismatch", "rejected" (ptxjit raised an error while compiling: a typing
+or unsupported-construct error, reported with its message), "skipped" (the reference reached an
+operation ptxjit does not document, oracle.Undefined), "error" (anything else ptxjit raised) or
+"oracle-error" (the reference raised: a rule missing in oracle.py). A crash or a hang cannot be caught here: scripts/difftest.py runs programs in subprocesses.
+"""
+import cmath
+import linecache
+import math
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import oracle
+
+OUTPUTS = ("int", "float", "bool", "complex")
+
+
+@dataclass
+class Outcome:
+    status: str
+    detail: str = ""
+    expected: tuple = None
+    got: tuple = None
+
+
+def reference(program):
+    """The reference result (int, float, bool, complex) computed by CPython, or oracle.Undefined."""
+    ns = {"R": oracle, "math": math, "cmath": cmath}
+    exec(compile(program.reference_source, f"<difftest-ref {program.seed}>", "exec"), ns)
+    a, y, p, w = ns["f"](*program.ints, *program.floats, *program.bools, *program.complexes)
+    return (int(a), float(y), bool(p), complex(w))
+
+
+def compile_kernel(program):
+    """The kernel object of the program's source (registered in linecache so that errors can
+    show the source line)."""
+    name = f"<difftest {program.seed}>"
+    src = program.kernel_source
+    linecache.cache[name] = (len(src), None, src.splitlines(True), name)
+    ns = {"__name__": f"difftest_{program.seed}"}
+    exec(compile(src, name, "exec"), ns)
+    return ns["kern"]
+
+
+def run_kernel(program):
+    """The kernel's result (int, float, bool, complex) on ptxjit's current backend."""
+    kern = compile_kernel(program)
+    ia = np.array(program.ints, np.int64)
+    fa = np.array(program.floats, np.float64)
+    ba = np.array(program.bools, np.bool_)
+    ca = np.array(program.complexes, np.complex128)
+    oi = np.full(1, 0x5A5A, np.int64)
+    of = np.full(1, -77.25, np.float64)
+    ob = np.zeros(1, np.bool_)
+    oc = np.full(1, -77.25 + 9j, np.complex128)
+    kern[1, 1](ia, fa, ba, ca, oi, of, ob, oc)
+    return (int(oi[0]), float(of[0]), bool(ob[0]), complex(oc[0]))
+
+
+def _ordered(x):
+    """A float64's bits as an int ordered like the floats (for distances in ULP)."""
+    i = struct.unpack("<q", struct.pack("<d", x))[0]
+    return i if i >= 0 else -(2**63) - i
+
+
+def ulp_distance(a, b):
+    """How many float64s lie between a and b (0 for equal values, ±0 and two NaNs included)."""
+    if math.isnan(a) or math.isnan(b):
+        return 0 if (math.isnan(a) and math.isnan(b)) else 2**64
+    if a == b:
+        return 0
+    return abs(_ordered(a) - _ordered(b))
+
+
+def _float_diff(e, g):
+    return ulp_distance(e, g)
+
+
+def compare(expected, got, ulps):
+    """("ok" | "close" | "mismatch", detail)."""
+    worst = 0
+    bad = []
+    for name, e, g in zip(OUTPUTS, expected, got):
+        if name in ("int", "bool"):
+            if e != g:
+                bad.append(f"{name}: expected {e!r}, got {g!r}")
+            continue
+        parts = [(e, g)] if name == "float" else [(e.real, g.real), (e.imag, g.imag)]
+        for pe, pg in parts:
+            d = _float_diff(pe, pg)
+            if d > ulps:
+                bad.append(f"{name}: expected {e!r}, got {g!r} ({d} ulp)" if d < 2**63 else
+                           f"{name}: expected {e!r}, got {g!r}")
+                break
+            worst = max(worst, d)
+    if bad:
+        return "mismatch", "; ".join(bad)
+    return ("close", f"{worst} ulp") if worst else ("ok", "")
+
+
+def check(program, ulps=0):
+    """Runs `program` on ptxjit's current backend and on CPython and compares (see Outcome)."""
+    try:
+        expected = reference(program)
+    except oracle.Undefined as e:
+        return Outcome("skipped", str(e))
+    except Exception as e:  # noqa: BLE001 - a rule missing in the oracle, not a ptxjit bug
+        return Outcome("oracle-error", f"{type(e).__name__}: {e}")
+    try:
+        got = run_kernel(program)
+    except Exception as e:  # noqa: BLE001 - every failure is an outcome to report
+        kind = "rejected" if _is_compile_error(e) else "error"
+        return Outcome(kind, f"{type(e).__name__}: {e}", expected)
+    status, detail = compare(expected, got, ulps)
+    return Outcome(status, detail, expected, got)
+
+
+def _is_compile_error(e):
+    from ptxjit.errors import CompileError
+
+    return isinstance(e, CompileError)

@@ -1,0 +1,104 @@
+"""Differential testing against CPython, a bounded sample (issue 19, item 4).
+
+Random kernels and device functions (tests/python/difftest) run on ptxjit and on CPython with
+ptxjit's documented divergences as the reference's rules (difftest/oracle.py); every output must
+agree. The long campaign is scripts/difftest.py (docs/reliability.md). The seeds are fixed, so a
+failure here is reproducible with `scripts/difftest.py --show SEED`.
+"""
+import math
+import re
+
+import pytest
+
+from difftest import oracle
+from difftest.generate import generate
+from difftest.run import check, compare, ulp_distance
+
+SEEDS = range(20261125, 20261125 + 90)
+
+
+def test_oracle_rules_are_the_documented_values():
+    assert oracle.ifloordiv(7, 0) == 0 and oracle.imod(7, 0) == 0
+    assert oracle.ifloordiv(-(2**63), -1) == -(2**63) and oracle.imod(-(2**63), -1) == 0
+    assert oracle.ifloordiv(-7, 2) == -4 and oracle.imod(-7, 2) == 1
+    assert oracle.ishl(1, 64) == 0 and oracle.ishl(1, -1) == 0 and oracle.ishl(1, 63) == -(2**63)
+    assert oracle.ishr(-5, 64) == -1 and oracle.ishr(5, 200) == 0 and oracle.ishr(-5, 1) == -3
+    assert oracle.iadd(2**63 - 1, 1) == -(2**63) and oracle.iabs(-(2**63)) == -(2**63)
+    assert oracle.ipow(2, -1) == 0 and oracle.ipow(-1, -3) == -1 and oracle.ipow(3, 41) == \
+        oracle.wrap(3**41)
+    assert oracle.saturate(math.nan) == 0 and oracle.saturate(math.inf) == 2**63 - 1
+    assert oracle.saturate(-1e300) == -(2**63) and oracle.saturate(-2.9) == -2
+    assert oracle.iround(2.5) == 2 and oracle.iround(-math.inf) == -(2**63)
+    assert oracle.cmp_if("==", 2**53 + 1, 2.0**53)  # the int converted to float64 first
+    assert oracle.fdiv(1, 0) == math.inf and oracle.fdiv(-1.0, 0.0) == -math.inf
+    assert math.isnan(oracle.fdiv(0.0, 0.0))
+    assert oracle.fpow(0.0, -1.0) == math.inf and oracle.fpow(-0.0, -3.0) == -math.inf
+    assert math.isnan(oracle.fpow(-8.0, 1 / 3)) and oracle.fpow(-10.0, 401.0) == -math.inf
+    assert math.isnan(oracle.m("log", -1.0)) and oracle.m("exp", 1000.0) == math.inf
+    with pytest.raises(oracle.Undefined):
+        oracle.fmod(1.0, 0.0)
+
+
+def test_comparison_counts_ulps_and_treats_nans_and_zeros_as_equal():
+    assert ulp_distance(1.0, math.nextafter(1.0, 2.0)) == 1
+    assert ulp_distance(0.0, -0.0) == 0 and ulp_distance(math.nan, math.nan) == 0
+    assert ulp_distance(-math.ulp(0.0), math.ulp(0.0)) == 2
+    e = (1, 1.0, True, 1j)
+    assert compare(e, e, 0)[0] == "ok"
+    assert compare(e, (1, math.nextafter(1.0, 2.0), True, 1j), 0)[0] == "mismatch"
+    assert compare(e, (1, math.nextafter(1.0, 2.0), True, 1j), 2) == ("close", "1 ulp")
+    assert compare(e, (2, 1.0, True, 1j), 8)[0] == "mismatch"
+    assert compare(e, (1, 1.0, False, 1j), 8)[0] == "mismatch"
+    assert compare(e, (1, 1.0, True, complex(0, math.nan)), 8)[0] == "mismatch"
+
+
+def test_programs_without_the_math_library_call_none(cpu):
+    allowed = {"inf", "nan", "pi", "e", "isnan", "isinf", "isfinite", "floor", "ceil", "trunc"}
+    for seed in SEEDS:
+        program = generate(seed, libm=False)
+        called = set(re.findall(r"\bc?math\.(\w+)", program.kernel_source))
+        assert called <= allowed and not program.uses_libm, (seed, called - allowed)
+    # and they agree with CPython too (the programs the GPU run compares)
+    _, bad = _sample("cpu-nolibm", SEEDS[:40])
+    assert not bad, "\n\n".join(bad[:3])
+
+
+def test_programs_are_reproducible_from_their_seed():
+    a, b = generate(12345), generate(12345)
+    assert a.kernel_source == b.kernel_source and a.reference_source == b.reference_source
+    assert (a.ints, a.floats, a.bools, a.complexes) == (b.ints, b.floats, b.bools, b.complexes)
+    assert generate(12346).kernel_source != a.kernel_source
+
+
+def test_generated_programs_cover_the_language():
+    text = "".join(generate(s).kernel_source for s in SEEDS)
+    for construct in ("@cuda.jit(device=True)", "for j", "while w", "break", "continue",
+                      "return (a, y, p, w)", "    return\n", " // ", " % ", " << ", " >> ",
+                      " ** ", "min(", "max(", "abs(", "math.floor(", "round(", "int(",
+                      "cmath.", "math.", "complex(", ".conjugate()", " if ", " and ", "not ",
+                      "t = (", "= t", "math.isnan(", "9223372036854775807"):
+        assert construct in text, construct
+
+
+def _sample(backend, seeds=SEEDS):
+    # On CUDA the math functions are libdevice's, not the C library CPython calls: programs that
+    # use them can differ in the last bits, and an int computed from such a float can differ by
+    # more, so the device run uses programs without them. CUDA also contracts a * b + c into
+    # one fma.rn (docs/language.md, Arithmetic): floats may differ by a few ULP there.
+    bad = []
+    compared = 0
+    for seed in seeds:
+        program = generate(seed, libm=backend == "cpu")
+        assert backend != "cuda" or not program.uses_libm
+        outcome = check(program, 0 if backend.startswith("cpu") else 8)
+        if outcome.status in ("ok", "skipped"):
+            compared += outcome.status == "ok"
+            continue
+        bad.append(f"seed {seed}: {outcome.status}: {outcome.detail}\n{program.kernel_source}")
+    return compared, bad
+
+
+def test_random_programs_agree_with_cpython(backend):
+    compared, bad = _sample(backend)
+    assert not bad, "\n\n".join(bad[:3])
+    assert compared >= 70
