@@ -528,9 +528,26 @@ std::optional<llvm::CachePruningPolicy> pruningPolicy() {
   return *p;
 }
 
-bool prune(const std::string &dir, const llvm::CachePruningPolicy &policy) {
+bool prune(const std::string &dir, llvm::CachePruningPolicy policy,
+           std::chrono::steady_clock::time_point now) {
   try {
-    return llvm::pruneCache(dir, policy);
+    static std::mutex mutex;
+    static std::map<std::string, std::chrono::steady_clock::time_point> lastScan;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      auto it = lastScan.find(dir);
+      if (it != lastScan.end() && (!policy.Interval || now - it->second < *policy.Interval))
+        return false;
+      lastScan[dir] = now;
+    }
+    fs::path stamp = fs::path(dir) / "llvmcache.timestamp";
+    std::error_code ec;
+    bool hadStamp = fs::exists(stamp, ec);
+    policy.Interval = std::chrono::seconds(0); // scan now: the interval was checked above
+    bool scanned = llvm::pruneCache(dir, policy);
+    if (!hadStamp)
+      fs::remove(stamp, ec); // LLVM's bookkeeping, written by the scan: not left behind
+    return scanned;
   } catch (...) {
     return false;
   }

@@ -32,6 +32,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -157,9 +158,13 @@ std::optional<llvm::CachePruningPolicy> pruningPolicy();
 inline constexpr const char *kDefaultCachePolicy =
     "prune_interval=20m:prune_after=168h:cache_size=75%:cache_size_bytes=1g";
 
-/// Prunes `dir` with `policy` now if its interval has passed (llvm::pruneCache). Returns true
-/// when the directory was scanned. Never throws.
-bool prune(const std::string &dir, const llvm::CachePruningPolicy &policy);
+/// Prunes `dir` with `policy` (llvm::pruneCache) unless this process scanned it less than the
+/// policy's interval before `now` (no interval: once per process). The interval is kept in
+/// memory, not in LLVM's llvmcache.timestamp file, which is removed after the scan: a
+/// __pycache__ directory shared with numba gains no file but ptxjit's entries (numba-cuda's
+/// caching tests count its files). Returns true when the directory was scanned. Never throws.
+bool prune(const std::string &dir, llvm::CachePruningPolicy policy,
+           std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now());
 
 } // namespace diskcache
 
