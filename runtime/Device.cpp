@@ -285,6 +285,22 @@ void Device::enablePeerAccess(int peer) const {
     throw CudaError(r, "cuCtxEnablePeerAccess",
                     "from device " + std::to_string(ordinal_) + " to device " +
                         std::to_string(peer));
+  // Memory from the peer's stream-ordered pool (where ptxjit allocates) is not covered by
+  // cuCtxEnablePeerAccess: grant it to this device too, or its kernels fault on the peer's arrays.
+  const DriverApi &d = driver();
+  if (d.cuMemPoolSetAccess && other.memoryPoolsSupported()) {
+    CUmemoryPool pool = nullptr;
+    check(d.cuDeviceGetDefaultMemPool(&pool, other.handle()), "cuDeviceGetDefaultMemPool");
+    CUmemAccessDesc access{};
+    access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    access.location.id = ordinal_;
+    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    r = d.cuMemPoolSetAccess(pool, &access, 1);
+    if (r != CUDA_SUCCESS)
+      throw CudaError(r, "cuMemPoolSetAccess",
+                      "device " + std::to_string(ordinal_) + " to device " + std::to_string(peer) +
+                          "'s memory pool");
+  }
   peers_.fetch_or(1u << peer, std::memory_order_acq_rel);
   current(); // back to the calling thread's own device
 }

@@ -83,6 +83,8 @@ namespace ptxjit::runtime {
 // Optional: null when the driver lacks them (the linker is only needed for link=).
 // cuEventElapsedTime_v2 (what cuda.h 13 names cuEventElapsedTime): CUDA 12.8; without it events
 // cannot be timed, everything else works.
+// cuMemPoolSetAccess (CUDA 11.2): without it a peer's stream-ordered pool memory stays out of
+// reach of kernels even with peer access enabled.
 // Stream capture and graphs (runtime/Graph.h): CUDA 11.4 (cuGraphInstantiateWithFlags); without
 // them cuda.graph() raises, everything else works.
 #define PTXJIT_CUDA_DRIVER_OPTIONAL_ENTRY_POINTS(X)                                                \
@@ -100,7 +102,8 @@ namespace ptxjit::runtime {
   X(cuGraphLaunch)                                                                                 \
   X(cuGraphGetNodes)                                                                               \
   X(cuGraphExecDestroy)                                                                            \
-  X(cuGraphDestroy)
+  X(cuGraphDestroy)                                                                                \
+  X(cuMemPoolSetAccess)
 
 // The resolved entry points. Every member of PTXJIT_CUDA_DRIVER_ENTRY_POINTS is non-null in the
 // object returned by driver(); those of PTXJIT_CUDA_DRIVER_OPTIONAL_ENTRY_POINTS may be null.

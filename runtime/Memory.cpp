@@ -264,28 +264,66 @@ void Allocation::checkRange(size_t offset, size_t n, const char *what) const {
     throwRange(what, offset, n, size_);
 }
 
+namespace {
+
+// Runs `op` (a synchronous driver call) in the context of `device`, the owner of the memory,
+// after the caller's `stream` (of the calling thread's current device) is done. Memory from a
+// device's stream-ordered pool is mapped for that device only (and for peers it was granted
+// to), so the driver refuses copies of it made in another device's context.
+template <class Op> void onOwningDevice(int device, CUstream stream, Op &&op) {
+  if (stream) {
+    Device::current();
+    check(driver().cuStreamSynchronize(stream), "cuStreamSynchronize");
+  }
+  Device::Cleanup in{device}; // the owner's context current; the caller's again afterwards
+  if (!in)
+    throw std::runtime_error("the memory's device " + std::to_string(device) +
+                             " cannot be made current");
+  op(driver());
+}
+
+} // namespace
+
 void Allocation::upload(const void *src, size_t n, size_t offset, CUstream stream) {
   checkRange(offset, n, "Allocation::upload");
-  if (onDevice_)
+  if (!onDevice_) {
+    if (n)
+      std::memmove(reinterpret_cast<char *>(ptr_) + offset, src, n);
+  } else if (device_ == Device::currentOrdinal() || n == 0) {
     copyHostToDevice(ptr_ + offset, src, n, stream);
-  else if (n)
-    std::memmove(reinterpret_cast<char *>(ptr_) + offset, src, n);
+  } else {
+    onOwningDevice(device_, stream, [&](const DriverApi &d) {
+      check(d.cuMemcpyHtoD_v2(ptr_ + offset, src, n), "cuMemcpyHtoD");
+    });
+  }
 }
 
 void Allocation::download(void *dst, size_t n, size_t offset, CUstream stream) const {
   checkRange(offset, n, "Allocation::download");
-  if (onDevice_)
+  if (!onDevice_) {
+    if (n)
+      std::memmove(dst, reinterpret_cast<const char *>(ptr_) + offset, n);
+  } else if (device_ == Device::currentOrdinal() || n == 0) {
     copyDeviceToHost(dst, ptr_ + offset, n, stream);
-  else if (n)
-    std::memmove(dst, reinterpret_cast<const char *>(ptr_) + offset, n);
+  } else {
+    onOwningDevice(device_, stream, [&](const DriverApi &d) {
+      check(d.cuMemcpyDtoH_v2(dst, ptr_ + offset, n), "cuMemcpyDtoH");
+    });
+  }
 }
 
 void Allocation::fill(unsigned char value, size_t n, size_t offset, CUstream stream) {
   checkRange(offset, n, "Allocation::fill");
-  if (onDevice_)
+  if (!onDevice_) {
+    if (n)
+      std::memset(reinterpret_cast<char *>(ptr_) + offset, value, n);
+  } else if (device_ == Device::currentOrdinal() || n == 0) {
     fillDevice(ptr_ + offset, value, n, stream);
-  else if (n)
-    std::memset(reinterpret_cast<char *>(ptr_) + offset, value, n);
+  } else {
+    onOwningDevice(device_, stream, [&](const DriverApi &d) {
+      check(d.cuMemsetD8_v2(ptr_ + offset, value, n), "cuMemsetD8");
+    });
+  }
 }
 
 std::shared_ptr<Allocation> allocateDevice(size_t bytes, CUstream stream, FirstUse use) {

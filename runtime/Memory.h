@@ -117,8 +117,10 @@ public:
 
   // Copies n bytes from host memory `src` into this allocation at byte `offset`. For device
   // memory: asynchronous on a non-null `stream` (src must stay valid until the copy is done),
-  // synchronous otherwise; for host memory: an immediate memmove. Throws std::out_of_range if the
-  // range exceeds size(), DriverUnavailable, CudaError.
+  // synchronous otherwise; for host memory: an immediate memmove. Memory of another device than
+  // the calling thread's current one is copied in its own device's context, synchronously after
+  // `stream` (a stream of the current device). Throws std::out_of_range if the range exceeds
+  // size(), DriverUnavailable, CudaError.
   void upload(const void *src, size_t n, size_t offset = 0, CUstream stream = nullptr);
   // Copies n bytes at byte `offset` of this allocation into host memory `dst`; same rules.
   void download(void *dst, size_t n, size_t offset = 0, CUstream stream = nullptr) const;
