@@ -9,7 +9,12 @@ pickling) or mpi4py (one rank per GPU, `cuda.select_device(local_rank)`, `comm.A
 host copies or CUDA-aware buffers).
 
     torchrun --nproc-per-node=2 examples/distributed_haversine.py [rows] [cols]
+    python -m torch.distributed.run --nproc-per-node=2 examples/distributed_haversine.py
+                                        # the same, with the interpreter that has ptxjit
     python examples/distributed_haversine.py [rows] [cols]      # one process
+
+(`torchrun` starts its workers with the Python that torch's own script names: use the second
+form when that interpreter does not see ptxjit, e.g. ptxjit in a virtual environment.)
 
 Without a GPU it runs on ptxjit's CPU backend with the gloo backend of torch.distributed.
 """
