@@ -6,6 +6,8 @@
 #include "runtime/Device.h"
 #include "runtime/Driver.h"
 
+#include "tests/cpp/fakecuda/Scenario.h"
+
 #include <gtest/gtest.h>
 
 #include <dlfcn.h>
@@ -15,31 +17,15 @@
 #include <thread>
 
 using namespace ptxjit;
+using namespace ptxjit::testing;
 
 namespace {
 
-#define SCENARIO_CHECK(cond)                                                                       \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      std::fprintf(stderr, "check failed: %s (line %d)\n", #cond, __LINE__);                       \
-      std::fflush(stderr);                                                                         \
-      std::_Exit(1);                                                                               \
-    }                                                                                              \
-  } while (0)
-
-template <typename F> F fake(const char *name) {
-  void *lib = dlopen(PTXJIT_FAKE_LIBCUDA, RTLD_NOW | RTLD_NOLOAD);
-  SCENARIO_CHECK(lib != nullptr);
-  void *sym = dlsym(lib, name);
-  SCENARIO_CHECK(sym != nullptr);
-  return reinterpret_cast<F>(sym);
-}
 int loads(int device) { return fake<int (*)(int)>("fakeCudaModuleLoads")(device); }
 int launches(int device) { return fake<int (*)(int)>("fakeCudaLaunches")(device); }
 
 [[noreturn]] void perDeviceScenario() {
-  setenv("PTXJIT_LIBCUDA", PTXJIT_FAKE_LIBCUDA, 1);
-  SCENARIO_CHECK(runtime::driverAvailable());
+  useFakeDriver();
   fake<void (*)(int)>("fakeCudaSetDeviceCount")(2);
 
   compiler::Specialization spec;

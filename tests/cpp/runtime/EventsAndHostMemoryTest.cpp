@@ -9,6 +9,8 @@
 #include "runtime/Module.h"
 #include "runtime/Stream.h"
 
+#include "tests/cpp/fakecuda/Scenario.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -20,32 +22,9 @@
 #include <vector>
 
 using namespace ptxjit::runtime;
+using namespace ptxjit::testing;
 
 namespace {
-
-#define SCENARIO_CHECK(cond)                                                                       \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      std::fprintf(stderr, "check failed: %s (line %d)\n", #cond, __LINE__);                       \
-      std::fflush(stderr);                                                                         \
-      std::_Exit(1);                                                                               \
-    }                                                                                              \
-  } while (0)
-
-void useFakeDriver() {
-  setenv("PTXJIT_LIBCUDA", PTXJIT_FAKE_LIBCUDA, 1);
-  SCENARIO_CHECK(driverAvailable());
-}
-
-// The CUresult name of the CudaError `f` throws ("" when it throws none).
-template <typename F> std::string failure(F &&f) {
-  try {
-    f();
-  } catch (const CudaError &e) {
-    return errorName(e.code()) + " from " + e.call();
-  }
-  return "";
-}
 
 [[noreturn]] void eventScenario() {
   useFakeDriver();

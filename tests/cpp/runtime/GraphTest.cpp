@@ -8,6 +8,8 @@
 #include "runtime/Memory.h"
 #include "runtime/Stream.h"
 
+#include "tests/cpp/fakecuda/Scenario.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -18,38 +20,15 @@
 #include <string>
 
 using namespace ptxjit::runtime;
+using namespace ptxjit::testing;
 
 namespace {
-
-#define SCENARIO_CHECK(cond)                                                                       \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      std::fprintf(stderr, "check failed: %s (line %d)\n", #cond, __LINE__);                       \
-      std::fflush(stderr);                                                                         \
-      std::_Exit(1);                                                                               \
-    }                                                                                              \
-  } while (0)
-
-void useFakeDriver() {
-  setenv("PTXJIT_LIBCUDA", PTXJIT_FAKE_LIBCUDA, 1);
-  SCENARIO_CHECK(driverAvailable());
-}
 
 // The fake driver's count of cuGraphLaunch (0), cuGraphExecDestroy (1), cuGraphDestroy (2).
 int graphCalls(int which) {
   void *lib = dlopen(PTXJIT_FAKE_LIBCUDA, RTLD_NOW | RTLD_NOLOAD);
   auto fn = reinterpret_cast<int (*)(int)>(dlsym(lib, "fakeCudaGraphCalls"));
   return fn ? fn(which) : -1;
-}
-
-// The CUresult name and call of the CudaError `f` throws ("" when it throws none).
-template <typename F> std::string failure(F &&f) {
-  try {
-    f();
-  } catch (const CudaError &e) {
-    return errorName(e.code()) + " from " + e.call();
-  }
-  return "";
 }
 
 [[noreturn]] void captureAndReplayScenario() {

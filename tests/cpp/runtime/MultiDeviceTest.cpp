@@ -9,6 +9,8 @@
 #include "runtime/Memory.h"
 #include "runtime/Module.h"
 
+#include "tests/cpp/fakecuda/Scenario.h"
+
 #include <gtest/gtest.h>
 
 #include <dlfcn.h>
@@ -24,33 +26,16 @@
 #include <vector>
 
 using namespace ptxjit::runtime;
+using namespace ptxjit::testing;
 
 namespace {
 
-#define SCENARIO_CHECK(cond)                                                                       \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      std::fprintf(stderr, "check failed: %s (line %d)\n", #cond, __LINE__);                       \
-      std::fflush(stderr);                                                                         \
-      std::_Exit(1);                                                                               \
-    }                                                                                              \
-  } while (0)
-
-// The fake driver's control function `name` (see FakeCuda.cpp).
-template <typename F> F fake(const char *name) {
-  void *lib = dlopen(PTXJIT_FAKE_LIBCUDA, RTLD_NOW | RTLD_NOLOAD);
-  SCENARIO_CHECK(lib != nullptr);
-  void *sym = dlsym(lib, name);
-  SCENARIO_CHECK(sym != nullptr);
-  return reinterpret_cast<F>(sym);
-}
 int fakeCount(const char *name, int arg) { return fake<int (*)(int)>(name)(arg); }
 int fakeCount(const char *name) { return fake<int (*)()>(name)(); }
 
 // The fake driver, exposing `devices` devices.
 void useFakeDevices(int devices) {
-  setenv("PTXJIT_LIBCUDA", PTXJIT_FAKE_LIBCUDA, 1);
-  SCENARIO_CHECK(driverAvailable());
+  useFakeDriver();
   fake<void (*)(int)>("fakeCudaSetDeviceCount")(devices);
 }
 
@@ -58,17 +43,6 @@ CUcontext driverCurrentContext() {
   CUcontext ctx = nullptr;
   SCENARIO_CHECK(driver().cuCtxGetCurrent(&ctx) == CUDA_SUCCESS);
   return ctx;
-}
-
-template <typename F> std::string failure(F &&f) {
-  try {
-    f();
-  } catch (const CudaError &e) {
-    return errorName(e.code()) + " from " + e.call();
-  } catch (const std::out_of_range &e) {
-    return std::string("out_of_range: ") + e.what();
-  }
-  return "";
 }
 
 [[noreturn]] void selectionScenario() {
