@@ -7,9 +7,9 @@
 #include "runtime/Driver.h"
 #include "runtime/Memory.h"
 
-#include <gtest/gtest.h>
+#include "tests/cpp/fakecuda/Scenario.h"
 
-#include <dlfcn.h>
+#include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
@@ -20,18 +20,9 @@
 #include <thread>
 
 using namespace ptxjit::runtime;
+using namespace ptxjit::testing;
 
 namespace {
-
-// Ends the child: status 0 when every check held, else 1 after printing the failed check.
-#define STARTUP_CHECK(cond)                                                                        \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      std::fprintf(stderr, "check failed: %s (line %d)\n", #cond, __LINE__);                       \
-      std::fflush(stderr);                                                                         \
-      std::_Exit(1);                                                                               \
-    }                                                                                              \
-  } while (0)
 
 // The fake driver's control functions (the library the runtime loaded).
 struct FakeControl {
@@ -42,16 +33,12 @@ struct FakeControl {
 };
 
 FakeControl loadFakeDriver() {
-  setenv("PTXJIT_LIBCUDA", PTXJIT_FAKE_LIBCUDA, 1);
-  STARTUP_CHECK(driverAvailable());
-  void *h = dlopen(PTXJIT_FAKE_LIBCUDA, RTLD_NOW | RTLD_NOLOAD);
-  STARTUP_CHECK(h != nullptr);
+  useFakeDriver();
   FakeControl c;
-  c.hold = reinterpret_cast<void (*)(int)>(dlsym(h, "fakeCudaHoldContext"));
-  c.setResult = reinterpret_cast<void (*)(int)>(dlsym(h, "fakeCudaSetContextResult"));
-  c.calls = reinterpret_cast<int (*)()>(dlsym(h, "fakeCudaContextCalls"));
-  c.waiting = reinterpret_cast<int (*)()>(dlsym(h, "fakeCudaContextWaiting"));
-  STARTUP_CHECK(c.hold && c.setResult && c.calls && c.waiting);
+  c.hold = fake<void (*)(int)>("fakeCudaHoldContext");
+  c.setResult = fake<void (*)(int)>("fakeCudaSetContextResult");
+  c.calls = fake<int (*)()>("fakeCudaContextCalls");
+  c.waiting = fake<int (*)()>("fakeCudaContextWaiting");
   return c;
 }
 
@@ -67,14 +54,12 @@ struct FakeMemory {
 // Loads the fake driver with memory pools reported.
 FakeMemory loadFakeDriverWithPools() {
   loadFakeDriver();
-  void *h = dlopen(PTXJIT_FAKE_LIBCUDA, RTLD_NOW | RTLD_NOLOAD);
   FakeMemory m;
-  m.setPools = reinterpret_cast<void (*)(int)>(dlsym(h, "fakeCudaSetMemoryPools"));
-  m.holdPool = reinterpret_cast<void (*)(int)>(dlsym(h, "fakeCudaHoldPoolAllocation"));
-  m.poolWaiting = reinterpret_cast<int (*)()>(dlsym(h, "fakeCudaPoolAllocationWaiting"));
-  m.failNext = reinterpret_cast<void (*)(int)>(dlsym(h, "fakeCudaFailNextPoolAllocations"));
-  m.calls = reinterpret_cast<int (*)(int)>(dlsym(h, "fakeCudaMemoryCalls"));
-  STARTUP_CHECK(m.setPools && m.holdPool && m.poolWaiting && m.failNext && m.calls);
+  m.setPools = fake<void (*)(int)>("fakeCudaSetMemoryPools");
+  m.holdPool = fake<void (*)(int)>("fakeCudaHoldPoolAllocation");
+  m.poolWaiting = fake<int (*)()>("fakeCudaPoolAllocationWaiting");
+  m.failNext = fake<void (*)(int)>("fakeCudaFailNextPoolAllocations");
+  m.calls = fake<int (*)(int)>("fakeCudaMemoryCalls");
   m.setPools(1);
   return m;
 }
@@ -83,7 +68,7 @@ FakeMemory loadFakeDriverWithPools() {
 void awaitBlockedInPoolAllocation(const FakeMemory &m) {
   for (int i = 0; i < 2000 && !m.poolWaiting(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  STARTUP_CHECK(m.poolWaiting());
+  SCENARIO_CHECK(m.poolWaiting());
 }
 
 std::string allocatorName() { return deviceAllocator()->name(); }
@@ -108,7 +93,7 @@ public:
 void awaitBlockedInContext(const FakeControl &c) {
   for (int i = 0; i < 2000 && !c.waiting(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  STARTUP_CHECK(c.waiting());
+  SCENARIO_CHECK(c.waiting());
 }
 
 std::atomic<int> gHookRuns{0};
@@ -129,10 +114,10 @@ void recordingHook() {
   Device::openInBackground(recordingHook);
   // The context is being created on another thread: this one is free to compile meanwhile.
   awaitBlockedInContext(fake);
-  STARTUP_CHECK(gHookRuns == 0);
+  SCENARIO_CHECK(gHookRuns == 0);
   // The compute capability needs no context, so it does not wait for the opening.
   ComputeCapability cc = deviceComputeCapability();
-  STARTUP_CHECK(cc.major == 9 && cc.minor == 0);
+  SCENARIO_CHECK(cc.major == 9 && cc.minor == 0);
   // Released from another thread, normally while this one already waits in current() (the
   // outcome is the same when the release comes first).
   std::thread releaser([fake] {
@@ -141,16 +126,16 @@ void recordingHook() {
   });
   const Device &dev = Device::current(); // waits for the opening and its hook
   releaser.join();
-  STARTUP_CHECK(gHookRuns == 1);
-  STARTUP_CHECK(gHookThread != std::this_thread::get_id());
-  STARTUP_CHECK(gHookDeviceName == "Fake GPU");
-  STARTUP_CHECK(dev.name() == "Fake GPU" && dev.computeCapability() == 90);
-  STARTUP_CHECK(&Device::current() == &dev);
-  STARTUP_CHECK(fake.calls() == 1);
+  SCENARIO_CHECK(gHookRuns == 1);
+  SCENARIO_CHECK(gHookThread != std::this_thread::get_id());
+  SCENARIO_CHECK(gHookDeviceName == "Fake GPU");
+  SCENARIO_CHECK(dev.name() == "Fake GPU" && dev.computeCapability() == 90);
+  SCENARIO_CHECK(&Device::current() == &dev);
+  SCENARIO_CHECK(fake.calls() == 1);
   // Once open, a second start runs the hook here and opens nothing.
   Device::openInBackground(recordingHook);
-  STARTUP_CHECK(gHookRuns == 2 && gHookThread == std::this_thread::get_id());
-  STARTUP_CHECK(fake.calls() == 1);
+  SCENARIO_CHECK(gHookRuns == 2 && gHookThread == std::this_thread::get_id());
+  SCENARIO_CHECK(fake.calls() == 1);
   std::exit(0);
 }
 
@@ -163,27 +148,27 @@ void recordingHook() {
   // The background thread's error is rethrown, with its type and message, by the wait.
   try {
     Device::current();
-    STARTUP_CHECK(!"Device::current() did not throw");
+    SCENARIO_CHECK(!"Device::current() did not throw");
   } catch (const CudaError &e) {
-    STARTUP_CHECK(e.what() == expected);
-    STARTUP_CHECK(e.code() == CUDA_ERROR_OUT_OF_MEMORY);
+    SCENARIO_CHECK(e.what() == expected);
+    SCENARIO_CHECK(e.code() == CUDA_ERROR_OUT_OF_MEMORY);
   }
-  STARTUP_CHECK(gHookRuns == 0);
-  STARTUP_CHECK(fake.calls() == 1);
+  SCENARIO_CHECK(gHookRuns == 0);
+  SCENARIO_CHECK(fake.calls() == 1);
   // A later call tries again (here, synchronously) and fails the same way.
   try {
     Device::current();
-    STARTUP_CHECK(!"Device::current() did not throw");
+    SCENARIO_CHECK(!"Device::current() did not throw");
   } catch (const CudaError &e) {
-    STARTUP_CHECK(e.what() == expected);
+    SCENARIO_CHECK(e.what() == expected);
   }
-  STARTUP_CHECK(fake.calls() == 2);
-  STARTUP_CHECK(!Device::Cleanup(0));
-  STARTUP_CHECK(fake.calls() == 3);
+  SCENARIO_CHECK(fake.calls() == 2);
+  SCENARIO_CHECK(!Device::Cleanup(0));
+  SCENARIO_CHECK(fake.calls() == 3);
   // And succeeds once the driver does.
   fake.setResult(0);
-  STARTUP_CHECK(Device::current().name() == "Fake GPU");
-  STARTUP_CHECK(fake.calls() == 4);
+  SCENARIO_CHECK(Device::current().name() == "Fake GPU");
+  SCENARIO_CHECK(fake.calls() == 4);
   std::exit(0);
 }
 
@@ -203,27 +188,27 @@ void recordingHook() {
 
 [[noreturn]] void unusableDriverScenario(const char *library) {
   setenv("PTXJIT_LIBCUDA", library, 1);
-  STARTUP_CHECK(!driverAvailable());
+  SCENARIO_CHECK(!driverAvailable());
   Device::openInBackground(recordingHook); // nothing to start
-  STARTUP_CHECK(gHookRuns == 0);
+  SCENARIO_CHECK(gHookRuns == 0);
   std::string fromDriver;
   try {
     driver();
   } catch (const DriverUnavailable &e) {
     fromDriver = e.what();
   }
-  STARTUP_CHECK(!fromDriver.empty());
+  SCENARIO_CHECK(!fromDriver.empty());
   try {
     Device::current();
-    STARTUP_CHECK(!"Device::current() did not throw");
+    SCENARIO_CHECK(!"Device::current() did not throw");
   } catch (const DriverUnavailable &e) {
-    STARTUP_CHECK(e.what() == fromDriver);
+    SCENARIO_CHECK(e.what() == fromDriver);
   }
   try {
     deviceComputeCapability();
-    STARTUP_CHECK(!"deviceComputeCapability() did not throw");
+    SCENARIO_CHECK(!"deviceComputeCapability() did not throw");
   } catch (const DriverUnavailable &e) {
-    STARTUP_CHECK(e.what() == fromDriver);
+    SCENARIO_CHECK(e.what() == fromDriver);
   }
   std::fprintf(stderr, "unavailable: %s\n", fromDriver.c_str());
   std::exit(0);
@@ -235,27 +220,27 @@ void recordingHook() {
   mem.holdPool(1);
   Device::openInBackground(warmUpHook);
   Device::current(); // the opening does not wait for the pool's first allocation
-  STARTUP_CHECK(gWarmUpStarted == 1);
+  SCENARIO_CHECK(gWarmUpStarted == 1);
   awaitBlockedInPoolAllocation(mem);
   // Meanwhile allocations come from cuMemAlloc.
-  STARTUP_CHECK(allocatorName() == "cuMemAlloc");
+  SCENARIO_CHECK(allocatorName() == "cuMemAlloc");
   std::shared_ptr<Allocation> early = allocateDevice(64);
-  STARTUP_CHECK(mem.calls(0) == 1 && mem.calls(2) == 1);
+  SCENARIO_CHECK(mem.calls(0) == 1 && mem.calls(2) == 1);
   mem.holdPool(0);
   joinPoolWarmUp();
   // The pool serves what follows (the warm-up's small block is kept for reuse).
-  STARTUP_CHECK(allocatorName() == "cuMemAllocAsync");
+  SCENARIO_CHECK(allocatorName() == "cuMemAllocAsync");
   std::shared_ptr<Allocation> later = allocateDevice(64);
-  STARTUP_CHECK(mem.calls(0) == 1 && mem.calls(2) == 2);
+  SCENARIO_CHECK(mem.calls(0) == 1 && mem.calls(2) == 2);
   // Each allocation goes back to the allocator that made it.
   early.reset();
-  STARTUP_CHECK(mem.calls(1) == 1);
+  SCENARIO_CHECK(mem.calls(1) == 1);
   later.reset();
-  STARTUP_CHECK(mem.calls(1) == 1);
+  SCENARIO_CHECK(mem.calls(1) == 1);
   // Called again with the pool in use: nothing to warm up.
-  STARTUP_CHECK(usePoolAllocatorAfterWarmUp());
+  SCENARIO_CHECK(usePoolAllocatorAfterWarmUp());
   joinPoolWarmUp();
-  STARTUP_CHECK(mem.calls(2) == 2);
+  SCENARIO_CHECK(mem.calls(2) == 2);
   std::exit(0);
 }
 
@@ -265,12 +250,12 @@ void recordingHook() {
   Device::openInBackground(warmUpHook);
   Device::current();
   joinPoolWarmUp();
-  STARTUP_CHECK(gWarmUpStarted == 1);
-  STARTUP_CHECK(mem.calls(2) == 1 && mem.calls(3) == 0);
+  SCENARIO_CHECK(gWarmUpStarted == 1);
+  SCENARIO_CHECK(mem.calls(2) == 1 && mem.calls(3) == 0);
   // The failure is not reported: cuMemAlloc stays.
-  STARTUP_CHECK(allocatorName() == "cuMemAlloc");
+  SCENARIO_CHECK(allocatorName() == "cuMemAlloc");
   std::shared_ptr<Allocation> a = allocateDevice(64);
-  STARTUP_CHECK(mem.calls(0) == 1 && mem.calls(2) == 1);
+  SCENARIO_CHECK(mem.calls(0) == 1 && mem.calls(2) == 1);
   std::exit(0);
 }
 
@@ -284,8 +269,8 @@ void recordingHook() {
   mem.holdPool(0);
   joinPoolWarmUp();
   // The allocator chosen while the pool warmed up stays.
-  STARTUP_CHECK(mem.calls(2) == 1);
-  STARTUP_CHECK(allocatorName() == "user allocator");
+  SCENARIO_CHECK(mem.calls(2) == 1);
+  SCENARIO_CHECK(allocatorName() == "user allocator");
   std::exit(0);
 }
 
@@ -294,10 +279,10 @@ void recordingHook() {
   mem.setPools(0);
   Device::openInBackground(warmUpHook);
   Device::current();
-  STARTUP_CHECK(gWarmUpStarted == 0);
-  STARTUP_CHECK(allocatorName() == "cuMemAlloc");
+  SCENARIO_CHECK(gWarmUpStarted == 0);
+  SCENARIO_CHECK(allocatorName() == "cuMemAlloc");
   std::shared_ptr<Allocation> a = allocateDevice(64);
-  STARTUP_CHECK(mem.calls(0) == 1 && mem.calls(2) == 0);
+  SCENARIO_CHECK(mem.calls(0) == 1 && mem.calls(2) == 0);
   std::exit(0);
 }
 
@@ -330,45 +315,45 @@ void recordingHook() {
 
   std::shared_ptr<Allocation> a = allocateDevice(1000, nullptr, FirstUse::OnStreamNow);
   CUdeviceptr first = a->devicePtr();
-  STARTUP_CHECK(allocs() == 1);
+  SCENARIO_CHECK(allocs() == 1);
   a.reset(); // kept: no cuMemFreeAsync
-  STARTUP_CHECK(frees() == 0);
+  SCENARIO_CHECK(frees() == 0);
   // The same size class (sizes rounded up to 512 bytes), first used on the legacy stream now.
   std::shared_ptr<Allocation> b = allocateDevice(600, nullptr, FirstUse::OnStreamNow);
-  STARTUP_CHECK(allocs() == 1 && b->devicePtr() == first);
+  SCENARIO_CHECK(allocs() == 1 && b->devicePtr() == first);
   b.reset();
   // Not reused: a use not promised, or another stream.
   std::shared_ptr<Allocation> c = allocateDevice(1000);
   std::shared_ptr<Allocation> d = allocateDevice(1000, other, FirstUse::OnStreamNow);
-  STARTUP_CHECK(allocs() == 3);
-  STARTUP_CHECK(c->devicePtr() != first && d->devicePtr() != first);
+  SCENARIO_CHECK(allocs() == 3);
+  SCENARIO_CHECK(c->devicePtr() != first && d->devicePtr() != first);
   c.reset();
   d.reset();
-  STARTUP_CHECK(frees() == 0);
+  SCENARIO_CHECK(frees() == 0);
   // Blocks over 1 MiB go back to the driver.
   std::shared_ptr<Allocation> big = allocateDevice((1 << 20) + 1, nullptr, FirstUse::OnStreamNow);
   big.reset();
-  STARTUP_CHECK(allocs() == 4 && frees() == 1);
+  SCENARIO_CHECK(allocs() == 4 && frees() == 1);
   // At most 64 MiB are kept: of 64 freed blocks of 1 MiB, the last one goes back (3 KiB kept).
   std::vector<std::shared_ptr<Allocation>> many;
   for (int i = 0; i < 64; ++i)
     many.push_back(allocateDevice(1 << 20));
   many.clear();
-  STARTUP_CHECK(allocs() == 68 && frees() == 2);
+  SCENARIO_CHECK(allocs() == 68 && frees() == 2);
   // Out of memory: every kept block is given back and the allocation retried.
   mem.failNext(1);
   std::shared_ptr<Allocation> e = allocateDevice(5000, nullptr, FirstUse::OnStreamNow);
-  STARTUP_CHECK(allocs() == 70 && frees() == 2 + 63 + 3);
+  SCENARIO_CHECK(allocs() == 70 && frees() == 2 + 63 + 3);
   e.reset();
   // When the retry fails too, the error is the driver's.
   mem.failNext(2);
   try {
     allocateDevice(9000, nullptr, FirstUse::OnStreamNow);
-    STARTUP_CHECK(!"allocateDevice did not throw");
+    SCENARIO_CHECK(!"allocateDevice did not throw");
   } catch (const CudaError &err) {
-    STARTUP_CHECK(err.code() == CUDA_ERROR_OUT_OF_MEMORY);
+    SCENARIO_CHECK(err.code() == CUDA_ERROR_OUT_OF_MEMORY);
   }
-  STARTUP_CHECK(allocs() == 72 && frees() == 69);
+  SCENARIO_CHECK(allocs() == 72 && frees() == 69);
   std::exit(0);
 }
 
