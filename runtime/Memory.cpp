@@ -454,21 +454,13 @@ void copyPeer(CUdeviceptr dst, int dstDevice, CUdeviceptr src, int srcDevice, si
     return;
   }
   // No peer path: through host memory, each half in its own device's context.
-  if (stream) {
-    Device::current();
-    check(d.cuStreamSynchronize(stream), "cuStreamSynchronize");
-  }
   std::unique_ptr<char[]> staging(new char[n]);
-  CUcontext previous = nullptr; // the caller's context, current again afterwards
-  check(d.cuCtxGetCurrent(&previous), "cuCtxGetCurrent");
-  struct Restore {
-    CUcontext ctx;
-    ~Restore() { driver().cuCtxSetCurrent(ctx); } // errors ignored
-  } restore{previous};
-  from.makeCurrent();
-  check(d.cuMemcpyDtoH_v2(staging.get(), src, n), "cuMemcpyDtoH");
-  to.makeCurrent();
-  check(d.cuMemcpyHtoD_v2(dst, staging.get(), n), "cuMemcpyHtoD");
+  onOwningDevice(srcDevice, stream, [&](const DriverApi &api) {
+    check(api.cuMemcpyDtoH_v2(staging.get(), src, n), "cuMemcpyDtoH");
+  });
+  onOwningDevice(dstDevice, nullptr, [&](const DriverApi &api) {
+    check(api.cuMemcpyHtoD_v2(dst, staging.get(), n), "cuMemcpyHtoD");
+  });
 }
 
 void fillDevice(CUdeviceptr dst, unsigned char value, size_t n, CUstream stream) {
