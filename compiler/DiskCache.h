@@ -140,8 +140,8 @@ std::optional<CacheEntry> load(const std::string &path, const Digest &key);
 /// `stalePrefix + "."` are removed afterwards (older versions of the same specialization).
 /// Returns false (and leaves no temporary file) when the directory is not writable. Never
 /// throws.
-/// After storing, the directory is pruned with pruningPolicy() (llvm::pruneCache: at most once
-/// per policy interval and directory, recorded in its llvmcache.timestamp file).
+/// After storing, the directory is pruned with pruningPolicy() (prune(): at most once per
+/// policy interval, directory and process).
 bool store(const std::string &path, const Digest &key, const CacheEntry &e,
            const std::string &stalePrefix = {});
 
