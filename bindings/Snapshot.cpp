@@ -508,6 +508,41 @@ void suggestForMissingGlobals(frontend::CodeSnapshot &s, py::handle globals, py:
     s.globals[name].path = ir::closestName(name, candidates);
 }
 
+/// True when `v`, or its class, comes from one of numba's modules (numba, numba.*,
+/// numba_cuda.*): the objects python/ptxjit/_numba_bridge.py may map onto ptxjit's.
+bool fromNumba(py::handle v) {
+  auto numbaModule = [](const py::object &m) {
+    if (!PyUnicode_Check(m.ptr()))
+      return false;
+    std::string s = py::cast<std::string>(m);
+    return s == "numba" || s.rfind("numba.", 0) == 0 || s.rfind("numba_cuda.", 0) == 0;
+  };
+  py::object mod;
+  py::handle cls(reinterpret_cast<PyObject *>(Py_TYPE(v.ptr())));
+  if (hasAttrNoThrow(cls, "__module__", &mod) && numbaModule(mod))
+    return true;
+  return !PyType_Check(v.ptr()) && hasAttrNoThrow(v, "__module__", &mod) && numbaModule(mod);
+}
+
+/// The global value of `v` as globalFromPython gives it, except that a numba-cuda object that
+/// ptxjit does not know as such (a half-ported program's numba.cuda.random function, its
+/// @numba.njit helper) is replaced by ptxjit's equivalent when _numba_bridge.equivalent names
+/// one. `used` becomes the object the value stands for (the callee to snapshot, for device
+/// functions).
+ir::GlobalValue globalOf(py::handle v, py::object &used) {
+  used = py::reinterpret_borrow<py::object>(v);
+  ir::GlobalValue g = globalFromPython(v);
+  if ((g.kind != ir::GlobalValue::Kind::Unsupported &&
+       g.kind != ir::GlobalValue::Kind::PyFunction) ||
+      !fromNumba(v))
+    return g;
+  py::object eq = py::module_::import("ptxjit._numba_bridge").attr("equivalent")(v);
+  if (eq.is_none())
+    return g;
+  used = eq;
+  return globalFromPython(eq);
+}
+
 } // namespace
 
 std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
@@ -586,9 +621,10 @@ std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
       if (!v && PyErr_Occurred())
         throw py::error_already_set();
     }
-    s->globals[name] = v ? globalFromPython(v) : ir::GlobalValue::missing();
+    py::object used;
+    s->globals[name] = v ? globalOf(v, used) : ir::GlobalValue::missing();
     if (callees && isCallable(s->globals[name]))
-      callees->push_back(py::reinterpret_borrow<py::object>(v));
+      callees->push_back(used);
   }
   suggestForMissingGlobals(*s, globals, builtins);
 
@@ -598,10 +634,10 @@ std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
     py::tuple cells = closure;
     for (size_t i = 0; i < cells.size() && i < s->freevars.size(); ++i) {
       PyObject *contents = PyCell_GET(cells[i].ptr());
-      s->closure[s->freevars[i]] =
-          contents ? globalFromPython(contents) : ir::GlobalValue::missing();
+      py::object used;
+      s->closure[s->freevars[i]] = contents ? globalOf(contents, used) : ir::GlobalValue::missing();
       if (callees && isCallable(s->closure[s->freevars[i]]))
-        callees->push_back(py::reinterpret_borrow<py::object>(contents));
+        callees->push_back(used);
     }
   }
 
