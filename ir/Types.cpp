@@ -252,7 +252,9 @@ const SymbolType *symbol(const std::string &path) {
 }
 
 const FunctionRefType *functionRef(int functionId, const std::string &name) {
-  return table().get<FunctionRefType>("function:" + std::to_string(functionId), [&] {
+  // Keyed by name too: ids are unique in a process, but the type's text (its name) must not
+  // depend on which caller interned the id first (tests reuse small ids with other names).
+  return table().get<FunctionRefType>("function:" + std::to_string(functionId) + ":" + name, [&] {
     return std::make_unique<FunctionRefType>(functionId, "Function(" + name + ")");
   });
 }
