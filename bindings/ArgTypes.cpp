@@ -2,6 +2,7 @@
 
 #include "bindings/DeviceArray.h"
 #include "ir/NamedTuples.h"
+#include "runtime/Fork.h"
 
 #include <pybind11/stl.h>
 
@@ -358,6 +359,14 @@ NamedTupleClasses &namedTupleClasses() {
   static auto *r = new NamedTupleClasses();
   return *r;
 }
+
+// Both tables are leaf locks, taken around every fork() (runtime/Fork.h); registered at static
+// initialization, before their first use.
+[[maybe_unused]] const bool gForkLocksRegistered = [] {
+  runtime::registerForkLock(recordIds().mutex);
+  runtime::registerForkLock(namedTupleClasses().mutex);
+  return true;
+}();
 
 /// The number of the namedtuple class of `o`, an instance of a tuple subclass (the class's
 /// `_fields`: one string per element); -1 when it is not a namedtuple, -2 (with `why`) when

@@ -1,10 +1,10 @@
 #include "runtime/Memory.h"
 
-#include <cstdio>
-
 #include "runtime/Device.h"
+#include "runtime/Fork.h"
 #include "runtime/StartupTrace.h"
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -145,10 +145,24 @@ struct PoolWarmUp {
   std::thread thread;
   bool atexitRegistered = false;
 };
-PoolWarmUp &poolWarmUp() {
-  static PoolWarmUp *w = new PoolWarmUp;
-  return *w;
+std::atomic<PoolWarmUp *> gPoolWarmUp{new PoolWarmUp};
+PoolWarmUp &poolWarmUp() { return *gPoolWarmUp.load(std::memory_order_acquire); }
+
+// The child handler of fork() (runtime/Fork.h): the parent's warm-up thread is not in the child
+// (whose CUDA is unusable), so the exit handler must not join it there. The old state is leaked
+// (destroying a joinable std::thread would terminate the process); the exit handler registered
+// by the parent stays registered in the child and finds nothing to join.
+void forgetWarmUpInChild() {
+  auto *fresh = new PoolWarmUp;
+  fresh->atexitRegistered = true;
+  gPoolWarmUp.store(fresh, std::memory_order_release);
 }
+
+[[maybe_unused]] const bool gForkHandlersRegistered = [] {
+  onForkChild(forgetWarmUpInChild);
+  registerForkLock(gAllocatorMutex); // a leaf: held to read or replace the allocator only
+  return true;
+}();
 
 // On the warm-up thread: the pool's first allocation (and its free), then the switch to the pool
 // unless the allocator was replaced meanwhile. Errors leave the allocator as it is.
