@@ -402,11 +402,11 @@ std::shared_ptr<Allocation> allocateHost(size_t bytes) {
   }
 }
 
-std::shared_ptr<Allocation> wrapMemory(uint64_t address, size_t bytes, bool onDevice) {
+std::shared_ptr<Allocation> wrapMemory(uint64_t address, size_t bytes, bool onDevice, int device) {
   std::shared_ptr<Allocation> a(new Allocation(address, bytes, onDevice, nullptr, nullptr));
   a->owned_ = false;
   if (onDevice)
-    a->device_ = Device::currentOrdinal();
+    a->device_ = device >= 0 ? device : Device::currentOrdinal();
   return a;
 }
 

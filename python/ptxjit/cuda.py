@@ -20,13 +20,18 @@ import sys as _sys
 
 _sys.modules.setdefault(__name__ + ".libdevice", libdevice)
 from . import devicearray  # noqa: E402  (numba-cuda's cuda.devicearray helpers)
-from .devicearray import as_cuda_array, from_cuda_array_interface, is_cuda_array  # noqa: E402
+from .devicearray import as_cuda_array, from_cuda_array_interface, from_dlpack, is_cuda_array  # noqa: E402,E501
 
-# numba-cuda's `cuda.cudadrv.devicearray` path to the same helpers.
-cudadrv = _pytypes.ModuleType(__name__ + ".cudadrv", "numba-cuda's cudadrv path: devicearray")
+from . import _driver  # noqa: E402  (numba-cuda's cudadrv.driver classes)
+
+# numba-cuda's `cuda.cudadrv.devicearray` and `cuda.cudadrv.driver` paths.
+cudadrv = _pytypes.ModuleType(__name__ + ".cudadrv",
+                              "numba-cuda's cudadrv path: devicearray, driver")
 cudadrv.devicearray = devicearray
+cudadrv.driver = _driver
 _sys.modules.setdefault(__name__ + ".cudadrv", cudadrv)
 _sys.modules.setdefault(__name__ + ".cudadrv.devicearray", devicearray)
+_sys.modules.setdefault(__name__ + ".cudadrv.driver", _driver)
 _sys.modules.setdefault(__name__ + ".devicearray", devicearray)
 from ._loader import lib as _lib
 from ._loader import make_dispatcher as _make_dispatcher
