@@ -282,6 +282,25 @@ Device::Cleanup::~Cleanup() {
     driver().cuCtxSetCurrent(previous_); // errors ignored: nothing sensible to do here
 }
 
+std::string Device::uuid() const {
+  const DriverApi &d = driver();
+  if (!d.cuDeviceGetUuid_v2)
+    throw DriverUnavailable("the CUDA driver has no cuDeviceGetUuid_v2 (CUDA 11.4 or newer is "
+                            "needed for Device.uuid)");
+  CUuuid id{};
+  check(d.cuDeviceGetUuid_v2(&id, device_), "cuDeviceGetUuid");
+  static const char digits[] = "0123456789abcdef";
+  std::string out = "GPU-";
+  for (int k = 0; k < 16; ++k) {
+    if (k == 4 || k == 6 || k == 8 || k == 10)
+      out += '-';
+    auto byte = static_cast<unsigned char>(id.bytes[k]);
+    out += digits[byte >> 4];
+    out += digits[byte & 15];
+  }
+  return out;
+}
+
 int Device::attribute(CUdevice_attribute attr) const {
   return getAttribute(driver(), device_, attr);
 }
