@@ -3,6 +3,7 @@
 #include "runtime/Device.h"
 #include "runtime/Fork.h"
 #include "runtime/StartupTrace.h"
+#include "runtime/Stream.h"
 
 #include <atomic>
 #include <cstdio>
@@ -415,10 +416,12 @@ void copyHostToDevice(CUdeviceptr dst, const void *src, size_t n, CUstream strea
   if (n == 0)
     return;
   const DriverApi &d = driver();
-  if (stream)
+  if (stream) {
     check(d.cuMemcpyHtoDAsync_v2(dst, src, n, stream), "cuMemcpyHtoDAsync");
-  else
+    joinLegacyStreamAfter(stream);
+  } else {
     check(d.cuMemcpyHtoD_v2(dst, src, n), "cuMemcpyHtoD");
+  }
 }
 
 void copyDeviceToHost(void *dst, CUdeviceptr src, size_t n, CUstream stream) {
@@ -426,10 +429,12 @@ void copyDeviceToHost(void *dst, CUdeviceptr src, size_t n, CUstream stream) {
   if (n == 0)
     return;
   const DriverApi &d = driver();
-  if (stream)
+  if (stream) {
     check(d.cuMemcpyDtoHAsync_v2(dst, src, n, stream), "cuMemcpyDtoHAsync");
-  else
+    joinLegacyStreamAfter(stream);
+  } else {
     check(d.cuMemcpyDtoH_v2(dst, src, n), "cuMemcpyDtoH");
+  }
 }
 
 void copyDeviceToDevice(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream stream) {
@@ -437,10 +442,12 @@ void copyDeviceToDevice(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream str
   if (n == 0)
     return;
   const DriverApi &d = driver();
-  if (stream)
+  if (stream) {
     check(d.cuMemcpyDtoDAsync_v2(dst, src, n, stream), "cuMemcpyDtoDAsync");
-  else
+    joinLegacyStreamAfter(stream);
+  } else {
     check(d.cuMemcpyDtoD_v2(dst, src, n), "cuMemcpyDtoD");
+  }
 }
 
 bool peerCopyIsDirect(int dstDevice, int srcDevice) {
@@ -460,10 +467,12 @@ void copyPeer(CUdeviceptr dst, int dstDevice, CUdeviceptr src, int srcDevice, si
   if (peerCopyIsDirect(dstDevice, srcDevice)) {
     to.enablePeerAccess(srcDevice); // returns with the caller's device current again
     Device::current();
-    if (stream)
+    if (stream) {
       check(d.cuMemcpyPeerAsync(dst, to.context(), src, from.context(), n, stream),
             "cuMemcpyPeerAsync");
-    else
+      joinLegacyStreamAfter(stream);
+      return;
+    }
       check(d.cuMemcpyPeer(dst, to.context(), src, from.context(), n), "cuMemcpyPeer");
     return;
   }
@@ -482,10 +491,12 @@ void fillDevice(CUdeviceptr dst, unsigned char value, size_t n, CUstream stream)
   if (n == 0)
     return;
   const DriverApi &d = driver();
-  if (stream)
+  if (stream) {
     check(d.cuMemsetD8Async(dst, value, n, stream), "cuMemsetD8Async");
-  else
+    joinLegacyStreamAfter(stream);
+  } else {
     check(d.cuMemsetD8_v2(dst, value, n), "cuMemsetD8");
+  }
 }
 
 void copyAllocation(Allocation &dst, size_t dstOffset, const Allocation &src, size_t srcOffset,
