@@ -1,7 +1,9 @@
 #include "bindings/ArgTypes.h"
 
+#include "bindings/DLPack.h"
 #include "bindings/DeviceArray.h"
 #include "ir/NamedTuples.h"
+#include "runtime/Fork.h"
 
 #include <pybind11/stl.h>
 
@@ -359,6 +361,14 @@ NamedTupleClasses &namedTupleClasses() {
   return *r;
 }
 
+// Both tables are leaf locks, taken around every fork() (runtime/Fork.h); registered at static
+// initialization, before their first use.
+[[maybe_unused]] const bool gForkLocksRegistered = [] {
+  runtime::registerForkLock(recordIds().mutex);
+  runtime::registerForkLock(namedTupleClasses().mutex);
+  return true;
+}();
+
 /// The number of the namedtuple class of `o`, an instance of a tuple subclass (the class's
 /// `_fields`: one string per element); -1 when it is not a namedtuple, -2 (with `why`) when
 /// there are too many classes.
@@ -647,7 +657,7 @@ bool ArgReader::read(PyObject *o, int arg, std::string &why, int depth) {
     l.device = dev;
     l.ndim = dev->ndim();
     l.data = dev->address();
-    l.writeable = true;
+    l.writeable = !dev->readonly();
     for (int k = 0; k < l.ndim; ++k) {
       l.shape[k] = dev->shape()[k];
       l.strides[k] = dev->strides()[k];
@@ -709,11 +719,28 @@ bool ArgReader::read(PyObject *o, int arg, std::string &why, int depth) {
   }
   if (PyObject_HasAttrString(o, "__cuda_array_interface__"))
     return readInterface(o, arg, why);
+  if (PyObject_HasAttrString(o, "__dlpack__") && PyObject_HasAttrString(o, "__dlpack_device__"))
+    return readDLPack(o, arg, why, depth);
   if (depth == 0)
     if (std::optional<bool> ok = readTransferHint(o, arg, why))
       return *ok;
   why = "values of this type cannot be passed to kernels";
   return false;
+}
+
+bool ArgReader::readDLPack(PyObject *o, int arg, std::string &why, int depth) {
+  py::object arr;
+  try {
+    arr = importDLPack(o, py::int_(0), /*order=*/true);
+  } catch (py::error_already_set &e) {
+    why = std::string("its DLPack tensor could not be imported: ") + e.what();
+    return false;
+  } catch (const std::exception &e) {
+    why = std::string("its DLPack tensor could not be imported: ") + e.what();
+    return false;
+  }
+  held.push_back(arr);
+  return read(arr.ptr(), arg, why, depth);
 }
 
 std::optional<bool> ArgReader::readTransferHint(PyObject *o, int arg, std::string &why) {

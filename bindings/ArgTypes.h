@@ -147,10 +147,14 @@ class ArgReader {
 public:
   std::vector<uint32_t> codes;
   std::vector<LeafValue> leaves;
+  /// Device arrays made while reading (of DLPack producers), which leaves point into: alive
+  /// until the next clear().
+  std::vector<py::object> held;
 
   void clear() {
     codes.clear();
     leaves.clear();
+    held.clear();
   }
   /// Appends argument `arg`; on an unsupported value returns false and sets `why`.
   bool read(PyObject *o, int arg, std::string &why, int depth = 0);
@@ -165,6 +169,9 @@ private:
   /// when `o` is not a transfer hint.
   std::optional<bool> readTransferHint(PyObject *o, int arg, std::string &why);
   bool readInterface(PyObject *o, int arg, std::string &why);
+  /// A DLPack producer without __cuda_array_interface__ (JAX, ...): read as the device array
+  /// importDLPack makes of it, ordered before the default stream.
+  bool readDLPack(PyObject *o, int arg, std::string &why, int depth);
   LeafValue &newLeaf(LeafValue::Kind k, DType d, int arg);
 };
 

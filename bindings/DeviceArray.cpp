@@ -114,6 +114,8 @@ std::shared_ptr<DeviceNDArray> makeView(const DeviceNDArray &d, const runtime::A
                                            g.strides, d.dtype(), d.numpyDtype(), d.backend(),
                                            std::move(stream));
   v->owner = d.owner;
+  if (d.readonly())
+    v->markReadonly();
   return v;
 }
 
@@ -131,6 +133,7 @@ py::object viewStream(const DeviceNDArray &d, py::handle stream) {
 py::object copyToHost(const DeviceNDArray &d, py::object ary, py::handle stream);
 
 void copyToDevice(DeviceNDArray &d, py::handle src, py::handle stream) {
+  d.checkWritable();
   const DeviceNDArray *s = asDeviceArray(src.ptr());
   if (!s && !isNumpyArray(src.ptr()) &&
       PyObject_HasAttrString(src.ptr(), "__cuda_array_interface__"))
@@ -349,6 +352,7 @@ py::object getItem(const DeviceNDArray &d, py::handle key, py::handle stream) {
 }
 
 void setItem(const DeviceNDArray &d, py::handle key, py::handle value, py::handle stream) {
+  d.checkWritable();
   runtime::IndexResult r = runtime::indexArray(geometryOf(d), parseIndex(key));
   auto lhs = makeView(d, r.view, d.stream());
   helpers().attr("assign")(wrapDeviceArray(lhs), value, effectiveStream(d, stream));
@@ -568,6 +572,17 @@ DeviceNDArray::DeviceNDArray(std::shared_ptr<runtime::Allocation> alloc, size_t 
                   : codes::array(dtype_, ndim(), layout_, false);
 }
 
+void DeviceNDArray::markReadonly() {
+  readonly_ = true;
+  code_ = record_ ? codes::recordArray(recordId(record_), ndim(), layout_, true)
+                  : codes::array(dtype_, ndim(), layout_, true);
+}
+
+void DeviceNDArray::checkWritable() const {
+  if (readonly_)
+    throw py::value_error("assignment destination is read-only");
+}
+
 void DeviceNDArray::markRecordScalar() {
   if (!record_ || ndim() != 0)
     throw std::logic_error("only a 0-d device array of a record dtype is a record scalar");
@@ -612,6 +627,31 @@ void checkArrayPeer(const DeviceNDArray &arr, const std::string &what) {
                         " (copy_to_device), or enable peer access first "
                         "(cuda.current_context().enable_peer_access(" +
                         m + ") on device " + c + ")");
+}
+
+DeviceNDArray *asMutableDeviceArray(PyObject *o) {
+  return const_cast<DeviceNDArray *>(asDeviceArray(o));
+}
+
+py::object wrapForeignMemory(uint64_t address, const std::vector<int64_t> &shape,
+                             const std::vector<int64_t> &strides, py::object dtype,
+                             py::object owner, py::object stream, codegen::Backend backend,
+                             bool onDevice, int device) {
+  DType dt = dtypeFromNumpy(dtype);
+  if (dt == DType::Invalid)
+    throw py::type_error("device arrays of dtype " + py::cast<std::string>(py::str(dtype)) +
+                         " are not supported");
+  if (shape.size() != strides.size() || shape.size() > static_cast<size_t>(kMaxDims))
+    throw std::invalid_argument("one stride per dimension, at most " + std::to_string(kMaxDims) +
+                                " dimensions");
+  runtime::Span span = runtime::spanOf(shape, strides, dtypeSize(dt));
+  auto alloc = runtime::wrapMemory(address + span.begin, static_cast<size_t>(span.bytes()),
+                                   onDevice, device);
+  auto arr =
+      std::make_shared<DeviceNDArray>(alloc, static_cast<size_t>(-span.begin), shape, strides, dt,
+                                      std::move(dtype), backend, std::move(stream));
+  arr->owner = std::move(owner);
+  return wrapDeviceArray(std::move(arr));
 }
 
 const DeviceNDArray *asDeviceArray(PyObject *o) {
@@ -783,6 +823,7 @@ void defineDeviceArrays(py::module_ &m) {
                                std::string(Py_TYPE(array.ptr())->tp_name));
         if (d->size() < 1)
           throw py::value_error("res must have at least one element");
+        d->checkWritable();
         py::object v = numpy().attr("asarray")(value, d->numpyDtype());
         const void *p = numpyFields(v.ptr()).data;
         d->allocation()->upload(p, static_cast<size_t>(d->itemsize()), d->offset());
@@ -799,30 +840,21 @@ void defineDeviceArrays(py::module_ &m) {
   m.def(
       "_wrap_memory",
       [](uint64_t address, std::vector<int64_t> shape, std::vector<int64_t> strides,
-         py::object dtype, py::object owner, py::object stream) {
-        // A device array over memory someone else owns (__cuda_array_interface__ imports):
-        // the span its elements reach, relative to `address`, becomes the allocation.
+         py::object dtype, py::object owner, py::object stream, bool hostMemory) {
+        // A device array over memory someone else owns (__cuda_array_interface__ imports,
+        // host memory mapped by cuda.mapped): the span its elements reach, relative to
+        // `address`, becomes the allocation. Mapped host memory is device memory to CUDA
+        // kernels and host memory to the CPU backend's.
         codegen::Backend backend = currentBackend();
-        if (backend != codegen::Backend::CUDA)
+        if (backend != codegen::Backend::CUDA && !hostMemory)
           throw py::type_error("arrays in GPU memory (__cuda_array_interface__) cannot be used "
                                "by the CPU backend");
-        DType dt = dtypeFromNumpy(dtype);
-        if (dt == DType::Invalid)
-          throw py::type_error("device arrays of dtype " + py::cast<std::string>(py::str(dtype)) +
-                               " are not supported");
-        if (shape.size() != strides.size() || shape.size() > static_cast<size_t>(kMaxDims))
-          throw std::invalid_argument("one stride per dimension, at most " +
-                                      std::to_string(kMaxDims) + " dimensions");
-        runtime::Span span = runtime::spanOf(shape, strides, dtypeSize(dt));
-        auto alloc =
-            runtime::wrapMemory(address + span.begin, static_cast<size_t>(span.bytes()), true);
-        auto arr = std::make_shared<DeviceNDArray>(alloc, static_cast<size_t>(-span.begin), shape,
-                                                   strides, dt, dtype, backend, stream);
-        arr->owner = owner;
-        return arr;
+        return wrapForeignMemory(address, shape, strides, std::move(dtype), std::move(owner),
+                                 streamObject(stream), backend,
+                                 /*onDevice=*/backend == codegen::Backend::CUDA);
       },
       py::arg("address"), py::arg("shape"), py::arg("strides"), py::arg("dtype"), py::arg("owner"),
-      py::arg("stream"));
+      py::arg("stream"), py::arg("host_memory") = false);
 }
 
 } // namespace ptxjit::bindings

@@ -58,6 +58,13 @@ public:
   bool negativeStrides() const;
   /// The fingerprint code of this array as a kernel argument.
   uint32_t code() const { return code_; }
+  /// True for an array kernels may not write (a read-only DLPack import): its fingerprint code
+  /// says so, and copies into it raise ValueError. Views inherit it.
+  bool readonly() const { return readonly_; }
+  /// Makes the array read-only (see readonly).
+  void markReadonly();
+  /// Raises numpy's ValueError("assignment destination is read-only") for a read-only array.
+  void checkWritable() const;
   /// True for numba's DeviceRecord: `cuda.to_device(record_scalar)`, a 0-d array of a record
   /// dtype that kernels take as a record (by reference), not as a 0-d array.
   bool recordScalar() const { return (code_ & codes::kTagMask) == codes::kRecord; }
@@ -88,6 +95,7 @@ private:
   size_t spanOffset_ = 0;
   ir::Layout layout_ = ir::Layout::C;
   bool cContiguous_ = true, fContiguous_ = true;
+  bool readonly_ = false;
   uint32_t code_ = 0;
 };
 
@@ -96,6 +104,18 @@ py::object wrapDeviceArray(std::shared_ptr<DeviceNDArray> arr);
 
 /// The DeviceNDArray behind `o`, or null when `o` is not one. Cheap (a type check).
 const DeviceNDArray *asDeviceArray(PyObject *o);
+/// asDeviceArray for the code that made `o` and still completes it (markReadonly).
+DeviceNDArray *asMutableDeviceArray(PyObject *o);
+
+/// A device array over memory someone else owns (imported through __cuda_array_interface__ or
+/// DLPack) whose first element is at `address`: the span its elements reach becomes the
+/// allocation, and `owner` (kept with the array and its views) keeps the memory alive. Device
+/// memory of device `device` (-1: the calling thread's current device) when `onDevice`, else host
+/// memory (the CPU backend). Scalar dtypes only (TypeError otherwise).
+py::object wrapForeignMemory(uint64_t address, const std::vector<int64_t> &shape,
+                             const std::vector<int64_t> &strides, py::object dtype,
+                             py::object owner, py::object stream, codegen::Backend backend,
+                             bool onDevice, int device = -1);
 
 /// For a device array whose device() differs from the calling thread's current device (callers
 /// compare first: one compare per array on the launch path): returns when the array is in host

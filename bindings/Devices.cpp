@@ -36,6 +36,9 @@ py::dict deviceInfo(const runtime::Device &dev) {
   return d;
 }
 
+/// numba-cuda's Device.uuid ("GPU-" and the UUID; runtime::Device::uuid).
+std::string deviceUuid(int ordinal) { return runtime::Device::get(ordinal).uuid(); }
+
 } // namespace
 
 void defineDevices(py::module_ &m) {
@@ -58,6 +61,8 @@ void defineDevices(py::module_ &m) {
       },
       py::arg("ordinal"),
       "Device `ordinal`'s id, name and compute capability, read without opening it.");
+  m.def("_device_uuid", &deviceUuid, py::arg("ordinal"),
+        "Device `ordinal`'s UUID as numba-cuda writes it: 'GPU-xxxxxxxx-xxxx-xxxx-xxxx-...'.");
   m.def(
       "_current_device", [] { return runtime::Device::currentOrdinal(); },
       "The calling thread's current device ordinal.");

@@ -424,7 +424,10 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
   struct BusyGuard {
     Scratch &s;
     bool prev;
-    ~BusyGuard() { s.busy = prev; }
+    ~BusyGuard() {
+      s.reader.held.clear(); // imports of DLPack producers hold them: not past this launch
+      s.busy = prev;
+    }
   } busyGuard{sc, sc.busy};
   sc.busy = true;
 
@@ -487,10 +490,8 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
                            "': arrays in GPU memory (__cuda_array_interface__) cannot be used by "
                            "the CPU backend");
     // The __cuda_array_interface__ v3 protocol: a consumer waits for the producer's stream.
-    if (l.producerStream && cudaArrayInterfaceSync()) {
-      py::gil_scoped_release release;
-      runtime::synchronizeStream(reinterpret_cast<CUstream>(l.producerStream));
-    }
+    if (l.producerStream && cudaArrayInterfaceSync())
+      synchronizeProducerStream(l.producerStream);
   }
 
   const compiler::Specialization &spec = lookup(r.codes, backend);

@@ -77,13 +77,15 @@ void defineHostMemory(py::module_ &m) {
       py::arg("attach_host") = false);
   m.def(
       "register_host",
-      [](uintptr_t address, size_t bytes) {
+      [](uintptr_t address, size_t bytes, bool mapped) -> uint64_t {
         if (currentBackend() != codegen::Backend::CUDA)
-          return;
+          return mapped ? address : 0; // kernels of the CPU backend use host memory as it is
         py::gil_scoped_release release;
-        runtime::registerHost(reinterpret_cast<void *>(address), bytes);
+        return runtime::registerHost(reinterpret_cast<void *>(address), bytes, mapped);
       },
-      py::arg("address"), py::arg("nbytes"), "Page-locks existing host memory (CUDA backend).");
+      py::arg("address"), py::arg("nbytes"), py::arg("mapped") = false,
+      "Page-locks existing host memory (CUDA backend); with `mapped` also maps it for kernels "
+      "and returns the address they use (the host address on the CPU backend).");
   m.def(
       "unregister_host",
       [](uintptr_t address) {

@@ -1,5 +1,6 @@
 // The extension module ptxjit._core: kernels (Dispatcher), device arrays, streams, targets.
 #include "bindings/ArgTypes.h"
+#include "bindings/DLPack.h"
 #include "bindings/DeviceArray.h"
 #include "bindings/Devices.h"
 #include "bindings/Dispatcher.h"
@@ -39,6 +40,7 @@ PYBIND11_MODULE(_core, m) {
   defineStreams(m);
   defineGraphs(m);
   defineDeviceArrays(m);
+  defineDLPack(m);
   defineDevices(m);
   defineHostMemory(m);
   defineDispatcher(m);

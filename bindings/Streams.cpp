@@ -48,6 +48,13 @@ py::object streamObject(py::handle s) {
   return py::none();
 }
 
+void synchronizeProducerStream(uint64_t handle) {
+  py::object stream =
+      py::cast(PyStream(runtime::Stream::external(reinterpret_cast<CUstream>(handle)),
+                        codegen::Backend::CUDA, false, /*external=*/true));
+  stream.attr("synchronize")();
+}
+
 namespace {
 
 /// An event of the backend it was made on. On the CPU backend work is synchronous, so an event

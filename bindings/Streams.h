@@ -44,6 +44,12 @@ CUstream streamHandle(py::handle s, codegen::Backend backend);
 /// The stream object to remember with a device array (None for the default stream).
 py::object streamObject(py::handle s);
 
+/// Waits for the stream `handle` of a __cuda_array_interface__ producer, as the protocol's
+/// version 3 asks of a consumer: through a Python stream object for it (cuda.external_stream),
+/// calling its synchronize() method as numba-cuda does, so that the method of ptxjit's Stream
+/// class (also cuda.cudadrv.driver.Stream) is what runs. Needs the GIL; CUDA backend only.
+void synchronizeProducerStream(uint64_t handle);
+
 /// Registers Stream, stream(), default_stream(), external_stream(), synchronize(), and Event,
 /// event(), event_elapsed_time().
 void defineStreams(py::module_ &m);

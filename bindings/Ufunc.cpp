@@ -74,11 +74,39 @@ CallArg callArgOf(const LeafValue &l, uint32_t code) {
                         l.writeable);
 }
 
-/// A call's arguments as read: Python objects converted by numpy.asarray stay alive here.
+/// A call's arguments as read: Python objects converted by numpy.asarray stay alive in `keep`,
+/// device arrays made of foreign ones (foreignDeviceArray) in `foreign`.
 struct CallArgs {
   ArgReader reader;
   std::vector<py::object> keep;
+  std::vector<py::object> foreign;
 };
+
+/// A __cuda_array_interface__ producer other than a ptxjit device array (CuPy, PyTorch, a mapped
+/// array, ...) as a ptxjit device array over its memory, made by cuda.as_cuda_array as
+/// numba-cuda's CUDA ufuncs make it: the producer's stream is synchronized first (the protocol's
+/// rule for consumers), and an output given so comes back as that device array. Null for
+/// anything else, and for ufuncs of the CPU target, which take host data.
+py::object foreignDeviceArray(const ufunc::Ufunc &u, PyObject *o) {
+  if (u.target != ufunc::Target::Cuda || !o)
+    return {};
+  PyTypeObject *t = Py_TYPE(o);
+  if (t == &PyFloat_Type || t == &PyLong_Type || t == &PyBool_Type || t == &PyComplex_Type ||
+      t == numpyApi().ndarray || PyTuple_Check(o) || asDeviceArray(o))
+    return {};
+  if (!PyObject_HasAttrString(o, "__cuda_array_interface__"))
+    return {};
+  return py::module_::import("ptxjit.devicearray").attr("as_cuda_array")(py::handle(o));
+}
+
+/// `o`, or the device array foreignDeviceArray makes of it (kept alive in `held`).
+PyObject *asUfuncOperand(const ufunc::Ufunc &u, PyObject *o, std::vector<py::object> &held) {
+  py::object d = foreignDeviceArray(u, o);
+  if (!d)
+    return o;
+  held.push_back(d);
+  return d.ptr();
+}
 
 /// Reads argument `o` (index k) into `ca`; lists and other array-likes go through
 /// numpy.asarray. `what`: "input" or "output" for messages; outputs must be arrays.
@@ -242,7 +270,7 @@ PyObject *fastElementwise(PyUfunc &pu, const ArgReader &reader, PyObject *outObj
   const DeviceNDArray *out = nullptr;
   if (outObj) {
     out = asDeviceArray(outObj);
-    if (!out || out->backend() != backend || out->layout() != ir::Layout::C ||
+    if (!out || out->readonly() || out->backend() != backend || out->layout() != ir::Layout::C ||
         out->device() != runtime::Device::currentOrdinal() || out->ndim() != first->ndim ||
         !std::equal(out->shape().begin(), out->shape().end(), first->shape))
       return nullptr;
@@ -319,6 +347,9 @@ py::object call(PyUfunc &pu, PyObject *const *args, size_t nargs, PyObject *kwar
   std::vector<PyObject *> heapOuts(u.nout > 4 ? u.nout : 0, nullptr);
   PyObject **outObjs = u.nout > 4 ? heapOuts.data() : inlineOuts;
   readOutputArgs(u, args, nargs, kwargs, outObjs, streamObj);
+  std::vector<py::object> foreignOuts;
+  for (size_t k = 0; k < u.nout; ++k)
+    outObjs[k] = asUfuncOperand(u, outObjs[k], foreignOuts);
 
   thread_local CallArgs reused;
   static thread_local bool busy = false;
@@ -331,8 +362,14 @@ py::object call(PyUfunc &pu, PyObject *const *args, size_t nargs, PyObject *kwar
   busy = true;
   ca.reader.clear();
   ca.keep.clear();
+  // The views of foreign arrays hold their producers: dropped when the call ends, not kept
+  // until the thread's next call.
+  struct DropForeign {
+    CallArgs &c;
+    ~DropForeign() { c.foreign.clear(); }
+  } dropForeign{ca};
   for (size_t k = 0; k < u.nin; ++k)
-    readArg(ca, args[k], static_cast<int>(k), u.name, false);
+    readArg(ca, asUfuncOperand(u, args[k], ca.foreign), static_cast<int>(k), u.name, false);
   if (ca.keep.empty() && u.nout == 1)
     if (PyObject *r = fastElementwise(pu, ca.reader, outObjs[0], streamObj))
       return py::reinterpret_steal<py::object>(r);
@@ -384,7 +421,7 @@ py::object reduceCall(PyUfunc &pu, py::object array, py::object axis, py::object
   if (!dtype.is_none())
     throw py::type_error("ufunc '" + u.name + "'.reduce: dtype= is not supported by ptxjit");
   CallArgs ca, outReader;
-  readArg(ca, array.ptr(), 0, u.name, false);
+  readArg(ca, asUfuncOperand(u, array.ptr(), ca.foreign), 0, u.name, false);
   std::optional<std::vector<int64_t>> axes;
   if (PyTuple_Check(axis.ptr()) || PyList_Check(axis.ptr()))
     axes = py::cast<std::vector<int64_t>>(axis);
@@ -393,6 +430,8 @@ py::object reduceCall(PyUfunc &pu, py::object array, py::object axis, py::object
   CallArg out;
   if (PyTuple_Check(outObj.ptr()) && PyTuple_GET_SIZE(outObj.ptr()) == 1)
     outObj = py::reinterpret_borrow<py::object>(PyTuple_GET_ITEM(outObj.ptr(), 0));
+  if (py::object d = foreignDeviceArray(u, outObj.ptr()))
+    outObj = d;
   if (!outObj.is_none()) {
     readArg(outReader, outObj.ptr(), 0, u.name, true);
     out = callArgOf(outReader.reader.leaves[0], outReader.reader.codes[0]);

@@ -6,8 +6,10 @@
 #include "compiler/Packing.h"
 #include "frontend/Frontend.h"
 #include "ir/Conversions.h"
+#include "ir/InterningLocks.h"
 #include "ir/Verify.h"
 #include "ir/typing/Typing.h"
+#include "runtime/Fork.h"
 #include "runtime/HostBlock.h"
 #include "runtime/Launch.h"
 #include "runtime/Module.h"
@@ -469,7 +471,17 @@ private:
 // ---- Compiler -------------------------------------------------------------------------------
 
 Compiler &Compiler::instance() {
-  static Compiler *c = new Compiler(); // leaked on purpose: nothing to tear down at exit
+  // Leaked on purpose: nothing to tear down at exit. Its locks, and those of the type tables
+  // that compiles fill, are taken around every fork() (runtime/Fork.h), so that a child forked
+  // while another thread compiles finds them free; registered here, before their first use.
+  static Compiler *c = [] {
+    auto *made = new Compiler();
+    runtime::registerForkLock(made->mutex_, runtime::kForkCompile);
+    runtime::registerForkLock(made->registryMutex_);
+    runtime::registerForkLock(ir::typeTableLock());
+    runtime::registerForkLock(ir::namedTupleTableLock());
+    return made;
+  }();
   return *c;
 }
 

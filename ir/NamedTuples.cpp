@@ -1,6 +1,8 @@
 // Named tuple types (see NamedTuples.h): interned here, beside their names.
 #include "ir/NamedTuples.h"
 
+#include "ir/InterningLocks.h"
+
 #include <map>
 #include <memory>
 #include <mutex>
@@ -23,6 +25,8 @@ NamedTupleTable &table() {
 }
 
 } // namespace
+
+std::mutex &namedTupleTableLock() { return table().mutex; }
 
 const TupleType *types::namedTuple(const std::string &className,
                                    const std::vector<std::string> &fields,

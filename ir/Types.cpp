@@ -2,6 +2,7 @@
 // identifies it (usually its spelling), guarded by a mutex; types are never freed.
 #include "ir/Types.h"
 
+#include "ir/InterningLocks.h"
 #include "ir/NamedTuples.h"
 
 #include "ir/Values.h"
@@ -30,6 +31,7 @@ public:
     table_.emplace(key, std::move(t));
     return raw;
   }
+  std::mutex &lock() { return mutex_; }
 
 private:
   std::mutex mutex_;
@@ -41,6 +43,12 @@ TypeTable &table() {
   static TypeTable *t = new TypeTable();
   return *t;
 }
+
+} // namespace
+
+std::mutex &typeTableLock() { return table().lock(); }
+
+namespace {
 
 const SimpleType *simple(TypeKind k, const char *spelling) {
   return table().get<SimpleType>(std::string("simple:") + spelling,

@@ -254,6 +254,15 @@ typedef enum CUmemAttach_flags_enum {
 #define CU_MEMHOSTALLOC_DEVICEMAP 0x02
 #define CU_MEMHOSTALLOC_WRITECOMBINED 0x04
 
+// cuMemHostRegister flags.
+#define CU_MEMHOSTREGISTER_PORTABLE 0x01
+#define CU_MEMHOSTREGISTER_DEVICEMAP 0x02
+
+// A device's UUID (cuDeviceGetUuid).
+typedef struct CUuuid_st {
+  char bytes[16];
+} CUuuid;
+
 // cuLaunchKernel's `extra` array markers.
 #define CU_LAUNCH_PARAM_END_AS_INT 0x00
 #define CU_LAUNCH_PARAM_END ((void *)CU_LAUNCH_PARAM_END_AS_INT)
@@ -284,6 +293,7 @@ typedef enum CUmemAttach_flags_enum {
 #define cuEventElapsedTime cuEventElapsedTime_v2
 #define cuMemHostGetDevicePointer cuMemHostGetDevicePointer_v2
 #define cuMemHostRegister cuMemHostRegister_v2
+#define cuDeviceGetUuid cuDeviceGetUuid_v2
 #define cuModuleGetGlobal cuModuleGetGlobal_v2
 #define cuLinkCreate cuLinkCreate_v2
 #define cuLinkAddData cuLinkAddData_v2
@@ -299,6 +309,7 @@ CUresult cuDeviceGetCount(int *count);
 CUresult cuDeviceGet(CUdevice *device, int ordinal);
 CUresult cuDeviceGetName(char *name, int len, CUdevice dev);
 CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev);
+CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev);
 CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev);
 CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev);
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
@@ -352,6 +363,7 @@ CUresult cuStreamSynchronize(CUstream hStream);
 CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode);
 CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph);
 CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus);
+CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags);
 CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph,
                                      unsigned long long flags);
 CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream);

@@ -1,5 +1,6 @@
 #include "runtime/Device.h"
 
+#include "runtime/Fork.h"
 #include "runtime/StartupTrace.h"
 
 #include <atomic>
@@ -25,8 +26,9 @@ std::atomic<const Device *> gDevices[Device::kMaxDevices];
 // The calling thread's current device ordinal (Device::select).
 thread_local int tOrdinal = 0;
 
-// Serializes openings of devices other than 0 (device 0 has the Opener below).
-std::mutex gOpenMutex;
+// Serializes openings of devices other than 0 (device 0 has the Opener below). Replaced in a
+// forked child (forgetInChild), where a thread of the parent may have held it.
+std::mutex *gOpenMutex = new std::mutex;
 
 // A background opening (Device::openInBackground).
 struct Opener {
@@ -38,10 +40,10 @@ struct Opener {
   bool atexitRegistered = false;
 };
 
-Opener &opener() {
-  static Opener *o = new Opener; // never destroyed: the atexit handler uses it
-  return *o;
-}
+// Never destroyed: the atexit handler uses it. Replaced in a forked child (forgetInChild).
+std::atomic<Opener *> gOpener{new Opener};
+
+Opener &opener() { return *gOpener.load(std::memory_order_acquire); }
 
 // On the background opener, once its device is built: what Device::current() returns there (for
 // afterOpen), as the device is published only when afterOpen has finished.
@@ -56,6 +58,24 @@ void joinOpenerAtExit() {
   if (o.thread.joinable())
     o.thread.join();
 }
+
+// The child handler of fork() (runtime/Fork.h): the opener thread of the parent, and whatever it
+// was doing, are not in the child, whose CUDA is unusable anyway (driver() refuses it). A fresh
+// opener and lock keep the atexit handler and any later caller from waiting for them; the old
+// ones are leaked (destroying a joinable std::thread would terminate the process).
+void forgetInChild() {
+  gOpener.store(new Opener, std::memory_order_release);
+  gOpenMutex = new std::mutex;
+}
+
+// Serializes deviceComputeCapability()'s cache; held while the driver may be loaded.
+std::mutex gComputeCapabilityMutex;
+
+[[maybe_unused]] const bool gForkHandlersRegistered = [] {
+  onForkChild(forgetInChild);
+  registerForkLock(gComputeCapabilityMutex, kForkComputeCapability);
+  return true;
+}();
 
 int getAttribute(const DriverApi &d, CUdevice dev, CUdevice_attribute attr) {
   int value = 0;
@@ -140,8 +160,11 @@ const Device &Device::select(int ordinal) {
 }
 
 const Device &Device::openOrWait(int ordinal) {
+  // Before any wait: in a child forked after the driver was loaded this throws ForkedAfterInit
+  // (a background opening of the parent would otherwise be waited for in vain).
+  driver();
   if (ordinal != 0) {
-    std::lock_guard<std::mutex> lock(gOpenMutex);
+    std::lock_guard<std::mutex> lock(*gOpenMutex);
     if (const Device *device = gDevices[ordinal].load(std::memory_order_acquire))
       return *device;
     const Device *device = new Device(ordinal);
@@ -259,6 +282,25 @@ Device::Cleanup::~Cleanup() {
     driver().cuCtxSetCurrent(previous_); // errors ignored: nothing sensible to do here
 }
 
+std::string Device::uuid() const {
+  const DriverApi &d = driver();
+  if (!d.cuDeviceGetUuid_v2)
+    throw DriverUnavailable("the CUDA driver has no cuDeviceGetUuid_v2 (CUDA 11.4 or newer is "
+                            "needed for Device.uuid)");
+  CUuuid id{};
+  check(d.cuDeviceGetUuid_v2(&id, device_), "cuDeviceGetUuid");
+  static const char digits[] = "0123456789abcdef";
+  std::string out = "GPU-";
+  for (int k = 0; k < 16; ++k) {
+    if (k == 4 || k == 6 || k == 8 || k == 10)
+      out += '-';
+    auto byte = static_cast<unsigned char>(id.bytes[k]);
+    out += digits[byte >> 4];
+    out += digits[byte & 15];
+  }
+  return out;
+}
+
 int Device::attribute(CUdevice_attribute attr) const {
   return getAttribute(driver(), device_, attr);
 }
@@ -306,9 +348,8 @@ void Device::enablePeerAccess(int peer) const {
 }
 
 ComputeCapability deviceComputeCapability() {
-  static std::mutex mutex;
   static std::optional<ComputeCapability> known;
-  std::lock_guard<std::mutex> lock(mutex);
+  std::lock_guard<std::mutex> lock(gComputeCapabilityMutex);
   if (known)
     return *known;
   ComputeCapability cc;

@@ -103,6 +103,10 @@ public:
   CUcontext context() const noexcept { return context_; }
   // The device name (cuDeviceGetName), e.g. "NVIDIA H100 80GB HBM3".
   const std::string &name() const noexcept { return name_; }
+  // The device's UUID as nvidia-smi and numba-cuda write it, "GPU-" and 32 hex digits in the
+  // groups 8-4-4-4-12 (cuDeviceGetUuid). Throws DriverUnavailable when the driver lacks
+  // cuDeviceGetUuid_v2 (before CUDA 11.4), CudaError.
+  std::string uuid() const;
   // Compute capability, e.g. 9 and 0 for sm_90.
   int computeCapabilityMajor() const noexcept { return ccMajor_; }
   int computeCapabilityMinor() const noexcept { return ccMinor_; }

@@ -1,12 +1,13 @@
 #include "runtime/Driver.h"
 
+#include "runtime/Fork.h"
 #include "runtime/StartupTrace.h"
 
 #include <dlfcn.h>
-#include <pthread.h>
 
 #include <atomic>
 #include <cstdlib>
+#include <mutex>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -255,8 +256,9 @@ std::string describe(const DriverApi *api, CUresult code) {
 
 void markShuttingDown() { gShuttingDown.store(true, std::memory_order_release); }
 
-// pthread_atfork's child handler: the driver's contexts do not survive fork(), so the child
-// refuses every later use (driver() throws ForkedAfterInit) instead of crashing in the driver.
+// The child handler of fork() (runtime/Fork.h): the driver's contexts do not survive fork(), so
+// the child refuses every later use (driver() throws ForkedAfterInit) instead of hanging or
+// crashing in the driver.
 void markForkedChild() {
   if (!gState || !gState->ok)
     return;
@@ -333,20 +335,34 @@ DriverState loadDriver() {
   return st;
 }
 
+// Serializes the loading. A global (constant-initialized) mutex rather than a function-local
+// static, so that a fork() while another thread loads the driver waits for the loading instead
+// of leaving the child an initialization guard that never completes.
+std::mutex gLoadMutex;
+std::atomic<DriverState *> gLoadedState{nullptr}; // published once loaded (or failed)
+
+// Registered at static initialization (runtime/Fork.h: before the lock is first taken).
+[[maybe_unused]] const bool gForkHandlersRegistered = [] {
+  registerForkLock(gLoadMutex, kForkDriverLoad);
+  onForkChild(markForkedChild);
+  return true;
+}();
+
 const DriverState &driverState() {
-  // Thread-safe, run once; a failure is kept in the state (no retry). Changed afterwards only
-  // by markForkedChild, in a forked child (single-threaded then).
-  static DriverState state = loadDriver();
-  static const bool published = [] {
-    if (state.ok) {
-      gState = &state;
-      gLoaded.store(&state.api, std::memory_order_release);
-      pthread_atfork(nullptr, nullptr, markForkedChild);
-    }
-    return true;
-  }();
-  (void)published;
-  return state;
+  // Loaded once; a failure is kept in the state (no retry). Changed afterwards only by
+  // markForkedChild, in a forked child (single-threaded then).
+  if (const DriverState *st = gLoadedState.load(std::memory_order_acquire)) [[likely]]
+    return *st;
+  std::lock_guard<std::mutex> lock(gLoadMutex);
+  if (const DriverState *st = gLoadedState.load(std::memory_order_acquire))
+    return *st;
+  auto *state = new DriverState(loadDriver()); // never destroyed: the driver stays loaded
+  if (state->ok) {
+    gState = state;
+    gLoaded.store(&state->api, std::memory_order_release);
+  }
+  gLoadedState.store(state, std::memory_order_release);
+  return *state;
 }
 
 } // namespace

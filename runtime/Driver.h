@@ -87,8 +87,12 @@ namespace ptxjit::runtime {
 // reach of kernels even with peer access enabled.
 // Stream capture and graphs (runtime/Graph.h): CUDA 11.4 (cuGraphInstantiateWithFlags); without
 // them cuda.graph() raises, everything else works.
+// cuDeviceGetUuid_v2 (CUDA 11.4): Device.uuid. cuStreamGetFlags: whether an external stream is
+// non-blocking (runtime/Stream.h, joinLegacyStreamAfter); without it none is taken to be.
 #define PTXJIT_CUDA_DRIVER_OPTIONAL_ENTRY_POINTS(X)                                                \
   X(cuFuncGetParamInfo)                                                                            \
+  X(cuDeviceGetUuid_v2)                                                                            \
+  X(cuStreamGetFlags)                                                                              \
   X(cuModuleGetGlobal_v2)                                                                          \
   X(cuEventElapsedTime_v2)                                                                         \
   X(cuLinkCreate_v2)                                                                               \

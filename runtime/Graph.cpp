@@ -1,6 +1,7 @@
 #include "runtime/Graph.h"
 
 #include "runtime/Device.h"
+#include "runtime/Stream.h"
 
 #include <stdexcept>
 
@@ -93,6 +94,7 @@ Graph::~Graph() {
 
 void Graph::launch(CUstream stream) const {
   check(graphDriver().cuGraphLaunch(exec_, stream), "cuGraphLaunch");
+  joinLegacyStreamAfter(stream);
 }
 
 } // namespace ptxjit::runtime

@@ -1,8 +1,7 @@
 #include "runtime/HostGrid.h"
 
+#include "runtime/Fork.h"
 #include "runtime/HostBlock.h"
-
-#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
@@ -214,17 +213,18 @@ void resetPoolInChild() {
   gPoolMutex = new std::mutex;                     // the old one may have been held at fork
 }
 
+// Registered at static initialization (runtime/Fork.h).
+[[maybe_unused]] const bool gForkHandlerRegistered = [] {
+  onForkChild(resetPoolInChild);
+  return true;
+}();
+
 HostPool &pool() {
   if (HostPool *p = gPool.load(std::memory_order_acquire)) [[likely]]
     return *p;
   std::lock_guard<std::mutex> lock(*gPoolMutex);
   if (HostPool *p = gPool.load(std::memory_order_acquire))
     return *p;
-  static const bool atforkRegistered = [] {
-    pthread_atfork(nullptr, nullptr, resetPoolInChild);
-    return true;
-  }();
-  (void)atforkRegistered;
   auto *p = new HostPool(configuredParallelism() - 1);
   gPool.store(p, std::memory_order_release);
   return *p;

@@ -55,11 +55,22 @@ HostMemory::~HostMemory() {
     driver().cuMemFreeHost(host_);
 }
 
-void registerHost(void *p, size_t bytes) {
+CUdeviceptr registerHost(void *p, size_t bytes, bool deviceMap) {
   if (bytes == 0)
-    return;
+    return 0;
   Device::current();
-  check(driver().cuMemHostRegister_v2(p, bytes, 0), "cuMemHostRegister");
+  const DriverApi &d = driver();
+  check(d.cuMemHostRegister_v2(p, bytes, deviceMap ? CU_MEMHOSTREGISTER_DEVICEMAP : 0),
+        "cuMemHostRegister");
+  if (!deviceMap)
+    return 0;
+  CUdeviceptr device = 0;
+  CUresult r = d.cuMemHostGetDevicePointer_v2(&device, p, 0);
+  if (r != CUDA_SUCCESS) {
+    d.cuMemHostUnregister(p); // not left registered when its mapping fails
+    throwCudaError(r, "cuMemHostGetDevicePointer");
+  }
+  return device;
 }
 
 void unregisterHost(void *p) {

@@ -52,11 +52,12 @@ private:
   int ordinal_; // the device whose context allocated it (and frees it)
 };
 
-// Page-locks `bytes` bytes of existing host memory at `p` (cuMemHostRegister, flags 0) so that
-// copies from and to it run asynchronously; undone by unregisterHost(p). Throws
-// DriverUnavailable, CudaError (CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED when some of the range
-// already is). `bytes` == 0 does nothing.
-void registerHost(void *p, size_t bytes);
+// Page-locks `bytes` bytes of existing host memory at `p` (cuMemHostRegister) so that copies
+// from and to it run asynchronously; with `deviceMap` (CU_MEMHOSTREGISTER_DEVICEMAP) also maps
+// it for kernels and returns its device address (cuMemHostGetDevicePointer), else 0. Undone by
+// unregisterHost(p). Throws DriverUnavailable, CudaError (CUDA_ERROR_HOST_MEMORY_ALREADY_
+// REGISTERED when some of the range already is). `bytes` == 0 does nothing and returns 0.
+CUdeviceptr registerHost(void *p, size_t bytes, bool deviceMap = false);
 
 // Undoes registerHost(p). Throws DriverUnavailable, CudaError
 // (CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED).

@@ -1,6 +1,7 @@
 #include "runtime/Launch.h"
 
 #include "runtime/Device.h"
+#include "runtime/Stream.h"
 
 #include <cstdint>
 #include <stdexcept>
@@ -109,6 +110,7 @@ void launch(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem, CUstream st
                                        sharedMem, stream, params, extra);
   if (r != CUDA_SUCCESS) [[unlikely]]
     throwLaunchError(r, f, grid, block, sharedMem);
+  joinLegacyStreamAfter(stream); // memory freed later waits for the kernel (runtime/Stream.h)
 }
 
 } // namespace

@@ -1,10 +1,11 @@
 #include "runtime/Memory.h"
 
-#include <cstdio>
-
 #include "runtime/Device.h"
+#include "runtime/Fork.h"
 #include "runtime/StartupTrace.h"
+#include "runtime/Stream.h"
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -145,10 +146,24 @@ struct PoolWarmUp {
   std::thread thread;
   bool atexitRegistered = false;
 };
-PoolWarmUp &poolWarmUp() {
-  static PoolWarmUp *w = new PoolWarmUp;
-  return *w;
+std::atomic<PoolWarmUp *> gPoolWarmUp{new PoolWarmUp};
+PoolWarmUp &poolWarmUp() { return *gPoolWarmUp.load(std::memory_order_acquire); }
+
+// The child handler of fork() (runtime/Fork.h): the parent's warm-up thread is not in the child
+// (whose CUDA is unusable), so the exit handler must not join it there. The old state is leaked
+// (destroying a joinable std::thread would terminate the process); the exit handler registered
+// by the parent stays registered in the child and finds nothing to join.
+void forgetWarmUpInChild() {
+  auto *fresh = new PoolWarmUp;
+  fresh->atexitRegistered = true;
+  gPoolWarmUp.store(fresh, std::memory_order_release);
 }
+
+[[maybe_unused]] const bool gForkHandlersRegistered = [] {
+  onForkChild(forgetWarmUpInChild);
+  registerForkLock(gAllocatorMutex); // a leaf: held to read or replace the allocator only
+  return true;
+}();
 
 // On the warm-up thread: the pool's first allocation (and its free), then the switch to the pool
 // unless the allocator was replaced meanwhile. Errors leave the allocator as it is.
@@ -388,11 +403,11 @@ std::shared_ptr<Allocation> allocateHost(size_t bytes) {
   }
 }
 
-std::shared_ptr<Allocation> wrapMemory(uint64_t address, size_t bytes, bool onDevice) {
+std::shared_ptr<Allocation> wrapMemory(uint64_t address, size_t bytes, bool onDevice, int device) {
   std::shared_ptr<Allocation> a(new Allocation(address, bytes, onDevice, nullptr, nullptr));
   a->owned_ = false;
   if (onDevice)
-    a->device_ = Device::currentOrdinal();
+    a->device_ = device >= 0 ? device : Device::currentOrdinal();
   return a;
 }
 
@@ -401,10 +416,12 @@ void copyHostToDevice(CUdeviceptr dst, const void *src, size_t n, CUstream strea
   if (n == 0)
     return;
   const DriverApi &d = driver();
-  if (stream)
+  if (stream) {
     check(d.cuMemcpyHtoDAsync_v2(dst, src, n, stream), "cuMemcpyHtoDAsync");
-  else
+    joinLegacyStreamAfter(stream);
+  } else {
     check(d.cuMemcpyHtoD_v2(dst, src, n), "cuMemcpyHtoD");
+  }
 }
 
 void copyDeviceToHost(void *dst, CUdeviceptr src, size_t n, CUstream stream) {
@@ -412,10 +429,12 @@ void copyDeviceToHost(void *dst, CUdeviceptr src, size_t n, CUstream stream) {
   if (n == 0)
     return;
   const DriverApi &d = driver();
-  if (stream)
+  if (stream) {
     check(d.cuMemcpyDtoHAsync_v2(dst, src, n, stream), "cuMemcpyDtoHAsync");
-  else
+    joinLegacyStreamAfter(stream);
+  } else {
     check(d.cuMemcpyDtoH_v2(dst, src, n), "cuMemcpyDtoH");
+  }
 }
 
 void copyDeviceToDevice(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream stream) {
@@ -423,10 +442,12 @@ void copyDeviceToDevice(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream str
   if (n == 0)
     return;
   const DriverApi &d = driver();
-  if (stream)
+  if (stream) {
     check(d.cuMemcpyDtoDAsync_v2(dst, src, n, stream), "cuMemcpyDtoDAsync");
-  else
+    joinLegacyStreamAfter(stream);
+  } else {
     check(d.cuMemcpyDtoD_v2(dst, src, n), "cuMemcpyDtoD");
+  }
 }
 
 bool peerCopyIsDirect(int dstDevice, int srcDevice) {
@@ -446,10 +467,12 @@ void copyPeer(CUdeviceptr dst, int dstDevice, CUdeviceptr src, int srcDevice, si
   if (peerCopyIsDirect(dstDevice, srcDevice)) {
     to.enablePeerAccess(srcDevice); // returns with the caller's device current again
     Device::current();
-    if (stream)
+    if (stream) {
       check(d.cuMemcpyPeerAsync(dst, to.context(), src, from.context(), n, stream),
             "cuMemcpyPeerAsync");
-    else
+      joinLegacyStreamAfter(stream);
+      return;
+    }
       check(d.cuMemcpyPeer(dst, to.context(), src, from.context(), n), "cuMemcpyPeer");
     return;
   }
@@ -468,10 +491,12 @@ void fillDevice(CUdeviceptr dst, unsigned char value, size_t n, CUstream stream)
   if (n == 0)
     return;
   const DriverApi &d = driver();
-  if (stream)
+  if (stream) {
     check(d.cuMemsetD8Async(dst, value, n, stream), "cuMemsetD8Async");
-  else
+    joinLegacyStreamAfter(stream);
+  } else {
     check(d.cuMemsetD8_v2(dst, value, n), "cuMemsetD8");
+  }
 }
 
 void copyAllocation(Allocation &dst, size_t dstOffset, const Allocation &src, size_t srcOffset,

@@ -142,7 +142,7 @@ private:
 
   friend std::shared_ptr<Allocation> allocateDevice(size_t, CUstream, FirstUse);
   friend std::shared_ptr<Allocation> allocateHost(size_t);
-  friend std::shared_ptr<Allocation> wrapMemory(uint64_t, size_t, bool);
+  friend std::shared_ptr<Allocation> wrapMemory(uint64_t, size_t, bool, int);
 };
 
 // Allocates `bytes` bytes (0 allowed: address 0, nothing allocated) of memory of the calling
@@ -176,10 +176,11 @@ std::shared_ptr<Allocation> allocateHost(size_t bytes);
 // An Allocation naming `bytes` bytes at `address` that belong to someone else (an array handed
 // over through __cuda_array_interface__): device memory when `onDevice`, else host memory. The
 // runtime copies to and from it like any allocation and never frees it; the caller keeps the
-// memory's owner alive while the Allocation is in use. Device memory is taken to be the calling
-// thread's current device's (Device::currentOrdinal()). Needs no driver. Never throws except
-// std::bad_alloc.
-std::shared_ptr<Allocation> wrapMemory(uint64_t address, size_t bytes, bool onDevice);
+// memory's owner alive while the Allocation is in use. Device memory is device `device`'s, or
+// the calling thread's current device's (Device::currentOrdinal()) when `device` is -1. Needs
+// no driver. Never throws except std::bad_alloc.
+std::shared_ptr<Allocation> wrapMemory(uint64_t address, size_t bytes, bool onDevice,
+                                       int device = -1);
 
 // Copies n bytes from host `src` to device `dst`: asynchronous on a non-null `stream` (src must
 // stay valid until done), else synchronous. n == 0 does nothing (after making the device context

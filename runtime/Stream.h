@@ -51,12 +51,23 @@ public:
   bool query() const;
 
 private:
-  Stream(CUstream handle, bool nonBlocking, bool owned = true, int ordinal = 0)
-      : handle_(handle), nonBlocking_(nonBlocking), owned_(owned), ordinal_(ordinal) {}
+  Stream(CUstream handle, bool nonBlocking, bool owned = true, int ordinal = 0);
   CUstream handle_;
   bool nonBlocking_;
   bool owned_;
   int ordinal_; // the device whose context made an owned stream (and destroys it)
 };
+
+// Memory ptxjit frees goes back on the legacy default stream (runtime/Memory.cpp), which waits
+// for the earlier work of every blocking stream, not for that of a stream made with
+// CU_STREAM_NON_BLOCKING (PyTorch's streams, for instance). So that a device array freed while
+// work on such a stream still uses it is released only after that work, the legacy stream joins
+// each non-blocking stream after every piece of ptxjit work submitted to it: call this right
+// after submitting work to `stream` (kernel launches, asynchronous copies and fills, graph
+// replays do). It records an event on `stream` and makes the legacy stream wait for it, when
+// `stream` is a live Stream made non-blocking (by create() or found so by external()) and is not
+// being captured into a graph; for every other stream it costs one relaxed atomic load. Throws
+// CudaError.
+void joinLegacyStreamAfter(CUstream stream);
 
 } // namespace ptxjit::runtime

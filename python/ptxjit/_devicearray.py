@@ -133,6 +133,17 @@ def transpose(a, axes=None):
     return out
 
 
+def contiguous_copy(a):
+    """A C-contiguous copy of device array ``a`` made on the device (on its stream):
+    ``__dlpack__(copy=True)``."""
+    from . import cuda
+
+    out = cuda.device_array(a.shape, dtype=a.dtype, stream=a.stream)
+    if out.size:
+        assign(out, a, a.stream)
+    return out
+
+
 def host_copy(a):
     """The host array a device array pickles as (negatively strided views included)."""
     if any(st < 0 and n > 1 for st, n in zip(a.strides, a.shape)):

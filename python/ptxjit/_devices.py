@@ -63,9 +63,9 @@ def _select(i):
 
 class Device:
     """A device (numba-cuda's ``Device``): ``id``, ``name``, ``compute_capability`` (read
-    without opening it), and attributes such as ``MULTIPROCESSOR_COUNT``,
+    without opening it), ``uuid``, and attributes such as ``MULTIPROCESSOR_COUNT``,
     ``MAX_THREADS_PER_BLOCK`` and ``WARP_SIZE`` (the driver's values; reading one opens the
-    device). numba-cuda's ``uuid`` is not offered."""
+    device)."""
 
     __slots__ = ("id", "_info", "_summary")
 
@@ -96,6 +96,12 @@ class Device:
         return tuple(self._brief()["compute_capability"])
 
     def __getattr__(self, name):
+        if name == "uuid":
+            # numba-cuda's "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (as nvidia-smi writes it).
+            if _on_cpu():
+                raise AttributeError("'Device' object has no attribute 'uuid': the CPU "
+                                     "backend's device is the host, which has no GPU UUID")
+            return _lib()._device_uuid(self.id)
         props = Device._props(self)
         if name in props:
             return props[name]

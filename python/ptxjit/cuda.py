@@ -6,6 +6,7 @@ normalizes arguments. The extension (and with it LLVM and the CUDA driver) is lo
 use, not at import.
 """
 
+import contextlib as _contextlib
 import operator as _operator
 import os as _os
 import re as _re
@@ -20,13 +21,18 @@ import sys as _sys
 
 _sys.modules.setdefault(__name__ + ".libdevice", libdevice)
 from . import devicearray  # noqa: E402  (numba-cuda's cuda.devicearray helpers)
-from .devicearray import as_cuda_array, from_cuda_array_interface, is_cuda_array  # noqa: E402
+from .devicearray import as_cuda_array, from_cuda_array_interface, from_dlpack, is_cuda_array  # noqa: E402,E501
 
-# numba-cuda's `cuda.cudadrv.devicearray` path to the same helpers.
-cudadrv = _pytypes.ModuleType(__name__ + ".cudadrv", "numba-cuda's cudadrv path: devicearray")
+from . import _driver  # noqa: E402  (numba-cuda's cudadrv.driver classes)
+
+# numba-cuda's `cuda.cudadrv.devicearray` and `cuda.cudadrv.driver` paths.
+cudadrv = _pytypes.ModuleType(__name__ + ".cudadrv",
+                              "numba-cuda's cudadrv path: devicearray, driver")
 cudadrv.devicearray = devicearray
+cudadrv.driver = _driver
 _sys.modules.setdefault(__name__ + ".cudadrv", cudadrv)
 _sys.modules.setdefault(__name__ + ".cudadrv.devicearray", devicearray)
+_sys.modules.setdefault(__name__ + ".cudadrv.driver", _driver)
 _sys.modules.setdefault(__name__ + ".devicearray", devicearray)
 from ._loader import lib as _lib
 from ._loader import make_dispatcher as _make_dispatcher
@@ -642,6 +648,90 @@ class pinned:
         return False
 
 
+def _transpose_kernel(a, b=None):
+    """numba-cuda's ``cuda.kernels.transpose.transpose``: the transpose of 2-d array ``a`` (a
+    device array, or a host array, copied to the device first) stored in ``b`` (a device array
+    of the transposed shape, or a host array, filled from the device), or in a new device array
+    when ``b`` is None; returns ``b``. The copy is made on the device, on ``a``'s stream (the
+    device-side assignment of device arrays: any dtype, bool and records included)."""
+    import numpy as np
+
+    lib = _lib()
+    if not isinstance(a, lib.DeviceNDArray):
+        a = as_cuda_array(a) if is_cuda_array(a) else to_device(np.asarray(a))
+    if a.ndim != 2:
+        raise ValueError(f"transpose() takes a 2-d array, not one of {a.ndim} dimensions")
+    stream = a.stream
+    rows, cols = a.shape
+    if b is None:
+        b = device_array((cols, rows), dtype=a.dtype, stream=stream)
+    if tuple(b.shape) != (cols, rows):
+        raise ValueError(f"transpose(): the output has shape {tuple(b.shape)}, not the "
+                         f"transposed {(cols, rows)}")
+    if np.dtype(b.dtype) != a.dtype:
+        raise TypeError(f"transpose(): the output has dtype {b.dtype}, not {a.dtype}")
+    view = a._as_strided((cols, rows), (a.strides[1], a.strides[0]))
+    on_device = isinstance(b, lib.DeviceNDArray) or is_cuda_array(b)
+    out = (b if isinstance(b, lib.DeviceNDArray) else as_cuda_array(b)) if on_device else \
+        device_array((cols, rows), dtype=a.dtype, stream=stream)
+    if out.size:
+        out.setitem(Ellipsis, view, stream)
+    if not on_device:
+        out.copy_to_host(b, stream=stream)
+        if stream != 0:
+            stream.synchronize()
+    return b
+
+
+# numba-cuda's `cuda.kernels.transpose` module: `from ...cuda.kernels.transpose import transpose`.
+kernels = _pytypes.ModuleType(__name__ + ".kernels", "numba-cuda's cuda.kernels path: transpose")
+kernels.transpose = _pytypes.ModuleType(__name__ + ".kernels.transpose",
+                                        "numba-cuda's transpose(a, b=None)")
+kernels.transpose.transpose = _transpose_kernel
+_sys.modules.setdefault(kernels.__name__, kernels)
+_sys.modules.setdefault(kernels.transpose.__name__, kernels.transpose)
+
+
+@_contextlib.contextmanager
+def mapped(*arylist, **kws):
+    """numba-cuda's ``with cuda.mapped(*arrays, stream=0) as d:``: page-locks existing host
+    arrays and maps them for the device for the block (``cuMemHostRegister`` with
+    ``CU_MEMHOSTREGISTER_DEVICEMAP``), yielding device arrays over the same memory (the array
+    for one, a list for several): kernels read and write the host arrays in place. On exit the
+    device's work is waited for and the memory unmapped; the device arrays must not be used
+    afterwards. On the CPU backend the device arrays view the host memory itself."""
+    import numpy as np
+
+    unknown = sorted(set(kws) - {"stream"})
+    if unknown:
+        raise TypeError(f"mapped() got an unexpected keyword argument {unknown[0]!r} "
+                        "(it takes only stream=)")
+    stream = kws.get("stream", 0)
+    lib = _lib()
+    registered = []
+    devarys = []
+    try:
+        for ary in arylist:
+            if not isinstance(ary, np.ndarray):
+                raise TypeError(f"cuda.mapped() takes NumPy arrays, not {type(ary).__name__}")
+            data = ary.__array_interface__["data"][0]
+            lo = sum((n - 1) * st for n, st in zip(ary.shape, ary.strides) if st < 0)
+            hi = sum((n - 1) * st for n, st in zip(ary.shape, ary.strides) if st > 0)
+            nbytes = hi - lo + ary.itemsize if ary.size else 0
+            device_base = lib.register_host(data + lo, nbytes, mapped=True) if nbytes else 0
+            if nbytes and lib.current_target() == "cuda":
+                registered.append(data + lo)
+            devarys.append(lib._wrap_memory(device_base - lo if nbytes else 0, ary.shape,
+                                            ary.strides, ary.dtype, ary, stream,
+                                            host_memory=True))
+        yield devarys[0] if len(devarys) == 1 else devarys
+    finally:
+        if registered:
+            synchronize()  # kernels using the memory finish before it is unmapped
+        while registered:
+            lib.unregister_host(registered.pop())
+
+
 class _TransferHint:
     """A host array passed to a kernel with a transfer direction (Numba's cuda.In/Out/InOut)."""
 
@@ -912,9 +1002,9 @@ random = _lazy_submodule("random", "_random")
 __all__ = [
     "jit", "compile", "compile_all", "compile_for_current_device", "compile_ptx", "compile_ptx_for_current_device", "to_device", "device_array",
     "device_array_like", "pinned_array", "pinned_array_like", "mapped_array",
-    "mapped_array_like", "managed_array", "pinned", "stream", "default_stream", "synchronize",
+    "mapped_array_like", "managed_array", "pinned", "mapped", "stream", "default_stream", "synchronize",
     "is_available", "current_target", "is_cuda_array", "as_cuda_array",
-    "from_cuda_array_interface", "external_stream", "per_thread_default_stream",
+    "from_cuda_array_interface", "from_dlpack", "external_stream", "per_thread_default_stream",
     "legacy_default_stream", "event", "event_elapsed_time", "graph",
     "get_current_device", "detect", "gpus", "select_device", "current_context", "list_devices",
     "close", "grid", "gridsize",

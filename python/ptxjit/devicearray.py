@@ -1,5 +1,6 @@
-"""Device-array helpers of the host API: the CUDA array interface consumers
-(``cuda.as_cuda_array``, ``cuda.from_cuda_array_interface``, ``cuda.is_cuda_array``) and
+"""Device-array helpers of the host API: the CUDA array interface and DLPack consumers
+(``cuda.as_cuda_array``, ``cuda.from_cuda_array_interface``, ``cuda.from_dlpack``,
+``cuda.is_cuda_array``) and
 numba-cuda's ``numba.cuda.cudadrv.devicearray`` helpers, for code that reaches them as
 ``cuda.cudadrv.devicearray.<name>`` or ``cuda.devicearray.<name>``: ``DeviceNDArray``,
 ``auto_device``, ``from_array_like``, ``is_cuda_ndarray``, ``array_core``,
@@ -56,17 +57,37 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
 
 
 def as_cuda_array(obj, sync=True):
-    """A device array viewing ``obj``'s memory (no copy): a ptxjit device array, or any
-    ``__cuda_array_interface__`` producer (CuPy, PyTorch, numba-cuda)."""
+    """A device array viewing ``obj``'s memory (no copy): a ptxjit device array, any
+    ``__cuda_array_interface__`` producer (CuPy, PyTorch, numba-cuda), or else any DLPack
+    producer in device memory (JAX, ...). With ``sync``, the producer's work is complete (CUDA
+    array interface: its stream is synchronized) or ordered before ptxjit's default stream
+    (DLPack) first."""
     lib = _lib()
     if isinstance(obj, lib.DeviceNDArray):
         if sync and obj.stream != 0:
             obj.stream.synchronize()
         return obj._as_strided(obj.shape, obj.strides)
     interface = getattr(obj, "__cuda_array_interface__", None)
-    if interface is None:
-        raise TypeError("*obj* doesn't implement the cuda array interface.")
-    return from_cuda_array_interface(interface, owner=obj, sync=sync)
+    if interface is not None:
+        return from_cuda_array_interface(interface, owner=obj, sync=sync)
+    if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__") and \
+            not isinstance(obj, _numpy_ndarray()):
+        return lib._from_dlpack(obj, 0, bool(sync))
+    raise TypeError("*obj* doesn't implement the cuda array interface.")
+
+
+def from_dlpack(obj, stream=0):
+    """A device array viewing the memory of DLPack producer ``obj`` (no copy; the array keeps
+    the producer's tensor alive). ``stream`` (a ptxjit stream, or 0 for the default stream) is
+    where the array will be used: the producer orders its pending work before it. On the CPU
+    backend host memory is taken (NumPy arrays, CPU tensors), device memory is refused."""
+    return _lib()._from_dlpack(obj, stream, True)
+
+
+def _numpy_ndarray():
+    import numpy as np
+
+    return np.ndarray
 
 
 # ---- numba-cuda's devicearray helpers ------------------------------------------------------

@@ -99,3 +99,53 @@ def subprocess_env():
     env = dict(os.environ)
     env["PYTHONPATH"] = PYTHON_DIR + os.pathsep + env.get("PYTHONPATH", "")
     return env
+
+
+@pytest.fixture(scope="session")
+def fake_libcuda(tmp_path_factory):
+    """The fake CUDA driver of tests/cpp/fakecuda (its controls and counters: FakeCuda.cpp),
+    for CUDA-backend tests without a GPU: the CMake build's, else compiled here. Use it in a
+    child interpreter (fake_cuda_env): a process loads one driver."""
+    import shutil
+    import subprocess
+
+    built = os.path.join(ROOT, os.environ.get("BUILD_DIR", "build"), "tests", "cpp",
+                         "libptxjit_fakecuda.so")
+    if os.path.exists(built):
+        return built
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if not cxx:
+        pytest.skip("no C++ compiler for the fake CUDA driver")
+    lib = tmp_path_factory.mktemp("fakecuda") / "libfakecuda.so"
+    source = os.path.join(ROOT, "tests", "cpp", "fakecuda", "FakeCuda.cpp")
+    subprocess.run([cxx, "-O1", "-std=c++17", "-shared", "-fPIC", "-pthread", source, "-o",
+                    str(lib)], check=True, capture_output=True)
+    return str(lib)
+
+
+@pytest.fixture
+def fake_cuda_env(subprocess_env, fake_libcuda):
+    """Environment for a child interpreter whose CUDA backend runs on the fake driver."""
+    env = dict(subprocess_env)
+    env["PTXJIT_LIBCUDA"] = fake_libcuda
+    env["PTXJIT_TARGET"] = "cuda"
+    env.pop("PTXJIT_ALLOCATOR", None)
+    return env
+
+
+@pytest.fixture
+def run_python():
+    """run_python(script, env, timeout=120): runs `script` (dedented) in a child interpreter,
+    asserts that it exits with 0 (a hang fails at the timeout) and returns its stdout."""
+    return _run_python
+
+
+def _run_python(script, env, timeout=120):
+    import subprocess
+    import sys
+    import textwrap
+
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], env=env,
+                          capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout

@@ -36,13 +36,19 @@
 // not capturing). cuGraphGetNodes counts the recorded operations, cuGraphInstantiateWithFlags
 // copies them, cuGraphLaunch replays them in order. fakeCudaGraphCalls(k) counts calls of
 // cuGraphLaunch (k = 0), cuGraphExecDestroy (1) and cuGraphDestroy (2).
+// cuDeviceGetUuid_v2 gives device d the UUID bytes 16 * d + k.
+// Stream order: cuStreamGetFlags reports a stream's creation flags; fakeCudaOrderCount() counts
+// cuStreamWaitEvent calls by which the legacy stream waits for an event last recorded on a
+// non-blocking stream, and fakeCudaOrderStep(0) / (1) give the steps (one counter) of the last
+// such join and of the last cuMemFree_v2 / cuMemFreeAsync.
 // Several devices: fakeCudaSetDeviceCount(n) (1 to 8; 1 by default) exposes n devices, each with
 // its own primary context (device 0 is "Fake GPU", device k "Fake GPU k"). Allocations
 // remember the context current when made; fakeCudaForeignFrees() counts frees made while
 // another context was current. cuDeviceCanAccessPeer answers fakeCudaSetPeerAccess(on) (0 by
 // default); cuCtxEnablePeerAccess fails with CUDA_ERROR_PEER_ACCESS_UNSUPPORTED without it and
 // fakeCudaPeerEnables() counts its successes; cuMemcpyPeer/cuMemcpyPeerAsync, cuMemcpyHtoD_v2
-// and cuMemcpyDtoH_v2 copy (host memory as device memory) and fakeCudaCopyCalls(k) counts
+// and cuMemcpyDtoH_v2 (and their Async forms, done at once; cuCtxSynchronize has nothing to wait
+// for) copy (host memory as device memory) and fakeCudaCopyCalls(k) counts
 // peer copies (k = 0), host-to-device (1) and device-to-host (2) copies.
 // Modules: a PTX text starting with "// fake-ok" loads (any other is rejected, see below);
 // fakeCudaModuleLoads(d) counts loads into device d's context, cuModuleGetFunction gives a
@@ -132,7 +138,14 @@ struct FakeEvent {
   bool timing;
   bool recorded = false;
   double ms = 0;
+  void *stream = nullptr; // where it was last recorded
 };
+
+// Stream ordering (fakeCudaOrderCount / fakeCudaOrderStep): how many times the legacy stream
+// waited for an event recorded on a non-blocking stream, and the step (a counter of these joins
+// and of frees) of the last join and of the last free.
+int gLegacyJoins = 0;
+long gStep = 0, gLastJoinStep = 0, gLastFreeStep = 0;
 
 constexpr int kNotSupported = 801; // CUDA_ERROR_NOT_SUPPORTED
 constexpr int kInvalidHandle = 400; // CUDA_ERROR_INVALID_HANDLE
@@ -258,6 +271,13 @@ int cuDeviceGetAttribute(int *value, int attr, int) {
   }
   return 0;
 }
+// Device d's UUID bytes are 16 * d + k (k = 0..15): "GPU-00010203-0405-0607-0809-0a0b0c0d0e0f"
+// for device 0.
+int cuDeviceGetUuid_v2(char *uuid, int dev) {
+  for (int k = 0; k < 16; ++k)
+    uuid[k] = static_cast<char>(16 * dev + k);
+  return 0;
+}
 int cuDeviceTotalMem_v2(size_t *bytes, int) {
   *bytes = size_t(1) << 30;
   return 0;
@@ -293,6 +313,7 @@ int cuMemAlloc_v2(unsigned long long *ptr, size_t bytes) {
 int cuMemFree_v2(unsigned long long ptr) {
   std::lock_guard<std::mutex> lock(gMutex);
   ++gMemoryCalls[1];
+  gLastFreeStep = ++gStep;
   auto it = gAllocContext.find(ptr);
   if (it != gAllocContext.end()) {
     if (it->second != tCurrent)
@@ -330,6 +351,17 @@ int cuMemcpyHtoD_v2(unsigned long long dst, const void *src, size_t n) {
   std::memcpy(reinterpret_cast<void *>(dst), src, n);
   return 0;
 }
+// Work is done as it is submitted: the asynchronous copies copy at once, and there is never any
+// work to wait for.
+int cuMemcpyHtoDAsync_v2(unsigned long long dst, const void *src, size_t n, void *) {
+  std::memcpy(reinterpret_cast<void *>(dst), src, n);
+  return 0;
+}
+int cuMemcpyDtoHAsync_v2(void *dst, unsigned long long src, size_t n, void *) {
+  std::memcpy(dst, reinterpret_cast<const void *>(src), n);
+  return 0;
+}
+int cuCtxSynchronize() { return 0; }
 int cuMemcpyDtoH_v2(void *dst, unsigned long long src, size_t n) {
   std::lock_guard<std::mutex> lock(gMutex);
   ++gCopyCalls[2];
@@ -366,6 +398,7 @@ int cuMemFreeAsync(unsigned long long ptr, void *) {
   if (!gPools)
     return kNotSupported;
   ++gMemoryCalls[3];
+  gLastFreeStep = ++gStep;
   std::free(reinterpret_cast<void *>(ptr));
   return 0;
 }
@@ -378,9 +411,10 @@ int cuEventDestroy_v2(void *event) {
   delete static_cast<FakeEvent *>(event);
   return 0;
 }
-int cuEventRecord(void *event, void *) {
+int cuEventRecord(void *event, void *stream) {
   auto *e = static_cast<FakeEvent *>(event);
   e->recorded = true;
+  e->stream = stream;
   e->ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch())
           .count();
@@ -388,7 +422,34 @@ int cuEventRecord(void *event, void *) {
 }
 int cuEventSynchronize(void *) { return 0; }
 int cuEventQuery(void *) { return 0; }
-int cuStreamWaitEvent(void *, void *, unsigned) { return 0; }
+int cuStreamWaitEvent(void *stream, void *event, unsigned) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  auto *from = static_cast<FakeStream *>(static_cast<FakeEvent *>(event)->stream);
+  if ((stream == nullptr || stream == kLegacyStream) && from && gStreams.count(from) &&
+      (from->flags & 1) != 0) { // CU_STREAM_NON_BLOCKING
+    ++gLegacyJoins;
+    gLastJoinStep = ++gStep;
+  }
+  return 0;
+}
+int cuStreamGetFlags(void *stream, unsigned *flags) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  auto *s = static_cast<FakeStream *>(stream);
+  if (!gStreams.count(s))
+    return kInvalidHandle;
+  *flags = s->flags;
+  return 0;
+}
+// fakeCudaOrderCount(): legacy-stream joins of non-blocking streams so far.
+int fakeCudaOrderCount() {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return gLegacyJoins;
+}
+// fakeCudaOrderStep(0): the step of the last join; (1): of the last cuMemFree/cuMemFreeAsync.
+long fakeCudaOrderStep(int which) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return which == 0 ? gLastJoinStep : gLastFreeStep;
+}
 int cuEventElapsedTime_v2(float *ms, void *start, void *stop) {
   auto *a = static_cast<FakeEvent *>(start);
   auto *b = static_cast<FakeEvent *>(stop);
@@ -596,11 +657,8 @@ int cuLaunchKernel(void *fn, unsigned, unsigned, unsigned, unsigned, unsigned, u
 
 #define FAKE_UNSUPPORTED(name)                                                                     \
   int name() { return kNotSupported; }
-FAKE_UNSUPPORTED(cuCtxSynchronize)
 FAKE_UNSUPPORTED(cuMemGetInfo_v2)
 FAKE_UNSUPPORTED(cuMemcpyDtoD_v2)
-FAKE_UNSUPPORTED(cuMemcpyHtoDAsync_v2)
-FAKE_UNSUPPORTED(cuMemcpyDtoHAsync_v2)
 FAKE_UNSUPPORTED(cuMemcpyDtoDAsync_v2)
 FAKE_UNSUPPORTED(cuMemsetD8_v2)
 FAKE_UNSUPPORTED(cuFuncGetAttribute)
