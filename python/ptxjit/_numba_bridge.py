@@ -27,6 +27,7 @@ import threading
 _MODULES = (
     ("numba.cuda.random", "ptxjit.cuda.random"),
     ("numba.cuda.bf16", "ptxjit.cuda.bf16"),
+    ("numba.cuda._internal.cuda_bf16", "ptxjit.cuda.bf16"),
     ("numba.cuda.fp16", "ptxjit.cuda.fp16"),
     ("numba.cuda.libdevice", "ptxjit.libdevice"),
     ("numba.cuda.misc.special", "ptxjit"),
@@ -55,7 +56,10 @@ def _names_by_identity(modname):
         return cached[1]
     table = {}
     for name, value in list(d.items()):
-        if not name.startswith("_") and not isinstance(value, (int, float, str, bool)):
+        # Public names, and the CUDA-style intrinsics such as fp16's `__float2half_rn`;
+        # not dunders or single-underscore privates.
+        public = not name.startswith("_") or (name.startswith("__") and not name.endswith("__"))
+        if public and not isinstance(value, (int, float, str, bool)):
             table.setdefault(id(value), name)
     _reverse[modname] = (key, table)
     return table
