@@ -162,6 +162,18 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
       bad();
     return types::int64();
   case BuiltinId::Float:
+    if (n == 1 &&
+        (args[0]->kind() == TypeKind::String || args[0]->kind() == TypeKind::StrLiteral)) {
+      // float("nan"), float("inf"), float("1.5"): a constant string, converted at compile time.
+      std::optional<std::string> str = constantStringOf(i->arg(0), &fn_);
+      if (!str)
+        fail(DiagCode::CallArgs, i,
+             {displayName(path), argListStr(i) + "; float() takes a string only as a constant"});
+      if (!floatOfPythonString(*str))
+        fail(DiagCode::CallArgs, i,
+             {displayName(path), "'" + *str + "'; could not convert string to float"});
+      return types::float64();
+    }
     if (n != 1 || !isRealNumber(args[0]))
       bad();
     // Numba's float(): a float keeps its type (float32 stays float32), others become float64.
