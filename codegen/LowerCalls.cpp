@@ -289,6 +289,8 @@ llvm::Value *FunctionLowerer::lowerBuiltinCall(const CallInstr &i) {
     return lowerPrint(i);
   if (const CudaBuiltinInfo *ci = cudaBuiltinInfo(i.builtin)) // LowerCuda.cpp (keywords too)
     return lowerCudaCall(i, *ci);
+  if (const LowFloatFunction *lf = lowFloatFunction(i.builtin)) // LowerLowFloat.cpp
+    return lowerLowFloatCall(i, *lf);
   if (const LibdeviceFunction *lf = libdeviceFunction(i.builtin)) // LowerLibdevice.cpp
     return lowerLibdeviceCall(i, *lf);
   if (i.builtin == BuiltinId::Enumerate || i.builtin == BuiltinId::Zip)

@@ -3,6 +3,7 @@
 #include "ir/ConstantOf.h"
 #include "ir/typing/ArrayMethods.h"
 #include "ir/typing/CudaBuiltins.h"
+#include "ir/typing/LowFloat.h"
 #include "ir/typing/NumpyUfuncs.h"
 #include "ir/typing/TypingInternal.h"
 
@@ -105,6 +106,10 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
   if (const CudaBuiltinInfo *ci = cudaBuiltinInfo(id)) { // TypingCuda.cpp (keywords allowed)
     i->builtin = id;
     return cudaCallType(fn_, i, *ci);
+  }
+  if (const LowFloatFunction *lf = lowFloatFunction(id)) { // cuda.bf16, cuda.fp16 (LowFloat.cpp)
+    i->builtin = id;
+    return lowFloatCallType(fn_, i, *lf);
   }
   if (const LibdeviceFunction *lf = libdeviceFunction(id)) { // Libdevice.cpp
     i->builtin = id;
