@@ -524,6 +524,7 @@ def test_ptx_intrinsics():
     assert "abs.bf16" in _ptx(lambda a: bf16.habs(a), (bfloat16,), cc=(8, 0))
     assert "tanh.approx.bf16" in _ptx(lambda a: bf16.htanh_approx(a), (bfloat16,), cc=(9, 0))
     assert "cvt.rn.bf16.f32" in _ptx(lambda a: bfloat16(a), (float32,), cc=(8, 0))
+    assert "div.approx.f32" in _ptx(lambda a, b: a / b, (bfloat16,) * 2, cc=(9, 0))  # as CUDA
     assert "cvt.rn.bf16.f64" in _ptx(lambda a: bfloat16(a), (float64,), cc=(9, 0))
     assert "add.rn.f16" in _ptx(lambda a, b: cuda.fp16.__hadd_rn(a, b), (float16,) * 2)
 
