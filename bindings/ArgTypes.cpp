@@ -13,9 +13,11 @@
 #include <numpy/arrayobject.h>
 #include <numpy/arrayscalars.h>
 
+#include <atomic>
 #include <complex>
 #include <cstring>
 #include <mutex>
+#include <string_view>
 #include <unordered_map>
 
 namespace ptxjit::bindings {
@@ -53,6 +55,8 @@ const ir::ScalarType *dtypeType(DType d) {
     return t::complex64();
   case DType::Complex128:
     return t::complex128();
+  case DType::BFloat16:
+    return t::bfloat16();
   case DType::Record: // a record array's type comes from its dtype's fields, not from here
   case DType::Invalid:
     break;
@@ -61,7 +65,7 @@ const ir::ScalarType *dtypeType(DType d) {
 }
 
 DType dtypeOf(const ir::ScalarType *t) {
-  for (int i = 0; i <= static_cast<int>(DType::Complex128); ++i)
+  for (int i = 0; i <= static_cast<int>(DType::BFloat16); ++i)
     if (dtypeType(static_cast<DType>(i)) == t)
       return static_cast<DType>(i);
   return DType::Invalid;
@@ -73,15 +77,37 @@ int dtypeSize(DType d) {
 }
 
 const char *dtypeName(DType d) {
-  static const char *names[] = {"bool",    "int8",    "int16",     "int32",      "int64",
-                                "uint8",   "uint16",  "uint32",    "uint64",     "float16",
-                                "float32", "float64", "complex64", "complex128", "record"};
+  static const char *names[] = {
+      "bool",   "int8",    "int16",   "int32",   "int64",     "uint8",      "uint16", "uint32",
+      "uint64", "float16", "float32", "float64", "complex64", "complex128", "record", "bfloat16"};
   return d == DType::Invalid ? "invalid" : names[static_cast<int>(d)];
 }
+
+namespace {
+
+/// NumPy's number of ml_dtypes.bfloat16 in this process (a user dtype: numbered when ml_dtypes
+/// registers it), or -1 before one was seen.
+std::atomic<int> bfloat16Num{-1};
+
+/// True (remembering its number) when `dtype`, a user dtype numbered `num`, is
+/// ml_dtypes.bfloat16: named "bfloat16", two bytes.
+bool learnBFloat16(py::handle dtype, int num) {
+  if (num < NPY_USERDEF)
+    return false;
+  if (py::cast<std::string>(dtype.attr("name")) != "bfloat16" ||
+      py::cast<int>(dtype.attr("itemsize")) != 2)
+    return false;
+  bfloat16Num.store(num);
+  return true;
+}
+
+} // namespace
 
 DType dtypeFromNumpyNum(int num, char byteorder) {
   if (byteorder == '>')
     return DType::Invalid; // x86-64 and AArch64 Linux are little-endian
+  if (num >= NPY_USERDEF)
+    return num == bfloat16Num.load() ? DType::BFloat16 : DType::Invalid;
   constexpr bool longIs64 = sizeof(long) == 8;
   switch (num) {
   case 0:
@@ -125,7 +151,10 @@ DType dtypeFromNumpy(py::handle dtype) {
   try {
     int num = py::cast<int>(dtype.attr("num"));
     std::string order = py::cast<std::string>(dtype.attr("byteorder"));
-    return dtypeFromNumpyNum(num, order.empty() ? '=' : order[0]);
+    DType d = dtypeFromNumpyNum(num, order.empty() ? '=' : order[0]);
+    if (d == DType::Invalid && learnBFloat16(dtype, num))
+      return DType::BFloat16;
+    return d;
   } catch (py::error_already_set &) {
     PyErr_Clear();
     return DType::Invalid;
@@ -191,6 +220,7 @@ const void *scalarValue(PyObject *o, DType d) {
     return &reinterpret_cast<PyCFloatScalarObject *>(o)->obval;
   case DType::Complex128:
     return &reinterpret_cast<PyCDoubleScalarObject *>(o)->obval;
+  case DType::BFloat16: // ml_dtypes' scalars are read by readBFloat16Scalar
   case DType::Record:
   case DType::Invalid:
     break;
@@ -467,8 +497,11 @@ NumpyArrayFields numpyFields(PyObject *array) {
 }
 
 DType numpyArrayDType(PyObject *array) {
-  const PyArray_Descr *d = PyArray_DESCR(asArray(array));
-  return dtypeFromNumpyNum(d->type_num, d->byteorder);
+  PyArray_Descr *d = PyArray_DESCR(asArray(array));
+  DType dt = dtypeFromNumpyNum(d->type_num, d->byteorder);
+  if (dt == DType::Invalid && d->type_num >= NPY_USERDEF) // not seen yet: a bfloat16 array?
+    return dtypeFromNumpy(py::handle(reinterpret_cast<PyObject *>(d)));
+  return dt;
 }
 
 // ---- Argument reading ---------------------------------------------------------------------
@@ -570,6 +603,18 @@ bool ArgReader::readInterface(PyObject *o, int arg, std::string &why) {
     py::tuple data = iface["data"];
     py::object stridesObj = iface.contains("strides") ? py::object(iface["strides"]) : py::none();
     DType d = dtypeFromNumpy(numpyApi().module.attr("dtype")(typestr));
+    if (d == DType::Invalid &&
+        py::cast<std::string>(py::str(typestr)).find("V2") != std::string::npos &&
+        py::hasattr(self, "dtype")) {
+      // A bfloat16 array's typestr is that of two opaque bytes ("<V2", as NumPy spells
+      // ml_dtypes.bfloat16): its own dtype (CuPy's) says what they hold.
+      try {
+        if (dtypeFromNumpy(numpyApi().module.attr("dtype")(self.attr("dtype"))) == DType::BFloat16)
+          d = DType::BFloat16;
+      } catch (py::error_already_set &) {
+        PyErr_Clear();
+      }
+    }
     if (d == DType::Invalid) {
       why = "__cuda_array_interface__ typestr " + py::cast<std::string>(py::str(typestr)) +
             " is not supported";
@@ -684,6 +729,23 @@ bool ArgReader::read(PyObject *o, int arg, std::string &why, int depth) {
         compiler::ArgValue::load(dtypeType(s.dtype), scalarValue(o, s.dtype));
     codes.push_back(codes::scalar(s.dtype, false));
     return true;
+  }
+  if (std::string_view(t->tp_name).ends_with("bfloat16") && PyObject_HasAttrString(o, "dtype")) {
+    // An ml_dtypes.bfloat16 scalar (a NumPy user type, not in np.scalars): its value through
+    // float(), which is exact.
+    py::object self = py::reinterpret_borrow<py::object>(o);
+    if (dtypeFromNumpy(self.attr("dtype")) == DType::BFloat16) {
+      double v = PyFloat_AsDouble(o);
+      if (v == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        why = "the bfloat16 scalar could not be read";
+        return false;
+      }
+      LeafValue &l = newLeaf(LeafValue::Kind::Float, DType::BFloat16, arg);
+      static_cast<compiler::ArgValue &>(l) = compiler::ArgValue::floating(v);
+      codes.push_back(codes::scalar(DType::BFloat16, false));
+      return true;
+    }
   }
   if (t == &PyComplex_Type || PyComplex_Check(o)) {
     LeafValue &l = newLeaf(LeafValue::Kind::Complex, DType::Complex128, arg);

@@ -35,7 +35,8 @@ enum class DType : uint8_t {
   Float64,
   Complex64,
   Complex128,
-  Record, ///< a structured dtype: the leaf or device array carries its ir::RecordType
+  Record,   ///< a structured dtype: the leaf or device array carries its ir::RecordType
+  BFloat16, ///< ml_dtypes.bfloat16 (a NumPy user dtype: its number is learned at first sight)
   Invalid = 0xff,
 };
 
@@ -46,6 +47,8 @@ int dtypeSize(DType d);
 const char *dtypeName(DType d);
 /// The DType of NumPy dtype number `num` (dtype.num) with byte order `byteorder`
 /// (dtype.byteorder: '=', '<', '>', '|'); Invalid for unsupported dtypes or non-native order.
+/// A user dtype's number (ml_dtypes.bfloat16's) is known once dtypeFromNumpy or
+/// numpyArrayDType has seen the dtype.
 DType dtypeFromNumpyNum(int num, char byteorder);
 /// The DType of a numpy.dtype object; Invalid when unsupported.
 DType dtypeFromNumpy(py::handle dtype);

@@ -75,6 +75,13 @@ std::optional<std::string> moduleSymbol(const std::string &name) {
     return "cuda";
   if (name == "ptxjit.libdevice" || name == "numba.cuda.libdevice")
     return "cuda.libdevice";
+  // cuda.bf16 and cuda.fp16 as modules (`from ptxjit.cuda import bf16; bf16.hadd(a, b)`).
+  if (name == "ptxjit.cuda.bf16" || name == "numba.cuda.bf16")
+    return "cuda.bf16";
+  if (name == "ptxjit.cuda.fp16" || name == "numba.cuda.fp16")
+    return "cuda.fp16";
+  if (name == "ml_dtypes") // ml_dtypes.bfloat16(x)
+    return name;
   if (name == "math" || name == "cmath" || name == "numpy" || name == "operator")
     return name;
   // `types.uint8(x)`: the type modules' scalar types (typing maps them to NumPy's).

@@ -1,6 +1,7 @@
 // The host backend's process-wide ORC LLJIT.
 #include "codegen/HostLibdevice.h"
 #include "codegen/ModuleImpl.h"
+#include "ir/BFloat16.h"
 #include "ir/Half.h"
 
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
@@ -37,6 +38,11 @@ const HostTarget &hostTarget() {
     if (!jtmb)
       internalError("cannot detect the host target: " + llvm::toString(jtmb.takeError()));
     jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+    // x86's bfloat16 conversion instructions (vcvtneps2bf16 of AVX512-BF16 and AVX-NE-CONVERT)
+    // flush subnormal inputs and results to zero: without them LLVM rounds float32 and float64
+    // to bfloat16 through the libcalls below, which round every value correctly.
+    jtmb->getFeatures().AddFeature("avx512bf16", false);
+    jtmb->getFeatures().AddFeature("avxneconvert", false);
     auto dl = jtmb->getDefaultDataLayoutForTarget();
     if (!dl)
       internalError("cannot get the host data layout: " + llvm::toString(dl.takeError()));
@@ -77,7 +83,15 @@ _Float16 hostTruncsfhf2(float f) { return hostTruncdfhf2(f); } // float → doub
 float hostExtendhfsf2(_Float16 h) {
   return static_cast<float>(ir::halfToDouble(std::bit_cast<uint16_t>(h)));
 }
+/// The bfloat16 libcalls LLVM emits on x86-64 (without AVX512-BF16) for float → bfloat16 and
+/// double → bfloat16, which also end its bfloat16 arithmetic (done in float32). A bfloat16
+/// travels in an XMM register as _Float16 does, so the bits are returned as one.
+_Float16 hostTruncsfbf2(float f) { return std::bit_cast<_Float16>(ir::bf16FromFloat(f)); }
+_Float16 hostTruncdfbf2(double d) { return std::bit_cast<_Float16>(ir::bf16FromDouble(d)); }
 #endif
+
+/// cuda.bf16.hfma and fma on bfloat16 (codegen/MathLib.cpp): one rounding of a * b + c, on bits.
+uint16_t hostBf16Fma(uint16_t a, uint16_t b, uint16_t c) { return ir::bf16Fma(a, b, c); }
 
 llvm::orc::LLJIT &hostJIT() {
   static std::unique_ptr<llvm::orc::LLJIT> jit = [] {
@@ -104,7 +118,13 @@ llvm::orc::LLJIT &hostJIT() {
         llvm::orc::ExecutorAddr::fromPtr(&hostTruncsfhf2), flags};
     builtins[(*j)->mangleAndIntern("__extendhfsf2")] = {
         llvm::orc::ExecutorAddr::fromPtr(&hostExtendhfsf2), flags};
+    builtins[(*j)->mangleAndIntern("__truncsfbf2")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&hostTruncsfbf2), flags};
+    builtins[(*j)->mangleAndIntern("__truncdfbf2")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&hostTruncdfbf2), flags};
 #endif
+    builtins[(*j)->mangleAndIntern("ptxjit_bf16_fma")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&hostBf16Fma), flags};
     // ptxjit.cuda.libdevice's calls (__nv_sinf, ...) on the host (codegen/HostLibdevice.h).
     for (const HostSymbol &s : hostLibdeviceSymbols())
       builtins[(*j)->mangleAndIntern(s.name)] = {llvm::orc::ExecutorAddr::fromPtr(s.address),

@@ -8,6 +8,7 @@
 #include "ir/typing/Typing.h"
 
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
 
 namespace ptxjit::codegen::detail {
 
@@ -187,6 +188,22 @@ llvm::Value *FunctionLowerer::floatBinary(BinaryOp op, llvm::Value *l, llvm::Val
   case BinaryOp::Mul:
     return B.CreateFMul(l, r);
   case BinaryOp::TrueDiv:
+    if (ty->isBFloatTy() && !M.isHost()) {
+      // bfloat16 on the GPU as CUDA's __hdiv: div.approx.f32 of the float32 values, which is
+      // correctly rounded once rounded to bfloat16 (the quotient of two 8-bit significands is
+      // never a bfloat16 rounding boundary, nor within div.approx's 2 ulp of one), with the
+      // divisor scaled by 1/4 from 2**126 on, where div.approx.f32 would flush the result.
+      llvm::Type *f32 = B.getFloatTy();
+      llvm::Value *a = B.CreateFPExt(l, f32), *b = B.CreateFPExt(r, f32);
+      llvm::Value *big =
+          B.CreateFCmpOGE(mathCall(MathFn::Fabs, {b}), llvm::ConstantFP::get(f32, 0x1p126));
+      auto *quarter = llvm::ConstantFP::get(f32, 0.25);
+      b = B.CreateSelect(big, B.CreateFMul(b, quarter), b);
+      llvm::Value *q = B.CreateCall(
+          llvm::Intrinsic::getDeclaration(&M.mod, llvm::Intrinsic::nvvm_div_approx_f), {a, b});
+      q = B.CreateSelect(big, B.CreateFMul(q, quarter), q);
+      return B.CreateFPTrunc(q, ty);
+    }
     return B.CreateFDiv(l, r);
   case BinaryOp::FloorDiv:
   case BinaryOp::Mod: {

@@ -2,6 +2,7 @@
 // builtins: llvm.nvvm.read.ptx.sreg.* on CUDA, loads from the HostThreadCtx on the host.
 #include "codegen/ArrayViews.h"
 #include "codegen/Lowering.h"
+#include "ir/ConstantOf.h"
 #include "ir/NamedTuples.h"
 #include "ir/typing/ArrayMethods.h"
 #include "ir/typing/CudaBuiltins.h"
@@ -288,6 +289,8 @@ llvm::Value *FunctionLowerer::lowerBuiltinCall(const CallInstr &i) {
     return lowerPrint(i);
   if (const CudaBuiltinInfo *ci = cudaBuiltinInfo(i.builtin)) // LowerCuda.cpp (keywords too)
     return lowerCudaCall(i, *ci);
+  if (const LowFloatFunction *lf = lowFloatFunction(i.builtin)) // LowerLowFloat.cpp
+    return lowerLowFloatCall(i, *lf);
   if (const LibdeviceFunction *lf = libdeviceFunction(i.builtin)) // LowerLibdevice.cpp
     return lowerLibdeviceCall(i, *lf);
   if (i.builtin == BuiltinId::Enumerate || i.builtin == BuiltinId::Zip)
@@ -358,6 +361,10 @@ llvm::Value *FunctionLowerer::lowerBuiltinCall(const CallInstr &i) {
       badArgs();
     if (n == 0)
       return llvm::Constant::getNullValue(repr(concretize(res), at));
+    if (i.builtin == BuiltinId::Float) // float("nan"): typing checked the constant string
+      if (std::optional<std::string> s = constantStringOf(i.arg(0), &fn))
+        if (std::optional<double> v = floatOfPythonString(*s))
+          return convert(llvm::ConstantFP::get(B.getDoubleTy(), *v), types::float64(), res, at);
     if (!dyn_cast<ScalarType>(concretize(argType(0))) && i.builtin != BuiltinId::Bool)
       badArgs();
     if (i.builtin == BuiltinId::Bool)

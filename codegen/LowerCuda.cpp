@@ -357,12 +357,10 @@ llvm::Value *FunctionLowerer::lowerCudaCall(const CallInstr &i, const CudaBuilti
     std::vector<llvm::Value *> ops;
     for (size_t k = 0; k < 3; ++k)
       ops.push_back(convert(arg(k), argType(k), res, at));
-    return B.CreateIntrinsic(llvm::Intrinsic::fma, {ops[0]->getType()}, ops);
+    return mathCall(MathFn::Fma, {ops[0], ops[1], ops[2]}); // one rounding for bfloat16 too
   }
   case CudaKind::Cbrt:
     return mathCall(MathFn::Cbrt, {convert(arg(0), argType(0), res, at)});
-  case CudaKind::Half:
-    return lowerHalfCall(i, static_cast<HalfOp>(info.variant));
   case CudaKind::Nanosleep:
     // PTX's nanosleep.u32 (sm_70+) sleeps between 0 and twice the given time; on the CPU
     // backend the thread goes on at once, which is the zero end of that range.
@@ -471,6 +469,11 @@ llvm::Value *FunctionLowerer::lowerWarpCall(const CallInstr &i, const CudaBuilti
       return nvvm(f32Ids[info.variant], {m, v, operand, c});
     if (ty->isIntegerTy(32))
       return nvvm(i32Ids[info.variant], {m, v, operand, c});
+    if (ty->is16bitFPTy()) { // float16 and bfloat16: their bits in the low half of a register
+      llvm::Value *bits = B.CreateZExt(B.CreateBitCast(v, B.getInt16Ty()), i32);
+      bits = nvvm(i32Ids[info.variant], {m, bits, operand, c});
+      return B.CreateBitCast(B.CreateTrunc(bits, B.getInt16Ty()), ty);
+    }
     // 64-bit values: two 32-bit shuffles of the halves.
     llvm::Value *bits = B.CreateBitCast(v, i64);
     llvm::Value *lo = B.CreateTrunc(bits, i32);

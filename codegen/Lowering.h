@@ -45,6 +45,7 @@
 #include "codegen/ScalarValues.h"
 #include "ir/typing/CudaBuiltins.h"
 #include "ir/typing/Libdevice.h"
+#include "ir/typing/LowFloat.h"
 #include "ir/typing/MathBuiltins.h"
 #include "ir/typing/NumpyUfuncs.h"
 
@@ -310,9 +311,10 @@ private:
   llvm::Value *lowerLibdeviceCall(const ir::CallInstr &i, const ir::LibdeviceFunction &f);
   /// cuda.laneid, cuda.warpsize.
   llvm::Value *lowerCudaValue(const ir::GetAttrInstr &i, const ir::CudaBuiltinInfo &info);
-  /// cuda.fp16.<op>(...) (ir::HalfOp): operands converted to float16, the operation in half
-  /// precision where the target has it (LowerHalf.cpp).
-  llvm::Value *lowerHalfCall(const ir::CallInstr &i, ir::HalfOp op);
+  /// cuda.bf16.<f>(...) and cuda.fp16.<f>(...) (ir::LowFloatFunction): operands converted to
+  /// the function's parameter types, the operation in 16-bit precision where the target has it
+  /// (LowerLowFloat.cpp).
+  llvm::Value *lowerLowFloatCall(const ir::CallInstr &i, const ir::LowFloatFunction &f);
   /// A global NumPy array frozen into constant memory (a read-only array value).
   llvm::Value *lowerGlobalArray(const ir::GlobalInstr &g);
   /// A global device array captured by reference: an array value whose data pointer, shape and

@@ -59,16 +59,17 @@ const char *fastVariant(MathFn fn) {
   }
 }
 
-/// Half-precision arguments extended to float32 (other arguments, e.g. ints, unchanged).
+/// Half-precision and bfloat16 arguments extended to float32 (other arguments, e.g. ints,
+/// unchanged).
 std::vector<llvm::Value *> extendHalf(llvm::IRBuilderBase &b, llvm::ArrayRef<llvm::Value *> args) {
   std::vector<llvm::Value *> out;
   for (llvm::Value *a : args)
-    out.push_back(a->getType()->isHalfTy() ? b.CreateFPExt(a, b.getFloatTy()) : a);
+    out.push_back(a->getType()->is16bitFPTy() ? b.CreateFPExt(a, b.getFloatTy()) : a);
   return out;
 }
 
-/// nextafter(x, y) on halves, by their bits: NaN if either is NaN, y if x == y, the smallest
-/// subnormal towards y from zero, else x's bits stepped by one towards y.
+/// nextafter(x, y) on halves or bfloat16s, by their bits: NaN if either is NaN, y if x == y, the
+/// smallest subnormal towards y from zero, else x's bits stepped by one towards y.
 llvm::Value *halfNextafter(llvm::IRBuilderBase &b, llvm::Value *x, llvm::Value *y) {
   llvm::Type *i16 = b.getInt16Ty();
   llvm::Value *xb = b.CreateBitCast(x, i16), *yb = b.CreateBitCast(y, i16);
@@ -126,6 +127,28 @@ llvm::Value *MathLib::call(llvm::IRBuilderBase &b, MathFn fn, llvm::ArrayRef<llv
       return halfNextafter(b, args[0], args[1]);
     return b.CreateFPTrunc(call(b, fn, extendHalf(b, args)), ty);
   }
+  if (ty->isBFloatTy()) {
+    // bfloat16: fabs and copysign are sign-bit operations (abs.bf16 on sm_80+); fma is one
+    // rounding of the exact a * b + c (fma.rn.bf16 on sm_80+; on the host ir/BFloat16.h's
+    // routine, since LLVM would round float32's fma once more); the others go through the
+    // float32 routine, whose result rounds once to bfloat16 (float32 carries more than twice
+    // bfloat16's precision, so sqrt stays correctly rounded, floor and the like exact).
+    if (fn == MathFn::Fabs || fn == MathFn::Copysign ||
+        (fn == MathFn::Fma && backend_ == Backend::CUDA))
+      return b.CreateCall(llvm::Intrinsic::getDeclaration(&m_, mi.intrinsic, {ty}), args);
+    if (fn == MathFn::Fma) {
+      llvm::Type *i16 = b.getInt16Ty();
+      llvm::FunctionCallee f =
+          declare("ptxjit_bf16_fma", llvm::FunctionType::get(i16, {i16, i16, i16}, false));
+      std::vector<llvm::Value *> bits;
+      for (llvm::Value *a : args)
+        bits.push_back(b.CreateBitCast(a, i16));
+      return b.CreateBitCast(b.CreateCall(f, bits), ty);
+    }
+    if (fn == MathFn::Nextafter) // the neighbour in bfloat16, not float32's
+      return halfNextafter(b, args[0], args[1]);
+    return b.CreateFPTrunc(call(b, fn, extendHalf(b, args)), ty);
+  }
   bool isDouble = ty->isDoubleTy();
   if (fn == MathFn::Pow && backend_ == Backend::Host && !fastmath_) {
     // C's pow, as the docs promise, in a call LLVM does not treat as the builtin: LLVM rewrites
@@ -162,7 +185,7 @@ llvm::Value *MathLib::call(llvm::IRBuilderBase &b, MathFn fn, llvm::ArrayRef<llv
 
 llvm::Value *MathLib::powi(llvm::IRBuilderBase &b, llvm::Value *x, llvm::Value *n) {
   llvm::Type *ty = x->getType();
-  if (ty->isHalfTy())
+  if (ty->is16bitFPTy())
     return b.CreateFPTrunc(powi(b, b.CreateFPExt(x, b.getFloatTy()), n), ty);
   if (backend_ == Backend::Host) {
     // CPython computes float ** int as pow(x, (double)n); so does the host. (llvm.powi would
@@ -180,7 +203,7 @@ llvm::Value *MathLib::powi(llvm::IRBuilderBase &b, llvm::Value *x, llvm::Value *
 
 llvm::Value *MathLib::ldexp(llvm::IRBuilderBase &b, llvm::Value *x, llvm::Value *n) {
   llvm::Type *ty = x->getType();
-  if (ty->isHalfTy()) // exact in float32, then one rounding (also of a subnormal half result)
+  if (ty->is16bitFPTy()) // exact in float32, then one rounding (also of a subnormal result)
     return b.CreateFPTrunc(ldexp(b, b.CreateFPExt(x, b.getFloatTy()), n), ty);
   bool cuda = backend_ == Backend::CUDA;
   const char *name = ty->isDoubleTy() ? (cuda ? "__nv_ldexp" : "ldexp")
@@ -192,7 +215,7 @@ llvm::Value *MathLib::ldexp(llvm::IRBuilderBase &b, llvm::Value *x, llvm::Value 
 std::pair<llvm::Value *, llvm::Value *> MathLib::frexp(llvm::IRBuilderBase &b, llvm::Value *x,
                                                        llvm::Value *slot) {
   llvm::Type *ty = x->getType();
-  if (ty->isHalfTy()) { // every half is a normal float32: the same mantissa and exponent
+  if (ty->is16bitFPTy()) { // exact in float32: the same mantissa and exponent
     auto [m, e] = frexp(b, b.CreateFPExt(x, b.getFloatTy()), slot);
     return {b.CreateFPTrunc(m, ty), e};
   }

@@ -37,7 +37,7 @@ llvm::Type *partType(llvm::LLVMContext &ctx, const ScalarType *t) {
   int bits = t->kind() == TypeKind::Complex ? t->bits() / 2 : t->bits();
   switch (bits) {
   case 16:
-    return llvm::Type::getHalfTy(ctx);
+    return t->isBFloat16() ? llvm::Type::getBFloatTy(ctx) : llvm::Type::getHalfTy(ctx);
   case 32:
     return llvm::Type::getFloatTy(ctx);
   default:
@@ -81,10 +81,82 @@ void storeScalar(llvm::IRBuilderBase &b, llvm::Value *addr, llvm::Value *v, cons
   b.CreateAlignedStore(v, addr, align ? llvm::Align(align) : elementAlign(t));
 }
 
+llvm::Value *intToFloatRoundedToOdd(llvm::IRBuilderBase &b, llvm::Value *v, bool isSigned) {
+  llvm::Type *f32 = b.getFloatTy();
+  auto *ity = llvm::cast<llvm::IntegerType>(v->getType());
+  const unsigned w = ity->getBitWidth();
+  if (w <= 16) // exact in float32
+    return isSigned ? b.CreateSIToFP(v, f32) : b.CreateUIToFP(v, f32);
+  auto c = [&](uint64_t x) { return llvm::ConstantInt::get(ity, x); };
+  llvm::Value *negative = isSigned ? b.CreateICmpSLT(v, c(0)) : b.getFalse();
+  // The magnitude as an unsigned number (the minimum of a signed type is 2**(w-1) there).
+  llvm::Value *mag = isSigned ? b.CreateSelect(negative, b.CreateNeg(v), v) : v;
+  llvm::Value *lz = b.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, mag, b.getFalse());
+  llvm::Value *digits = b.CreateSub(c(w), lz);
+  llvm::Value *shift = b.CreateSelect(b.CreateICmpUGT(digits, c(24)), b.CreateSub(digits, c(24)),
+                                      c(0)); // at most w - 24: defined
+  llvm::Value *kept = b.CreateLShr(mag, shift);
+  llvm::Value *lost = b.CreateAnd(mag, b.CreateSub(b.CreateShl(c(1), shift), c(1)));
+  kept = b.CreateOr(kept, b.CreateZExt(b.CreateICmpNE(lost, c(0)), ity));
+  llvm::Value *f = b.CreateUIToFP(kept, f32); // < 2**24: exact
+  // times 2**shift (shift <= 40), exactly: the float32 of exponent bits shift + 127.
+  llvm::Value *scaleBits = b.CreateShl(
+      b.CreateAdd(b.CreateTrunc(shift, b.getInt32Ty()), b.getInt32(127)), b.getInt32(23));
+  f = b.CreateFMul(f, b.CreateBitCast(scaleBits, f32));
+  return b.CreateSelect(negative, b.CreateFNeg(f), f);
+}
+
+llvm::Value *roundFloatTo16(llvm::IRBuilderBase &b, llvm::Value *f, llvm::Type *to,
+                            ir::Rounding mode) {
+  llvm::Value *r = b.CreateFPTrunc(f, to);
+  if (mode == ir::Rounding::Nearest)
+    return r;
+  // The nearest value is one of the two neighbours of f: when it lies on the side the mode
+  // excludes, the other neighbour is one step (one unit of the bits) away. Stepping the bits
+  // moves away from zero for a positive sign bit pattern when adding, toward zero when
+  // subtracting (and the reverse for negative values); ±inf steps to the largest finite value.
+  llvm::Value *back = b.CreateFPExt(r, f->getType());
+  llvm::Type *i16 = b.getInt16Ty();
+  llvm::Value *bits = b.CreateBitCast(r, i16);
+  llvm::Value *negative = b.CreateICmpSLT(bits, b.getInt16(0));
+  llvm::Value *towardZero = b.CreateSub(bits, b.getInt16(1));
+  llvm::Value *awayFromZero = b.CreateAdd(bits, b.getInt16(1));
+  llvm::Value *stepped, *wrongSide;
+  switch (mode) {
+  case ir::Rounding::TowardZero:
+    wrongSide = b.CreateFCmpOGT(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, back),
+                                b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, f));
+    stepped = towardZero;
+    break;
+  case ir::Rounding::Down: // a step down: toward zero when positive, away when negative
+    wrongSide = b.CreateFCmpOGT(back, f);
+    stepped = b.CreateSelect(negative, awayFromZero, towardZero);
+    break;
+  default: // Up
+    wrongSide = b.CreateFCmpOLT(back, f);
+    stepped = b.CreateSelect(negative, towardZero, awayFromZero);
+    break;
+  }
+  return b.CreateSelect(wrongSide, b.CreateBitCast(stepped, to), r);
+}
+
 llvm::Value *castScalar(llvm::IRBuilderBase &b, llvm::Value *v, const ScalarType *from,
                         const ScalarType *to) {
   if (from == to)
     return v;
+  // bfloat16 goes through float32, which holds every bfloat16 and float16 exactly: out of
+  // bfloat16 by extension; into it by one rounding from float32 (or float64, which LLVM rounds
+  // correctly: to odd on the GPU, ir/BFloat16.h on the host), from integers through their
+  // float32 rounded to odd, from float16 through its exact float32.
+  const ScalarType *f32 = ir::types::float32();
+  if (from->isBFloat16() && to->kind() != TypeKind::Bool && to != ir::types::float64())
+    return castScalar(b, b.CreateFPExt(v, b.getFloatTy()), f32, to);
+  if (to->isBFloat16()) {
+    if (from->kind() == TypeKind::Int)
+      return b.CreateFPTrunc(intToFloatRoundedToOdd(b, v, from->isSigned()), b.getBFloatTy());
+    if (from == ir::types::float16())
+      return b.CreateFPTrunc(b.CreateFPExt(v, b.getFloatTy()), b.getBFloatTy());
+  }
   llvm::Type *toTy = registerType(b.getContext(), to);
   auto makeComplex = [&](llvm::Value *re, llvm::Value *im) {
     llvm::Value *c = llvm::PoisonValue::get(toTy);

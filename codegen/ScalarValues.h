@@ -3,11 +3,13 @@
 // generator (LowerUfunc.cpp): the register and memory types of each scalar type, the array
 // view struct, element loads and stores, and the one emitter of numeric casts.
 //
-// Register form: bool → i1, intN/uintN → iN, float32/64 → float/double, complex → {T, T}.
+// Register form: bool → i1, intN/uintN → iN, float16/bfloat16/float32/float64 → half/bfloat/
+// float/double, complex → {T, T}.
 // Memory form (array elements, kernel parameters): the same, but bool → i8. An array view is
 // {ptr data, [N x i64] shape, [N x i64] strides (bytes)}.
 #pragma once
 
+#include "ir/BFloat16.h"
 #include "ir/Types.h"
 
 #include <llvm/IR/IRBuilder.h>
@@ -37,5 +39,19 @@ void storeScalar(llvm::IRBuilderBase &b, llvm::Value *addr, llvm::Value *v, cons
 /// 0 (either part for complex), complex → real drops the imaginary part.
 llvm::Value *castScalar(llvm::IRBuilderBase &b, llvm::Value *v, const ir::ScalarType *from,
                         const ir::ScalarType *to);
+
+/// Integer `v` (signed or not) as a float32 rounded "to odd": exact when it fits float32's 24
+/// significant bits, else truncated to 24 bits with the lowest one set when that lost a one.
+/// Rounding it once more to float16 or bfloat16 (fewer than 23 bits) under any mode gives the
+/// integer's correctly rounded value: converting through a plainly rounded float32 would round
+/// twice (int64 2**60 + 2**52 + 1 to bfloat16 must round up, not to even).
+llvm::Value *intToFloatRoundedToOdd(llvm::IRBuilderBase &b, llvm::Value *v, bool isSigned);
+
+/// float32 `f` rounded to the 16-bit float type `to` (half or bfloat) under `mode`: to nearest
+/// by the target's conversion (fptrunc: cvt.rn on the GPU, ir/Half.h's and ir/BFloat16.h's
+/// routines on the host), the directed modes by moving that result one step where it lies on
+/// the wrong side of `f` (NaN stays NaN).
+llvm::Value *roundFloatTo16(llvm::IRBuilderBase &b, llvm::Value *f, llvm::Type *to,
+                            ir::Rounding mode);
 
 } // namespace ptxjit::codegen::detail

@@ -1,5 +1,6 @@
 #include "compiler/Packing.h"
 
+#include "ir/BFloat16.h"
 #include "ir/Half.h"
 
 #include <cmath>
@@ -148,6 +149,8 @@ ArgValue ArgValue::load(const ir::ScalarType *t, const void *src) {
   case ir::TypeKind::Float:
     switch (t->bits()) {
     case 16:
+      if (t->isBFloat16())
+        return floating(ir::bf16ToFloat(get<uint16_t>(src)));
       return floating(ir::halfToDouble(get<uint16_t>(src)));
     case 32:
       return floating(get<float>(src));
@@ -184,6 +187,8 @@ void storeScalar(const ArgValue &v, const ir::ScalarType *t, void *dst) {
       return t->isSigned() ? put(dst, valueAs<int64_t>(v)) : put(dst, valueAs<uint64_t>(v));
     }
   case ir::TypeKind::Float:
+    if (t->isBFloat16())
+      return put(dst, ir::bf16FromDouble(valueAs<double>(v)));
     if (t->bits() == 16)
       return put(dst, ir::halfFromDouble(valueAs<double>(v)));
     if (t->bits() == 32)

@@ -85,7 +85,7 @@ inline void packSlot(const codegen::ParamSlot &s, const ArgValue &v, char *dst) 
         std::memcpy(dst, &v.re, sizeof v.re);
         return;
       }
-      return packScalarSlot(s, v, dst); // float16
+      return packScalarSlot(s, v, dst); // float16, bfloat16
     }
     if (v.kind == ArgValue::Kind::Int && s.type->kind() == ir::TypeKind::Int &&
         s.type->bits() == 64) {

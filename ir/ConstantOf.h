@@ -19,4 +19,9 @@ const ConstValue *constantValueOf(const Instr *i);
 std::optional<std::string> constantStringOf(const Instr *i, const Function *fn = nullptr,
                                             int depth = 0);
 
+/// Python's float(s) of a string: a decimal literal (underscores between digits allowed),
+/// "inf", "infinity" or "nan" in any case, each with an optional sign and surrounded by
+/// whitespace; nullopt when Python would raise ValueError.
+std::optional<double> floatOfPythonString(const std::string &s);
+
 } // namespace ptxjit::ir

@@ -31,6 +31,12 @@ int partBits(const ScalarType *t) {
 /// The narrowest float width (16, 32 or 64) NumPy calls safe for an integer of `intBits` bits.
 int floatBitsForInt(int intBits) { return intBits <= 8 ? 16 : intBits <= 16 ? 32 : 64; }
 
+/// float16 and bfloat16: neither holds every value of the other (float16 has the longer
+/// significand, bfloat16 the wider exponent).
+bool halfAndBFloat(const ScalarType *a, const ScalarType *b) {
+  return (a->isBFloat16() && b == types::float16()) || (b->isBFloat16() && a == types::float16());
+}
+
 bool numpySafe(const ScalarType *from, const ScalarType *to) {
   if (from == to || from->kind() == TypeKind::Bool)
     return true;
@@ -51,7 +57,7 @@ bool numpySafe(const ScalarType *from, const ScalarType *to) {
     }
   case TypeKind::Float:
     return (to->kind() == TypeKind::Float || to->kind() == TypeKind::Complex) &&
-           partBits(to) >= from->bits();
+           partBits(to) >= from->bits() && !halfAndBFloat(from, to);
   case TypeKind::Complex:
     return to->kind() == TypeKind::Complex && to->bits() >= from->bits();
   default:
@@ -59,10 +65,13 @@ bool numpySafe(const ScalarType *from, const ScalarType *to) {
   }
 }
 
-/// The same class of type (bool, signed, unsigned, float, complex) at least as wide.
+/// The same class of type (bool, signed, unsigned, float, complex) at least as wide. bfloat16
+/// is a class of its own: float32 and float64 hold every value of it, but it is not a narrower
+/// IEEE format (Numba grades bfloat16 → float32 safe, not promote).
 bool promotes(const ScalarType *from, const ScalarType *to) {
   return from->kind() == to->kind() && from->kind() != TypeKind::Bool &&
-         from->isSigned() == to->isSigned() && to->bits() >= from->bits();
+         from->isSigned() == to->isSigned() && to->bits() >= from->bits() && !from->isBFloat16() &&
+         !to->isBFloat16();
 }
 
 int weakRank(TypeKind k) {
@@ -114,6 +123,10 @@ const ScalarType *promoteConcrete(const ScalarType *a, const ScalarType *b) {
   if (a->kind() == TypeKind::Int && b->kind() == TypeKind::Int)
     return promoteInts(a, b);
   int bits = std::max(floatBitsFor(a), floatBitsFor(b));
+  if (bits == 16 && (a->isBFloat16() || b->isBFloat16()))
+    // bfloat16 with bfloat16 or a (u)int8 (which it holds exactly, as float16 does) stays
+    // bfloat16; with float16 neither holds the other: float32 holds both.
+    return halfAndBFloat(a, b) ? types::float32() : types::bfloat16();
   if (a->kind() == TypeKind::Complex || b->kind() == TypeKind::Complex)
     return types::complex(std::max(bits, 32) * 2); // no complex32: float16 joins complex64
   return types::floating(bits);
@@ -180,9 +193,11 @@ Conversion scalarConversion(const ScalarType *from, const ScalarType *to, Rules 
       return Conversion::None;
     // Numba's casting graph reaches float32 only from int16 and narrower signed integers, and
     // float16 only from int8: uint16 → float32 and uint8 → float16 are unsafe there.
+    // (numba-cuda's bfloat16 takes every 8-bit integer safely.)
     bool unsignedToNarrowFloat = from->kind() == TypeKind::Int && !from->isSigned() &&
                                  to->kind() != TypeKind::Int && to->kind() != TypeKind::Bool &&
-                                 partBits(to) == 2 * from->bits() && partBits(to) <= 32;
+                                 partBits(to) == 2 * from->bits() && partBits(to) <= 32 &&
+                                 !to->isBFloat16();
     if (unsignedToNarrowFloat)
       return Conversion::Unsafe;
   }

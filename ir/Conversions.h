@@ -10,6 +10,9 @@
 //            int64 → float64, float32 → complex64);
 //   SameKind NumPy's 'same_kind' and not safe (float64 → float32, int32 → float32);
 //   Unsafe   anything else NumPy casts (float → int, complex → float).
+// bfloat16 (no NumPy dtype: ml_dtypes' casts) follows the same rules by what it holds: float32,
+// float64 and the complex types hold every bfloat16 (Safe), bfloat16 holds (u)int8 (Safe);
+// float16 ↔ bfloat16 and float32/float64 → bfloat16 are SameKind.
 // NumPy's answers are the rule (tests/python/test_conversions.py compares every pair with
 // np.can_cast). Numba grades kernel arguments on four levels (exact, promote, safe, unsafe) that
 // agree with this table (SameKind counting as unsafe) except where Rules::Numba names it.

@@ -162,6 +162,13 @@ const ScalarType *float64() {
   return t;
 }
 
+const ScalarType *bfloat16() {
+  static const ScalarType *t = table().get<ScalarType>("scalar:bfloat16", [] {
+    return std::make_unique<ScalarType>(TypeKind::Float, 16, true, "bfloat16", true);
+  });
+  return t;
+}
+
 const ScalarType *complex(int bits) {
   if (bits != 64)
     bits = 128;
@@ -303,7 +310,8 @@ const ScalarType *scalarByName(const std::string &name) {
       {"float64", float64}, {"f8", float64},
       {"double", float64},  {"complex64", complex64},
       {"c8", complex64},    {"complex128", complex128},
-      {"c16", complex128},
+      {"c16", complex128},  {"bfloat16", bfloat16},
+      {"__nv_bfloat16", bfloat16},
   };
   auto it = names.find(name);
   return it == names.end() ? nullptr : it->second();

@@ -20,7 +20,7 @@ enum class TypeKind : uint8_t {
   None,        ///< Python's None as a value (e.g. a default argument)
   Bool,        ///< bool (i1 in registers, one byte in memory)
   Int,         ///< int8..int64, uint8..uint64
-  Float,       ///< float16, float32, float64
+  Float,       ///< float16, bfloat16, float32, float64
   Complex,     ///< complex64, complex128
   WeakInt,     ///< a Python int literal: adopts the other operand's type (NEP 50), else int64
   WeakFloat,   ///< a Python float literal: float32 next to float32, else float64
@@ -68,25 +68,30 @@ private:
   std::string str_;
 };
 
-/// bool, int*, uint*, float*, complex* (the concrete numeric types).
+/// bool, int*, uint*, float*, bfloat16, complex* (the concrete numeric types).
 class ScalarType final : public Type {
 public:
   /// Width in bits: bool 1; ints 8..64; floats 16/32/64; complex 64/128 (both parts together).
   int bits() const { return bits_; }
   /// For Int only: true for int8..int64, false for uint8..uint64.
   bool isSigned() const { return signed_; }
+  /// bfloat16 (a Float of 16 bits with float32's 8-bit exponent and an 8-bit significand), the
+  /// one float whose width does not tell its format: code that picks a format by bits() asks
+  /// this first.
+  bool isBFloat16() const { return bfloat16_; }
   /// Size in bytes of one element in memory (bool: 1).
   int byteSize() const { return kind() == TypeKind::Bool ? 1 : bits_ / 8; }
   static bool classof(const Type *t) {
     return t->kind() == TypeKind::Bool || t->kind() == TypeKind::Int ||
            t->kind() == TypeKind::Float || t->kind() == TypeKind::Complex;
   }
-  ScalarType(TypeKind k, int bits, bool isSigned, std::string s)
-      : Type(k, std::move(s)), bits_(bits), signed_(isSigned) {}
+  ScalarType(TypeKind k, int bits, bool isSigned, std::string s, bool bfloat16 = false)
+      : Type(k, std::move(s)), bits_(bits), signed_(isSigned), bfloat16_(bfloat16) {}
 
 private:
   int bits_;
   bool signed_;
+  bool bfloat16_;
 };
 
 /// The type of a Python int/float/complex literal (NEP 50 weak scalar).
@@ -352,9 +357,11 @@ const ScalarType *uint8();
 const ScalarType *uint16();
 const ScalarType *uint32();
 const ScalarType *uint64();
-/// bits in {16,32,64} (any other width gives float64).
+/// bits in {16,32,64} (any other width gives float64); 16 is IEEE float16, never bfloat16.
 const ScalarType *floating(int bits);
 const ScalarType *float16();
+/// bfloat16 ("bfloat16"; numba-cuda's types.bfloat16, ml_dtypes.bfloat16).
+const ScalarType *bfloat16();
 const ScalarType *float32();
 const ScalarType *float64();
 /// bits in {64,128} (total).
@@ -402,7 +409,8 @@ const StringLiteralType *stringLiteral(const std::string &value);
 /// The type of declaration `d` (one per declaration id).
 const ExternFunctionType *externFunction(std::shared_ptr<const ExternDecl> d);
 /// A scalar type from its Numba/NumPy name ("float32", "int64", "bool", "b1", "f4", "i8",
-/// "complex128", "uint8", ...); null when the name is unknown.
+/// "complex128", "uint8", "bfloat16" or numba-cuda's "__nv_bfloat16", ...); null when the name
+/// is unknown.
 const ScalarType *scalarByName(const std::string &name);
 } // namespace types
 

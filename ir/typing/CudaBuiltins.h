@@ -32,25 +32,11 @@ enum class CudaKind : uint8_t {
   Fma,         ///< fma(a, b, c)
   Cbrt,        ///< cbrt(x)
   Selp,        ///< selp(cond, a, b)
-  Half,        ///< cuda.fp16.<op>: see HalfOp for the variant
   Nanosleep,   ///< nanosleep(ns): suspends the thread for about ns nanoseconds (0 to 2*ns)
 };
 
 /// The variants of CudaKind::Atomic.
 enum class AtomicOp : uint8_t { Add, Sub, And, Or, Xor, Inc, Dec, Exch, Max, Min, NanMax, NanMin };
-
-/// The variants of CudaKind::Half (cuda.fp16.hadd, ...), in CudaBuiltins.def's order.
-// clang-format off
-enum class HalfOp : uint8_t {
-  Add, Sub, Mul, Div, Neg, Abs, Fma,   // float16 results
-  Eq, Ne, Ge, Gt, Le, Lt,              // bool results (ordered: false when a NaN is involved)
-  Max, Min,                            // float16: the other operand when one is NaN
-  Sin, Cos, Log, Log2, Log10, Exp, Exp2, Exp10, Sqrt, Rsqrt, Ceil, Floor, Rcp, Trunc, Rint, Tanh,
-};
-// clang-format on
-
-/// The number of operands of a cuda.fp16 operation.
-int halfOpArity(HalfOp op);
 
 struct CudaBuiltinInfo {
   CudaKind kind;

@@ -49,9 +49,12 @@ double mathConstantValue(BuiltinId id) {
 const Type *mathFloatResult(const std::vector<const Type *> &args) {
   const Type *narrow = nullptr;
   for (const Type *t : args) {
-    if (t == types::float16() || t == types::float32()) {
-      if (!narrow || t == types::float32())
+    if (t == types::float16() || t == types::bfloat16() || t == types::float32()) {
+      // float16 with bfloat16: float32 holds both.
+      if (!narrow || narrow == t)
         narrow = t;
+      else
+        narrow = types::float32();
     } else if (t->kind() != TypeKind::WeakInt && t->kind() != TypeKind::WeakFloat) {
       return types::float64();
     }
@@ -62,7 +65,8 @@ const Type *mathFloatResult(const std::vector<const Type *> &args) {
 const Type *mathComplexResult(const std::vector<const Type *> &args) {
   bool any64 = false;
   for (const Type *t : args) {
-    if (t == types::complex64() || t == types::float32() || t == types::float16())
+    if (t == types::complex64() || t == types::float32() || t == types::float16() ||
+        t == types::bfloat16())
       any64 = true;
     else if (t->kind() != TypeKind::WeakInt &&
              t->kind() != TypeKind::WeakFloat &&

@@ -9,6 +9,11 @@
 #include "ir/ConstantOf.h"
 #include "ir/typing/TypingInternal.h"
 
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
 namespace ptxjit::ir {
 
 const ConstValue *constantValueOf(const Instr *i) {
@@ -44,6 +49,62 @@ std::optional<std::string> constantStringOf(const Instr *i, const Function *fn, 
       return constantStringOf(only, fn, depth + 1);
   }
   return std::nullopt;
+}
+
+std::optional<double> floatOfPythonString(const std::string &s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b])))
+    ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1])))
+    --e;
+  std::string body = s.substr(b, e - b);
+  double sign = 1.0;
+  if (!body.empty() && (body[0] == '+' || body[0] == '-')) {
+    sign = body[0] == '-' ? -1.0 : 1.0;
+    body = body.substr(1);
+  }
+  std::string lower;
+  for (char c : body)
+    lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "inf" || lower == "infinity")
+    return sign * std::numeric_limits<double>::infinity();
+  if (lower == "nan")
+    return std::copysign(std::numeric_limits<double>::quiet_NaN(), sign);
+  // digits[.digits][e[+-]digits] (or .digits): '_' only between two digits, as Python's grammar.
+  std::string plain;
+  size_t k = 0;
+  auto isDigit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  auto run = [&]() {
+    int n = 0;
+    while (k < body.size()) {
+      if (isDigit(body[k])) {
+        plain += body[k++];
+        ++n;
+      } else if (body[k] == '_' && n > 0 && k + 1 < body.size() && isDigit(body[k + 1])) {
+        ++k;
+      } else {
+        break;
+      }
+    }
+    return n;
+  };
+  int digits = run();
+  if (k < body.size() && body[k] == '.') {
+    plain += body[k++];
+    digits += run();
+  }
+  if (digits == 0)
+    return std::nullopt;
+  if (k < body.size() && (body[k] == 'e' || body[k] == 'E')) {
+    plain += body[k++];
+    if (k < body.size() && (body[k] == '+' || body[k] == '-'))
+      plain += body[k++];
+    if (run() == 0)
+      return std::nullopt;
+  }
+  if (k != body.size())
+    return std::nullopt;
+  return sign * std::strtod(plain.c_str(), nullptr);
 }
 
 namespace typing_detail {

@@ -3,6 +3,7 @@
 #include "ir/ConstantOf.h"
 #include "ir/typing/ArrayMethods.h"
 #include "ir/typing/CudaBuiltins.h"
+#include "ir/typing/LowFloat.h"
 #include "ir/typing/NumpyUfuncs.h"
 #include "ir/typing/TypingInternal.h"
 
@@ -106,6 +107,10 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
     i->builtin = id;
     return cudaCallType(fn_, i, *ci);
   }
+  if (const LowFloatFunction *lf = lowFloatFunction(id)) { // cuda.bf16, cuda.fp16 (LowFloat.cpp)
+    i->builtin = id;
+    return lowFloatCallType(fn_, i, *lf);
+  }
   if (const LibdeviceFunction *lf = libdeviceFunction(id)) { // Libdevice.cpp
     i->builtin = id;
     return libdeviceCallType(fn_, i, *lf);
@@ -162,6 +167,18 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
       bad();
     return types::int64();
   case BuiltinId::Float:
+    if (n == 1 &&
+        (args[0]->kind() == TypeKind::String || args[0]->kind() == TypeKind::StrLiteral)) {
+      // float("nan"), float("inf"), float("1.5"): a constant string, converted at compile time.
+      std::optional<std::string> str = constantStringOf(i->arg(0), &fn_);
+      if (!str)
+        fail(DiagCode::CallArgs, i,
+             {displayName(path), argListStr(i) + "; float() takes a string only as a constant"});
+      if (!floatOfPythonString(*str))
+        fail(DiagCode::CallArgs, i,
+             {displayName(path), "'" + *str + "'; could not convert string to float"});
+      return types::float64();
+    }
     if (n != 1 || !isRealNumber(args[0]))
       bad();
     // Numba's float(): a float keeps its type (float32 stays float32), others become float64.

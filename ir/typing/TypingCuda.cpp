@@ -22,18 +22,6 @@ const CudaBuiltinInfo *cudaBuiltinInfo(BuiltinId id) {
   }
 }
 
-int halfOpArity(HalfOp op) {
-  switch (op) {
-  case HalfOp::Neg:
-  case HalfOp::Abs:
-    return 1;
-  case HalfOp::Fma:
-    return 3;
-  default:
-    return op >= HalfOp::Sin ? 1 : 2;
-  }
-}
-
 // ---- Compile-time arguments ----
 
 namespace {
@@ -217,9 +205,15 @@ bool atomicSupports(AtomicOp op, const ScalarType *d, std::string &supported) {
   case AtomicOp::Dec:
     supported = "uint32 and uint64 arrays";
     return isType(d, {uint32(), uint64()});
-  default:
+  case AtomicOp::Exch:
     supported = "int32, uint32, int64, uint64, float32 and float64 arrays";
     return isType(d, {int32(), uint32(), int64(), uint64(), float32(), float64()});
+  default:
+    // add, sub, max, min, nanmax, nanmin; float16 and bfloat16 are ptxjit's additions
+    // (atom.add.noftz.f16 on sm_70+, .bf16 on sm_90+, a compare-and-swap loop elsewhere).
+    supported = "int32, uint32, int64, uint64, float16, bfloat16, float32 and float64 arrays";
+    return isType(
+        d, {int32(), uint32(), int64(), uint64(), float16(), bfloat16(), float32(), float64()});
   }
 }
 
@@ -382,7 +376,7 @@ const Type *cudaCallType(const Function &fn, CallInstr *i, const CudaBuiltinInfo
   case CudaKind::Value:
     raiseDiag(DiagCode::UnsupportedCall, file, i->loc,
               {name + " (it is a value: write " + name + " without parentheses)"});
-  case CudaKind::Shfl:
+  case CudaKind::Shfl: {
     noKeywords();
     if (n != 3)
       bad("expected (mask, value, " +
@@ -394,7 +388,12 @@ const Type *cudaCallType(const Function &fn, CallInstr *i, const CudaBuiltinInfo
     intArg(2, info.variant == 0   ? "the source lane"
               : info.variant == 3 ? "the lane mask"
                                   : "delta");
+    // 16-bit floats are shuffled in a 32-bit register (ptxjit's addition to numba-cuda's types).
+    const Type *v = concretize(args[1]);
+    if (v == types::float16() || v == types::bfloat16())
+      return v;
     return warpValue(1);
+  }
   case CudaKind::Vote:
     noKeywords();
     if (n != 2)
@@ -484,19 +483,6 @@ const Type *cudaCallType(const Function &fn, CallInstr *i, const CudaBuiltinInfo
     if (n != 1 || !isRealNumber(args[0]))
       bad("expected one real number");
     return mathFloatResult(args);
-  case CudaKind::Half: {
-    // numba-cuda's cuda.fp16 functions take float16 operands: any real number converts to
-    // float16 (a literal `2` or `2.5` as well), as a call converts to its declared parameters.
-    noKeywords();
-    auto op = static_cast<HalfOp>(info.variant);
-    const int arity = halfOpArity(op);
-    if (static_cast<int>(n) != arity)
-      bad("expected " + std::to_string(arity) + " float16 operand" + (arity > 1 ? "s" : ""));
-    for (const Type *a : args)
-      if (!isRealNumber(a))
-        bad("the operands must be real numbers (they are converted to float16)");
-    return op >= HalfOp::Eq && op <= HalfOp::Lt ? types::boolean() : types::float16();
-  }
   case CudaKind::Selp: {
     noKeywords();
     if (n != 3 || !isRealNumber(args[0]) || !isRealNumber(args[1]) || !isRealNumber(args[2]))

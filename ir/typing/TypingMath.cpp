@@ -34,7 +34,8 @@ const Type *mathCallType(BuiltinId id, MathKind kind,
   case MathKind::ToInt:
     if (n != 1 || !allReal())
       return nullptr;
-    return types::int64();
+    // numba-cuda's math.trunc/ceil/floor of a bfloat16 are its htrunc/hceil/hfloor: bfloat16.
+    return args[0] == types::bfloat16() ? args[0] : types::int64();
   case MathKind::Predicate:
     if (n != 1 || !allReal())
       return nullptr;

@@ -95,6 +95,18 @@ class Device:
     def compute_capability(self):
         return tuple(self._brief()["compute_capability"])
 
+    @property
+    def supports_float16(self):
+        """float16 arithmetic in hardware (compute capability 5.3+), as numba-cuda's."""
+        return self.compute_capability >= (5, 3)
+
+    @property
+    def supports_bfloat16(self):
+        """bfloat16 arithmetic in hardware (compute capability 8.0+), as numba-cuda's. Kernels
+        may use bfloat16 on any device: older ones compute it in float32 (and the CPU backend
+        computes it exactly)."""
+        return self.compute_capability >= (8, 0)
+
     def __getattr__(self, name):
         if name == "uuid":
             # numba-cuda's "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (as nvidia-smi writes it).

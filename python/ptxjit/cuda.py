@@ -820,6 +820,18 @@ def is_available():
     return _lib().is_available()
 
 
+def is_float16_supported():
+    """numba-cuda's ``cuda.is_float16_supported()``: float16 is always supported (True)."""
+    return True
+
+
+def is_bfloat16_supported():
+    """numba-cuda's ``cuda.is_bfloat16_supported()``: whether the current device has bfloat16
+    arithmetic (compute capability 8.0+). The CPU backend reports its stand-in device's
+    compute capability (9.0): True."""
+    return get_current_device().supports_bfloat16
+
+
 def current_target():
     """The backend kernels run on: 'cuda' or 'cpu' (a ptxjit addition; see PTXJIT_TARGET)."""
     return _lib().current_target()
@@ -946,13 +958,11 @@ local = _Namespace("local", ["array"])
 const = _Namespace("const", ["array_like"])
 atomic = _Namespace("atomic", ["add", "sub", "max", "min", "nanmax", "nanmin", "and_", "or_",
                                "xor", "inc", "dec", "exch", "compare_and_swap", "cas"])
-# numba-cuda's cuda.fp16: half-precision operations (docs/language.md#float16). Also importable
-# as a module: `from ptxjit.cuda.fp16 import hadd`.
-fp16 = _Namespace("fp16", [
-    "hadd", "hsub", "hmul", "hdiv", "hneg", "habs", "hfma", "heq", "hne", "hge", "hgt", "hle",
-    "hlt", "hmax", "hmin", "hsin", "hcos", "hlog", "hlog2", "hlog10", "hexp", "hexp2", "hexp10",
-    "hsqrt", "hrsqrt", "hceil", "hfloor", "hrcp", "htrunc", "hrint", "htanh"])
-_sys.modules.setdefault(__name__ + ".fp16", fp16)
+# numba-cuda's cuda.bf16 and cuda.fp16: bfloat16 and float16 intrinsics (docs/language.md#bfloat16,
+# #float16). Also importable as modules: `from ptxjit.cuda.bf16 import hadd, bfloat16`.
+from . import _lowfloat  # noqa: E402
+
+bf16, fp16 = _lowfloat.build(__name__, _Intrinsic, _types.bfloat16, _types.float16)
 
 
 def _lazy_submodule(name, source):
@@ -993,7 +1003,7 @@ _farray = _PointerArray("farray")
 # numba.cuda's type names (cuda.float32, ...): ptxjit's type objects.
 from .types import (  # noqa: E402,F401
     void, boolean, bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,
-    float32, float64, complex64, complex128)
+    float32, float64, complex64, complex128, bfloat16)
 
 # numba-cuda's cuda.random (xoroshiro128+): `cuda.random.create_xoroshiro128p_states(...)`,
 # `from ptxjit.cuda.random import xoroshiro128p_uniform_float32`.
@@ -1015,7 +1025,8 @@ __all__ = [
     "threadfence_block", "threadfence_system", "laneid", "warpsize", "shfl_sync",
     "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "all_sync", "any_sync", "eq_sync",
     "ballot_sync", "match_any_sync", "match_all_sync", "activemask", "lanemask_lt", "popc",
-    "brev", "clz", "ffs", "fma", "cbrt", "selp", "nanosleep", "libdevice", "fp16", "random", "In",
+    "brev", "clz", "ffs", "fma", "cbrt", "selp", "nanosleep", "libdevice", "fp16", "bf16",
+    "bfloat16", "is_bfloat16_supported", "is_float16_supported", "random", "In",
     "Out", "InOut",
 ]
 

@@ -15,7 +15,7 @@ __all__ = [
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "intp", "uintp", "intc", "uintc", "byte",
     "longlong", "ulonglong", "float16", "float32", "float64", "f2", "f4", "f8", "half",
-    "float_", "double",
+    "float_", "double", "Bfloat16", "bfloat16",
     "complex64", "complex128", "c8", "c16",
 ]
 
@@ -429,6 +429,33 @@ class Complex(Number):
     __slots__ = ()
 
 
+class Bfloat16(Number):
+    """bfloat16 (numba-cuda's ``types.bfloat16``): float32's sign and 8-bit exponent with an
+    8-bit significand. A number but not a ``Float``, as in numba-cuda. NumPy has no such dtype:
+    its arrays and scalars are ml_dtypes' (``ml_dtypes.bfloat16``), which ``bfloat16(x)`` returns
+    on the host and ``.dtype`` is (both need ml_dtypes installed)."""
+
+    __slots__ = ()
+
+    def cast_python_value(self, value):
+        return _ml_dtypes_bfloat16()(value)
+
+    @property
+    def dtype(self):
+        import numpy as np
+
+        return np.dtype(_ml_dtypes_bfloat16())
+
+
+def _ml_dtypes_bfloat16():
+    try:
+        from ml_dtypes import bfloat16 as bf16
+    except ImportError:
+        raise TypeError("bfloat16 values and arrays on the host need ml_dtypes "
+                        "(pip install ml_dtypes); in kernels bfloat16 needs nothing") from None
+    return bf16
+
+
 class Boolean(Scalar):
     __slots__ = ()
 
@@ -507,10 +534,12 @@ float32 = f4 = float_ = Float("float32", "f", 32)
 float64 = f8 = double = Float("float64", "f", 64)
 complex64 = c8 = Complex("complex64", "c", 64)
 complex128 = c16 = Complex("complex128", "c", 128)
+bfloat16 = Bfloat16("bfloat16", "f", 16)
 voidptr = RawPointer("void*")
 
 _SCALARS = {t.name: t for t in (boolean, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-                                 float16, float32, float64, complex64, complex128)}
+                                 float16, float32, float64, complex64, complex128, bfloat16)}
+_SCALARS["__nv_bfloat16"] = bfloat16  # numba-cuda's name of its bfloat16 type
 
 
 def from_description(desc):

@@ -380,3 +380,37 @@ def test_bit_count_of_a_float_is_an_error(cpu):
 
     with pytest.raises(errors.UnsupportedError, match="bit_count"):
         k[1, 1](np.zeros(1), 1.5)
+
+
+def test_float_of_constant_strings(backend):
+    # numba-cuda's tests write float("nan") and float("inf"); Python's grammar for the string.
+    @cuda.jit
+    def k(out):
+        out[0] = float("nan")
+        out[1] = float(" -Infinity ")
+        out[2] = float("1_000.5e-1")
+        out[3] = float("+inf")
+        s = ".25"
+        out[4] = float(s)
+
+    out = np.zeros(5)
+    k[1, 1](out)
+    assert math.isnan(out[0]) and list(out[1:]) == [-math.inf, 100.05, math.inf, 0.25]
+
+    for bad in ("abc", "1__0", "1e", "_1", "nan1"):
+        def kb(out):
+            out[0] = float(BAD)  # noqa: F821
+
+        g = dict(kb.__globals__, BAD=bad)
+        import types as pytypes
+
+        kernel = cuda.jit(pytypes.FunctionType(kb.__code__, g, "kb"))
+        with pytest.raises(errors.TypingError, match="could not convert string to float"):
+            kernel[1, 1](out)
+
+    @cuda.jit
+    def kv(out, a):
+        out[0] = float("1" if a[0] else "2")
+
+    with pytest.raises(errors.TypingError, match="(only as a constant|cannot be called)"):
+        kv[1, 1](out, np.zeros(1))

@@ -293,7 +293,7 @@ def test_cuda_fp16_ordered_comparisons_with_nan(backend):
 
 
 def test_cuda_fp16_errors():
-    with pytest.raises(errors.TypingError, match=r"cuda\.fp16\.hadd.*expected 2 float16 operands"):
+    with pytest.raises(errors.TypingError, match=r"cuda\.fp16\.hadd.*takes 2 arguments"):
         @cuda.jit("void(f2[:], f2)")
         def k(out, a):
             out[0] = cuda.fp16.hadd(a)
@@ -308,6 +308,53 @@ def test_cuda_fp16_errors():
     from ptxjit.cuda.fp16 import hadd  # importable as a module, as numba.cuda.fp16
 
     assert hadd is cuda.fp16.hadd
+
+
+def test_fp16_conversion_intrinsics(backend):
+    @cuda.jit
+    def k(f, i, o16, oi):
+        o16[0] = cuda.fp16.__float2half_rn(f[0])
+        o16[1] = cuda.fp16.__float2half_rz(f[0])
+        o16[2] = cuda.fp16.__float2half_rd(f[0])
+        o16[3] = cuda.fp16.__float2half_ru(f[0])
+        o16[4] = cuda.fp16.__int2half_rd(i[0])
+        o16[5] = cuda.fp16.__ll2half_ru(i[0])
+        o16[6] = cuda.fp16.__double2half(1.0 + 2.0 ** -11 + 2.0 ** -40)
+        bits = cuda.fp16.__half_as_short(cuda.fp16.__float2half(f[0]))
+        o16[7] = cuda.fp16.__short_as_half(bits)
+        oi[0] = cuda.fp16.__half2int_rn(cuda.fp16.__float2half(2.5))
+        oi[1] = cuda.fp16.__half2int_ru(cuda.fp16.__float2half(2.25))
+        oi[2] = cuda.fp16.__half2ll_rd(cuda.fp16.__float2half(-2.25))
+        oi[3] = cuda.fp16.__half2uchar_rz(cuda.fp16.__float2half(300.0))
+        oi[4] = cuda.fp16.__hisinf(cuda.fp16.__float2half(-1e6))
+        oi[5] = cuda.fp16.__hisnan(cuda.fp16.__hadd_sat(cuda.fp16.__float2half(f[0]), f[0]))
+
+    x = np.float32(1 + 2 ** -11 + 2 ** -20)  # just above a float16 midpoint
+    o16, oi = np.zeros(8, np.float16), np.zeros(6, np.int64)
+    k[1, 1](np.array([x], np.float32), np.array([2049], np.int64), o16, oi)
+    one, up = np.float16(1.0), np.float16(1 + 2 ** -10)
+    assert list(o16[:4]) == [up, one, one, up]
+    assert o16[4] == 2048 and o16[5] == 2050  # 2049 between the float16s 2048 and 2050
+    assert o16[6] == up and o16[7] == up
+    assert list(oi) == [2, 3, -3, 255, -1, 0]
+
+
+def test_shuffles_and_atomics_take_16_bit_floats(backend):
+    @cuda.jit
+    def k(h, acc, out):
+        i = cuda.threadIdx.x
+        v = h[i]
+        out[i] = cuda.shfl_down_sync(0xffffffff, v, 1)
+        cuda.atomic.add(acc, 0, v)
+        cuda.atomic.max(acc, 1, v)
+        cuda.atomic.sub(acc, 2, v)
+
+    h = (np.arange(32) * 0.25).astype(np.float16)
+    acc, out = np.zeros(3, np.float16), np.zeros(32, np.float16)
+    k[1, 32](h, acc, out)
+    assert acc[0] == np.float16(h.astype(np.float64).sum()) and acc[1] == h.max()
+    assert acc[2] == -acc[0]
+    np.testing.assert_array_equal(out[:31], h[1:])
 
 
 # ---- memory: shared, local, device arrays; ufuncs -------------------------------------------
@@ -409,18 +456,13 @@ def test_mixed_comparison_promotes_as_numpy():
         assert re.search(r"setp\.(gt|lt)\." + width, ptx), (other, ptx)
 
 
-def test_warp_shuffles_and_atomics_refuse_half(cpu):
-    @cuda.jit
-    def shfl(out, a):
-        out[0] = cuda.shfl_sync(0xffffffff, a, 0)
-
+def test_exchange_atomics_refuse_half(cpu):
+    # (shuffles and add/sub/max/min atomics take float16: test_bfloat16.py)
     @cuda.jit
     def atomic(out, a):
-        cuda.atomic.add(out, 0, a)
+        cuda.atomic.exch(out, 0, a)
 
-    with pytest.raises(errors.TypingError, match="cuda.shfl_sync.*float16"):
-        shfl[1, 1](np.zeros(1, np.float16), np.float16(1))
-    with pytest.raises(errors.TypingError, match="cuda.atomic.add.*float16"):
+    with pytest.raises(errors.TypingError, match="cuda.atomic.exch.*float16"):
         atomic[1, 1](np.zeros(1, np.float16), np.float16(1))
 
 

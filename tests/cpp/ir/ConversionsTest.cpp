@@ -211,3 +211,44 @@ TEST(Conversions, WideIntegersPreferFloat64OverNarrowIntegers) {
 
 } // namespace
 } // namespace ptxjit::ir
+
+namespace ptxjit::ir {
+namespace {
+
+// bfloat16 (numba-cuda's types.bfloat16; no NumPy dtype): graded as numba-cuda's
+// Bfloat16.can_convert_from/to, promoted by what it holds.
+TEST(Conversions, BFloat16GradesAndPromotion) {
+  const ScalarType *bf = t::bfloat16();
+  EXPECT_EQ(bf->str(), "bfloat16");
+  EXPECT_TRUE(bf->isBFloat16() && !t::float16()->isBFloat16());
+  EXPECT_EQ(bf->kind(), TypeKind::Float);
+  EXPECT_EQ(t::scalarByName("__nv_bfloat16"), bf);
+  EXPECT_EQ(t::scalarByName("bfloat16"), bf);
+  EXPECT_EQ(scalarConversion(bf, t::float32(), Rules::Numba), Conversion::Safe);
+  EXPECT_EQ(scalarConversion(bf, t::float64(), Rules::Numba), Conversion::Safe);
+  EXPECT_EQ(scalarConversion(bf, t::float16(), Rules::Numba), Conversion::Unsafe);
+  EXPECT_EQ(scalarConversion(t::float16(), bf, Rules::Numba), Conversion::Unsafe);
+  EXPECT_EQ(scalarConversion(t::float32(), bf, Rules::Numba), Conversion::Unsafe);
+  EXPECT_EQ(scalarConversion(t::float32(), bf, Rules::NumPy), Conversion::SameKind);
+  EXPECT_EQ(scalarConversion(t::int8(), bf, Rules::Numba), Conversion::Safe);
+  EXPECT_EQ(scalarConversion(t::uint8(), bf, Rules::Numba), Conversion::Safe);
+  EXPECT_EQ(scalarConversion(t::int16(), bf, Rules::Numba), Conversion::Unsafe);
+  EXPECT_EQ(scalarConversion(bf, t::int64(), Rules::Numba), Conversion::Unsafe);
+  EXPECT_EQ(scalarConversion(bf, t::complex64(), Rules::Numba), Conversion::Safe);
+  EXPECT_EQ(promote(bf, bf), bf);
+  EXPECT_EQ(promote(bf, t::int8()), bf);
+  EXPECT_EQ(promote(t::uint8(), bf), bf);
+  EXPECT_EQ(promote(bf, t::boolean()), bf);
+  EXPECT_EQ(promote(bf, t::weakInt()), bf);
+  EXPECT_EQ(promote(bf, t::weakFloat()), bf);
+  EXPECT_EQ(promote(bf, t::float16()), t::float32());
+  EXPECT_EQ(promote(t::float16(), bf), t::float32());
+  EXPECT_EQ(promote(bf, t::int16()), t::float32());
+  EXPECT_EQ(promote(bf, t::float32()), t::float32());
+  EXPECT_EQ(promote(bf, t::int64()), t::float64());
+  EXPECT_EQ(promote(bf, t::complex64()), t::complex64());
+  EXPECT_EQ(promote(bf, t::weakComplex()), t::complex64());
+}
+
+} // namespace
+} // namespace ptxjit::ir
