@@ -4,6 +4,7 @@
 #include "codegen/Lowering.h"
 #include "ir/NamedTuples.h"
 #include "ir/typing/ArrayMethods.h"
+#include "ir/typing/ArrayReductions.h"
 #include "ir/typing/CudaBuiltins.h"
 #include "ir/typing/MathBuiltins.h"
 
@@ -292,6 +293,10 @@ llvm::Value *FunctionLowerer::lowerBuiltinCall(const CallInstr &i) {
     return lowerLibdeviceCall(i, *lf);
   if (i.builtin == BuiltinId::Enumerate || i.builtin == BuiltinId::Zip)
     return lowerIterBuiltin(i); // LowerArrays.cpp (enumerate takes start=)
+  if (Reduction r; reductionOf(i.builtin, r)) // LowerReductions.cpp (keywords too)
+    return lowerReduction(i, r);
+  if (i.builtin == BuiltinId::LiteralUnroll) // the identity (its loops are unrolled by typing)
+    return convert(valueOf(i.arg(0), at), typeOf(i.arg(0), at), res, at);
   if (const NumpyUfunc *u = numpyUfunc(i.builtin)) { // LowerNumpyUfuncs.cpp (takes out=)
     std::vector<const Type *> argTypes;
     for (size_t k = 0; k < i.numArgs(); ++k)

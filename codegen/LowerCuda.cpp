@@ -139,38 +139,40 @@ llvm::Value *FunctionLowerer::cudaArrayValue(llvm::Value *data,
 
 // ---- Arrays in the memory spaces ----
 
-llvm::Value *FunctionLowerer::lowerGlobalArray(const GlobalInstr &g) {
-  SourceLoc at = g.loc;
-  auto *aty = dyn_cast<ArrayType>(concretize(typeOf(&g, at)));
-  if (!aty || !g.value.bytes)
-    internal(at, "global array '" + g.name + "' typed " + typeOf(&g, at)->str());
-  const std::string &bytes = *g.value.bytes;
-  llvm::Constant *&slot = M.cuda.constArrays[g.value.bytes.get()];
+llvm::Value *FunctionLowerer::lowerGlobalArray(const GlobalValue &g, const std::string &name,
+                                               const Type *t, SourceLoc at) {
+  auto *aty = dyn_cast<ArrayType>(concretize(t));
+  if (!aty || !g.bytes)
+    internal(at, "global array '" + name + "' typed " + t->str());
+  std::vector<llvm::Value *> dims;
+  for (int64_t d : g.shape)
+    dims.push_back(B.getInt64(d));
+  const std::string &bytes = *g.bytes;
+  if (bytes.empty()) // an empty array: no memory to point at (its elements are never read)
+    return cudaArrayValue(llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(M.ctx)), dims,
+                          aty->itemSize());
+  llvm::Constant *&slot = M.cuda.constArrays[g.bytes.get()];
   if (!slot) {
     unsigned as = M.isHost() ? 0 : 4; // CUDA: the constant bank
     auto *init = llvm::ConstantDataArray::getRaw(bytes, bytes.size(), B.getInt8Ty());
     auto *gv = new llvm::GlobalVariable(
         M.mod, init->getType(), true, llvm::GlobalValue::InternalLinkage, init,
-        M.uniqueName("ptxjit_const_" + g.name), nullptr, llvm::GlobalValue::NotThreadLocal, as);
+        M.uniqueName("ptxjit_const_" + name), nullptr, llvm::GlobalValue::NotThreadLocal, as);
     gv->setAlignment(llvm::Align(16));
     slot = as ? llvm::ConstantExpr::getAddrSpaceCast(gv, llvm::PointerType::getUnqual(M.ctx))
               : static_cast<llvm::Constant *>(gv);
   }
-  std::vector<llvm::Value *> dims;
-  for (int64_t d : g.value.shape)
-    dims.push_back(B.getInt64(d));
   return cudaArrayValue(slot, dims, aty->itemSize());
 }
 
-llvm::Value *FunctionLowerer::lowerGlobalDeviceArray(const GlobalInstr &g) {
-  SourceLoc at = g.loc;
-  auto *aty = dyn_cast<ArrayType>(concretize(typeOf(&g, at)));
-  const std::vector<int64_t> &shape = g.value.shape, &strides = g.value.strides;
+llvm::Value *FunctionLowerer::lowerGlobalDeviceArray(const GlobalValue &g, const std::string &name,
+                                                     const Type *t, SourceLoc at) {
+  auto *aty = dyn_cast<ArrayType>(concretize(t));
+  const std::vector<int64_t> &shape = g.shape, &strides = g.strides;
   if (!aty || static_cast<size_t>(aty->ndim()) != shape.size() || strides.size() != shape.size())
-    internal(at, "global device array '" + g.name + "' typed " + typeOf(&g, at)->str());
+    internal(at, "global device array '" + name + "' typed " + t->str());
   llvm::Value *arr = llvm::PoisonValue::get(M.arrayType(aty->ndim()));
-  llvm::Value *data =
-      B.CreateIntToPtr(B.getInt64(g.value.address), llvm::PointerType::getUnqual(M.ctx));
+  llvm::Value *data = B.CreateIntToPtr(B.getInt64(g.address), llvm::PointerType::getUnqual(M.ctx));
   arr = B.CreateInsertValue(arr, data, 0);
   for (unsigned d = 0; d < shape.size(); ++d) {
     arr = B.CreateInsertValue(arr, B.getInt64(shape[d]), {1u, d});

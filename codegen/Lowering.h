@@ -43,6 +43,7 @@
 #include "codegen/MathLib.h"
 #include "codegen/ModuleImpl.h"
 #include "codegen/ScalarValues.h"
+#include "ir/typing/ArrayReductions.h"
 #include "ir/typing/CudaBuiltins.h"
 #include "ir/typing/Libdevice.h"
 #include "ir/typing/MathBuiltins.h"
@@ -278,6 +279,11 @@ private:
   /// `t`; complex numbers in NumPy's lexicographic order.
   llvm::Value *ufuncMinMax(bool isMax, bool ignoreNan, llvm::Value *a, llvm::Value *b,
                            const ir::ScalarType *t);
+  // ---- LowerReductions.cpp: NumPy's array reductions (ir/typing/ArrayReductions.h) ----
+  /// A call of reduction `r` (np.sum(a), a.min(), ...): one loop over the array's elements in
+  /// C order, with NumPy's results (NaN semantics, empty arrays); min, max, argmin, argmax of
+  /// an empty array raise ValueError as numba-cuda does.
+  llvm::Value *lowerReduction(const ir::CallInstr &i, ir::Reduction r);
   // ---- LowerNumeric.cpp: divmod(), round(), pow() ----
   /// divmod(a, b): the tuple (a // b, a % b) through binaryValues.
   llvm::Value *lowerDivmod(const ir::CallInstr &i);
@@ -313,11 +319,19 @@ private:
   /// cuda.fp16.<op>(...) (ir::HalfOp): operands converted to float16, the operation in half
   /// precision where the target has it (LowerHalf.cpp).
   llvm::Value *lowerHalfCall(const ir::CallInstr &i, ir::HalfOp op);
-  /// A global NumPy array frozen into constant memory (a read-only array value).
-  llvm::Value *lowerGlobalArray(const ir::GlobalInstr &g);
-  /// A global device array captured by reference: an array value whose data pointer, shape and
-  /// strides are constants (its address in device memory, host memory on the CPU backend).
-  llvm::Value *lowerGlobalDeviceArray(const ir::GlobalInstr &g);
+  /// A global NumPy array `g` (global `name`, or an element of a tuple it holds) of type `t`,
+  /// frozen into constant memory (a read-only array value; an empty one has a null pointer).
+  llvm::Value *lowerGlobalArray(const ir::GlobalValue &g, const std::string &name,
+                                const ir::Type *t, ir::SourceLoc at);
+  /// A global device array `g` captured by reference: an array value whose data pointer, shape
+  /// and strides are constants (its address in device memory, host memory on the CPU backend).
+  llvm::Value *lowerGlobalDeviceArray(const ir::GlobalValue &g, const std::string &name,
+                                      const ir::Type *t, ir::SourceLoc at);
+  /// The value of snapshot value `g` of global `name` (or of an element of the tuple it holds)
+  /// typed `t`: a constant, a frozen or captured array, a tuple of those (compile-time-only
+  /// elements as {}).
+  llvm::Value *globalValue(const ir::GlobalValue &g, const std::string &name, const ir::Type *t,
+                           ir::SourceLoc at);
   /// A C-contiguous array value at `data` of shape `dims` and elements of `itemSize` bytes.
   llvm::Value *cudaArrayValue(llvm::Value *data, const std::vector<llvm::Value *> &dims,
                               int64_t itemSize);

@@ -1,6 +1,7 @@
 // Typing of the cooperating-threads builtins (ir/typing/CudaBuiltins.def): shared, local and constant
 // arrays, barriers and fences, warp functions, atomics and the integer/float intrinsics. The
 // argument and result types follow Numba's CUDA target (numba/cuda/cudadecl.py).
+#include "ir/ConstantOf.h"
 #include "ir/typing/CudaBuiltins.h"
 #include "ir/typing/TypingInternal.h"
 
@@ -230,10 +231,9 @@ const Type *cudaAttrType(BuiltinId id) {
   return info && info->kind == CudaKind::Value ? types::int32() : nullptr;
 }
 
-const Type *globalArrayType(const GlobalInstr *i, const std::string &file) {
-  const GlobalValue &g = i->value;
+const Type *globalArrayType(const GlobalValue &g, const GlobalInstr *i, const std::string &file) {
   const Type *dt = types::dtypeByName(g.dtype);
-  if (!dt || g.shape.empty() || !g.bytes)
+  if (!dt || !g.bytes)
     raiseDiag(DiagCode::UnsupportedGlobal, file, i->loc,
               {i->name, "numpy array of dtype " + g.dtype + " and " +
                             std::to_string(g.shape.size()) + " dimensions"});
@@ -246,8 +246,8 @@ const Type *globalArrayType(const GlobalInstr *i, const std::string &file) {
   return types::array(dt, static_cast<int>(g.shape.size()), Layout::C, /*readonly=*/true);
 }
 
-const Type *globalDeviceArrayType(const GlobalInstr *i, const std::string &file) {
-  const GlobalValue &g = i->value;
+const Type *globalDeviceArrayType(const GlobalValue &g, const GlobalInstr *i,
+                                  const std::string &file) {
   const ScalarType *dt = types::scalarByName(g.dtype);
   if (!dt || g.strides.size() != g.shape.size())
     raiseDiag(DiagCode::UnsupportedGlobal, file, i->loc,
