@@ -119,6 +119,13 @@ llvm::Value *FunctionLowerer::lowerGetAttr(const GetAttrInstr &i) {
       out = B.CreateInsertValue(out, B.CreateExtractValue(arr, {1u, unsigned(d)}), unsigned(d));
     return convert(out, shapeType, res, at);
   }
+  case BuiltinId::ArrayCtypesData: { // a.ctypes.data: obj is the GetAttr `a.ctypes`
+    const Instr *array = obj->numOperands() ? obj->operand(0) : nullptr;
+    if (!array || !isa<ArrayType>(concretize(typeOf(array, at))))
+      internal(at, "a.ctypes.data without its array");
+    llvm::Value *data = B.CreateExtractValue(valueOf(array, at), 0);
+    return convert(B.CreatePtrToInt(data, B.getInt64Ty()), types::uint64(), res, at);
+  }
   default:
     break;
   }

@@ -147,6 +147,7 @@ public:
   /// Module-wide state of the cooperating-threads features (LowerCuda.cpp).
   struct CudaState {
     uint64_t sharedBytes = 0; ///< static shared memory laid out so far (host offsets)
+    uint64_t dynSharedAlign = 16; ///< the largest alignment= of a dynamic shared array
     bool cooperative = false; ///< a barrier or warp collective was lowered
     uint64_t localBytes = 0;  ///< cuda.local.array bytes (all functions; host stack sizing)
     uint32_t activeSites = 0; ///< cuda.activemask() calls numbered so far (host call sites)

@@ -272,6 +272,18 @@ const Type *Typer::typeGetAttr(GetAttrInstr *i) {
     if (path.rfind(kPyFunctionPrefix, 0) == 0)
       fail(DiagCode::UnsupportedAttribute, i,
            {"function " + path.substr(std::string(kPyFunctionPrefix).size()), attr});
+    if (path == builtinPath(BuiltinId::ArrayCtypes)) {
+      // a.ctypes.data: the address of the array's data, as numba's uintp. `a.ctypes` has no
+      // run-time value, so only the chained form compiles.
+      auto *ct = dyn_cast<GetAttrInstr>(i->operand(0));
+      if (attr != "data")
+        fail(DiagCode::UnsupportedAttribute, i, {"array.ctypes", attr});
+      if (!ct || ct->builtin != BuiltinId::ArrayCtypes)
+        fail(DiagCode::UnsupportedConstruct, i,
+             {"a.ctypes kept in a variable (write a.ctypes.data)"});
+      i->builtin = BuiltinId::ArrayCtypesData;
+      return types::uint64();
+    }
     if (path == "ptxjit") { // the package: the names it shares with the kernel language
       if (attr == "literal_unroll" || attr == "cuda")
         return types::symbol(attr == "cuda" ? "cuda" : builtinPath(BuiltinId::LiteralUnroll));
@@ -329,7 +341,12 @@ const Type *Typer::typeGetAttr(GetAttrInstr *i) {
       return types::symbol("numpy." + arr->dtype()->str());
     if (const Type *v = arrayViewAttrType(arr, attr)) // .real, .imag, .reshape, .view
       return v;
-    if (isa<RecordType>(arr->dtype()))
+    auto *rec = dyn_cast<RecordType>(arr->dtype());
+    if (attr == "ctypes" && !(rec && rec->field(attr))) { // only `a.ctypes.data` (below)
+      i->builtin = BuiltinId::ArrayCtypes;
+      return types::symbol(builtinPath(BuiltinId::ArrayCtypes));
+    }
+    if (rec)
       return recordArrayField(i, arr, attr);
     if (const char *path = reductionMethodPath(attr)) // a.sum(), a.min(), ... (typed at the call)
       return types::symbol(path);
