@@ -75,9 +75,13 @@ const Type *Typer::typeConstValue(const ConstValue &v, Instr *at) {
   case ConstValue::Kind::String:
     return types::string();
   case ConstValue::Kind::Tuple: {
+    // A string element keeps its value (numba's Literal[str]), as a string constant passed to a
+    // device function does: `for op in literal_unroll(("add", "mul"))` compares `op == "add"`
+    // at compile time in each unrolled copy.
     std::vector<const Type *> elems;
     for (const ConstValue &e : v.elems)
-      elems.push_back(concretize(typeConstValue(e, at)));
+      elems.push_back(e.kind == ConstValue::Kind::String ? types::stringLiteral(e.s)
+                                                         : concretize(typeConstValue(e, at)));
     return types::tuple(elems);
   }
   case ConstValue::Kind::Unsupported:

@@ -203,6 +203,26 @@ def test_tuple_of_device_functions_and_types(backend):
     np.testing.assert_array_equal(out, [13, 127, np.float32(300.75), 300])
 
 
+def test_unrolled_strings_are_compile_time_constants(backend):
+    ops = ("add", "mul", "sub")
+
+    @cuda.jit
+    def k(x, out):
+        i = 0
+        for op in ptxjit.literal_unroll(ops):
+            if op == "add":
+                out[i] = x[0] + x[1]
+            elif op == "mul":
+                out[i] = x[0] * x[1]
+            else:
+                out[i] = x[0] - x[1]
+            i += 1
+
+    out = np.zeros(3)
+    k[1, 1](np.array([3.0, 4.0]), out)
+    np.testing.assert_array_equal(out, [7.0, 12.0, -1.0])
+
+
 def test_literal_unroll_in_device_function_over_argument_tuple(backend):
     @cuda.jit(device=True)
     def total(t):
