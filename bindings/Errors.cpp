@@ -39,10 +39,13 @@ std::string sourceLine(const std::string &file, int line) {
 }
 
 /// The ptxjit.errors class of `e`: by kind, except an undefined name, which is numba-cuda's
-/// TypingError and also Python's NameError.
+/// TypingError and also Python's NameError, and a constant argument of a wrong value, which is
+/// numba-cuda's ValueError (NumbaValueError, also a ValueError).
 const char *classOf(const ir::CompileError &e) {
   if (e.code() == ir::DiagCode::UndefinedName)
     return "UndefinedNameError";
+  if (e.code() == ir::DiagCode::ArgumentValue)
+    return "NumbaValueError";
   switch (e.kind()) {
   case ir::DiagKind::Unsupported:
     return "UnsupportedError";

@@ -82,6 +82,8 @@ std::optional<std::string> moduleSymbol(const std::string &name) {
     return "cuda.fp16";
   if (name == "ml_dtypes") // ml_dtypes.bfloat16(x)
     return name;
+  if (name == "ptxjit") // ptxjit.literal_unroll, ptxjit.float32, ... (typing maps the names)
+    return "ptxjit";
   if (name == "math" || name == "cmath" || name == "numpy" || name == "operator")
     return name;
   // `types.uint8(x)`: the type modules' scalar types (typing maps them to NumPy's).
@@ -117,7 +119,7 @@ std::optional<ir::GlobalValue> numpyArrayGlobal(py::handle v) {
     if (const ir::RecordType *r = recordFromNumpy(dtype, why))
       name = r->str();
   }
-  if (ndim < 1 || py::cast<bool>(dtype.attr("hasobject")) || !ir::types::dtypeByName(name))
+  if (py::cast<bool>(dtype.attr("hasobject")) || !ir::types::dtypeByName(name))
     return ir::GlobalValue::unsupported("ndarray of dtype " + name + " and " +
                                         std::to_string(ndim) + " dimensions");
   if (nbytes > ir::kMaxConstArrayBytes)
@@ -175,6 +177,14 @@ std::optional<ir::GlobalValue> numpyGlobal(py::handle v) {
   py::object ufunc = np.attr("ufunc");
   if (PyObject_IsInstance(v.ptr(), ufunc.ptr()) == 1)
     return ir::GlobalValue::symbol("numpy." + py::cast<std::string>(v.attr("__name__")));
+  // A NumPy function held by value (`npsum = np.sum`, `from numpy import nanmax`): the symbol
+  // of its name in numpy (np.max is numpy.amax), as `np.<name>` would give it.
+  py::object mod, name, same;
+  if (!PyType_Check(v.ptr()) && hasAttrNoThrow(v, "__module__", &mod) &&
+      PyUnicode_Check(mod.ptr()) && py::cast<std::string>(mod).rfind("numpy", 0) == 0 &&
+      hasAttrNoThrow(v, "__name__", &name) && PyUnicode_Check(name.ptr()) &&
+      hasAttrNoThrow(np, py::cast<std::string>(name).c_str(), &same) && same.is(v))
+    return ir::GlobalValue::symbol("numpy." + py::cast<std::string>(name));
   return std::nullopt;
 }
 
@@ -383,6 +393,34 @@ py::object exceptionClassOf(const ir::GlobalValue &g) {
   return py::reinterpret_borrow<py::object>(PyExc_RuntimeError);
 }
 
+namespace {
+
+/// A tuple that is not a plain constant, frozen as numba freezes global tuples: each element
+/// as a global of its own (a NumPy array by value, a device array by reference, a NumPy scalar
+/// with its dtype, a type, a device function, a nested tuple). Unsupported, naming the element,
+/// when one cannot be used in kernels. (Nesting is bounded: constFromPython refused tuples
+/// nested too deep before this is called.)
+ir::GlobalValue tupleGlobal(py::handle v) {
+  std::vector<ir::GlobalValue> elems;
+  size_t k = 0;
+  for (py::handle item : v) {
+    ir::GlobalValue g = globalFromPython(item);
+    using K = ir::GlobalValue::Kind;
+    if (g.kind == K::Unsupported || g.kind == K::Missing || g.kind == K::PyFunction ||
+        g.kind == K::ExceptionClass)
+      return ir::GlobalValue::unsupported(
+          "tuple whose element " + std::to_string(k) + " is " +
+          (g.kind == K::PyFunction
+               ? "a plain Python function (decorate it with @cuda.jit)"
+               : "of type " + (g.kind == K::Unsupported ? g.path : shortTypeName(item))));
+    elems.push_back(std::move(g));
+    ++k;
+  }
+  return ir::GlobalValue::tuple(std::move(elems));
+}
+
+} // namespace
+
 ir::GlobalValue globalFromPython(py::handle v) {
   PyObject *o = v.ptr();
   // Plain values first: None, numbers, strings, tuples of those.
@@ -398,8 +436,11 @@ ir::GlobalValue globalFromPython(py::handle v) {
     ir::ConstValue c = constFromPython(v);
     if (c.kind == ir::ConstValue::Kind::Unsupported && c.s == kTooDeep)
       return ir::GlobalValue::unsupported(kTooDeep);
-    if (!representable(c))
+    if (!representable(c)) {
+      if (PyTuple_Check(o)) // a tuple of arrays, NumPy scalars, types, functions, ...
+        return tupleGlobal(v);
       return ir::GlobalValue::unsupported(shortTypeName(v));
+    }
     return ir::GlobalValue::makeConstant(std::move(c));
   }
   if (PyModule_Check(o)) {
@@ -467,6 +508,21 @@ namespace {
 /// code, numba-cuda compiles a kernel as a device function).
 bool isCallable(const ir::GlobalValue &g) {
   return g.kind == ir::GlobalValue::Kind::DeviceFunction || g.kind == ir::GlobalValue::Kind::Kernel;
+}
+
+/// Appends the @cuda.jit functions global `g` (the snapshot of Python value `v`) names, itself
+/// or, for a tuple, its elements at any depth.
+void appendCallables(py::handle v, const ir::GlobalValue &g, std::vector<py::object> &out) {
+  if (isCallable(g)) {
+    out.push_back(py::reinterpret_borrow<py::object>(v));
+  } else if (g.kind == ir::GlobalValue::Kind::Tuple && PyTuple_Check(v.ptr())) {
+    size_t k = 0;
+    for (py::handle item : v) {
+      if (k < g.elems.size())
+        appendCallables(item, g.elems[k], out);
+      ++k;
+    }
+  }
 }
 
 /// The string keys of `d` (a dict), appended to `out`.
@@ -630,8 +686,8 @@ std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
     }
     py::object used;
     s->globals[name] = v ? globalOf(v, used) : ir::GlobalValue::missing();
-    if (callees && isCallable(s->globals[name]))
-      callees->push_back(used);
+    if (callees && v)
+      appendCallables(used, s->globals[name], *callees);
   }
   suggestForMissingGlobals(*s, globals, builtins);
 
@@ -643,8 +699,8 @@ std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
       PyObject *contents = PyCell_GET(cells[i].ptr());
       py::object used;
       s->closure[s->freevars[i]] = contents ? globalOf(contents, used) : ir::GlobalValue::missing();
-      if (callees && isCallable(s->closure[s->freevars[i]]))
-        callees->push_back(used);
+      if (callees && contents)
+        appendCallables(used, s->closure[s->freevars[i]], *callees);
     }
   }
 
@@ -730,6 +786,12 @@ py::object globalToPython(const ir::GlobalValue &g) {
     return py::make_tuple("extern_function", g.path);
   case K::ExceptionClass:
     return py::make_tuple("exception_class", g.path);
+  case K::Tuple: {
+    py::list items;
+    for (const ir::GlobalValue &e : g.elems)
+      items.append(globalToPython(e));
+    return py::make_tuple("tuple", py::tuple(items));
+  }
   }
   return py::none();
 }

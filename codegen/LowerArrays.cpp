@@ -408,6 +408,13 @@ llvm::Type *FunctionLowerer::iterStateType(const IteratorType *it, SourceLoc at)
       internal(at, "array iterator without its array type");
     return llvm::StructType::get(M.ctx, {i64, repr(it->sources()[0], at)});
   }
+  case IterKind::Tuple: { // {index, the elements as an array (indexed at run time)}
+    auto *tt = it->sources().size() == 1 ? dyn_cast<TupleType>(it->sources()[0]) : nullptr;
+    if (!tt || tt->size() == 0)
+      internal(at, "tuple iterator without its tuple type");
+    return llvm::StructType::get(
+        M.ctx, {i64, llvm::ArrayType::get(repr(it->yieldType(), at), tt->size())});
+  }
   case IterKind::Enumerate:
     if (it->sources().size() != 1)
       internal(at, "enumerate without its inner iterator");
@@ -438,6 +445,18 @@ void FunctionLowerer::initIterState(llvm::Value *state, const IteratorType *it, 
     B.CreateStore(v, state);
     return;
   }
+  case IterKind::Tuple: {
+    auto *tt = dyn_cast<TupleType>(st);
+    if (!tt || tt->size() == 0)
+      fail(at, DiagCode::NotIterable, {sourceType->str()});
+    B.CreateStore(B.getInt64(0), B.CreateStructGEP(sty, state, 0));
+    for (size_t k = 0; k < tt->size(); ++k)
+      B.CreateStore(
+          convert(B.CreateExtractValue(source, unsigned(k)), tt->elements()[k], it->yieldType(),
+                  at),
+          B.CreateGEP(sty, state, {B.getInt32(0), B.getInt32(1), B.getInt32(unsigned(k))}));
+    return;
+  }
   default:
     internal(at, "initializing an " + it->str() + " state from " + sourceType->str());
   }
@@ -466,6 +485,10 @@ llvm::Value *FunctionLowerer::iterValid(llvm::Value *state, const IteratorType *
         B.CreateGEP(sty, state, {B.getInt32(0), B.getInt32(1), B.getInt32(1), B.getInt32(0)}));
     return B.CreateICmpSLT(idx, len);
   }
+  case IterKind::Tuple:
+    return B.CreateICmpSLT(
+        field(0, i64),
+        B.getInt64(static_cast<int64_t>(sty->getStructElementType(1)->getArrayNumElements())));
   case IterKind::Enumerate:
     return iterValid(field(1, ptr), inner(0), at);
   case IterKind::Zip: {
@@ -506,6 +529,13 @@ llvm::Value *FunctionLowerer::iterNext(llvm::Value *state, const IteratorType *i
     if (aty->ndim() == 1)
       return loadScalar(B, elementAddress(arr, aty, {idx}), cast<ScalarType>(aty->dtype()));
     return subarray(arr, aty, {idx});
+  }
+  case IterKind::Tuple: {
+    llvm::Value *idxP = B.CreateStructGEP(sty, state, 0);
+    llvm::Value *idx = B.CreateLoad(i64, idxP);
+    B.CreateStore(B.CreateAdd(idx, B.getInt64(1)), idxP);
+    llvm::Type *ety = sty->getStructElementType(1)->getArrayElementType();
+    return B.CreateLoad(ety, B.CreateGEP(sty, state, {B.getInt32(0), B.getInt32(1), idx}));
   }
   case IterKind::Enumerate: {
     llvm::Value *countP = B.CreateStructGEP(sty, state, 0);

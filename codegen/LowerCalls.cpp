@@ -5,6 +5,7 @@
 #include "ir/ConstantOf.h"
 #include "ir/NamedTuples.h"
 #include "ir/typing/ArrayMethods.h"
+#include "ir/typing/ArrayReductions.h"
 #include "ir/typing/CudaBuiltins.h"
 #include "ir/typing/MathBuiltins.h"
 
@@ -118,6 +119,13 @@ llvm::Value *FunctionLowerer::lowerGetAttr(const GetAttrInstr &i) {
     for (int d = 0; d < aty->ndim(); ++d)
       out = B.CreateInsertValue(out, B.CreateExtractValue(arr, {1u, unsigned(d)}), unsigned(d));
     return convert(out, shapeType, res, at);
+  }
+  case BuiltinId::ArrayCtypesData: { // a.ctypes.data: obj is the GetAttr `a.ctypes`
+    const Instr *array = obj->numOperands() ? obj->operand(0) : nullptr;
+    if (!array || !isa<ArrayType>(concretize(typeOf(array, at))))
+      internal(at, "a.ctypes.data without its array");
+    llvm::Value *data = B.CreateExtractValue(valueOf(array, at), 0);
+    return convert(B.CreatePtrToInt(data, B.getInt64Ty()), types::uint64(), res, at);
   }
   default:
     break;
@@ -295,6 +303,10 @@ llvm::Value *FunctionLowerer::lowerBuiltinCall(const CallInstr &i) {
     return lowerLibdeviceCall(i, *lf);
   if (i.builtin == BuiltinId::Enumerate || i.builtin == BuiltinId::Zip)
     return lowerIterBuiltin(i); // LowerArrays.cpp (enumerate takes start=)
+  if (Reduction r; reductionOf(i.builtin, r)) // LowerReductions.cpp (keywords too)
+    return lowerReduction(i, r);
+  if (i.builtin == BuiltinId::LiteralUnroll) // the identity (its loops are unrolled by typing)
+    return convert(valueOf(i.arg(0), at), typeOf(i.arg(0), at), res, at);
   if (const NumpyUfunc *u = numpyUfunc(i.builtin)) { // LowerNumpyUfuncs.cpp (takes out=)
     std::vector<const Type *> argTypes;
     for (size_t k = 0; k < i.numArgs(); ++k)

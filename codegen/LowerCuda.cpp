@@ -32,6 +32,9 @@ constexpr uint64_t kMaxStaticShared = 48 * 1024;
 
 uint64_t alignUp(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
 
+/// The alignment of a block's shared memory on the host (runtime/HostGrid.h, kHostSharedAlign).
+constexpr uint64_t kHostSharedAlign = 4096;
+
 } // namespace
 
 // ---- Module-wide ----
@@ -89,6 +92,10 @@ void ModuleLowerer::finishCuda(const std::string &entry, const Function &kernel)
                "dtype) and the launch's sharedmem argument)"});
   if (!isHost())
     return;
+  // The dynamic part follows the static one: padded so that it starts as aligned as the dynamic
+  // arrays' alignment= asks (the block's memory is kHostSharedAlign-aligned).
+  if (cuda.dynSharedAlign > 16)
+    cuda.sharedBytes = alignUp(cuda.sharedBytes, cuda.dynSharedAlign);
   // The grid runner's facts (codegen::HostLaunchInfo), kept in the module itself so that object
   // files from the disk cache carry them too.
   auto *i64 = llvm::Type::getInt64Ty(ctx);
@@ -139,38 +146,40 @@ llvm::Value *FunctionLowerer::cudaArrayValue(llvm::Value *data,
 
 // ---- Arrays in the memory spaces ----
 
-llvm::Value *FunctionLowerer::lowerGlobalArray(const GlobalInstr &g) {
-  SourceLoc at = g.loc;
-  auto *aty = dyn_cast<ArrayType>(concretize(typeOf(&g, at)));
-  if (!aty || !g.value.bytes)
-    internal(at, "global array '" + g.name + "' typed " + typeOf(&g, at)->str());
-  const std::string &bytes = *g.value.bytes;
-  llvm::Constant *&slot = M.cuda.constArrays[g.value.bytes.get()];
+llvm::Value *FunctionLowerer::lowerGlobalArray(const GlobalValue &g, const std::string &name,
+                                               const Type *t, SourceLoc at) {
+  auto *aty = dyn_cast<ArrayType>(concretize(t));
+  if (!aty || !g.bytes)
+    internal(at, "global array '" + name + "' typed " + t->str());
+  std::vector<llvm::Value *> dims;
+  for (int64_t d : g.shape)
+    dims.push_back(B.getInt64(d));
+  const std::string &bytes = *g.bytes;
+  if (bytes.empty()) // an empty array: no memory to point at (its elements are never read)
+    return cudaArrayValue(llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(M.ctx)), dims,
+                          aty->itemSize());
+  llvm::Constant *&slot = M.cuda.constArrays[g.bytes.get()];
   if (!slot) {
     unsigned as = M.isHost() ? 0 : 4; // CUDA: the constant bank
     auto *init = llvm::ConstantDataArray::getRaw(bytes, bytes.size(), B.getInt8Ty());
     auto *gv = new llvm::GlobalVariable(
         M.mod, init->getType(), true, llvm::GlobalValue::InternalLinkage, init,
-        M.uniqueName("ptxjit_const_" + g.name), nullptr, llvm::GlobalValue::NotThreadLocal, as);
+        M.uniqueName("ptxjit_const_" + name), nullptr, llvm::GlobalValue::NotThreadLocal, as);
     gv->setAlignment(llvm::Align(16));
     slot = as ? llvm::ConstantExpr::getAddrSpaceCast(gv, llvm::PointerType::getUnqual(M.ctx))
               : static_cast<llvm::Constant *>(gv);
   }
-  std::vector<llvm::Value *> dims;
-  for (int64_t d : g.value.shape)
-    dims.push_back(B.getInt64(d));
   return cudaArrayValue(slot, dims, aty->itemSize());
 }
 
-llvm::Value *FunctionLowerer::lowerGlobalDeviceArray(const GlobalInstr &g) {
-  SourceLoc at = g.loc;
-  auto *aty = dyn_cast<ArrayType>(concretize(typeOf(&g, at)));
-  const std::vector<int64_t> &shape = g.value.shape, &strides = g.value.strides;
+llvm::Value *FunctionLowerer::lowerGlobalDeviceArray(const GlobalValue &g, const std::string &name,
+                                                     const Type *t, SourceLoc at) {
+  auto *aty = dyn_cast<ArrayType>(concretize(t));
+  const std::vector<int64_t> &shape = g.shape, &strides = g.strides;
   if (!aty || static_cast<size_t>(aty->ndim()) != shape.size() || strides.size() != shape.size())
-    internal(at, "global device array '" + g.name + "' typed " + typeOf(&g, at)->str());
+    internal(at, "global device array '" + name + "' typed " + t->str());
   llvm::Value *arr = llvm::PoisonValue::get(M.arrayType(aty->ndim()));
-  llvm::Value *data =
-      B.CreateIntToPtr(B.getInt64(g.value.address), llvm::PointerType::getUnqual(M.ctx));
+  llvm::Value *data = B.CreateIntToPtr(B.getInt64(g.address), llvm::PointerType::getUnqual(M.ctx));
   arr = B.CreateInsertValue(arr, data, 0);
   for (unsigned d = 0; d < shape.size(); ++d) {
     arr = B.CreateInsertValue(arr, B.getInt64(shape[d]), {1u, d});
@@ -199,8 +208,10 @@ llvm::Value *FunctionLowerer::lowerCudaCall(const CallInstr &i, const CudaBuilti
   case CudaKind::LocalArray: {
     std::vector<const Instr *> bound;
     std::string why;
-    if (!bindCallArgs(&i, {"shape", "dtype"}, bound, why))
+    if (!bindCallArgs(&i, {"shape", "dtype", "alignment"}, bound, why))
       fail(at, DiagCode::CallArgs, {name, why});
+    // alignment= (numba-cuda's): exactly that alignment, else the default below.
+    const uint64_t requested = static_cast<uint64_t>(arrayAlignment(&i, bound[2], fn, name));
     std::optional<std::vector<int64_t>> shape = constantShape(bound[0], fn);
     auto *aty = dyn_cast<ArrayType>(concretize(res));
     if (!shape || !aty)
@@ -214,10 +225,11 @@ llvm::Value *FunctionLowerer::lowerCudaCall(const CallInstr &i, const CudaBuilti
       dims.push_back(B.getInt64(d));
     }
     const uint64_t bytes = count * itemSize;
-    const uint64_t align = std::max<uint64_t>(16, isa<ScalarType>(dt) ? itemSize : 16);
+    const uint64_t align =
+        requested ? requested : std::max<uint64_t>(16, isa<ScalarType>(dt) ? itemSize : 16);
     llvm::Type *elem = M.memType(dt);
     if (info.kind == CudaKind::LocalArray) {
-      M.cuda.localBytes += alignUp(bytes, 16);
+      M.cuda.localBytes += alignUp(bytes, 16) + (align > 16 ? align : 0); // with its padding
       llvm::IRBuilder<> eb(allocaBlock, allocaBlock->getFirstInsertionPt());
       llvm::AllocaInst *a =
           eb.CreateAlloca(llvm::ArrayType::get(elem, count), nullptr, "local.array");
@@ -229,6 +241,17 @@ llvm::Value *FunctionLowerer::lowerCudaCall(const CallInstr &i, const CudaBuilti
       // Every dynamic shared array aliases the launch's dynamic shared memory (as in Numba);
       // its length is sharedmem // itemsize.
       llvm::Value *data, *size;
+      // alignment=: every dynamic array starts where the others do, at the largest alignment
+      // any of them asks (the extern declaration's on CUDA; on the host the static part is
+      // padded to it in finishCuda).
+      if (requested > M.cuda.dynSharedAlign) {
+        if (M.isHost() && requested > kHostSharedAlign)
+          fail(at, DiagCode::UnsupportedConstruct,
+               {"alignment=" + std::to_string(requested) +
+                " for a dynamic shared array on the CPU backend (at most " +
+                std::to_string(kHostSharedAlign) + ")"});
+        M.cuda.dynSharedAlign = requested;
+      }
       if (M.isHost()) {
         data = hostCtxField(kCtxDynShared, ptr);
         size = hostCtxField(kCtxDynBytes, i32);
@@ -241,6 +264,8 @@ llvm::Value *FunctionLowerer::lowerCudaCall(const CallInstr &i, const CudaBuilti
                                         llvm::GlobalValue::NotThreadLocal, 3);
           gv->setAlignment(llvm::Align(16));
         }
+        if (gv->getAlign().valueOrOne().value() < M.cuda.dynSharedAlign)
+          gv->setAlignment(llvm::Align(M.cuda.dynSharedAlign));
         data = B.CreateAddrSpaceCast(gv, ptr);
         auto *asmTy = llvm::FunctionType::get(i32, false);
         size = B.CreateCall(
@@ -251,13 +276,23 @@ llvm::Value *FunctionLowerer::lowerCudaCall(const CallInstr &i, const CudaBuilti
     }
     llvm::Constant *&slot = M.cuda.sharedArrays[&i];
     if (M.isHost()) {
+      // The block's shared memory starts kHostSharedAlign-aligned (runtime/HostGrid.cpp): a
+      // larger alignment= is reached at run time, within `align` bytes reserved before it.
+      const uint64_t slack = align > kHostSharedAlign ? align : 0;
       if (!slot) {
-        uint64_t offset = alignUp(M.cuda.sharedBytes, align);
-        M.cuda.sharedBytes = offset + bytes;
+        uint64_t offset = alignUp(M.cuda.sharedBytes, std::min(align, kHostSharedAlign));
+        M.cuda.sharedBytes = offset + slack + bytes;
         slot = B.getInt64(offset);
       }
       llvm::Value *base = hostCtxField(kCtxShared, ptr);
-      return cudaArrayValue(B.CreateInBoundsGEP(B.getInt8Ty(), base, slot), dims, itemSize);
+      llvm::Value *data = B.CreateInBoundsGEP(B.getInt8Ty(), base, slot);
+      if (slack) {
+        llvm::Value *addr = B.CreatePtrToInt(data, B.getInt64Ty());
+        llvm::Value *up =
+            B.CreateAnd(B.CreateAdd(addr, B.getInt64(align - 1)), B.getInt64(~(align - 1)));
+        data = B.CreateInBoundsGEP(B.getInt8Ty(), data, B.CreateSub(up, addr));
+      }
+      return cudaArrayValue(data, dims, itemSize);
     }
     if (!slot) {
       M.cuda.sharedBytes = alignUp(M.cuda.sharedBytes, align) + bytes;

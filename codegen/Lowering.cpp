@@ -427,6 +427,39 @@ void FunctionLowerer::lowerReturn(const ReturnInstr &r) {
   B.CreateRet(convert(valueOf(v, r.loc), typeOf(v, r.loc), fn.returnType, r.loc));
 }
 
+llvm::Value *FunctionLowerer::globalValue(const GlobalValue &g, const std::string &name,
+                                          const Type *t, SourceLoc at) {
+  if (ModuleLowerer::isCompileTimeOnly(t))
+    return placeholder();
+  switch (g.kind) {
+  case GlobalValue::Kind::Constant:
+    return constant(g.constant, t, at);
+  case GlobalValue::Kind::Missing:
+    fail(at, DiagCode::UndefinedName, {name});
+  case GlobalValue::Kind::PyFunction:
+    fail(at, DiagCode::UndecoratedFunction, {name});
+  case GlobalValue::Kind::Kernel:
+    fail(at, DiagCode::KernelCallFromDevice, {name});
+  case GlobalValue::Kind::Unsupported:
+    fail(at, DiagCode::UntypedGlobal, {name, g.path});
+  case GlobalValue::Kind::Array: // frozen into constant memory (LowerCuda.cpp)
+    return lowerGlobalArray(g, name, t, at);
+  case GlobalValue::Kind::DeviceArray: // its memory, by address (LowerCuda.cpp)
+    return lowerGlobalDeviceArray(g, name, t, at);
+  case GlobalValue::Kind::Tuple: {
+    auto *tt = dyn_cast<TupleType>(concretize(t));
+    if (!tt || tt->size() != g.elems.size())
+      internal(at, "global tuple '" + name + "' typed " + t->str());
+    llvm::Value *v = llvm::PoisonValue::get(repr(tt, at));
+    for (size_t k = 0; k < g.elems.size(); ++k)
+      v = B.CreateInsertValue(v, globalValue(g.elems[k], name, tt->elements()[k], at), unsigned(k));
+    return v;
+  }
+  default:
+    internal(at, "global '" + name + "' typed " + t->str() + " has no run-time value");
+  }
+}
+
 void FunctionLowerer::lowerInstr(const Instr &i) {
   SourceLoc at = i.loc;
   llvm::Value *result = nullptr;
@@ -436,32 +469,7 @@ void FunctionLowerer::lowerInstr(const Instr &i) {
     break;
   case Opcode::Global: {
     auto &g = *cast<GlobalInstr>(&i);
-    const Type *t = typeOf(&i, at);
-    if (ModuleLowerer::isCompileTimeOnly(t)) {
-      result = placeholder();
-      break;
-    }
-    switch (g.value.kind) {
-    case GlobalValue::Kind::Constant:
-      result = constant(g.value.constant, t, at);
-      break;
-    case GlobalValue::Kind::Missing:
-      fail(at, DiagCode::UndefinedName, {g.name});
-    case GlobalValue::Kind::PyFunction:
-      fail(at, DiagCode::UndecoratedFunction, {g.name});
-    case GlobalValue::Kind::Kernel:
-      fail(at, DiagCode::KernelCallFromDevice, {g.name});
-    case GlobalValue::Kind::Unsupported:
-      fail(at, DiagCode::UntypedGlobal, {g.name, g.value.path});
-    case GlobalValue::Kind::Array: // frozen into constant memory (LowerCuda.cpp)
-      result = lowerGlobalArray(g);
-      break;
-    case GlobalValue::Kind::DeviceArray: // its memory, by address (LowerCuda.cpp)
-      result = lowerGlobalDeviceArray(g);
-      break;
-    default:
-      internal(at, "global '" + g.name + "' typed " + t->str() + " has no run-time value");
-    }
+    result = globalValue(g.value, g.name, typeOf(&i, at), at);
     break;
   }
   case Opcode::Arg: {

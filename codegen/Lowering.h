@@ -43,6 +43,7 @@
 #include "codegen/MathLib.h"
 #include "codegen/ModuleImpl.h"
 #include "codegen/ScalarValues.h"
+#include "ir/typing/ArrayReductions.h"
 #include "ir/typing/CudaBuiltins.h"
 #include "ir/typing/Libdevice.h"
 #include "ir/typing/LowFloat.h"
@@ -147,6 +148,7 @@ public:
   /// Module-wide state of the cooperating-threads features (LowerCuda.cpp).
   struct CudaState {
     uint64_t sharedBytes = 0; ///< static shared memory laid out so far (host offsets)
+    uint64_t dynSharedAlign = 16; ///< the largest alignment= of a dynamic shared array
     bool cooperative = false; ///< a barrier or warp collective was lowered
     uint64_t localBytes = 0;  ///< cuda.local.array bytes (all functions; host stack sizing)
     uint32_t activeSites = 0; ///< cuda.activemask() calls numbered so far (host call sites)
@@ -279,6 +281,11 @@ private:
   /// `t`; complex numbers in NumPy's lexicographic order.
   llvm::Value *ufuncMinMax(bool isMax, bool ignoreNan, llvm::Value *a, llvm::Value *b,
                            const ir::ScalarType *t);
+  // ---- LowerReductions.cpp: NumPy's array reductions (ir/typing/ArrayReductions.h) ----
+  /// A call of reduction `r` (np.sum(a), a.min(), ...): one loop over the array's elements in
+  /// C order, with NumPy's results (NaN semantics, empty arrays); min, max, argmin, argmax of
+  /// an empty array raise ValueError as numba-cuda does.
+  llvm::Value *lowerReduction(const ir::CallInstr &i, ir::Reduction r);
   // ---- LowerNumeric.cpp: divmod(), round(), pow() ----
   /// divmod(a, b): the tuple (a // b, a % b) through binaryValues.
   llvm::Value *lowerDivmod(const ir::CallInstr &i);
@@ -315,11 +322,19 @@ private:
   /// the function's parameter types, the operation in 16-bit precision where the target has it
   /// (LowerLowFloat.cpp).
   llvm::Value *lowerLowFloatCall(const ir::CallInstr &i, const ir::LowFloatFunction &f);
-  /// A global NumPy array frozen into constant memory (a read-only array value).
-  llvm::Value *lowerGlobalArray(const ir::GlobalInstr &g);
-  /// A global device array captured by reference: an array value whose data pointer, shape and
-  /// strides are constants (its address in device memory, host memory on the CPU backend).
-  llvm::Value *lowerGlobalDeviceArray(const ir::GlobalInstr &g);
+  /// A global NumPy array `g` (global `name`, or an element of a tuple it holds) of type `t`,
+  /// frozen into constant memory (a read-only array value; an empty one has a null pointer).
+  llvm::Value *lowerGlobalArray(const ir::GlobalValue &g, const std::string &name,
+                                const ir::Type *t, ir::SourceLoc at);
+  /// A global device array `g` captured by reference: an array value whose data pointer, shape
+  /// and strides are constants (its address in device memory, host memory on the CPU backend).
+  llvm::Value *lowerGlobalDeviceArray(const ir::GlobalValue &g, const std::string &name,
+                                      const ir::Type *t, ir::SourceLoc at);
+  /// The value of snapshot value `g` of global `name` (or of an element of the tuple it holds)
+  /// typed `t`: a constant, a frozen or captured array, a tuple of those (compile-time-only
+  /// elements as {}).
+  llvm::Value *globalValue(const ir::GlobalValue &g, const std::string &name, const ir::Type *t,
+                           ir::SourceLoc at);
   /// A C-contiguous array value at `data` of shape `dims` and elements of `itemSize` bytes.
   llvm::Value *cudaArrayValue(llvm::Value *data, const std::vector<llvm::Value *> &dims,
                               int64_t itemSize);

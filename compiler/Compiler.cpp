@@ -764,9 +764,18 @@ Compiler::diskKeyLocked(int id, const std::string &what,
     }
     const frontend::CodeSnapshot &snap = *given->second;
     // A captured device array is baked in by address, which means nothing to another process.
+    std::function<bool(const ir::GlobalValue &)> capturesDeviceArray =
+        [&](const ir::GlobalValue &g) {
+          if (g.kind == ir::GlobalValue::Kind::DeviceArray)
+            return true;
+          for (const ir::GlobalValue &e : g.elems) // a tuple holding one
+            if (capturesDeviceArray(e))
+              return true;
+          return false;
+        };
     for (const auto *globals : {&snap.globals, &snap.closure})
       for (const auto &entry : *globals)
-        if (entry.second.kind == ir::GlobalValue::Kind::DeviceArray)
+        if (capturesDeviceArray(entry.second))
           ok = false;
     // Typed IR built earlier in this process from other globals would be reused by the
     // compile: then the key would not describe the code.

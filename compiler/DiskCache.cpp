@@ -95,48 +95,59 @@ void addStrings(CacheKey &k, std::string_view tag, const std::vector<std::string
     k.add("str", s);
 }
 
+void addGlobal(CacheKey &k, const ir::GlobalValue &g,
+               const std::function<void(CacheKey &, const ir::GlobalValue &)> &deviceFunction) {
+  k.addInt("kind", static_cast<int>(g.kind));
+  switch (g.kind) {
+  case ir::GlobalValue::Kind::DeviceFunction:
+  case ir::GlobalValue::Kind::Kernel: // called from device code, a kernel is a device function
+    // Function ids are per process: the callee's own snapshot stands for it.
+    k.add("path", g.path);
+    deviceFunction(k, g);
+    break;
+  case ir::GlobalValue::Kind::ExternFunction: // called by name with its declared types
+    k.add("path", g.path).addInt("cabi", g.externDecl->cAbi ? 1 : 0);
+    k.add("result", g.externDecl->result->str());
+    for (const ir::Type *p : g.externDecl->params)
+      k.add("param", p->str());
+    break;
+  case ir::GlobalValue::Kind::ExceptionClass: // by name: handles are per process, and code
+    k.add("path", g.path);                    // that records raise sites is never stored
+    break;
+  case ir::GlobalValue::Kind::Array: // a frozen NumPy array: its contents are code
+    k.add("dtype", g.dtype).addInt("ndim", static_cast<int64_t>(g.shape.size()));
+    for (int64_t d : g.shape)
+      k.addInt("dim", d);
+    k.add("bytes", g.bytes ? std::string_view(*g.bytes) : std::string_view());
+    break;
+  case ir::GlobalValue::Kind::Tuple: // each element as a global of its own
+    k.addInt("elems", static_cast<int64_t>(g.elems.size()));
+    for (const ir::GlobalValue &e : g.elems)
+      addGlobal(k, e, deviceFunction);
+    break;
+  default: {
+    // Every field (new GlobalValue fields must be added here: they change the code).
+    addConst(k, g.constant);
+    k.add("dtype", g.dtype).add("path", g.path);
+    std::string shape;
+    for (int64_t d : g.shape)
+      putU64(shape, static_cast<uint64_t>(d));
+    k.add("shape", shape).add("bytes", g.bytes ? std::string_view(*g.bytes) : "<none>");
+    std::string strides;
+    for (int64_t st : g.strides)
+      putU64(strides, static_cast<uint64_t>(st));
+    k.add("strides", strides).addInt("address", static_cast<int64_t>(g.address));
+    break;
+  }
+  }
+}
+
 void addGlobals(CacheKey &k, std::string_view tag, const std::map<std::string, ir::GlobalValue> &m,
                 const std::function<void(CacheKey &, const ir::GlobalValue &)> &deviceFunction) {
   k.addInt(tag, static_cast<int64_t>(m.size()));
   for (const auto &[name, g] : m) {
-    k.add("name", name).addInt("kind", static_cast<int>(g.kind));
-    switch (g.kind) {
-    case ir::GlobalValue::Kind::DeviceFunction:
-    case ir::GlobalValue::Kind::Kernel: // called from device code, a kernel is a device function
-      // Function ids are per process: the callee's own snapshot stands for it.
-      k.add("path", g.path);
-      deviceFunction(k, g);
-      break;
-    case ir::GlobalValue::Kind::ExternFunction: // called by name with its declared types
-      k.add("path", g.path).addInt("cabi", g.externDecl->cAbi ? 1 : 0);
-      k.add("result", g.externDecl->result->str());
-      for (const ir::Type *p : g.externDecl->params)
-        k.add("param", p->str());
-      break;
-    case ir::GlobalValue::Kind::ExceptionClass: // by name: handles are per process, and code
-      k.add("path", g.path);                    // that records raise sites is never stored
-      break;
-    case ir::GlobalValue::Kind::Array: // a frozen NumPy array: its contents are code
-      k.add("dtype", g.dtype).addInt("ndim", static_cast<int64_t>(g.shape.size()));
-      for (int64_t d : g.shape)
-        k.addInt("dim", d);
-      k.add("bytes", g.bytes ? std::string_view(*g.bytes) : std::string_view());
-      break;
-    default: {
-      // Every field (new GlobalValue fields must be added here: they change the code).
-      addConst(k, g.constant);
-      k.add("dtype", g.dtype).add("path", g.path);
-      std::string shape;
-      for (int64_t d : g.shape)
-        putU64(shape, static_cast<uint64_t>(d));
-      k.add("shape", shape).add("bytes", g.bytes ? std::string_view(*g.bytes) : "<none>");
-      std::string strides;
-      for (int64_t st : g.strides)
-        putU64(strides, static_cast<uint64_t>(st));
-      k.add("strides", strides).addInt("address", static_cast<int64_t>(g.address));
-      break;
-    }
-    }
+    k.add("name", name);
+    addGlobal(k, g, deviceFunction);
   }
 }
 

@@ -74,6 +74,9 @@ enum class DiagKind : uint8_t {
   X(BadSignature, Typing, "invalid signature '{0}': {1}")                                          \
   X(ConstantRequired, Typing, "{0}: {1} must be a compile-time constant ({2})")                    \
   X(UnsupportedDtype, Typing, "{0} does not support {1}; it supports {2}")                         \
+  /* a constant argument of a wrong value: the bindings raise NumbaValueError (a ValueError),      \
+     as numba-cuda raises ValueError ("cuda.local.array: Alignment must be a power of 2") */       \
+  X(ArgumentValue, Typing, "{0}: {1}")                                                             \
   X(IRSyntax, Internal, "IR text line {0}: {1}")                                                   \
   X(Internal, Internal, "internal compiler error: {0}")
 

@@ -432,9 +432,13 @@ const IteratorType *Cursor::iteratorType() {
   if (w == "iter") {
     expect('(', "'(' after 'iter'");
     const Type *t = type();
+    if (auto *tup = dyn_cast<TupleType>(t); tup && tup->size() > 0) {
+      expect(')', "')' closing iter(");
+      return types::iterator(IterKind::Tuple, tup->elements()[0], {tup});
+    }
     auto *a = dyn_cast<ArrayType>(t);
     if (!a || a->ndim() < 1)
-      failHere("iter() takes an array of at least one dimension, not " + t->str());
+      failHere("iter() takes an array of at least one dimension or a tuple, not " + t->str());
     expect(')', "')' closing iter(");
     return types::iterator(IterKind::Array, arrayIterYield(a), {a});
   }
@@ -713,6 +717,16 @@ GlobalValue Cursor::global(char stop) {
       fail("the exception class's name");
     return GlobalValue::exceptionClass(name, 0);
   }
+  if (acceptWord("tuple")) {
+    // "tuple (symbol numpy.float32; array float64(3,); )": each element ends with "; ".
+    expect('(', "'(' after 'tuple'");
+    std::vector<GlobalValue> elems;
+    while (!accept(')')) {
+      elems.push_back(global(';'));
+      expect(';', "';' after an element of the tuple global");
+    }
+    return GlobalValue::tuple(std::move(elems));
+  }
   if (acceptWord("array")) {
     // "array float32(4,)", "array int64(2, 3)", "array Record(...)(2,)": the elements are not
     // printed; they come back as zeros of the right size.
@@ -749,7 +763,7 @@ GlobalValue Cursor::global(char stop) {
     return GlobalValue::array(dtype, std::move(shape), std::string(bytes, '\0'));
   }
   fail("a global (const, symbol, device function, kernel, python function, unsupported, "
-       "missing, array or device array)");
+       "missing, array, device array or tuple)");
 }
 
 // ---- operators ----

@@ -245,6 +245,7 @@ const IteratorType *iterator(IterKind k, const Type *yield,
     s = "range_iter64";
     break;
   case IterKind::Array:
+  case IterKind::Tuple:
     s = "iter(" + joinTypes(sources) + ")";
     break;
   case IterKind::Enumerate:

@@ -152,14 +152,15 @@ private:
 };
 
 /// What a `for` loop iterates over.
-enum class IterKind : uint8_t { Range, Array, Enumerate, Zip };
+enum class IterKind : uint8_t { Range, Array, Enumerate, Zip, Tuple };
 
 class IteratorType final : public Type {
 public:
   IterKind iterKind() const { return iterKind_; }
   /// The type of each value the iterator yields.
   const Type *yieldType() const { return yield_; }
-  /// What is iterated: Range → {Range}; Array → {the array}; Enumerate/Zip → inner iterators.
+  /// What is iterated: Range → {Range}; Array → {the array}; Tuple → {the tuple, whose elements
+  /// share one type}; Enumerate/Zip → inner iterators.
   const std::vector<const Type *> &sources() const { return sources_; }
   static bool classof(const Type *t) { return t->kind() == TypeKind::Iterator; }
   IteratorType(IterKind k, const Type *yield, std::vector<const Type *> sources, std::string s)

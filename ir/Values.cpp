@@ -183,6 +183,12 @@ std::string GlobalValue::str() const {
       s += (k ? ", " : "") + std::to_string(shape[k]);
     return s + (shape.size() == 1 ? ",)" : ")");
   }
+  case Kind::Tuple: {
+    std::string s = "tuple ("; // "tuple (symbol numpy.float32; array float64(3,); )"
+    for (const GlobalValue &e : elems)
+      s += e.str() + "; ";
+    return s + ")";
+  }
   case Kind::DeviceArray: {
     std::string s = "device array " + dtype + "(";
     for (size_t k = 0; k < shape.size(); ++k)

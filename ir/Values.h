@@ -89,6 +89,10 @@ struct GlobalValue {
     ExceptionClass, ///< a subclass of BaseException (for `raise`): `path` is its qualified name
                     ///< ("ValueError", "mymod.MyError"); `address` 0 for a builtin exception
                     ///< (found by name), else the bindings' handle of the class object
+    Tuple,          ///< a tuple holding something a Constant cannot (an array, a NumPy scalar, a
+                    ///< type, a device function, a nested such tuple): `elems`, each a global of
+                    ///< its own (never Unsupported, Missing or PyFunction: such a tuple is
+                    ///< Unsupported as a whole); tuples of plain numbers stay Constant
   };
   Kind kind = Kind::Missing;
   ConstValue constant;
@@ -104,6 +108,8 @@ struct GlobalValue {
   uint64_t address = 0;
   /// Kind::ExternFunction: the declaration (shared).
   std::shared_ptr<const ExternDecl> externDecl;
+  /// Kind::Tuple: the elements, in order.
+  std::vector<GlobalValue> elems;
 
   static GlobalValue makeConstant(ConstValue v, std::string dtype = {}) {
     GlobalValue g; g.kind = Kind::Constant; g.constant = std::move(v); g.dtype = std::move(dtype); return g;
@@ -139,6 +145,13 @@ struct GlobalValue {
     g.kind = Kind::ExceptionClass;
     g.path = std::move(name);
     g.address = handle;
+    return g;
+  }
+
+  static GlobalValue tuple(std::vector<GlobalValue> elems) {
+    GlobalValue g;
+    g.kind = Kind::Tuple;
+    g.elems = std::move(elems);
     return g;
   }
 

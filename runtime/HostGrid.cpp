@@ -46,14 +46,14 @@ struct WorkerState {
   size_t sharedCapacity = 0;
   std::unique_ptr<HostBlockRunner> runner;
 
-  ~WorkerState() { ::operator delete(shared, std::align_val_t(64)); }
+  ~WorkerState() { ::operator delete(shared, std::align_val_t(kHostSharedAlign)); }
 
   char *sharedMemory(size_t bytes) {
     if (bytes > sharedCapacity) {
-      ::operator delete(shared, std::align_val_t(64));
+      ::operator delete(shared, std::align_val_t(kHostSharedAlign));
       shared = nullptr;
       sharedCapacity = 0;
-      shared = static_cast<char *>(::operator new(bytes, std::align_val_t(64)));
+      shared = static_cast<char *>(::operator new(bytes, std::align_val_t(kHostSharedAlign)));
       sharedCapacity = bytes;
     }
     return shared;

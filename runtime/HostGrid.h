@@ -20,11 +20,12 @@ struct HostThreadCtx {
   uint32_t ntid[3];  // offset 12
   uint32_t ctaid[3]; // offset 24
   uint32_t nctaid[3];
-  // The block's static shared memory (cuda.shared.array with a constant shape), 16-byte
-  // aligned; null when the kernel uses none. Offset 48.
+  // The block's static shared memory (cuda.shared.array with a constant shape),
+  // kHostSharedAlign-aligned; null when the kernel uses none. Offset 48.
   char *shared;
   // The block's dynamic shared memory (cuda.shared.array(0, dtype)), sized by the launch's
-  // sharedmem argument; 16-byte aligned. Offset 56.
+  // sharedmem argument; 16-byte aligned after the static part (codegen pads the static size so
+  // that it is as aligned as the kernel's dynamic arrays ask). Offset 56.
   char *dynShared;
   // The scheduler of the block's threads (fibers) for kernels that use barriers or warp
   // collectives; null for kernels run thread after thread. Offset 64.
@@ -63,6 +64,10 @@ struct HostLaunchOptions {
 // Runs `entry` for one thread so that ptxjit_host_exit_thread(ctx) called from anywhere inside
 // it (a `raise` in a device function too) ends just this thread: it returns here, true then.
 bool runHostThread(HostKernelEntry entry, void **args, HostThreadCtx *ctx);
+
+// The alignment of a block's shared memory on the host backend, so that cuda.shared.array's
+// alignment= up to this is an offset in it (codegen/LowerCuda.cpp relies on it).
+inline constexpr size_t kHostSharedAlign = 4096;
 
 // The most shared memory (static + dynamic) a block may use on the host backend.
 inline constexpr size_t kHostMaxSharedBytes = size_t(16) << 20;

@@ -68,6 +68,15 @@ const Type *constantDtype(const Instr *i);
 bool bindCallArgs(const CallInstr *i, const std::vector<std::string> &names,
                   std::vector<const Instr *> &out, std::string &why);
 
+/// The `alignment=` of a cuda.shared.array / cuda.local.array call `i` in `fn` (`arg`, the bound
+/// argument, may be null): 0 when absent or None, else its value, numba-cuda's rules checked: a
+/// compile-time int constant (else ConstantRequired, "RequireLiteralValue: alignment must be a
+/// constant integer"), positive, a power of 2 and a multiple of the pointer size, 8 (else
+/// ArgumentValue, a ValueError: "Alignment must be a power of 2"). `name` names the call in the
+/// messages, located in `fn`'s file.
+int64_t arrayAlignment(const CallInstr *i, const Instr *arg, const Function &fn,
+                       const std::string &name);
+
 /// The most bytes of constant memory (global arrays and cuda.const.array_like) one kernel may
 /// use: the GPU's 64 KiB constant bank.
 inline constexpr int64_t kMaxConstArrayBytes = 64 * 1024;

@@ -1,6 +1,7 @@
 // Type inference driver: unification of variables (through ir::promote, ir/Conversions.h) and
 // the fixpoint over all blocks. The rules for each instruction live in the other Typing*.cpp
 // files (see TypingInternal.h).
+#include "ir/LoopUnroll.h"
 #include "ir/NamedTuples.h"
 #include "ir/typing/TypingInternal.h"
 
@@ -248,7 +249,22 @@ const Type *Typer::typeInstr(Instr *i) {
 } // namespace typing_detail
 
 void inferTypes(Function &fn, const std::vector<const Type *> &argTypes, CallResolver *resolver) {
-  typing_detail::Typer(fn, argTypes, resolver).run();
+  // A for loop over a tuple that must be unrolled is found while typing (its length and the
+  // types of its elements are known then): unroll it and type the function again, until no
+  // such loop is left. Each restart removes one loop; the copies it makes may hold more.
+  size_t unrolled = 0;
+  for (;;) {
+    try {
+      typing_detail::Typer(fn, argTypes, resolver).run();
+      return;
+    } catch (const typing_detail::UnrollRequest &r) {
+      unrollTupleLoop(fn, r.getIter, r.count);
+      if (++unrolled > kMaxUnrolledLoops)
+        raiseDiag(DiagCode::UnsupportedConstruct, fn.filename, r.getIter->loc,
+                  {"unrolling more than " + std::to_string(kMaxUnrolledLoops) +
+                   " loops over tuples in one function"});
+    }
+  }
 }
 
 } // namespace ptxjit::ir

@@ -2,6 +2,7 @@
 // cuda.gridsize) and user device functions through the CallResolver.
 #include "ir/ConstantOf.h"
 #include "ir/typing/ArrayMethods.h"
+#include "ir/typing/ArrayReductions.h"
 #include "ir/typing/CudaBuiltins.h"
 #include "ir/typing/LowFloat.h"
 #include "ir/typing/NumpyUfuncs.h"
@@ -114,6 +115,25 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
   if (const LibdeviceFunction *lf = libdeviceFunction(id)) { // Libdevice.cpp
     i->builtin = id;
     return libdeviceCallType(fn_, i, *lf);
+  }
+  if (Reduction r; reductionOf(id, r)) { // np.sum(a), a.sum(), ... (TypingReductions.cpp)
+    i->builtin = id;
+    ReductionCall c = resolveReduction(i, r);
+    if (!c.error.empty()) {
+      const Instr *obj = i->callee()->numOperands() ? i->callee()->operand(0) : nullptr;
+      std::string callee =
+          id == builtinByPath(std::string("array.") + reductionName(r)) && obj && obj->type
+              ? obj->type->str() + "." + reductionName(r)
+              : displayName(path);
+      fail(DiagCode::CallArgs, i, {callee, argListStr(i) + "; " + c.error});
+    }
+    return c.result;
+  }
+  if (id == BuiltinId::LiteralUnroll) { // the identity; `for` over it unrolls (LoopUnroll.h)
+    if (args.size() != 1 || !i->kwNames.empty())
+      fail(DiagCode::CallArgs, i, {"literal_unroll", argListStr(i) + "; it takes one argument"});
+    i->builtin = id;
+    return args[0];
   }
   // NumPy ufuncs with arrays, an output or keywords, and the ufuncs that are not math functions
   // (NumpyUfuncs.h; keywords allowed).

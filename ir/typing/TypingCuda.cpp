@@ -1,6 +1,7 @@
 // Typing of the cooperating-threads builtins (ir/typing/CudaBuiltins.def): shared, local and constant
 // arrays, barriers and fences, warp functions, atomics and the integer/float intrinsics. The
 // argument and result types follow Numba's CUDA target (numba/cuda/cudadecl.py).
+#include "ir/ConstantOf.h"
 #include "ir/typing/CudaBuiltins.h"
 #include "ir/typing/TypingInternal.h"
 
@@ -152,6 +153,32 @@ const Type *constantDtype(const Instr *i) {
   return nullptr;
 }
 
+int64_t arrayAlignment(const CallInstr *i, const Instr *arg, const Function &fn,
+                       const std::string &name) {
+  if (!arg)
+    return 0;
+  const ConstValue *c = constantValueOf(arg);
+  if ((c && c->kind == ConstValue::Kind::None) ||
+      (arg->type && arg->type->kind() == TypeKind::None))
+    return 0;
+  const Type *lit = c && c->kind == ConstValue::Kind::Bool ? nullptr : constantIntsType(arg, fn);
+  auto *w = lit ? dyn_cast<WeakType>(lit) : nullptr;
+  if (!w || !w->literalValue())
+    raiseDiag(DiagCode::ConstantRequired, fn.filename, i->loc,
+              {name, "the alignment",
+               "RequireLiteralValue: alignment must be a constant integer; got " +
+                   (arg->type ? arg->type->str() : std::string("?"))});
+  const int64_t a = *w->literalValue();
+  const char *why = a <= 0               ? "Alignment must be positive"
+                    : (a & (a - 1)) != 0 ? "Alignment must be a power of 2"
+                    : a % 8 != 0         ? "Alignment must be a multiple of 8"
+                                         : nullptr;
+  if (why)
+    raiseDiag(DiagCode::ArgumentValue, fn.filename, i->loc,
+              {name, std::string(why) + " (the size of a pointer), got " + std::to_string(a)});
+  return a;
+}
+
 bool bindCallArgs(const CallInstr *i, const std::vector<std::string> &names,
                   std::vector<const Instr *> &out, std::string &why) {
   out.assign(names.size(), nullptr);
@@ -224,10 +251,9 @@ const Type *cudaAttrType(BuiltinId id) {
   return info && info->kind == CudaKind::Value ? types::int32() : nullptr;
 }
 
-const Type *globalArrayType(const GlobalInstr *i, const std::string &file) {
-  const GlobalValue &g = i->value;
+const Type *globalArrayType(const GlobalValue &g, const GlobalInstr *i, const std::string &file) {
   const Type *dt = types::dtypeByName(g.dtype);
-  if (!dt || g.shape.empty() || !g.bytes)
+  if (!dt || !g.bytes)
     raiseDiag(DiagCode::UnsupportedGlobal, file, i->loc,
               {i->name, "numpy array of dtype " + g.dtype + " and " +
                             std::to_string(g.shape.size()) + " dimensions"});
@@ -240,8 +266,8 @@ const Type *globalArrayType(const GlobalInstr *i, const std::string &file) {
   return types::array(dt, static_cast<int>(g.shape.size()), Layout::C, /*readonly=*/true);
 }
 
-const Type *globalDeviceArrayType(const GlobalInstr *i, const std::string &file) {
-  const GlobalValue &g = i->value;
+const Type *globalDeviceArrayType(const GlobalValue &g, const GlobalInstr *i,
+                                  const std::string &file) {
   const ScalarType *dt = types::scalarByName(g.dtype);
   if (!dt || g.strides.size() != g.shape.size())
     raiseDiag(DiagCode::UnsupportedGlobal, file, i->loc,
@@ -300,10 +326,11 @@ const Type *cudaCallType(const Function &fn, CallInstr *i, const CudaBuiltinInfo
   case CudaKind::LocalArray: {
     std::vector<const Instr *> bound;
     std::string why;
-    if (!bindCallArgs(i, {"shape", "dtype"}, bound, why))
+    if (!bindCallArgs(i, {"shape", "dtype", "alignment"}, bound, why))
       bad(why);
     if (!bound[0] || !bound[1])
-      bad("expected (shape, dtype)");
+      bad("expected (shape, dtype[, alignment])");
+    arrayAlignment(i, bound[2], fn, name); // checked here, used by codegen
     std::optional<std::vector<int64_t>> shape = constantShape(bound[0], fn);
     if (!shape)
       raiseDiag(DiagCode::ConstantRequired, file, i->loc,

@@ -54,13 +54,15 @@ const Type *libdeviceCallType(const Function &fn, CallInstr *i, const LibdeviceF
 /// The type of value attribute `id` (cuda.laneid, cuda.warpsize: int32), or null
 /// (TypingCuda.cpp).
 const Type *cudaAttrType(BuiltinId id);
-/// The type of global `i` holding a NumPy array (frozen into constant memory: a read-only C
-/// array); raises UnsupportedGlobal for unsupported dtypes or arrays over 64 KiB (TypingCuda.cpp).
-const Type *globalArrayType(const GlobalInstr *i, const std::string &file);
-/// The type of global `i` holding a device array by reference: a writable array whose layout
-/// (C, F or A) follows its strides; raises UnsupportedGlobal for unsupported dtypes
-/// (TypingCuda.cpp).
-const Type *globalDeviceArrayType(const GlobalInstr *i, const std::string &file);
+/// The type of NumPy array `g` (global `i`, or an element of the tuple it holds), frozen into
+/// constant memory: a read-only C array of any ndim (0-d too); raises UnsupportedGlobal for
+/// unsupported dtypes or arrays over 64 KiB (TypingCuda.cpp).
+const Type *globalArrayType(const GlobalValue &g, const GlobalInstr *i, const std::string &file);
+/// The type of device array `g` (global `i`, or an element of the tuple it holds), by
+/// reference: a writable array whose layout (C, F or A) follows its strides; raises
+/// UnsupportedGlobal for unsupported dtypes (TypingCuda.cpp).
+const Type *globalDeviceArrayType(const GlobalValue &g, const GlobalInstr *i,
+                                  const std::string &file);
 
 /// The text of a constant string operand (a literal or a frozen global), or null.
 const std::string *constantString(const Instr *i);
@@ -69,6 +71,13 @@ const std::string *constantString(const Instr *i);
 /// type, or for a nested array a C-contiguous array view of it; read-only ones for a field of
 /// a read-only record (TypingRecords.cpp).
 const Type *recordFieldValueType(const Type *fieldType, bool readonly);
+
+/// Thrown by the Typer when a `for` loop over a tuple must be unrolled (literal_unroll, or a
+/// tuple whose elements differ in type): inferTypes unrolls it (LoopUnroll.h) and starts again.
+struct UnrollRequest {
+  GetIterInstr *getIter; ///< the loop's GetIter
+  size_t count;          ///< the tuple's length
+};
 
 /// The inference state of one function specialization.
 class Typer {
@@ -88,6 +97,8 @@ private:
   // ---- values and operators (TypingOps.cpp) ----
   const Type *typeConst(ConstInstr *i);
   const Type *typeGlobal(GlobalInstr *i);
+  /// The type of snapshot value `g`: global `i` itself, or an element of the tuple it holds.
+  const Type *typeGlobalValue(const GlobalValue &g, GlobalInstr *i);
   const Type *typeConstValue(const ConstValue &v, Instr *at);
   const Type *typeStore(StoreLocalInstr *i);
   const Type *typeBinOp(BinOpInstr *i);
@@ -124,6 +135,8 @@ private:
   /// The iterator type of `iter(value of type t)` (NotIterable when `t` is not iterable).
   const IteratorType *iteratorOf(Instr *at, const Type *t);
   const Type *typeTupleGet(TupleGetInstr *i);
+  /// The one (concrete) type of `tup`'s elements, or null when they differ or there are none.
+  static const Type *uniformElementType(const TupleType *tup);
   const Type *typeGetIter(GetIterInstr *i);
   const Type *typeIterOp(Instr *i);
   const Type *typeBranch(BranchInstr *i);

@@ -3,6 +3,7 @@
 #include "ir/ConstantOf.h"
 #include "ir/NamedTuples.h"
 #include "ir/typing/ArrayMethods.h"
+#include "ir/typing/ArrayReductions.h"
 #include "ir/typing/TypingInternal.h"
 
 namespace ptxjit::ir::typing_detail {
@@ -74,9 +75,13 @@ const Type *Typer::typeConstValue(const ConstValue &v, Instr *at) {
   case ConstValue::Kind::String:
     return types::string();
   case ConstValue::Kind::Tuple: {
+    // A string element keeps its value (numba's Literal[str]), as a string constant passed to a
+    // device function does: `for op in literal_unroll(("add", "mul"))` compares `op == "add"`
+    // at compile time in each unrolled copy.
     std::vector<const Type *> elems;
     for (const ConstValue &e : v.elems)
-      elems.push_back(concretize(typeConstValue(e, at)));
+      elems.push_back(e.kind == ConstValue::Kind::String ? types::stringLiteral(e.s)
+                                                         : concretize(typeConstValue(e, at)));
     return types::tuple(elems);
   }
   case ConstValue::Kind::Unsupported:
@@ -87,8 +92,9 @@ const Type *Typer::typeConstValue(const ConstValue &v, Instr *at) {
 
 const Type *Typer::typeConst(ConstInstr *i) { return typeConstValue(i->value, i); }
 
-const Type *Typer::typeGlobal(GlobalInstr *i) {
-  const GlobalValue &g = i->value;
+const Type *Typer::typeGlobal(GlobalInstr *i) { return typeGlobalValue(i->value, i); }
+
+const Type *Typer::typeGlobalValue(const GlobalValue &g, GlobalInstr *i) {
   switch (g.kind) {
   case GlobalValue::Kind::Constant:
     if (g.constant.kind == ConstValue::Kind::Unsupported)
@@ -113,9 +119,15 @@ const Type *Typer::typeGlobal(GlobalInstr *i) {
   case GlobalValue::Kind::Missing: // `path`: the closest defined name (bindings/Snapshot.cpp)
     fail(DiagCode::UndefinedName, i, {i->name}, didYouMean(g.path));
   case GlobalValue::Kind::Array: // a frozen NumPy array (TypingCuda.cpp)
-    return globalArrayType(i, fn_.filename);
+    return globalArrayType(g, i, fn_.filename);
   case GlobalValue::Kind::DeviceArray: // a device array, by reference (TypingCuda.cpp)
-    return globalDeviceArrayType(i, fn_.filename);
+    return globalDeviceArrayType(g, i, fn_.filename);
+  case GlobalValue::Kind::Tuple: { // a tuple of arrays, NumPy scalars, types, functions, ...
+    std::vector<const Type *> elems;
+    for (const GlobalValue &e : g.elems)
+      elems.push_back(concretize(typeGlobalValue(e, i)));
+    return types::tuple(elems);
+  }
   case GlobalValue::Kind::ExternFunction:
     return types::externFunction(g.externDecl);
   case GlobalValue::Kind::ExceptionClass: // only raised (the frontend folds `raise C(...)`)
@@ -264,6 +276,27 @@ const Type *Typer::typeGetAttr(GetAttrInstr *i) {
     if (path.rfind(kPyFunctionPrefix, 0) == 0)
       fail(DiagCode::UnsupportedAttribute, i,
            {"function " + path.substr(std::string(kPyFunctionPrefix).size()), attr});
+    if (path == builtinPath(BuiltinId::ArrayCtypes)) {
+      // a.ctypes.data: the address of the array's data, as numba's uintp. `a.ctypes` has no
+      // run-time value, so only the chained form compiles.
+      auto *ct = dyn_cast<GetAttrInstr>(i->operand(0));
+      if (attr != "data")
+        fail(DiagCode::UnsupportedAttribute, i, {"array.ctypes", attr});
+      if (!ct || ct->builtin != BuiltinId::ArrayCtypes)
+        fail(DiagCode::UnsupportedConstruct, i,
+             {"a.ctypes kept in a variable (write a.ctypes.data)"});
+      i->builtin = BuiltinId::ArrayCtypesData;
+      return types::uint64();
+    }
+    if (path == "ptxjit") { // the package: the names it shares with the kernel language
+      if (attr == "literal_unroll" || attr == "cuda")
+        return types::symbol(attr == "cuda" ? "cuda" : builtinPath(BuiltinId::LiteralUnroll));
+      if (attr == "carray" || attr == "farray")
+        return types::symbol("numpy_support." + attr);
+      if (const ScalarType *s = types::scalarByName(attr))
+        return types::symbol("numpy." + s->str());
+      fail(DiagCode::UnsupportedAttribute, i, {"module ptxjit", attr});
+    }
     if (path == "cuda") // cuda.float32 (numba.cuda's type names): the NumPy type
       if (const ScalarType *s = types::scalarByName(attr))
         return types::symbol("numpy." + s->str());
@@ -312,8 +345,15 @@ const Type *Typer::typeGetAttr(GetAttrInstr *i) {
       return types::symbol("numpy." + arr->dtype()->str());
     if (const Type *v = arrayViewAttrType(arr, attr)) // .real, .imag, .reshape, .view
       return v;
-    if (isa<RecordType>(arr->dtype()))
+    auto *rec = dyn_cast<RecordType>(arr->dtype());
+    if (attr == "ctypes" && !(rec && rec->field(attr))) { // only `a.ctypes.data` (below)
+      i->builtin = BuiltinId::ArrayCtypes;
+      return types::symbol(builtinPath(BuiltinId::ArrayCtypes));
+    }
+    if (rec)
       return recordArrayField(i, arr, attr);
+    if (const char *path = reductionMethodPath(attr)) // a.sum(), a.min(), ... (typed at the call)
+      return types::symbol(path);
   }
   if (auto *r = dyn_cast<RecordType>(t))
     return recordFieldValueType(recordField(i, r, attr).type, r->readonly());
@@ -552,10 +592,41 @@ const IteratorType *Typer::iteratorOf(Instr *at, const Type *t) {
   }
   if (auto *it = dyn_cast<IteratorType>(t))
     return it; // iter() of an iterator (enumerate, zip) is the iterator itself
+  if (auto *tup = dyn_cast<TupleType>(t)) {
+    // A tuple whose elements share one type (numba's UniTuple) is iterated at run time; any
+    // other tuple only by a `for` loop, which is unrolled (typeGetIter).
+    if (const Type *e = uniformElementType(tup))
+      return types::iterator(IterKind::Tuple, e, {t});
+    fail(DiagCode::NotIterable, at,
+         {t->str() + " (a tuple of elements of different types can only be iterated by a for "
+                     "loop, which is unrolled)"});
+  }
   fail(DiagCode::NotIterable, at, {t->str()});
 }
 
-const Type *Typer::typeGetIter(GetIterInstr *i) { return iteratorOf(i, i->operand(0)->type); }
+const Type *Typer::uniformElementType(const TupleType *tup) {
+  if (tup->size() == 0)
+    return nullptr;
+  const Type *e = concretize(tup->elements()[0]);
+  for (const Type *x : tup->elements())
+    if (concretize(x) != e)
+      return nullptr;
+  return e;
+}
+
+const Type *Typer::typeGetIter(GetIterInstr *i) {
+  const Type *t = i->operand(0)->type;
+  if (auto *tup = dyn_cast<TupleType>(t)) {
+    // `for x in literal_unroll(t)`, and any for loop over a tuple whose elements differ in type
+    // (or an empty one): the loop is unrolled, each copy of its body typed for its element
+    // (LoopUnroll.h). The driver makes the copies and types the function again.
+    auto *call = dyn_cast<CallInstr>(i->operand(0));
+    bool literalUnroll = call && call->builtin == BuiltinId::LiteralUnroll;
+    if (literalUnroll || !uniformElementType(tup))
+      throw UnrollRequest{i, tup->size()};
+  }
+  return iteratorOf(i, t);
+}
 
 const Type *Typer::typeIterOp(Instr *i) {
   auto *it = dyn_cast<IteratorType>(i->operand(0)->type);

@@ -17,6 +17,7 @@ from . import types
 from . import cuda
 from .ufunc import vectorize, guvectorize  # noqa: F401
 from .cuda import _carray as carray, _farray as farray  # noqa: F401  (numba.carray/farray)
+from .cuda import literal_unroll  # noqa: F401  (numba.literal_unroll)
 from .types import (  # noqa: F401  (Numba's type names, importable from the package)
     void, none, boolean, bool_, b1,
     int8, int16, int32, int64, uint8, uint16, uint32, uint64,
@@ -28,7 +29,7 @@ from .types import (  # noqa: F401  (Numba's type names, importable from the pac
 __version__ = "0.1.0"
 
 __all__ = [
-    "cuda", "errors", "types", "vectorize", "guvectorize", "carray", "farray",
+    "cuda", "errors", "types", "vectorize", "guvectorize", "carray", "farray", "literal_unroll",
     "void", "none", "boolean", "bool_", "b1",
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "intp", "uintp", "intc", "uintc", "byte",

@@ -1000,6 +1000,18 @@ class _PointerArray(_Intrinsic):
 _carray = _PointerArray("carray")
 _farray = _PointerArray("farray")
 
+
+def literal_unroll(container):
+    """numba's ``literal_unroll`` (``numba.cuda.literal_unroll``): in a kernel, ``for x in
+    literal_unroll(tup)`` unrolls the loop, so that each element of a tuple whose elements differ
+    in type (arrays of different ndims, numbers and arrays, ...) gets its own copy of the body
+    (docs/language.md#loops-over-tuples). In Python, and applied to anything but a tuple, it
+    returns its argument."""
+    return container
+
+
+literal_unroll._ptxjit_symbol = "cuda.literal_unroll"
+
 # numba.cuda's type names (cuda.float32, ...): ptxjit's type objects.
 from .types import (  # noqa: E402,F401
     void, boolean, bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,
@@ -1027,7 +1039,7 @@ __all__ = [
     "ballot_sync", "match_any_sync", "match_all_sync", "activemask", "lanemask_lt", "popc",
     "brev", "clz", "ffs", "fma", "cbrt", "selp", "nanosleep", "libdevice", "fp16", "bf16",
     "bfloat16", "is_bfloat16_supported", "is_float16_supported", "random", "In",
-    "Out", "InOut",
+    "Out", "InOut", "literal_unroll",
 ]
 
 

@@ -112,6 +112,16 @@ bb0:
   }
 }
 
+TEST(IRParserTypes, TupleIteratorsRoundTrip) {
+  const Type *uni = types::tuple({types::int64(), types::int64(), types::int64()});
+  const Type *it = types::iterator(IterKind::Tuple, types::int64(), {uni});
+  EXPECT_EQ(it->str(), "iter(UniTuple(int64 x 3))");
+  EXPECT_EQ(parseTypeText(it->str()), it);
+  const Type *en =
+      types::iterator(IterKind::Enumerate, types::tuple({types::int64(), types::int64()}), {it});
+  EXPECT_EQ(parseTypeText(en->str()), en);
+}
+
 TEST(IRParserTypes, PointersRoundTrip) {
   for (const Type *t : {static_cast<const Type *>(types::pointer(types::float32())),
                         static_cast<const Type *>(types::voidPointer()),
@@ -211,6 +221,12 @@ TEST(IRParserGlobals, GlobalsReadBack) {
       GlobalValue::deviceArray("float64", {2, 3}, {24, 8}, 0x7f0012340000),
       GlobalValue::deviceArray("int32", {5}, {-8}, 4096),
       GlobalValue::deviceArray("float32", {}, {}, 0),
+      GlobalValue::tuple({}),
+      GlobalValue::tuple({GlobalValue::array("float64", {3}, std::string(24, '\x04')),
+                          GlobalValue::symbol("numpy.float32"),
+                          GlobalValue::makeConstant(ConstValue::floating(1.5), "float32"),
+                          GlobalValue::tuple({GlobalValue::deviceFunction(2, "f"),
+                                              GlobalValue::makeConstant(ConstValue::integer(4))})}),
   };
   for (const GlobalValue &g : all) {
     SCOPED_TRACE(g.str());
@@ -224,6 +240,7 @@ TEST(IRParserGlobals, GlobalsReadBack) {
     EXPECT_EQ(back.strides, g.strides);
     EXPECT_EQ(back.address, g.address);
     EXPECT_TRUE(back.constant == g.constant);
+    EXPECT_EQ(back.elems.size(), g.elems.size());
     if (g.kind == GlobalValue::Kind::Array) {
       // The elements are not in the text: zeros of the same size come back.
       ASSERT_TRUE(back.bytes);
