@@ -239,12 +239,15 @@ llvm::Value *FunctionLowerer::lowerDeviceCall(const CallInstr &i) {
   }
   if (M.isHost())
     vals.push_back(ctxArg);
-  llvm::CallInst *call = B.CreateCall(body, vals);
+  llvm::CallInst *call = B.CreateCall(body, M.bodyArgs(callee, vals));
   const Type *res = typeOf(&i, at);
   if (body->getReturnType()->isVoidTy()) {
-    if (!ModuleLowerer::isCompileTimeOnly(concretize(res)))
+    if (ModuleLowerer::isCompileTimeOnly(concretize(res)))
+      return placeholder();
+    llvm::Type *rt = repr(concretize(res), at);
+    if (!ModuleLowerer::isZeroSized(rt)) // bodyReturnType drops only values of zero size
       internal(at, "call of " + callee.name + " returning None typed " + res->str());
-    return placeholder();
+    return llvm::PoisonValue::get(rt);
   }
   return convert(call, callee.returnType, res, at);
 }
@@ -291,7 +294,7 @@ llvm::Value *FunctionLowerer::lowerBuiltinCall(const CallInstr &i) {
   if (const LibdeviceFunction *lf = libdeviceFunction(i.builtin)) // LowerLibdevice.cpp
     return lowerLibdeviceCall(i, *lf);
   if (i.builtin == BuiltinId::Enumerate || i.builtin == BuiltinId::Zip)
-    return lowerIterBuiltin(i); // LowerArrays.cpp (enumerate takes start=)
+    return lowerIterBuiltin(i);                      // LowerArrays.cpp (enumerate takes start=)
   if (const NumpyUfunc *u = numpyUfunc(i.builtin)) { // LowerNumpyUfuncs.cpp (takes out=)
     std::vector<const Type *> argTypes;
     for (size_t k = 0; k < i.numArgs(); ++k)

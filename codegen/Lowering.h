@@ -125,8 +125,20 @@ public:
   llvm::StructType *emptyType() { return llvm::StructType::get(ctx); }
   /// True for types whose values exist only at compile time (represented by {}).
   static bool isCompileTimeOnly(const ir::Type *t);
-  /// The return type of a body for `fn`'s returnType (void for Void/None).
+  /// True for LLVM types of no bits: empty structs and arrays, and aggregates of those.
+  static bool isZeroSized(llvm::Type *t);
+  /// The return type of a body for `fn`'s returnType (void for Void/None and for values of
+  /// zero size, such as an empty tuple).
   llvm::Type *bodyReturnType(const ir::Function &fn);
+  /// True when the body of `fn` takes its parameter `k` as an LLVM parameter: values of zero
+  /// size (compile-time-only ones, such as a function or an intrinsic passed to a device
+  /// function, and empty tuples) are not passed, because NVPTX cannot lower parameters of
+  /// empty types (LLVM aborts the process); the body uses a poison value of their type.
+  bool passesParam(const ir::Function &fn, size_t k);
+  /// `args` (one per parameter of `fn`, then the host context where there is one) without the
+  /// parameters that passesParam drops: the arguments of a call of bodyFor(fn).
+  std::vector<llvm::Value *> bodyArgs(const ir::Function &fn,
+                                      const std::vector<llvm::Value *> &args);
 
   /// A module-unique symbol name derived from `base` (PTX-safe characters only).
   std::string uniqueName(const std::string &base);

@@ -1,5 +1,7 @@
 """Device functions returning tuples and complex numbers, inline=True, truthy flags, several
 assignment targets and min/max of several values, on both backends."""
+import re
+
 import numpy as np
 import pytest
 
@@ -223,3 +225,24 @@ def test_string_constants_passed_to_device_functions_are_literals(backend):
 
     with pytest.raises(errors.TypingError, match=r"operator == is not defined for .* and unicode_type"):
         bad[1, 1](out, 1.0)
+
+
+@pytest.mark.parametrize("opt", [True, False])
+def test_compile_time_arguments_and_empty_results_unoptimized(backend, opt):
+    # An intrinsic passed to a device function, and an empty tuple, have no bits: they are not
+    # LLVM parameters or results. Unoptimized (nothing inlined), NVPTX used to abort the process
+    # on the empty parameter types ("Empty parameter types are not supported").
+    @cuda.jit(device=True)
+    def apply(f, a, i):
+        f(a, i, 1)
+        return ()
+
+    def k(a):
+        t = apply(cuda.atomic.add, a, 0)
+        a[1] = len(t) + 5
+
+    a = np.zeros(2, np.int32)
+    cuda.jit(opt=opt)(k)[1, 1](a)
+    assert a.tolist() == [1, 5]
+    ptx, _ = cuda.compile_ptx(k, "void(int32[:])", opt=opt)
+    assert re.search(r"(atom|red)(\.global)?\.add", ptx)
