@@ -267,6 +267,10 @@ private:
   llvm::Value *lowerExternCall(const ir::CallInstr &i, const ir::ExternFunctionType &ext);
   llvm::Value *lowerGetAttr(const ir::GetAttrInstr &i);
   llvm::Value *lowerMinMax(const ir::CallInstr &i, bool isMax);
+  /// min/max of two float32 or float64 values of one type, as PTX's min/max (libdevice's
+  /// fmin/fmax): a NaN operand gives the other operand, both NaN give NaN, and +0.0 is greater
+  /// than -0.0.
+  llvm::Value *floatMinMax(bool isMax, llvm::Value *a, llvm::Value *b);
   /// The special register `r` of dimension `dim` as i32.
   llvm::Value *specialRegister(Sreg r, int dim);
   /// cuda.grid / cuda.gridsize component `dim` as i64.
@@ -334,6 +338,9 @@ private:
   llvm::Value *cudaArrayValue(llvm::Value *data, const std::vector<llvm::Value *> &dims,
                               int64_t itemSize);
   llvm::Value *lowerAtomic(const ir::CallInstr &i, const ir::CudaBuiltinInfo &info);
+  /// cuda.ldca ... cuda.ldcv and cuda.stcg ... cuda.stwt: PTX ld.global / st.global with the
+  /// builtin's cache operator (inline assembly) on CUDA; plain loads and stores on the host.
+  llvm::Value *lowerCacheHint(const ir::CallInstr &i, const ir::CudaBuiltinInfo &info);
   llvm::Value *lowerWarpCall(const ir::CallInstr &i, const ir::CudaBuiltinInfo &info);
   llvm::Value *hostCtxField(unsigned offset, llvm::Type *ty);
   llvm::FunctionCallee hostHelper(const char *name, llvm::Type *ret,
