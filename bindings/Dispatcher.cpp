@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -120,8 +121,13 @@ compiler::Compiler::PtxResult compilePTXOf(py::handle func, int id,
                                            const codegen::CompileOptions &opts,
                                            const std::string &symbol = {}) {
   compiler::SnapshotSet snaps = snapshotWithCallees(func, id);
-  py::gil_scoped_release release;
-  return compiler::Compiler::instance().compilePTX(id, params, opts, snaps, symbol);
+  std::optional<compiler::Compiler::PtxResult> r;
+  {
+    py::gil_scoped_release release;
+    r = compiler::Compiler::instance().compilePTX(id, params, opts, snaps, symbol);
+  }
+  warnCompileWarnings();
+  return std::move(*r);
 }
 
 } // namespace
@@ -162,6 +168,8 @@ Dispatcher::Dispatcher(py::object func, py::dict options, std::vector<std::strin
   if (!PyFunction_Check(pyFunc.ptr()))
     throw py::type_error("cuda.jit can only compile Python functions");
   device = options.contains("device") && py::cast<bool>(py::bool_(options["device"]));
+  specialized = options.contains("specialized") &&
+                py::cast<bool>(py::bool_(options["specialized"])) && sigs.size() == 1;
   fopts = functionOptionsFrom(options);
   py::object code = pyFunc.attr("__code__");
   name = py::cast<std::string>(code.attr("co_name"));
@@ -232,9 +240,14 @@ const compiler::Specialization &Dispatcher::compileFor(const std::vector<const i
 const compiler::Specialization &Dispatcher::specialize(const std::vector<const ir::Type *> &params,
                                                        const codegen::CompileOptions &opts) {
   compiler::SnapshotSet snaps = snapshotWithCallees(pyFunc, id);
-  py::gil_scoped_release release;
-  runtime::StartupTimer timer("compiling a kernel (or loading it from the disk cache)");
-  return compiler::Compiler::instance().specialize(id, params, opts, snaps);
+  const compiler::Specialization *spec = nullptr;
+  {
+    py::gil_scoped_release release;
+    runtime::StartupTimer timer("compiling a kernel (or loading it from the disk cache)");
+    spec = &compiler::Compiler::instance().specialize(id, params, opts, snaps);
+  }
+  warnCompileWarnings();
+  return *spec;
 }
 
 py::object Dispatcher::stats() const {
@@ -275,6 +288,21 @@ std::string Dispatcher::firstMismatch(const std::vector<const ir::Type *> &actua
   return "";
 }
 
+std::vector<const ir::Type *>
+Dispatcher::specializedParams(std::vector<const ir::Type *> actual) const {
+  if (!specialized || eager.size() != 1 || eager[0].size() != actual.size())
+    return actual;
+  for (size_t k = 0; k < actual.size(); ++k) {
+    auto *a = ir::dyn_cast<ir::ArrayType>(actual[k]);
+    auto *p = ir::dyn_cast<ir::ArrayType>(eager[0][k]);
+    if (!a || !p || !a->scalarDtype() || !p->scalarDtype() || a->dtype() == p->dtype() ||
+        a->ndim() != p->ndim() || a->itemSize() != p->itemSize())
+      continue;
+    actual[k] = ir::types::array(p->dtype(), a->ndim(), a->layout(), a->readonly());
+  }
+  return actual;
+}
+
 const compiler::Specialization &Dispatcher::lookup(const std::vector<uint32_t> &codes,
                                                    codegen::Backend backend) {
   Cache &c = caches[static_cast<int>(backend)];
@@ -286,7 +314,7 @@ const compiler::Specialization &Dispatcher::lookup(const std::vector<uint32_t> &
     if (!eager.empty()) {
       std::vector<const ir::Type *> actual = typesFromCodes(codes, /*weak=*/true);
       std::vector<int> tied;
-      int idx = ir::selectSignature(actual, eager, &tied);
+      int idx = ir::selectSignature(specializedParams(actual), eager, &tied);
       std::vector<const ir::Type *> shown;
       for (const ir::Type *t : actual)
         shown.push_back(ir::concretize(t));

@@ -59,6 +59,11 @@ public:
   bool starParams = false;
   /// Parameter types of the eager signatures (empty: lazy).
   std::vector<std::vector<const ir::Type *>> eager;
+  /// Made for one signature given alone (cuda.jit("sig"), not a list) or by specialize():
+  /// numba-cuda's "specialized" kernel, which launches its one definition whatever the
+  /// arguments, so an array argument whose dtype differs from its parameter's (of the same item
+  /// size and dimensions) is read as the parameter's dtype (specializedParams).
+  bool specialized = false;
   /// The argument-type lists compiled so far (or given eagerly), in order.
   std::vector<std::vector<const ir::Type *>> compiled;
   /// cache=True: per argument-type list, the specializations loaded from the disk cache (hits)
@@ -80,6 +85,11 @@ public:
   /// For the "No matching definition" error: a line naming the first argument that no eager
   /// signature of its arity can take and the parameter type it fails ("" when none).
   std::string firstMismatch(const std::vector<const ir::Type *> &actual) const;
+  /// For a specialized kernel: `actual` with each array whose scalar dtype differs from its
+  /// eager parameter's, but has the same item size and dimensions, given the parameter's dtype
+  /// (its layout and writability kept), so that its memory is read as that dtype. The
+  /// arguments unchanged when the kernel is not specialized.
+  std::vector<const ir::Type *> specializedParams(std::vector<const ir::Type *> actual) const;
   const compiler::Specialization &compileFor(const std::vector<const ir::Type *> &params,
                                              codegen::Backend backend);
   /// The compiler's specialization for `params` under `opts`: snapshots the function and its

@@ -122,6 +122,15 @@ void warn(const std::string &message) {
   warnings.attr("warn")(message, errorClass("PtxjitWarning"), 1);
 }
 
+void warnCompileWarnings() {
+  std::vector<std::string> messages = ir::takeCompileWarnings();
+  if (messages.empty())
+    return;
+  py::object warnings = py::module_::import("warnings");
+  for (const std::string &m : messages)
+    warnings.attr("warn")(m, errorClass("NumbaWarning"), 1);
+}
+
 void logInfo(const std::string &message) {
   py::module_::import("logging").attr("getLogger")("ptxjit").attr("info")(message);
 }

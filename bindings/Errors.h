@@ -51,6 +51,11 @@ void setPythonError() noexcept;
 /// Issues warnings.warn(message, ptxjit.errors.PtxjitWarning).
 void warn(const std::string &message);
 
+/// Issues the compile-time warnings this thread's compiles added (ir::takeCompileWarnings) as
+/// warnings.warn(message, ptxjit.errors.NumbaWarning), in order. Needs the GIL; called where a
+/// compile (or a launch that may compile) returns.
+void warnCompileWarnings();
+
 /// Logs `message` at INFO on Python's logger "ptxjit" (a note, not a warning: shown only where
 /// the program configured logging). Needs the GIL.
 void logInfo(const std::string &message);

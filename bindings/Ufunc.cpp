@@ -400,6 +400,7 @@ py::object call(PyUfunc &pu, PyObject *const *args, size_t nargs, PyObject *kwar
     py::gil_scoped_release release;
     smallGrid = ufunc::runCall(u, plan, outs, h);
   }
+  warnCompileWarnings(); // of the loop kernels compiled for this call
   noteLaunch(pu, smallGrid);
   for (size_t k = 0; k < u.nout; ++k) {
     bool zeroDimHost =
@@ -448,6 +449,7 @@ py::object reduceCall(PyUfunc &pu, py::object array, py::object axis, py::object
     py::gil_scoped_release release;
     ufunc::runReduce(u, plan, out, h);
   }
+  warnCompileWarnings();
   // A full reduction gives a scalar (copied back from a device result, as Numba does).
   return plan.scalarResult ? unwrapScalar(result) : result;
 }

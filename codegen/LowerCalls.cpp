@@ -248,12 +248,15 @@ llvm::Value *FunctionLowerer::lowerDeviceCall(const CallInstr &i) {
   }
   if (M.isHost())
     vals.push_back(ctxArg);
-  llvm::CallInst *call = B.CreateCall(body, vals);
+  llvm::CallInst *call = B.CreateCall(body, M.bodyArgs(callee, vals));
   const Type *res = typeOf(&i, at);
   if (body->getReturnType()->isVoidTy()) {
-    if (!ModuleLowerer::isCompileTimeOnly(concretize(res)))
+    if (ModuleLowerer::isCompileTimeOnly(concretize(res)))
+      return placeholder();
+    llvm::Type *rt = repr(concretize(res), at);
+    if (!ModuleLowerer::isZeroSized(rt)) // bodyReturnType drops only values of zero size
       internal(at, "call of " + callee.name + " returning None typed " + res->str());
-    return placeholder();
+    return llvm::PoisonValue::get(rt);
   }
   return convert(call, callee.returnType, res, at);
 }
@@ -278,6 +281,16 @@ llvm::Value *FunctionLowerer::lowerMinMax(const CallInstr &i, bool isMax) {
   }
   if (items.empty())
     fail(at, DiagCode::CallArgs, {isMax ? "max" : "min", ""});
+  // Two float operands (numba-cuda's overloads for float32 and float64): libdevice's
+  // fmin/fmax in the promoted type, which are PTX's min/max.
+  auto isFloat = [](const Type *t) {
+    const Type *c = concretize(t);
+    return c->kind() == TypeKind::Float && cast<ScalarType>(c)->bits() >= 32;
+  };
+  if (i.numArgs() == 2 && rs->kind() == TypeKind::Float && rs->bits() >= 32 &&
+      isFloat(items[0].second) && isFloat(items[1].second))
+    return floatMinMax(isMax, convert(items[0].first, items[0].second, rs, at),
+                       convert(items[1].first, items[1].second, rs, at));
   // Python semantics: the first of equal values wins; a candidate replaces the current value
   // only when strictly smaller (min) / larger (max).
   llvm::Value *cur = convert(items[0].first, items[0].second, rs, at);
@@ -287,6 +300,22 @@ llvm::Value *FunctionLowerer::lowerMinMax(const CallInstr &i, bool isMax) {
     cur = B.CreateSelect(better, v, cur);
   }
   return cur;
+}
+
+llvm::Value *FunctionLowerer::floatMinMax(bool isMax, llvm::Value *a, llvm::Value *b) {
+  if (!M.isHost()) // max.f32 / max.f64 (NVPTX's lowering of maxnum, as libdevice's fmaxf)
+    return B.CreateBinaryIntrinsic(isMax ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum, a, b);
+  // The host: PTX's semantics spelled out, since LLVM's maxnum leaves the sign of a zero
+  // result open (x86's maxss returns its second operand for equal values). Equal operands
+  // merge their bits: max(+0.0, -0.0) = +0.0 (and), min = -0.0 (or).
+  llvm::Type *bits = B.getIntNTy(a->getType()->getPrimitiveSizeInBits());
+  llvm::Value *ai = B.CreateBitCast(a, bits), *bi = B.CreateBitCast(b, bits);
+  llvm::Value *merged =
+      B.CreateBitCast(isMax ? B.CreateAnd(ai, bi) : B.CreateOr(ai, bi), a->getType());
+  llvm::Value *r = B.CreateSelect(isMax ? B.CreateFCmpOGT(a, b) : B.CreateFCmpOLT(a, b), a, b);
+  r = B.CreateSelect(B.CreateFCmpOEQ(a, b), merged, r);
+  r = B.CreateSelect(B.CreateFCmpUNO(b, b), a, r);
+  return B.CreateSelect(B.CreateFCmpUNO(a, a), b, r);
 }
 
 llvm::Value *FunctionLowerer::lowerBuiltinCall(const CallInstr &i) {

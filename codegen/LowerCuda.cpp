@@ -407,6 +407,28 @@ llvm::Value *FunctionLowerer::lowerCudaCall(const CallInstr &i, const CudaBuilti
             std::to_string(M.opts.ccMinor) + " (nanosleep needs 7.0 or newer)"});
     nvvm(llvm::Intrinsic::nvvm_nanosleep, {i32Arg(0)});
     return placeholder();
+  case CudaKind::Vector: {
+    // The components in order: a scalar converted to the base type, a vector's own components.
+    const VectorTypeInfo v = vectorTypeOfVariant(info.variant);
+    const TupleType *vt = vectorType(v);
+    llvm::Value *out = llvm::PoisonValue::get(repr(vt, at));
+    unsigned slot = 0;
+    for (size_t k = 0; k < i.numArgs(); ++k) {
+      if (std::optional<VectorTypeInfo> a = vectorTypeInfo(concretize(argType(k)))) {
+        llvm::Value *src = arg(k);
+        for (int c = 0; c < a->count; ++c)
+          out = B.CreateInsertValue(out, B.CreateExtractValue(src, unsigned(c)), slot++);
+      } else {
+        out = B.CreateInsertValue(out, convert(arg(k), argType(k), v.base, at), slot++);
+      }
+    }
+    if (slot != static_cast<unsigned>(v.count))
+      internal(at, name + " with " + std::to_string(slot) + " components");
+    return convert(out, vt, res, at);
+  }
+  case CudaKind::CacheLoad:
+  case CudaKind::CacheStore:
+    return lowerCacheHint(i, info);
   case CudaKind::Selp: {
     llvm::Value *c = truth(arg(0), argType(0), at);
     return B.CreateSelect(c, convert(arg(1), argType(1), res, at),
@@ -576,6 +598,68 @@ llvm::Value *FunctionLowerer::lowerWarpCall(const CallInstr &i, const CudaBuilti
   internal(at, "unknown warp function");
 }
 
+// ---- Cache-hinted loads and stores ----
+
+llvm::Value *FunctionLowerer::lowerCacheHint(const CallInstr &i, const CudaBuiltinInfo &info) {
+  SourceLoc at = i.loc;
+  const bool store = info.kind == CudaKind::CacheStore;
+  const Type *bt = concretize(typeOf(i.arg(0), at));
+  llvm::Value *base = valueOf(i.arg(0), at);
+  llvm::Value *index = valueOf(i.arg(1), at);
+  const Type *indexType = typeOf(i.arg(1), at);
+  const ScalarType *dt = nullptr;
+  llvm::Value *addr = nullptr;
+  if (auto *pty = dyn_cast<PointerType>(bt)) {
+    dt = pty->pointee();
+    if (dt)
+      addr = pointerElementAddress(base, dt, index, indexType, at);
+  } else if (auto *aty = dyn_cast<ArrayType>(bt)) {
+    dt = aty->scalarDtype();
+    if (dt) // bounds-checked as a[index] is; negative indices wrap, as numba-cuda's do
+      addr = checkedElementAddress(base, aty, index, indexType, i.arg(0), at);
+  }
+  if (!addr)
+    internal(at, std::string(builtinPath(i.builtin)) + " of " + bt->str());
+  llvm::Value *value =
+      store ? convert(valueOf(i.arg(2), at), typeOf(i.arg(2), at), dt, at) : nullptr;
+  if (M.isHost()) { // no caches to hint: plain loads and stores
+    if (store) {
+      storeScalar(B, addr, value, dt);
+      return placeholder();
+    }
+    return convert(loadScalar(B, addr, dt), dt, typeOf(&i, at), at);
+  }
+  // PTX ld.global.<op>.b<N> / st.global.<op>.b<N> through inline assembly, as numba-cuda emits
+  // them (LLVM has no intrinsic for cache operators). The element travels as an integer of its
+  // width; an 8-bit one in a 32-bit register (PTX allows wider registers for .b8).
+  const int bits = dt->bits();
+  llvm::Type *elemTy = memoryType(M.ctx, dt);
+  llvm::Type *regTy = bits == 8 ? B.getInt32Ty() : B.getIntNTy(bits);
+  const char *reg = bits == 16 ? "h" : bits == 64 ? "l" : "r";
+  const std::string insn = std::string(store ? "st" : "ld") + ".global." +
+                           cacheOperator(info.kind, info.variant) + ".b" + std::to_string(bits);
+  llvm::Value *gaddr = B.CreateAddrSpaceCast(addr, B.getPtrTy(1)); // cvta.to.global
+  if (store) {
+    llvm::Value *bitsV = B.CreateBitCast(value, B.getIntNTy(bits));
+    if (bits == 8)
+      bitsV = B.CreateZExt(bitsV, regTy);
+    auto *fty = llvm::FunctionType::get(B.getVoidTy(), {gaddr->getType(), regTy}, false);
+    auto *op =
+        llvm::InlineAsm::get(fty, insn + " [$0], $1;", std::string("l,") + reg + ",~{memory}",
+                             /*hasSideEffects=*/true);
+    B.CreateCall(op, {gaddr, bitsV});
+    return placeholder();
+  }
+  auto *fty = llvm::FunctionType::get(regTy, {gaddr->getType()}, false);
+  auto *op = llvm::InlineAsm::get(fty, insn + " $0, [$1];", std::string("=") + reg + ",l",
+                                  /*hasSideEffects=*/false);
+  llvm::CallInst *call = B.CreateCall(op, {gaddr});
+  call->setOnlyReadsMemory(); // ordered after earlier stores, and removable when unused
+  llvm::Value *loaded = bits == 8 ? B.CreateTrunc(call, B.getInt8Ty()) : call;
+  llvm::Value *v = B.CreateBitCast(loaded, elemTy);
+  return convert(v, dt, typeOf(&i, at), at);
+}
+
 // ---- Atomics ----
 
 llvm::Value *FunctionLowerer::lowerAtomic(const CallInstr &i, const CudaBuiltinInfo &info) {
@@ -598,7 +682,32 @@ llvm::Value *FunctionLowerer::lowerAtomic(const CallInstr &i, const CudaBuiltinI
     const auto *tt = dyn_cast<TupleType>(concretize(argType(1)));
     if ((tt ? tt->size() : 1) != static_cast<size_t>(aty->ndim()))
       fail(at, DiagCode::IndexTypes, {aty->str(), argType(1)->str()});
-    addr = checkedElementAddress(arr, aty, arg(1), argType(1), i.arg(0), at);
+    // numba-cuda converts each index to intp: floats (and bools) become int64, truncated;
+    // integers stay as they are (an unsigned one is never taken for a negative index).
+    llvm::Value *index = arg(1);
+    const Type *indexType = argType(1);
+    auto intp = [&](llvm::Value *v, const Type *t) -> std::pair<llvm::Value *, const Type *> {
+      if (concretize(t)->kind() == TypeKind::Int)
+        return {v, t};
+      return {convert(v, t, types::int64(), at), types::int64()};
+    };
+    if (tt) {
+      std::vector<const Type *> elems;
+      std::vector<llvm::Value *> vals;
+      for (size_t k = 0; k < tt->size(); ++k) {
+        auto [v, t] = intp(B.CreateExtractValue(index, unsigned(k)), tt->elements()[k]);
+        vals.push_back(v);
+        elems.push_back(concretize(t));
+      }
+      const TupleType *nt = types::tuple(elems);
+      index = llvm::PoisonValue::get(repr(nt, at));
+      for (size_t k = 0; k < vals.size(); ++k)
+        index = B.CreateInsertValue(index, vals[k], unsigned(k));
+      indexType = nt;
+    } else {
+      std::tie(index, indexType) = intp(index, indexType);
+    }
+    addr = checkedElementAddress(arr, aty, index, indexType, i.arg(0), at);
   } else {
     addr = elementAddress(arr, aty, {B.getInt64(0)});
   }

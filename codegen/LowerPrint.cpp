@@ -2,7 +2,12 @@
 // printf-style format per print statement, items separated by `sep` (" ") and followed by
 // `end` ("\n"). Signed ints print with %lld, unsigned with %llu, floats (promoted to double)
 // with %f, bools as True/False, complex numbers as (%f%+fj), None and string constants as their
-// text (with % escaped), tuples as (a, b).
+// text (with % escaped), tuples as (a, b), and cuda.threadIdx, cuda.blockIdx, cuda.blockDim and
+// cuda.gridDim (numba-cuda's dim3 values) as (x, y, z).
+//
+// CUDA's printf formats at most 32 values: a statement that would pass more prints its format
+// string itself instead (every % doubled, so that it shows as written), and compiling it warns,
+// as numba-cuda does. The host backend prints the same text.
 //
 // CUDA: vprintf(format, buffer) — the CUDA printf ABI: the arguments packed into a local
 // buffer, each aligned to its size (all of ours are 8 bytes: i64, double or a pointer). The
@@ -30,6 +35,10 @@ std::string escapeFormat(const std::string &s) {
   }
   return out;
 }
+
+/// The most values CUDA's printf formats after its format string (CUDA C++ Programming Guide,
+/// "Formatted Output", Limitations).
+constexpr size_t kMaxPrintValues = 32;
 
 } // namespace
 
@@ -77,6 +86,15 @@ llvm::Value *FunctionLowerer::lowerPrint(const CallInstr &i) {
       fmt += "None";
       return;
     }
+    if (int reg = dim3Symbol(ct); reg >= 0) { // cuda.threadIdx, ...: (x, y, z)
+      fmt += "(";
+      for (int d = 0; d < 3; ++d) {
+        fmt += d ? ", " : "";
+        self(self, nullptr, nullptr, specialRegister(static_cast<Sreg>(reg), d), types::uint32());
+      }
+      fmt += ")";
+      return;
+    }
     if (auto *tt = dyn_cast<TupleType>(ct)) {
       auto *bt = src ? dyn_cast<BuildTupleInstr>(src) : nullptr;
       fmt += "(";
@@ -94,10 +112,10 @@ llvm::Value *FunctionLowerer::lowerPrint(const CallInstr &i) {
       fmt += tt->size() == 1 ? ",)" : ")";
       return;
     }
+    // Scalars: one case per kind of ScalarType. A new floating-point type prints as the
+    // others do, %f of its value extended to double (LLVM's fpext from any float type).
     auto *st = dyn_cast<ScalarType>(ct);
-    if (!st)
-      fail(at, DiagCode::UnsupportedConstruct, {"print() of a value of type " + t->str()});
-    switch (st->kind()) {
+    switch (st ? st->kind() : TypeKind::Void) {
     case TypeKind::Bool:
       fmt += "%s";
       args.push_back(B.CreateSelect(v, cstring("True"), cstring("False")));
@@ -110,11 +128,13 @@ llvm::Value *FunctionLowerer::lowerPrint(const CallInstr &i) {
       fmt += "%f";
       args.push_back(toDouble(v));
       return;
-    default: // complex
+    case TypeKind::Complex:
       fmt += "(%f%+fj)";
       args.push_back(toDouble(B.CreateExtractValue(v, 0)));
       args.push_back(toDouble(B.CreateExtractValue(v, 1)));
       return;
+    default:
+      fail(at, DiagCode::UnsupportedConstruct, {"print() of a value of type " + t->str()});
     }
   };
   for (size_t k = 0; k < npos; ++k) {
@@ -124,6 +144,13 @@ llvm::Value *FunctionLowerer::lowerPrint(const CallInstr &i) {
     item(item, a, constantValueOf(a), valueOf(a, at), typeOf(a, at));
   }
   fmt += escapeFormat(end);
+  if (args.size() > kMaxPrintValues) {
+    // numba-cuda's behaviour and warning: the format itself is printed, as written.
+    fmt = escapeFormat(fmt);
+    args.clear();
+    addCompileWarning("CUDA print() cannot print more than 32 items. The raw format string will "
+                      "be emitted by the kernel instead.");
+  }
 
   // CUDA: the format string in constant memory (addrspace 4), as numba-cuda places it, so it
   // counts in the kernel's constant size (get_const_mem_size) and not in its global data.

@@ -168,11 +168,38 @@ llvm::Type *ModuleLowerer::reprType(const Type *t, const Function &fn, SourceLoc
   raiseDiag(DiagCode::UnsupportedConstruct, fn.filename, loc, {"a value of type " + t->str()});
 }
 
+bool ModuleLowerer::isZeroSized(llvm::Type *t) {
+  if (auto *st = llvm::dyn_cast<llvm::StructType>(t)) {
+    for (llvm::Type *e : st->elements())
+      if (!isZeroSized(e))
+        return false;
+    return true;
+  }
+  if (auto *at = llvm::dyn_cast<llvm::ArrayType>(t))
+    return at->getNumElements() == 0 || isZeroSized(at->getElementType());
+  return false;
+}
+
 llvm::Type *ModuleLowerer::bodyReturnType(const Function &fn) {
   if (!fn.returnType || fn.kind == FunctionKind::Kernel ||
       fn.returnType->kind() == TypeKind::Void || fn.returnType->kind() == TypeKind::None)
     return llvm::Type::getVoidTy(ctx);
-  return reprType(fn.returnType, fn, SourceLoc{fn.firstLine, 0, 0, 0});
+  llvm::Type *t = reprType(fn.returnType, fn, SourceLoc{fn.firstLine, 0, 0, 0});
+  return isZeroSized(t) ? llvm::Type::getVoidTy(ctx) : t;
+}
+
+bool ModuleLowerer::passesParam(const Function &fn, size_t k) {
+  return k >= fn.argTypes.size() || !fn.argTypes[k] ||
+         !isZeroSized(reprType(fn.argTypes[k], fn, SourceLoc{fn.firstLine, 0, 0, 0}));
+}
+
+std::vector<llvm::Value *> ModuleLowerer::bodyArgs(const Function &fn,
+                                                   const std::vector<llvm::Value *> &args) {
+  std::vector<llvm::Value *> out;
+  for (size_t k = 0; k < args.size(); ++k)
+    if (passesParam(fn, k))
+      out.push_back(args[k]);
+  return out;
 }
 
 std::string ModuleLowerer::uniqueName(const std::string &base) {
@@ -195,10 +222,14 @@ llvm::Function *ModuleLowerer::bodyFor(const Function &fn) {
     raiseDiag(DiagCode::Internal, fn.filename, loc,
               {"function '" + fn.name + "' is not typed (argument types missing)"});
   std::vector<llvm::Type *> params;
-  for (const Type *t : fn.argTypes) {
-    if (!t)
+  std::vector<size_t> passed; // the parameters of fn that are LLVM parameters (passesParam)
+  for (size_t k = 0; k < fn.argTypes.size(); ++k) {
+    if (!fn.argTypes[k])
       raiseDiag(DiagCode::Internal, fn.filename, loc, {"untyped argument of " + fn.name});
-    params.push_back(reprType(t, fn, loc));
+    if (!passesParam(fn, k))
+      continue;
+    params.push_back(reprType(fn.argTypes[k], fn, loc));
+    passed.push_back(k);
   }
   if (isHost())
     params.push_back(llvm::PointerType::getUnqual(ctx));
@@ -209,8 +240,9 @@ llvm::Function *ModuleLowerer::bodyFor(const Function &fn) {
   auto *f = llvm::Function::Create(fty, llvm::GlobalValue::InternalLinkage, uniqueName(base), mod);
   applyFunctionAttributes(f, opts);
   subprogramFor(fn, f);
-  for (size_t i = 0; i < fn.argNames.size(); ++i)
-    f->getArg(i)->setName(sanitize(fn.argNames[i]));
+  for (size_t i = 0; i < passed.size(); ++i)
+    if (passed[i] < fn.argNames.size())
+      f->getArg(i)->setName(sanitize(fn.argNames[passed[i]]));
   if (isHost()) {
     llvm::Argument *ctxArg = f->getArg(params.size() - 1);
     ctxArg->setName("ctx");
@@ -337,8 +369,9 @@ void FunctionLowerer::run() {
   lineAt(fnLoc);
   if (M.opts.fastmath)
     B.setFastMathFlags(llvm::FastMathFlags::getFast());
-  for (size_t k = 0; k < fn.argTypes.size(); ++k)
-    args.push_back(F->getArg(k));
+  for (size_t k = 0, j = 0; k < fn.argTypes.size(); ++k)
+    args.push_back(M.passesParam(fn, k) ? static_cast<llvm::Value *>(F->getArg(j++))
+                                        : llvm::PoisonValue::get(repr(fn.argTypes[k], fnLoc)));
   if (M.isHost())
     ctxArg = F->getArg(F->arg_size() - 1);
 
@@ -417,7 +450,9 @@ void FunctionLowerer::lowerReturn(const ReturnInstr &r) {
   llvm::Type *rt = F->getReturnType();
   const Instr *v = r.value();
   if (rt->isVoidTy()) {
-    if (v && !ModuleLowerer::isCompileTimeOnly(typeOf(v, r.loc)))
+    const bool zeroSized = fn.kind != FunctionKind::Kernel && fn.returnType &&
+                           !ModuleLowerer::isCompileTimeOnly(fn.returnType); // an empty tuple
+    if (v && !zeroSized && !ModuleLowerer::isCompileTimeOnly(typeOf(v, r.loc)))
       fail(r.loc, DiagCode::KernelReturnsValue, {typeOf(v, r.loc)->str()});
     B.CreateRetVoid();
     return;
@@ -641,7 +676,7 @@ LoweredModule lowerKernel(const Function &kernel, const CompileOptions &opts,
   M.annotateKernel(e.function);
   if (llvm::DISubprogram *sp = M.subprogramFor(kernel, e.function))
     b.SetCurrentDebugLocation(llvm::DILocation::get(M.ctx, kernel.firstLine, 1, sp));
-  b.CreateCall(body, e.args);
+  b.CreateCall(body, M.bodyArgs(kernel, e.args));
   b.CreateRetVoid();
   M.lowerQueued();
   M.finishCuda(symbol, kernel); // shared-memory limit; host launch facts (LowerCuda.cpp)
@@ -670,7 +705,7 @@ LoweredModule lowerDeviceFunction(const Function &fn, const CompileOptions &opts
     e.args.push_back(e.hostCtx);
   if (llvm::DISubprogram *sp = M.subprogramFor(fn, e.function))
     b.SetCurrentDebugLocation(llvm::DILocation::get(M.ctx, fn.firstLine, 1, sp));
-  llvm::CallInst *call = b.CreateCall(body, e.args);
+  llvm::CallInst *call = b.CreateCall(body, M.bodyArgs(fn, e.args));
   if (body->getReturnType()->isVoidTy())
     b.CreateRetVoid();
   else

@@ -127,8 +127,20 @@ public:
   llvm::StructType *emptyType() { return llvm::StructType::get(ctx); }
   /// True for types whose values exist only at compile time (represented by {}).
   static bool isCompileTimeOnly(const ir::Type *t);
-  /// The return type of a body for `fn`'s returnType (void for Void/None).
+  /// True for LLVM types of no bits: empty structs and arrays, and aggregates of those.
+  static bool isZeroSized(llvm::Type *t);
+  /// The return type of a body for `fn`'s returnType (void for Void/None and for values of
+  /// zero size, such as an empty tuple).
   llvm::Type *bodyReturnType(const ir::Function &fn);
+  /// True when the body of `fn` takes its parameter `k` as an LLVM parameter: values of zero
+  /// size (compile-time-only ones, such as a function or an intrinsic passed to a device
+  /// function, and empty tuples) are not passed, because NVPTX cannot lower parameters of
+  /// empty types (LLVM aborts the process); the body uses a poison value of their type.
+  bool passesParam(const ir::Function &fn, size_t k);
+  /// `args` (one per parameter of `fn`, then the host context where there is one) without the
+  /// parameters that passesParam drops: the arguments of a call of bodyFor(fn).
+  std::vector<llvm::Value *> bodyArgs(const ir::Function &fn,
+                                      const std::vector<llvm::Value *> &args);
 
   /// A module-unique symbol name derived from `base` (PTX-safe characters only).
   std::string uniqueName(const std::string &base);
@@ -258,6 +270,10 @@ private:
   llvm::Value *lowerExternCall(const ir::CallInstr &i, const ir::ExternFunctionType &ext);
   llvm::Value *lowerGetAttr(const ir::GetAttrInstr &i);
   llvm::Value *lowerMinMax(const ir::CallInstr &i, bool isMax);
+  /// min/max of two float32 or float64 values of one type, as PTX's min/max (libdevice's
+  /// fmin/fmax): a NaN operand gives the other operand, both NaN give NaN, and +0.0 is greater
+  /// than -0.0.
+  llvm::Value *floatMinMax(bool isMax, llvm::Value *a, llvm::Value *b);
   /// The special register `r` of dimension `dim` as i32.
   llvm::Value *specialRegister(Sreg r, int dim);
   /// cuda.grid / cuda.gridsize component `dim` as i64.
@@ -339,6 +355,9 @@ private:
   llvm::Value *cudaArrayValue(llvm::Value *data, const std::vector<llvm::Value *> &dims,
                               int64_t itemSize);
   llvm::Value *lowerAtomic(const ir::CallInstr &i, const ir::CudaBuiltinInfo &info);
+  /// cuda.ldca ... cuda.ldcv and cuda.stcg ... cuda.stwt: PTX ld.global / st.global with the
+  /// builtin's cache operator (inline assembly) on CUDA; plain loads and stores on the host.
+  llvm::Value *lowerCacheHint(const ir::CallInstr &i, const ir::CudaBuiltinInfo &info);
   llvm::Value *lowerWarpCall(const ir::CallInstr &i, const ir::CudaBuiltinInfo &info);
   llvm::Value *hostCtxField(unsigned offset, llvm::Type *ty);
   llvm::FunctionCallee hostHelper(const char *name, llvm::Type *ret,

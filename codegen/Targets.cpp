@@ -14,6 +14,8 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
+#include <llvm/Transforms/Scalar/InferAddressSpaces.h>
+#include <llvm/Transforms/Scalar/InferAlignment.h>
 
 #include <mutex>
 
@@ -141,9 +143,17 @@ void runOptimizationPipeline(llvm::Module &m, llvm::TargetMachine &tm, int optLe
     // Exit values computed on the exit paths, not copied inside the loop (SplitLoopExits.h);
     // a block's loads first, so that ptxas issues them before the slow-path branches it makes
     // of sqrt/div (HoistLoads.h).
+    // Last, the address spaces of generic pointers (as NVPTX's code generation infers them),
+    // then the alignments those addresses prove: a complex64 element of a constant array lies
+    // at an 8-byte multiple from the array's 16-byte aligned start, which is visible only
+    // once the load reads the addrspace(4) global rather than a generic cast of it; NVPTX's
+    // load/store vectorizer merges the two halves of a complex into one ld.const.v2.f32 only
+    // when it knows that alignment.
     pb.registerOptimizerLastEPCallback([](llvm::ModulePassManager &mpm, llvm::OptimizationLevel) {
       mpm.addPass(llvm::createModuleToFunctionPassAdaptor(SplitLoopExitsPass()));
       mpm.addPass(llvm::createModuleToFunctionPassAdaptor(HoistLoadsPass()));
+      mpm.addPass(llvm::createModuleToFunctionPassAdaptor(llvm::InferAddressSpacesPass()));
+      mpm.addPass(llvm::createModuleToFunctionPassAdaptor(llvm::InferAlignmentPass()));
     });
   }
   pb.registerModuleAnalyses(mam);

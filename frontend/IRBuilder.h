@@ -52,6 +52,14 @@ private:
     std::optional<InstrIndex> constFrom; ///< a LOAD_CONST not yet emitted (or emitted from)
     /// An exception built by calling an exception class with constants: only `raise` uses it.
     std::shared_ptr<const ir::RaisedException> exception;
+    /// The items of a list display that CPython builds for a call with more than 30 arguments
+    /// (BUILD_LIST, LIST_APPEND; frontend/Reject.h lets only those through): `isTuple` once
+    /// LIST_TO_TUPLE made it the call's argument tuple (used as a value: a BuildTuple).
+    std::shared_ptr<std::vector<Cell *>> items;
+    bool isTuple = false;
+    /// The keyword arguments of such a call (BUILD_MAP of constant names), in order.
+    std::shared_ptr<std::vector<std::pair<std::string, Cell *>>> keywords;
+    InstrIndex builtAt{0}; ///< where `items` or `keywords` was built (for messages)
   };
 
   /// An outgoing edge of the current block and the stack its successor starts with.
@@ -137,6 +145,14 @@ private:
   // Opcode translation (IRBuilderOps.cpp).
   void translate(const Instruction &in);
   void translateCall(const Instruction &in, size_t argc, std::vector<std::string> kwNames);
+  /// A call of `pair`'s callable (CPython's [NULL, callable] or [method, self] below the
+  /// arguments; 3.13's [callable, NULL]) with `args`, the last kwNames.size() of them keyword
+  /// arguments.
+  void emitCall(std::vector<Cell *> pair, std::vector<Cell *> args,
+                std::vector<std::string> kwNames);
+  /// CALL_FUNCTION_EX of a call with more than 30 arguments: its argument tuple (LIST_TO_TUPLE
+  /// of a list display) and keywords (BUILD_MAP of constant names) are those cells' items.
+  void translateCallEx(const Instruction &in);
   void translateJump(const Instruction &in);
   /// RAISE_VARARGS 1: `raise C` or `raise C(constants)` (an exception cell) ends the block.
   void translateRaise(const Instruction &in);

@@ -132,4 +132,21 @@ void raiseDiag(DiagCode code, const std::string &file, SourceLoc loc,
   throw CompileError(code, formatDiag(code, args), file, loc);
 }
 
+namespace {
+
+std::vector<std::string> &compileWarnings() {
+  thread_local std::vector<std::string> warnings;
+  return warnings;
+}
+
+} // namespace
+
+void addCompileWarning(std::string message) { compileWarnings().push_back(std::move(message)); }
+
+std::vector<std::string> takeCompileWarnings() {
+  std::vector<std::string> out;
+  out.swap(compileWarnings());
+  return out;
+}
+
 } // namespace ptxjit::ir

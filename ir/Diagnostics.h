@@ -147,4 +147,12 @@ std::string closestName(std::string_view word, const std::vector<std::string> &c
 /// when `suggestion` is empty.
 std::string didYouMean(const std::string &suggestion);
 
+/// Compile-time warnings (numba-cuda's NumbaWarning at compile time, e.g. a print() with more
+/// values than CUDA's printf formats): a compiler layer adds them on the thread that compiles,
+/// and the bindings take them when the compile returns and give them to Python's warnings (as
+/// ptxjit.errors.NumbaWarning). Thread-local, so concurrent compiles keep theirs apart.
+void addCompileWarning(std::string message);
+/// The warnings added on this thread since the last call, in order; forgets them.
+std::vector<std::string> takeCompileWarnings();
+
 } // namespace ptxjit::ir

@@ -33,10 +33,39 @@ enum class CudaKind : uint8_t {
   Cbrt,        ///< cbrt(x)
   Selp,        ///< selp(cond, a, b)
   Nanosleep,   ///< nanosleep(ns): suspends the thread for about ns nanoseconds (0 to 2*ns)
+  CacheLoad,   ///< ldca/ldcg/ldcs/ldlu/ldcv(array, index): see cacheOperator for the variant
+  CacheStore,  ///< stcg/stcs/stwb/stwt(array, index, value): see cacheOperator
+  Vector,      ///< a vector type's constructor (float32x4(...)): see vectorTypeOfVariant
 };
 
 /// The variants of CudaKind::Atomic.
 enum class AtomicOp : uint8_t { Add, Sub, And, Or, Xor, Inc, Dec, Exch, Max, Min, NanMax, NanMin };
+
+/// The PTX cache operator of a CacheLoad ("ca", "cg", "cs", "lu", "cv") or CacheStore ("cg",
+/// "cs", "wb", "wt") builtin's variant ("" for anything else).
+const char *cacheOperator(CudaKind kind, int variant);
+
+/// A CUDA vector type (numba-cuda's float32x4, int16x2, ...): `count` (1 to 4) components of
+/// `base` (int8 .. uint64, float32 or float64), read as .x, .y, .z and .w.
+struct VectorTypeInfo {
+  const ScalarType *base = nullptr;
+  int count = 0;
+};
+
+/// The vector type a CudaKind::Vector builtin's variant constructs.
+VectorTypeInfo vectorTypeOfVariant(int variant);
+
+/// The type of the values of vector type `v`: the named tuple (ir/NamedTuples.h) of class
+/// "<base>x<count>" ("float32x4") with fields x, y, z, w, so that vectors pass to and return
+/// from device functions, and unify, as tuples do, and `.x` reads a component.
+const TupleType *vectorType(VectorTypeInfo v);
+
+/// The vector type `t` is the type of (vectorType), or nullopt for any other type.
+std::optional<VectorTypeInfo> vectorTypeInfo(const Type *t);
+
+/// numba-cuda's dim3 values, the symbols cuda.threadIdx (0), cuda.blockDim (1), cuda.blockIdx
+/// (2) and cuda.gridDim (3) (the order of codegen's special registers); -1 for other types.
+int dim3Symbol(const Type *t);
 
 struct CudaBuiltinInfo {
   CudaKind kind;

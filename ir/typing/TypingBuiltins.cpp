@@ -4,8 +4,9 @@
 //   round(x, n)     -> x's type (a float stays a float; an int stays an int); n an int or None
 //   pow(a, b)       -> the type of a ** b
 //   pow(a, b, m)    -> the promoted int type of a, b, m (ints and bools only)
-//   print(...)      -> None; numbers, None, string constants and tuples of those; the keywords
-//                      sep= and end= take string constants (or None)
+//   print(...)      -> None; numbers, None, string constants and tuples of those, and the dim3
+//                      values cuda.threadIdx, cuda.blockIdx, cuda.blockDim and cuda.gridDim;
+//                      the keywords sep= and end= take string constants (or None)
 #include "ir/ConstantOf.h"
 #include "ir/typing/TypingInternal.h"
 
@@ -134,6 +135,8 @@ bool containsString(const Type *t) {
 
 void Typer::checkPrintable(CallInstr *call, const Instr *src, const Type *t) {
   if (t->isScalarNumber() || t->kind() == TypeKind::None)
+    return;
+  if (dim3Symbol(t) >= 0) // cuda.threadIdx and the other dim3 values print as (x, y, z)
     return;
   if (t->kind() == TypeKind::String) {
     // Strings have no run-time form: the text must be known where print() is compiled.

@@ -2,8 +2,12 @@
 // arrays, barriers and fences, warp functions, atomics and the integer/float intrinsics. The
 // argument and result types follow Numba's CUDA target (numba/cuda/cudadecl.py).
 #include "ir/ConstantOf.h"
+#include "ir/NamedTuples.h"
 #include "ir/typing/CudaBuiltins.h"
 #include "ir/typing/TypingInternal.h"
+
+#include <unordered_map>
+#include <utility>
 
 namespace ptxjit::ir {
 
@@ -21,6 +25,69 @@ const CudaBuiltinInfo *cudaBuiltinInfo(BuiltinId id) {
   default:
     return nullptr;
   }
+}
+
+const char *cacheOperator(CudaKind kind, int variant) {
+  static const char *const loads[] = {"ca", "cg", "cs", "lu", "cv"};
+  static const char *const stores[] = {"cg", "cs", "wb", "wt"};
+  if (kind == CudaKind::CacheLoad && variant >= 0 && variant < 5)
+    return loads[variant];
+  if (kind == CudaKind::CacheStore && variant >= 0 && variant < 4)
+    return stores[variant];
+  return "";
+}
+
+// ---- Vector types ----
+
+namespace {
+
+/// The base types of the vector types, in CudaBuiltins.def's order (variant / 4).
+const ScalarType *vectorBase(int index) {
+  using namespace types;
+  static const ScalarType *const bases[] = {int8(),   int16(),  int32(),  int64(),   uint8(),
+                                            uint16(), uint32(), uint64(), float32(), float64()};
+  return index >= 0 && index < 10 ? bases[index] : nullptr;
+}
+
+} // namespace
+
+VectorTypeInfo vectorTypeOfVariant(int variant) {
+  return VectorTypeInfo{vectorBase(variant / 4), variant % 4 + 1};
+}
+
+const TupleType *vectorType(VectorTypeInfo v) {
+  static const char *const names[] = {"x", "y", "z", "w"};
+  std::vector<std::string> fields(names, names + v.count);
+  return types::namedTuple(v.base->str() + "x" + std::to_string(v.count), fields,
+                           std::vector<const Type *>(static_cast<size_t>(v.count), v.base));
+}
+
+std::optional<VectorTypeInfo> vectorTypeInfo(const Type *t) {
+  if (!namedTupleNames(t))
+    return std::nullopt;
+  auto *tup = cast<TupleType>(t);
+  const int count = static_cast<int>(tup->size());
+  auto *base = count >= 1 && count <= 4 ? dyn_cast<ScalarType>(tup->elements()[0]) : nullptr;
+  for (int k = 0; base && k < 10; ++k)
+    if (vectorBase(k) == base) {
+      VectorTypeInfo v{base, count};
+      if (vectorType(v) == t) // the class name and the fields too
+        return v;
+      break;
+    }
+  return std::nullopt;
+}
+
+int dim3Symbol(const Type *t) {
+  auto *sym = t ? dyn_cast<SymbolType>(t) : nullptr;
+  if (!sym)
+    return -1;
+  static const char *const paths[] = {"cuda.threadIdx", "cuda.blockDim", "cuda.blockIdx",
+                                      "cuda.gridDim"};
+  for (int k = 0; k < 4; ++k)
+    if (sym->path() == paths[k])
+      return k;
+  return -1;
 }
 
 // ---- Compile-time arguments ----
@@ -246,6 +313,24 @@ bool atomicSupports(AtomicOp op, const ScalarType *d, std::string &supported) {
 
 } // namespace
 
+const char *cudaVectorAlias(const std::string &attr) {
+  // CUDA C's base names and the base types numba-cuda maps them to (NumPy's byte, short, intc,
+  // int_, longlong, ... on Linux).
+  static const std::pair<const char *, const char *> bases[] = {
+      {"char", "int8"},      {"short", "int16"},      {"int", "int32"},     {"long", "int64"},
+      {"longlong", "int64"}, {"uchar", "uint8"},      {"ushort", "uint16"}, {"uint", "uint32"},
+      {"ulong", "uint64"},   {"ulonglong", "uint64"}, {"float", "float32"}, {"double", "float64"}};
+  static const std::unordered_map<std::string, std::string> table = [] {
+    std::unordered_map<std::string, std::string> t;
+    for (const auto &[alias, base] : bases)
+      for (int n = 1; n <= 4; ++n)
+        t[alias + std::to_string(n)] = base + std::string("x") + std::to_string(n);
+    return t;
+  }();
+  auto it = table.find(attr);
+  return it == table.end() ? nullptr : it->second.c_str();
+}
+
 const Type *cudaAttrType(BuiltinId id) {
   const CudaBuiltinInfo *info = cudaBuiltinInfo(id);
   return info && info->kind == CudaKind::Value ? types::int32() : nullptr;
@@ -422,12 +507,15 @@ const Type *cudaCallType(const Function &fn, CallInstr *i, const CudaBuiltinInfo
     return warpValue(1);
   }
   case CudaKind::Vote:
+    // numba-cuda's rules and messages: an integer mask (not a bool), an integer or bool
+    // predicate (not a float).
     noKeywords();
     if (n != 2)
       bad("expected (mask, predicate)");
-    intArg(0, "the mask");
-    if (!isRealNumber(args[1]))
-      bad("the predicate must be a number or a bool");
+    if (!isIntLike(args[0]))
+      bad("Mask type must be an integer. Got " + args[0]->str());
+    if (!isIntOrBool(args[1]))
+      bad("Predicate must be an integer or boolean. Got " + args[1]->str());
     return info.variant == 3 ? static_cast<const Type *>(types::int32()) : types::boolean();
   case CudaKind::Match:
     noKeywords();
@@ -466,18 +554,21 @@ const Type *cudaCallType(const Function &fn, CallInstr *i, const CudaBuiltinInfo
       raiseDiag(DiagCode::UnsupportedDtype, file, i->loc,
                 {name, "an array of " + arr->dtype()->str(), supported});
     if (hasIndex) {
+      // numba-cuda converts each index to intp: a float (or bool) index is truncated as int()
+      // truncates.
       const Type *idx = args[1];
       bool good = false;
-      if (isIntLike(idx))
+      if (isRealNumber(idx))
         good = arr->ndim() == 1;
       else if (auto *tup = dyn_cast<TupleType>(idx)) {
         good = static_cast<int>(tup->size()) == arr->ndim();
         for (const Type *e : tup->elements())
-          good = good && isIntLike(e);
+          good = good && isRealNumber(e);
       }
       if (!good)
         raiseDiag(DiagCode::IndexTypes, file, i->loc,
-                  {arr->str(), idx->str() + " (an atomic needs one integer index per dimension)"});
+                  {arr->str(), idx->str() + " (an atomic needs one index per dimension, each an "
+                                            "integer or a float, which is truncated)"});
     } else if (arr->ndim() != 1) {
       bad("compare_and_swap needs a one-dimensional array (use cuda.atomic.cas with an index)");
     }
@@ -510,6 +601,71 @@ const Type *cudaCallType(const Function &fn, CallInstr *i, const CudaBuiltinInfo
     if (n != 1 || !isRealNumber(args[0]))
       bad("expected one real number");
     return mathFloatResult(args);
+  case CudaKind::Vector: {
+    // numba-cuda's constructors: scalars (converted to the base type) and vectors of the same
+    // base type, whose components count in order, as many components in all as the result has.
+    noKeywords();
+    const VectorTypeInfo v = vectorTypeOfVariant(info.variant);
+    int total = 0;
+    for (size_t k = 0; k < n; ++k) {
+      if (std::optional<VectorTypeInfo> a = vectorTypeInfo(args[k])) {
+        if (a->base != v.base)
+          bad("argument " + std::to_string(k + 1) + " is a vector of " + a->base->str() +
+              ", not of " + v.base->str());
+        total += a->count;
+      } else if (isRealNumber(args[k])) {
+        total += 1;
+      } else {
+        bad("the arguments must be numbers or " + v.base->str() + " vectors");
+      }
+    }
+    if (total != v.count)
+      bad("expected " + std::to_string(v.count) + " component" + (v.count > 1 ? "s" : "") +
+          " in all, got " + std::to_string(total));
+    return vectorType(v);
+  }
+  case CudaKind::CacheLoad:
+  case CudaKind::CacheStore: {
+    // numba-cuda's checks and messages (numba/cuda/cache_hints.py).
+    noKeywords();
+    const bool store = info.kind == CudaKind::CacheStore;
+    const std::string op =
+        std::string(store ? "st" : "ld") + cacheOperator(info.kind, info.variant);
+    if (n != (store ? 3u : 2u))
+      bad(store ? "expected (array, index, value)" : "expected (array, index)");
+    auto *arr = dyn_cast<ArrayType>(args[0]);
+    auto *ptr = dyn_cast<PointerType>(args[0]);
+    if (!arr && !ptr)
+      bad(op + " operates on arrays or pointers. Got type " + args[0]->str());
+    const int ndim = arr ? arr->ndim() : 1;
+    const Type *idx = args[1];
+    const std::string idxName = concretize(idx)->str();
+    if (isIntLike(idx)) {
+      if (arr && ndim != 1)
+        bad("Expected " + std::to_string(ndim) + " indices, got a scalar");
+    } else if (auto *tup = dyn_cast<TupleType>(idx)) {
+      if (ptr)
+        bad("Pointers only support scalar indexing, got tuple of " + std::to_string(tup->size()));
+      if (static_cast<int>(tup->size()) != ndim)
+        bad("Expected " + std::to_string(ndim) + " indices, got " + std::to_string(tup->size()));
+      for (const Type *e : tup->elements())
+        if (!isIntLike(e))
+          bad(idxName + " is not a valid index");
+    } else {
+      bad(idxName + " is not a valid index");
+    }
+    const ScalarType *dt = arr ? arr->scalarDtype() : ptr->pointee();
+    if (!dt || (dt->kind() != TypeKind::Int && dt->kind() != TypeKind::Float))
+      bad(op + " requires array of integer or float type, got " +
+          (arr ? arr->dtype()->str() : std::string(dt ? dt->str() : "void")));
+    if (!store)
+      return dt;
+    if (arr && arr->readonly())
+      raiseDiag(DiagCode::ReadonlyArray, file, i->loc, {arr->str() + " (" + op + " writes)"});
+    if (!isRealNumber(args[2]))
+      bad("the value must be a real number (it is converted to " + dt->str() + ")");
+    return types::void_();
+  }
   case CudaKind::Selp: {
     noKeywords();
     if (n != 3 || !isRealNumber(args[0]) || !isRealNumber(args[1]) || !isRealNumber(args[2]))

@@ -54,6 +54,10 @@ const Type *libdeviceCallType(const Function &fn, CallInstr *i, const LibdeviceF
 /// The type of value attribute `id` (cuda.laneid, cuda.warpsize: int32), or null
 /// (TypingCuda.cpp).
 const Type *cudaAttrType(BuiltinId id);
+/// For CUDA C's name of a vector type, an attribute of `cuda` ("float4", "short2", "ulong3";
+/// numba-cuda's aliases, `long` being 64-bit as on Linux): the vector type's own name
+/// ("float32x4"); null for any other name (TypingCuda.cpp).
+const char *cudaVectorAlias(const std::string &attr);
 /// The type of NumPy array `g` (global `i`, or an element of the tuple it holds), frozen into
 /// constant memory: a read-only C array of any ndim (0-d too); raises UnsupportedGlobal for
 /// unsupported dtypes or arrays over 64 KiB (TypingCuda.cpp).
@@ -162,7 +166,7 @@ private:
   const Type *typeArithPrintBuiltin(CallInstr *i, BuiltinId id,
                                     const std::vector<const Type *> &args);
   /// Fails unless `src`, a print() argument of type `t`, can be printed (numbers, None,
-  /// string constants, tuples of those).
+  /// string constants, tuples of those, and the dim3 values cuda.threadIdx, ...).
   void checkPrintable(CallInstr *call, const Instr *src, const Type *t);
 
   // ---- enumerate, zip (TypingIter.cpp) ----

@@ -297,9 +297,12 @@ const Type *Typer::typeGetAttr(GetAttrInstr *i) {
         return types::symbol("numpy." + s->str());
       fail(DiagCode::UnsupportedAttribute, i, {"module ptxjit", attr});
     }
-    if (path == "cuda") // cuda.float32 (numba.cuda's type names): the NumPy type
+    if (path == "cuda") { // cuda.float32 (numba.cuda's type names): the NumPy type
       if (const ScalarType *s = types::scalarByName(attr))
         return types::symbol("numpy." + s->str());
+      if (const char *vector = cudaVectorAlias(attr)) // cuda.float4 is cuda.float32x4
+        return types::symbol(std::string("cuda.") + vector);
+    }
     if (path == "types" || path == "cuda.types") { // types.uint8, cuda.types.float16: the
                                                    // NumPy type of that name
       if (const ScalarType *s = types::scalarByName(attr))

@@ -94,7 +94,7 @@ def _specialize(self, *args):
     argtypes = tuple(_types.as_type(a) if _is_type(a) else _typeof(a) for a in args)
     cache = _specializations(self)
     if argtypes not in cache:
-        options = dict(self.__dict__.get("_ptxjit_options", {}))
+        options = dict(self.__dict__.get("_ptxjit_options", {}), specialized=True)
         spec = _make_dispatcher(self.py_func, [_types.signature_text(argtypes)], options)
         spec.extensions.extend(self.extensions)
         cache[argtypes] = spec

@@ -176,6 +176,10 @@ def jit(func_or_sig=None, device=False, inline=False, forceinline=False, fastmat
                         f"{type(func_or_sig).__name__}")
     else:
         sigs = _signature_texts(func_or_sig)
+        if not isinstance(func_or_sig, list):
+            # One signature given alone: numba-cuda's "specialized" kernel, which launches it
+            # with arrays of another dtype of the same item size (docs/api.md).
+            options["specialized"] = True
 
     def decorator(func):
         if not isinstance(func, _pytypes.FunctionType):
@@ -953,6 +957,17 @@ fma = _Intrinsic("fma")
 cbrt = _Intrinsic("cbrt")
 selp = _Intrinsic("selp")
 nanosleep = _Intrinsic("nanosleep")
+# Loads and stores of global memory with a PTX cache operator (numba-cuda's cache hints,
+# docs/cooperation.md#cache-hints): ld.global.ca, ... / st.global.cg, ...
+ldca = _Intrinsic("ldca")
+ldcg = _Intrinsic("ldcg")
+ldcs = _Intrinsic("ldcs")
+ldlu = _Intrinsic("ldlu")
+ldcv = _Intrinsic("ldcv")
+stcg = _Intrinsic("stcg")
+stcs = _Intrinsic("stcs")
+stwb = _Intrinsic("stwb")
+stwt = _Intrinsic("stwt")
 shared = _Namespace("shared", ["array"])
 local = _Namespace("local", ["array"])
 const = _Namespace("const", ["array_like"])
@@ -1017,6 +1032,10 @@ from .types import (  # noqa: E402,F401
     void, boolean, bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,
     float32, float64, complex64, complex128, bfloat16)
 
+# CUDA's vector types (numba-cuda's cuda.float32x4, cuda.int2, ...; docs/language.md#vector-types).
+from ._vector_types import *  # noqa: E402,F401,F403
+from ._vector_types import __all__ as _vector_type_names  # noqa: E402
+
 # numba-cuda's cuda.random (xoroshiro128+): `cuda.random.create_xoroshiro128p_states(...)`,
 # `from ptxjit.cuda.random import xoroshiro128p_uniform_float32`.
 random = _lazy_submodule("random", "_random")
@@ -1039,8 +1058,9 @@ __all__ = [
     "ballot_sync", "match_any_sync", "match_all_sync", "activemask", "lanemask_lt", "popc",
     "brev", "clz", "ffs", "fma", "cbrt", "selp", "nanosleep", "libdevice", "fp16", "bf16",
     "bfloat16", "is_bfloat16_supported", "is_float16_supported", "random", "In",
-    "Out", "InOut", "literal_unroll",
-]
+    "Out", "InOut", "literal_unroll", "ldca", "ldcg", "ldcs", "ldlu", "ldcv", "stcg", "stcs",
+    "stwb", "stwt",
+] + _vector_type_names
 
 
 # ---------------------------------------------------------------------------------------------

@@ -177,6 +177,28 @@ def test_tuple_and_negative_indices(backend):
     np.testing.assert_array_equal(a1, [120, 0, 0, 60])
 
 
+def test_float_and_bool_indices_are_truncated(backend):
+    # numba-cuda converts every atomic index to intp: a float truncates toward zero, as int()
+    # does (a tuple whose type unified to floats, an index computed in floats).
+    @cuda.jit
+    def k(a2, a1, b, flag):
+        t = cuda.threadIdx.x
+        i = (t % 2, uint64(t % 3))
+        if flag:
+            i = (i[0] % a2.shape[0], i[1] % a2.shape[1])  # uint64 % int64: float64
+        cuda.atomic.add(a2, i, 1.0)
+        cuda.atomic.add(a1, t / 2.5, 1)  # 0.0, 0.4, ... 11.6: indices 0 .. 11
+        cuda.atomic.max(b, True, t)      # index 1
+
+    a2, a1, b = np.zeros((2, 3)), np.zeros(12, np.int64), np.zeros(2, np.int32)
+    k[1, 30](a2, a1, b, False)
+    np.testing.assert_array_equal(a2, [[5, 5, 5], [5, 5, 5]])
+    assert a1.tolist() == [3, 2] * 6 and b.tolist() == [0, 29]
+    a2[:] = 0
+    k[1, 30](a2, a1, b, True)
+    np.testing.assert_array_equal(a2, [[5, 5, 5], [5, 5, 5]])
+
+
 @cuda.jit
 def shared_atomics_kernel(x, out):
     hist = cuda.shared.array(8, int32)
@@ -236,7 +258,7 @@ def test_atomic_errors(cpu):
         (inc_signed, np.zeros(1, np.int32), errors.TypingError, "uint32 and uint64 arrays"),
         (add_int8, np.zeros(1, np.int8), errors.TypingError, "does not support an array of int8"),
         (wrong_index, np.zeros((2, 2), np.int32), errors.TypingError,
-         "one integer index per dimension"),
+         "one index per dimension"),
         (on_scalar, 3, errors.TypingError, "the first argument must be an array"),
         (cas_float, np.zeros(1, np.float32), errors.TypingError, "does not support"),
     ]

@@ -1,5 +1,7 @@
 """Device functions returning tuples and complex numbers, inline=True, truthy flags, several
 assignment targets and min/max of several values, on both backends."""
+import re
+
 import numpy as np
 import pytest
 
@@ -223,3 +225,72 @@ def test_string_constants_passed_to_device_functions_are_literals(backend):
 
     with pytest.raises(errors.TypingError, match=r"operator == is not defined for .* and unicode_type"):
         bad[1, 1](out, 1.0)
+
+
+@pytest.mark.parametrize("opt", [True, False])
+def test_compile_time_arguments_and_empty_results_unoptimized(backend, opt):
+    # An intrinsic passed to a device function, and an empty tuple, have no bits: they are not
+    # LLVM parameters or results. Unoptimized (nothing inlined), NVPTX used to abort the process
+    # on the empty parameter types ("Empty parameter types are not supported").
+    @cuda.jit(device=True)
+    def apply(f, a, i):
+        f(a, i, 1)
+        return ()
+
+    def k(a):
+        t = apply(cuda.atomic.add, a, 0)
+        a[1] = len(t) + 5
+
+    a = np.zeros(2, np.int32)
+    cuda.jit(opt=opt)(k)[1, 1](a)
+    assert a.tolist() == [1, 5]
+    ptx, _ = cuda.compile_ptx(k, "void(int32[:])", opt=opt)
+    assert re.search(r"(atom|red)(\.global)?\.add", ptx)
+
+
+@cuda.jit(device=True)
+def _sum33(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18,
+           a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32):
+    t = (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18,
+         a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32)
+    s = 0
+    for k in range(33):
+        s += t[k]
+    return s
+
+
+def test_calls_and_tuples_of_more_than_30_items(backend):
+    # CPython builds these as a list (BUILD_LIST, LIST_APPEND, LIST_TO_TUPLE, CALL_FUNCTION_EX):
+    # they compile as the plain call and tuple they stand for.
+    @cuda.jit
+    def k(r, out):
+        out[0] = _sum33(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11],
+                        r[12], r[13], r[14], r[15], r[16], r[17], r[18], r[19], r[20], r[21],
+                        r[22], r[23], r[24], r[25], r[26], r[27], r[28], r[29], r[30], r[31], r[32])
+        t = (r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12],
+             r[13], r[14], r[15], r[16], r[17], r[18], r[19], r[20], r[21], r[22], r[23], r[24],
+             r[25], r[26], r[27], r[28], r[29], r[30], r[31], r[32], r[2])
+        out[1] = len(t) + t[33]
+
+    r = np.arange(33, dtype=np.int64)
+    out = np.zeros(2, np.int64)
+    k[1, 1](r, out)
+    assert out.tolist() == [528, 36]
+
+
+def test_long_list_literals_and_branches_in_long_calls_are_rejected(cpu):
+    def list_literal(r):
+        x = [r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12],
+             r[13], r[14], r[15], r[16], r[17], r[18], r[19], r[20], r[21], r[22], r[23], r[24],
+             r[25], r[26], r[27], r[28], r[29], r[30], r[31], r[32]]
+        r[0] = len(x)
+
+    def branch_in_argument(r):
+        r[0] = _sum33(r[0] if r[1] else r[2], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8],
+                      r[9], r[10], r[11], r[12], r[13], r[14], r[15], r[16], r[17], r[18], r[19],
+                      r[20], r[21], r[22], r[23], r[24], r[25], r[26], r[27], r[28], r[29], r[30],
+                      r[31], r[32])
+
+    for fn in (list_literal, branch_in_argument):
+        with pytest.raises(errors.UnsupportedError, match="list literal is not supported"):
+            cuda.jit(fn)[1, 1](np.zeros(33, np.int64))

@@ -2,7 +2,9 @@
 space and ended by a newline, signed ints as %lld, unsigned as %llu, floats as %f, bools as
 True/False, complex as (%f%+fj), strings as written. CPU: printf + fflush, so the output comes in
 order with Python's; CUDA: vprintf, printed by the driver at the next synchronization."""
+import contextlib
 import ctypes
+import warnings
 
 import numpy as np
 import pytest
@@ -10,6 +12,13 @@ import pytest
 from ptxjit import cuda, errors
 
 GREETING = "module-level 100%"
+
+
+@contextlib.contextmanager
+def warnings_as_errors():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        yield
 
 
 def _run(backend, capfd, launch):
@@ -102,6 +111,47 @@ def test_print_in_device_function_from_many_threads(backend, capfd):
     assert sorted(lines) == sorted([f"thread {i} value {float(v):f}" for i, v in enumerate(x)] +
                                    [f"module-level 100% {i}" for i in range(40)])
     assert np.array_equal(out, x * 2)
+
+
+def test_dim3_values_print_as_triples(backend, capfd):
+    @cuda.jit
+    def k():
+        print(cuda.threadIdx, cuda.blockIdx)
+        t = cuda.blockDim
+        print(t, cuda.gridDim, sep="|")
+
+    text = _run(backend, capfd, lambda: k[(2, 1, 1), (1, 2, 1)]())
+    lines = sorted(text.splitlines())
+    assert lines[:4] == ["(0, 0, 0) (0, 0, 0)", "(0, 0, 0) (1, 0, 0)", "(0, 1, 0) (0, 0, 0)",
+                         "(0, 1, 0) (1, 0, 0)"]
+    assert lines[4:] == ["(1, 2, 1)|(2, 1, 1)"] * 4
+
+
+def test_more_than_32_values_print_the_format_and_warn(backend, capfd):
+    # CUDA's printf formats at most 32 values: numba-cuda prints the format string instead and
+    # warns when the kernel is compiled.
+    @cuda.jit
+    def k(r, z):
+        print(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12],
+              r[13], r[14], r[15], r[16], r[17], r[18], r[19], r[20], r[21], r[22], r[23], r[24],
+              r[25], r[26], r[27], r[28], r[29], r[30], r[31], r[32], "100%")
+        print(r[0], z[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11],
+              r[12], r[13], r[14], r[15], r[16], r[17], r[18], r[19], r[20], r[21], r[22], r[23],
+              r[24], r[25], r[26], r[27], r[28], r[29], r[30])  # 32 values: printed
+        print(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12],
+              r[13], r[14], r[15], r[16], r[17], r[18], r[19], r[20], r[21], r[22], r[23], r[24],
+              r[25], r[26], r[27], r[28], r[29], r[30], sep=",", end=";\n")  # keywords
+
+    r = np.arange(33)
+    with pytest.warns(errors.NumbaWarning, match="CUDA print\\(\\) cannot print more than 32 "
+                                                 "items. The raw format string will be emitted"):
+        out = _run(backend, capfd, lambda: k[1, 1](r, np.array([1.5])))
+    lines = out.splitlines()
+    assert lines[0] == " ".join(["%lld"] * 33) + " 100%%"
+    assert lines[1] == "0 1.500000 " + " ".join(str(i) for i in range(1, 31))
+    assert lines[2] == ",".join(str(i) for i in range(31)) + ";"
+    with warnings_as_errors():  # compiled once: launching again does not warn
+        _run(backend, capfd, lambda: k[1, 1](r, np.array([1.5])))
 
 
 def k_print_array(x):

@@ -5,7 +5,7 @@ import re
 import numpy as np
 import pytest
 
-from ptxjit import cuda, errors, float32, float64, int32, int64
+from ptxjit import cuda, errors, float32, float64, int32, int64, types
 
 N = 64
 SHAPE2 = (8, 4)
@@ -413,6 +413,29 @@ def test_constant_arrays_are_read_only(cpu):
         c[0] = 1.0
     with pytest.raises(errors.TypingError, match="read-only"):
         k[1, 1](np.zeros(1))
+
+
+CTABLE = (np.arange(5 * 5 * 5, dtype=np.complex64).reshape(5, 5, 5) + 1j) / 2j
+CTABLE128 = CTABLE.astype(np.complex128).ravel()
+
+
+def test_complex_elements_of_constant_arrays_load_as_one_vector():
+    # An element of a constant array lies at a multiple of its size from the array's 16-byte
+    # aligned start: a complex64 is one ld.const.v2.f32 (complex128: ld.const.v2.f64), as
+    # numba-cuda's NVVM emits it, not two scalar loads.
+    def k3(a):
+        c = cuda.const.array_like(CTABLE)
+        i, j, k = cuda.threadIdx.x, cuda.threadIdx.y, cuda.threadIdx.z
+        a[i, j, k] = c[i, j, k]
+
+    def k1(a):
+        c = cuda.const.array_like(CTABLE128)
+        a[cuda.threadIdx.x] = c[cuda.threadIdx.x]
+
+    ptx, _ = cuda.compile_ptx(k3, (types.complex64[:, :, :],))
+    assert re.search(r"ld\.const\.v2\.f32", ptx) and not re.search(r"ld\.const\.f32", ptx)
+    ptx, _ = cuda.compile_ptx(k1, (types.complex128[::1],))
+    assert re.search(r"ld\.const\.v2\.f64", ptx)
 
 
 def test_ptx_of_shared_memory_and_barriers():

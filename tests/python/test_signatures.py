@@ -27,6 +27,38 @@ def test_string_signature_compiles_eagerly(backend):
     assert len(k.signatures) == 1
 
 
+def test_one_signature_given_alone_reads_arrays_of_another_dtype(backend):
+    # numba-cuda launches the one definition of a kernel given a signature alone (its
+    # "specialized" kernel) whatever the arguments: an array of another dtype with the same
+    # item size is read as the signature's dtype. A list of signatures selects strictly.
+    def bump(a):
+        a[cuda.grid(1)] += 1
+
+    alone = cuda.jit("void(uint32[:])")(bump)
+    a = np.array([1, -1, 7], np.int32)
+    alone[1, 3](a)
+    assert a.tolist() == [2, 0, 8]
+    two_d = cuda.jit("void(int32[:, :])")(bump2d)
+    b = np.arange(6, dtype=np.uint32).reshape(2, 3)
+    two_d[1, 1](b)
+    assert b[0, 0] == 1
+    spec = cuda.jit(bump).specialize(np.zeros(1, np.float32))
+    c = np.zeros(2, np.int32)  # float32 bits: 1 + 0.0
+    spec[1, 2](c)
+    assert c.view(np.float32).tolist() == [1.0, 1.0]
+    with pytest.raises(TypeError, match="No matching definition"):
+        alone[1, 3](np.zeros(3, np.int64))  # another item size
+    with pytest.raises(TypeError, match="No matching definition"):
+        alone[1, 3](np.zeros((3, 1), np.int32))  # another ndim
+    listed = cuda.jit(["void(uint32[:])"])(bump)
+    with pytest.raises(TypeError, match="No matching definition"):
+        listed[1, 3](np.zeros(3, np.int32))
+
+
+def bump2d(a):
+    a[0, 0] += 1
+
+
 def test_type_object_signatures(backend):
     k1 = cuda.jit(void(float32, float32[::1]))(body)
     k2 = cuda.jit((float64, float64[:]))(body)

@@ -216,6 +216,26 @@ def test_warp_function_argument_errors(cpu):
         assert "test_warp.py" in str(e.value)
 
 
+def test_vote_argument_types_are_numba_cudas(cpu):
+    # An integer mask (not a bool or a float), an integer or bool predicate (not a float), with
+    # numba-cuda's messages inside the located error.
+    def vote(mask, predicate, result):
+        i = cuda.grid(1)
+        if i < result.shape[0]:
+            result[i] = cuda.all_sync(mask[i], predicate[i])
+
+    bad = [("void(float32[:], int32[:], int32[:])", "Mask type must be an integer. Got float32"),
+           ("void(boolean[:], int32[:], int32[:])", "Mask type must be an integer. Got bool"),
+           ("void(int32[:], float64[:], int32[:])",
+            "Predicate must be an integer or boolean. Got float64")]
+    for sig, msg in bad:
+        with pytest.raises(errors.TypingError, match=msg) as e:
+            cuda.jit(sig)(vote)
+        assert "test_warp.py" in str(e.value) and "cuda.all_sync cannot be called" in str(e.value)
+    for sig in ["void(uint64[:], boolean[:], int32[:])", "void(int64[:], int64[:], int32[:])"]:
+        cuda.jit(sig)(vote)
+
+
 def test_ptx_of_warp_functions():
     def k(f32, f64, i32, i64):
         t = cuda.threadIdx.x

@@ -668,22 +668,33 @@ TEST(HostExec, BuiltinsIntFloatBoolAbsMinMax) {
   EXPECT_EQ(fout, (std::vector<double>{-7.0, 2.75, -2.75, -2.75}));
 }
 
-TEST(HostExec, MinMaxNanFollowsPython) {
-  // Python: min(nan, 1.0) is nan, min(1.0, nan) is 1.0 (a candidate replaces only when <).
+TEST(HostExec, MinMaxNanRules) {
+  // Two floats: numba-cuda's fmin/fmax (PTX min/max), a NaN gives the other operand, +0.0 >
+  // -0.0. Three operands: Python's rule, min(nan, 1.0, 1.0) is nan (a candidate replaces only
+  // when <).
   auto f64 = types::float64();
-  TypedBuilder b("mm", {"a", "b", "out"}, {f64, f64, arr(f64)});
-  b.setItem(b.load("out"), b.cint(0), b.builtin("builtins.min", {b.load("a"), b.load("b")}, f64));
-  b.setItem(b.load("out"), b.cint(1), b.builtin("builtins.min", {b.load("b"), b.load("a")}, f64));
-  b.setItem(b.load("out"), b.cint(2), b.builtin("builtins.max", {b.load("b"), b.load("a")}, f64));
+  TypedBuilder b("mm", {"a", "b", "z", "out"}, {f64, f64, f64, arr(f64)});
+  auto set = [&](int k, const char *fn, std::vector<Instr *> ops) {
+    b.setItem(b.load("out"), b.cint(k), b.builtin(fn, ops, f64));
+  };
+  set(0, "builtins.min", {b.load("a"), b.load("b")});
+  set(1, "builtins.min", {b.load("b"), b.load("a")});
+  set(2, "builtins.max", {b.load("a"), b.load("b")});
+  set(3, "builtins.min", {b.load("a"), b.load("b"), b.load("b")});
+  set(4, "builtins.max", {b.load("z"), b.unary(UnaryOpKind::Neg, b.load("z"), f64)});
+  set(5, "builtins.min", {b.load("z"), b.unary(UnaryOpKind::Neg, b.load("z"), f64)});
   b.ret();
   HostEntry e = compileHost(*b.fn);
-  std::vector<double> out(3);
+  std::vector<double> out(6);
   KernelArgs args;
-  args.scalar(std::nan("")).scalar(1.0).vec(out);
+  args.scalar(std::nan("")).scalar(1.0).scalar(0.0).vec(out);
   launchHost(e, args, {1}, {1});
-  EXPECT_TRUE(std::isnan(out[0]));
+  EXPECT_EQ(out[0], 1.0);
   EXPECT_EQ(out[1], 1.0);
   EXPECT_EQ(out[2], 1.0);
+  EXPECT_TRUE(std::isnan(out[3]));
+  EXPECT_FALSE(std::signbit(out[4])); // max(0.0, -0.0) = +0.0
+  EXPECT_TRUE(std::signbit(out[5]));  // min(0.0, -0.0) = -0.0
 }
 
 [[noreturn]] void neverExitThread(const void *) {

@@ -184,10 +184,21 @@ def fpowk(x, k):
 
 
 def fmin(a, b):
+    """min(a, b) of two floats in a kernel (docs/language.md, min and max): numba-cuda's fmin,
+    PTX's min.f64: a NaN operand gives the other one, and -0.0 is less than +0.0."""
+    if math.isnan(a) or math.isnan(b):
+        return b if math.isnan(a) else a
+    if a == b:  # equal zeros: the negative one
+        return a if math.copysign(1.0, a) < 0 else b
     return b if b < a else a
 
 
 def fmax(a, b):
+    """max(a, b) of two floats in a kernel: numba-cuda's fmax, PTX's max.f64 (as fmin)."""
+    if math.isnan(a) or math.isnan(b):
+        return b if math.isnan(a) else a
+    if a == b:  # equal zeros: the positive one
+        return a if math.copysign(1.0, a) > 0 else b
     return b if b > a else a
 
 
