@@ -74,6 +74,41 @@ def test_mutated_code_objects_give_clean_errors(cpu, subprocess_env, tmp_path):
     assert summary["cases"] >= 40  # the sample reaches most of the corpus
 
 
+def _replay_tool():
+    build = os.environ.get("BUILD_DIR", "build")
+    path = os.path.join(ROOT, build, "tests", "cpp", "frontend_replay")
+    return path if os.access(path, os.X_OK) else None
+
+
+def _interpreters():
+    """This interpreter and the pyenv ones of the other versions the frontend decodes."""
+    found = {f"{sys.version_info[0]}.{sys.version_info[1]}": sys.executable}
+    root = os.path.expanduser("~/.pyenv/versions")
+    for v in sorted(os.listdir(root)) if os.path.isdir(root) else ():
+        exe = os.path.join(root, v, "bin", "python")
+        minor = ".".join(v.split(".")[:2])
+        if minor in ("3.11", "3.12", "3.13") and minor not in found and os.access(exe, os.X_OK):
+            found[minor] = exe
+    return found
+
+
+@pytest.mark.parametrize("version", ["3.11", "3.12", "3.13"])
+def test_mutated_code_objects_of_every_version_give_clean_errors(version, tmp_path):
+    """The same through frontend_replay (the frontend and typing without the extension), with
+    the bytecode of each Python version that is installed (pyenv's, where present)."""
+    tool, exe = _replay_tool(), _interpreters().get(version)
+    if not tool or not exe:
+        pytest.skip(f"needs build/tests/cpp/frontend_replay and a Python {version}")
+    out = tmp_path / "out"
+    r = subprocess.run([exe, os.path.join(ROOT, "scripts", "codefuzz.py"), "--replay", tool,
+                        "--count", "1500", "--seed", "20261127", "--progress", "1000",
+                        "--out", str(out)], capture_output=True, text=True, timeout=110)
+    summary = json.loads((out / "summary.json").read_text())
+    assert r.returncode == 0, json.dumps(summary["found"], indent=1)[:3000] + r.stderr[-2000:]
+    assert summary["executions"] == 1500 and summary["python"].startswith(version)
+    assert summary["counts"].get("clean", 0) >= 1000 and summary["counts"].get("ok", 0) >= 50
+
+
 # ---- findings of the campaigns (docs/reliability.md), each fixed ----
 
 def _replaced(f, **changes):
