@@ -172,11 +172,11 @@ Dispatcher::Dispatcher(py::object func, py::dict options, std::vector<std::strin
                 py::cast<bool>(py::bool_(options["specialized"])) && sigs.size() == 1;
   fopts = functionOptionsFrom(options);
   py::object code = pyFunc.attr("__code__");
-  name = py::cast<std::string>(code.attr("co_name"));
+  name = textOf(code.attr("co_name"));
   int argc = py::cast<int>(code.attr("co_argcount"));
   py::tuple varnames = code.attr("co_varnames");
   for (int i = 0; i < argc && i < static_cast<int>(varnames.size()); ++i)
-    argNames.push_back(py::cast<std::string>(varnames[i]));
+    argNames.push_back(textOf(varnames[i]));
   py::object defaults = pyFunc.attr("__defaults__");
   size_t ndefaults = defaults.is_none() ? 0 : py::len(defaults);
   requiredArgs = argNames.size() - std::min(ndefaults, argNames.size());
@@ -767,7 +767,7 @@ void defineDispatcher(py::module_ &m) {
         if (!PyFunction_Check(func.ptr()))
           throw py::type_error("compile_ptx() needs a Python function");
         ir::Signature sig = ir::parseSignature(sigText);
-        std::string fname = py::cast<std::string>(func.attr("__code__").attr("co_name"));
+        std::string fname = textOf(func.attr("__code__").attr("co_name"));
         compiler::FunctionOptions fo = functionOptionsFrom(options);
         compiler::Compiler &c = compiler::Compiler::instance();
         int id = c.registerFunction(

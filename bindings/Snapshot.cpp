@@ -17,6 +17,21 @@
 #include <unordered_map>
 
 namespace ptxjit::bindings {
+std::string textOf(py::handle s) {
+  if (!PyUnicode_Check(s.ptr()))
+    throw py::type_error("expected a str, not " + std::string(Py_TYPE(s.ptr())->tp_name));
+  Py_ssize_t n = 0;
+  if (const char *utf8 = PyUnicode_AsUTF8AndSize(s.ptr(), &n))
+    return std::string(utf8, static_cast<size_t>(n));
+  PyErr_Clear(); // lone surrogates
+  PyObject *b = PyUnicode_AsEncodedString(s.ptr(), "utf-8", "backslashreplace");
+  if (!b)
+    throw py::error_already_set();
+  std::string out(PyBytes_AS_STRING(b), static_cast<size_t>(PyBytes_GET_SIZE(b)));
+  Py_DECREF(b);
+  return out;
+}
+
 namespace {
 
 std::string typeName(py::handle v) { return Py_TYPE(v.ptr())->tp_name; }
@@ -39,7 +54,7 @@ std::vector<uint8_t> bytesOf(py::handle b) {
 std::vector<std::string> stringsOf(py::handle tuple) {
   std::vector<std::string> out;
   for (py::handle item : tuple)
-    out.push_back(py::cast<std::string>(item));
+    out.push_back(textOf(item));
   return out;
 }
 
@@ -531,7 +546,7 @@ void appendKeys(py::handle d, std::vector<std::string> &out) {
     return;
   for (auto item : py::reinterpret_borrow<py::dict>(d))
     if (PyUnicode_Check(item.first.ptr()))
-      out.push_back(py::cast<std::string>(item.first));
+      out.push_back(textOf(item.first));
 }
 
 /// Gives each name the code loads as a global (LOAD_GLOBAL) and that nothing defines the
@@ -625,9 +640,9 @@ std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
   auto s = std::make_shared<frontend::CodeSnapshot>();
   py::object code = func.attr("__code__");
   s->version = *version;
-  s->name = py::cast<std::string>(code.attr("co_name"));
-  s->qualname = py::cast<std::string>(code.attr("co_qualname"));
-  s->filename = py::cast<std::string>(code.attr("co_filename"));
+  s->name = textOf(code.attr("co_name"));
+  s->qualname = textOf(code.attr("co_qualname"));
+  s->filename = textOf(code.attr("co_filename"));
   s->firstLine = py::cast<int>(code.attr("co_firstlineno"));
   s->flags = py::cast<int>(code.attr("co_flags"));
   s->argCount = py::cast<int>(code.attr("co_argcount"));
@@ -637,10 +652,9 @@ std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
   // A nested code object (a lambda, comprehension, class body) keeps its co_name, by which
   // the frontend names the construct: "code <listcomp>".
   for (py::handle c : code.attr("co_consts"))
-    s->consts.push_back(
-        PyCode_Check(c.ptr())
-            ? ir::ConstValue::unsupported("code " + py::cast<std::string>(c.attr("co_name")))
-            : constFromPython(c));
+    s->consts.push_back(PyCode_Check(c.ptr())
+                            ? ir::ConstValue::unsupported("code " + textOf(c.attr("co_name")))
+                            : constFromPython(c));
   s->names = stringsOf(code.attr("co_names"));
   s->varnames = stringsOf(code.attr("co_varnames"));
   s->cellvars = stringsOf(code.attr("co_cellvars"));
@@ -655,7 +669,7 @@ std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
         break;
       }
       py::object name = py::reinterpret_steal<py::object>(r);
-      s->localsPlusNames.push_back(py::cast<std::string>(name));
+      s->localsPlusNames.push_back(textOf(name));
     }
   }
   s->exceptionTable = bytesOf(code.attr("co_exceptiontable"));

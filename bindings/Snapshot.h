@@ -27,6 +27,12 @@ snapshotFunction(py::handle func, std::vector<py::object> *callees = nullptr);
 /// that the compiler never calls back into Python. Throws as snapshotFunction.
 compiler::SnapshotSet snapshotWithCallees(py::handle func, int id);
 
+/// The UTF-8 text of Python str `s`. A code object built by hand (code.replace) can hold names
+/// with lone surrogates, which UTF-8 cannot encode: they are written as `\udcff` escapes
+/// (Python's "backslashreplace"), so that such a name reaches the compiler's messages instead
+/// of failing the conversion. Throws py::type_error when `s` is not a str.
+std::string textOf(py::handle s);
+
 /// A code-object constant as a ConstValue (nested code objects, bytes, huge ints, ... become
 /// ConstValue::unsupported(<type name>)).
 ir::ConstValue constFromPython(py::handle value);

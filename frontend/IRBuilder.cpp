@@ -1,6 +1,7 @@
 #include "frontend/IRBuilder.h"
 
 #include <algorithm>
+#include <set>
 
 namespace ptxjit::frontend {
 
@@ -75,9 +76,14 @@ void IRBuilder::simulateBlock(int id) {
   cells_.clear();
   terminated_ = false;
   pendingKwNames_.reset();
+  st.simulated = true;
   for (int k = 0; k < st.depth; ++k) {
     if (st.nullSlots[static_cast<size_t>(k)]) {
       push(nullCell());
+    } else if (const auto &from = st.constSlots[static_cast<size_t>(k)]) {
+      Cell *c = newCell();
+      c->constFrom = *from;
+      push(c);
     } else {
       Cell *c = newCell();
       c->slot = k;
@@ -110,12 +116,16 @@ void IRBuilder::simulateBlock(int id) {
 void IRBuilder::setEntry(int succ, const Edge &e) {
   BlockState &st = states_[static_cast<size_t>(succ)];
   std::vector<bool> nulls;
-  for (const Cell *c : e.stack)
+  std::vector<std::optional<InstrIndex>> consts;
+  for (const Cell *c : e.stack) {
     nulls.push_back(c->isNull);
+    consts.push_back(c->isNull || c->exception ? std::nullopt : c->constFrom);
+  }
   if (!st.entryKnown) {
     st.entryKnown = true;
     st.depth = static_cast<int>(e.stack.size());
     st.nullSlots = std::move(nulls);
+    st.constSlots = std::move(consts);
     st.forIterBody = e.forIterBody;
     // CPython never jumps into a loop body past its FOR_ITER: a code object that does is
     // malformed (a jump target mutated or forged), not a compiler bug.
@@ -131,6 +141,19 @@ void IRBuilder::setEntry(int succ, const Edge &e) {
   if (st.nullSlots != nulls || st.forIterBody != e.forIterBody)
     malformed("paths into offset " + std::to_string(view_.at(cfg_.block(succ).begin).offset.value) +
               " disagree on the stack contents");
+  for (size_t k = 0; k < consts.size(); ++k) {
+    std::optional<InstrIndex> &c = st.constSlots[k];
+    if (!c || c == consts[k])
+      continue;
+    // Another value on this path: the slot is a variable, unless the block was translated
+    // already with the constant (a back edge; CPython never carries a constant around a
+    // loop, where the value could differ).
+    if (st.simulated)
+      malformed("paths into offset " +
+                std::to_string(view_.at(cfg_.block(succ).begin).offset.value) +
+                " disagree on a constant on the stack");
+    c.reset();
+  }
 }
 
 void IRBuilder::finishBlock(const std::vector<Edge> &edges) {
@@ -202,6 +225,25 @@ void IRBuilder::finalize() {
     if (clash)
       view_.internalError(cfg_.block(blk).last(),
                           "stack values cross this block edge in an unsupported way");
+  }
+
+  // Stores into variables that no block reads are dropped: the successors of a slot that held
+  // the same constant on every path start with that constant instead (setEntry).
+  std::set<int> loadedRoots;
+  for (const auto &[load, n] : slotLoads_)
+    loadedRoots.insert(find(n));
+  std::set<const ir::Instr *> deadStores;
+  for (const auto &[store, n] : slotStores_)
+    if (!loadedRoots.count(find(n)))
+      deadStores.insert(store);
+  if (!deadStores.empty()) {
+    slotStores_.erase(std::remove_if(slotStores_.begin(), slotStores_.end(),
+                                     [&](const auto &p) { return deadStores.count(p.first); }),
+                      slotStores_.end());
+    for (BlockState &st : states_)
+      st.staged.erase(std::remove_if(st.staged.begin(), st.staged.end(),
+                                     [&](const auto &i) { return deadStores.count(i.get()); }),
+                      st.staged.end());
   }
 
   // Name the "$stack" variables in order of first use (block order, then slot).

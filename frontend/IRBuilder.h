@@ -14,6 +14,8 @@
 //   successor loads them where it uses them. Slots that pass through a block unchanged share
 //   the variable of the block they came from, so a `for` loop's iterator is one variable.
 //   NULL markers never need a variable: every predecessor must agree that the slot is NULL.
+//   A constant that every predecessor carries in a slot starts the successor as that constant
+//   (the stores into a variable no block reads are dropped at the end).
 // - `for` loops: GET_ITER makes a GetIter; FOR_ITER becomes a header block ending in
 //   IterValid + Branch, and the loop body starts with IterNext of the iterator.
 // - Unreachable bytecode blocks are not translated.
@@ -71,8 +73,14 @@ private:
 
   struct BlockState {
     bool entryKnown = false;
+    bool simulated = false;
     int depth = 0;
     std::vector<bool> nullSlots;
+    /// Per entry slot: the LOAD_CONST that every edge into the block carries there (the `5`
+    /// of `5 + (a if c else b)`), else none. Such a slot starts as that constant rather than
+    /// as a load of its "$stack" variable, so that typing still sees a literal (weak, NEP 50:
+    /// `5 + x` with an int8 x is int8 on every path, as without the branch).
+    std::vector<std::optional<InstrIndex>> constSlots;
     bool forIterBody = false;
     ir::Block *irBlock = nullptr;
     std::vector<std::unique_ptr<ir::Instr>> staged; ///< emitted instructions, in order

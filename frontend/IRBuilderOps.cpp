@@ -230,8 +230,10 @@ void IRBuilder::translate(const Instruction &in) {
   }
   case PyOp::UNPACK_SEQUENCE: {
     // Pushes the items last to first, so that the first item ends on top.
-    if (in.arg > kMaxUnpack)
-      internal("UNPACK_SEQUENCE of " + std::to_string(in.arg) + " items");
+    if (in.arg > kMaxUnpack) // `a0, ..., a70000 = t` is valid Python, or the operand is forged
+      view_.raise(ir::DiagCode::UnsupportedConstruct, cur_,
+                  {"unpacking into " + std::to_string(in.arg) + " targets (more than " +
+                   std::to_string(kMaxUnpack) + ")"});
     ir::Instr *seq = popValue();
     std::vector<ir::Instr *> items;
     for (uint32_t k = 0; k < in.arg; ++k)

@@ -157,6 +157,24 @@ const Type *Typer::typeStore(StoreLocalInstr *i) {
 const Type *Typer::typeBinOp(BinOpInstr *i) {
   const Type *a = i->operand(0)->type;
   const Type *b = i->operand(1)->type;
+  // An int literal that the other operand's integer type (narrower than 64 bits) cannot hold
+  // (`i8 + 1000`, `u8 * -1`) is int64, the type the same value has in a variable, as for
+  // min/max and as in Numba: adopting the narrow type (NEP 50) would wrap the literal
+  // silently, where NumPy 2 raises OverflowError. With uint64 a negative literal still wraps
+  // (`u & -16` is a mask): int64 would make the result float64.
+  auto held = [](const Instr *lit, const Type *t, const Type *other) -> const Type * {
+    auto *s = dyn_cast<ScalarType>(other);
+    int64_t v = 0;
+    if (t->kind() != TypeKind::WeakInt || !s || s->kind() != TypeKind::Int || s->bits() >= 64 ||
+        !constantInt(lit, v))
+      return t;
+    const int64_t lo = s->isSigned() ? -(int64_t(1) << (s->bits() - 1)) : 0;
+    const int64_t hi = (int64_t(1) << (s->isSigned() ? s->bits() - 1 : s->bits())) - 1;
+    return v < lo || v > hi ? types::int64() : t;
+  };
+  const Type *a0 = a;
+  a = held(i->operand(0), a, b);
+  b = held(i->operand(1), b, a0);
   auto bad = [&]() {
     fail(DiagCode::OperatorTypes, i,
          {std::string(binaryOpName(i->binop)) + (i->inplace ? "=" : ""), a->str(), b->str()});

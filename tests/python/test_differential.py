@@ -102,3 +102,84 @@ def test_random_programs_agree_with_cpython(backend):
     compared, bad = _sample(backend)
     assert not bad, "\n\n".join(bad[:3])
     assert compared >= 70
+
+
+# ---- typed programs: NumPy's scalar types, NEP 50 literals, float32, fastmath (typed.py) ----
+
+TYPED_SEEDS = range(20261127, 20261127 + 80)
+
+
+def test_typed_oracle_rules_are_the_documented_values():
+    R = oracle
+    assert R.t_bin("+", "int8", "int8", "lit", 100, 100) == -56  # the literal is int8: wraps
+    assert R.t_bin("+", "int16", "int8", "uint8", 100, 200) == 300  # int8 + uint8 -> int16
+    assert R.t_bin("-", "uint8", "uint8", "lit", 3, 5) == 254
+    assert R.t_bin("*", "float64", "int64", "uint64", 2**62, 2**63) == 2.0**125
+    assert R.t_bin("/", "float64", "int8", "int8", 1, 3) == 1 / 3
+    assert R.t_bin("<<", "int8", "int8", "lit", 1, 7) == -128
+    assert R.t_bin("<<", "int8", "int8", "lit", 1, 8) == 0  # the count is the type's width
+    assert R.t_bin(">>", "int16", "int16", "int16", -5, 16) == -1
+    assert R.t_bin("//", "int8", "int8", "lit", -128, -1) == -128
+    assert R.t_bin("%", "uint32", "uint32", "uint32", 7, 0) == 0
+    assert R.t_bin("**", "int8", "int8", "lit", 3, 5) == R.t_wrap("int8", 243)
+    # float32 rounds at each step; a float literal is rounded to float32 first
+    assert R.t_bin("+", "float32", "float32", "flit", 1.0, 1e-8) == 1.0
+    assert R.t_bin("*", "float32", "float32", "flit", 1.0, 0.1) == R.f32(0.1) != 0.1
+    assert R.t_bin("*", "float32", "float32", "flit", 2.0, 1e39) == math.inf
+    assert R.t_bin("+", "float32", "float32", "lit", 0.0, 16777217) == 16777216.0
+    assert R.t_bin("**", "float32", "float32", "lit", R.f32(1.1), 3) == \
+        R.f32(R.f32(R.f32(1.1) * R.f32(1.1)) * R.f32(1.1))
+    # conversions: wrap from ints, saturate from floats, round to nearest into float32
+    assert R.t_conv("int8", "int64", 300) == 44 and R.t_conv("uint8", "int64", -1) == 255
+    assert R.t_conv("uint8", "float64", -3.0) == 0 and R.t_conv("int8", "float32", 1e10) == 127
+    assert R.t_conv("uint64", "float64", math.nan) == 0
+    assert R.t_conv("float32", "int64", 2**24 + 1) == 2.0**24
+    assert R.t_conv("float32", "int64", 2**24 + 3) == 2.0**24 + 4  # ties to even
+    assert R.t_conv("float32", "uint64", 2**64 - 1) == 2.0**64
+    assert R.t_conv("float32", "int64", 2**53 + 2**29 + 1) == 2.0**53 + 2**30  # not via float64
+    assert R.t_conv("bool", "float64", math.nan) is True
+    # comparisons: ints exactly, with a float through the promoted float type
+    assert R.t_cmp("<", "int64", "uint64", -1, 2**63) and not R.t_cmp("==", "int64", "uint64",
+                                                                        -1, 2**64 - 1)
+    assert R.t_cmp("==", "float32", "lit", R.f32(0.1), 0) is False
+    assert R.t_cmp("==", "float32", "int64", 16777216.0, 16777217) is False  # float64
+    assert R.t_cmp("==", "float32", "int16", 3.0, 3)
+    assert R.t_minmax("min", "float64", ("int64", "uint64"), (-1, 2**64 - 1)) == -1.0
+    assert R.t_math("sqrt", "float32", "float32", 2.0) == R.f32(math.sqrt(2.0))
+    assert R.t_toint("int", "uint64", 2**64 - 5) == -5 and R.t_toint("round", "float32", 2.5) == 2
+    with pytest.raises(oracle.Undefined):
+        R.t_bin("//", "float32", "float32", "float32", 1.0, 0.0)
+
+
+def test_typed_programs_cover_the_types():
+    from difftest.typed import generate_typed
+
+    progs = [generate_typed(s) for s in TYPED_SEEDS]
+    text = "".join(p.kernel_source for p in progs)
+    for construct in ("np.int8(", "np.uint64(", "np.float32(", "np.bool_(", "np.int16(",
+                      "np.uint32(", "fastmath=True", "math.", " << ", " >> ", " // ", " % ",
+                      " ** ", " / ", "min(", "max(", "abs(", " if ", "for j", "return (",
+                      "int(", "@cuda.jit(device=True"):
+        assert construct in text, construct
+    types = {t for p in progs for t in p.types}
+    assert types == {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                     "uint64", "float32", "float64"}
+    a, b = generate_typed(777), generate_typed(777)
+    assert (a.kernel_source, a.reference_source, a.inputs) == \
+        (b.kernel_source, b.reference_source, b.inputs)
+
+
+def test_typed_programs_agree_with_cpython(backend):
+    from difftest.typed import generate_typed
+
+    bad = []
+    counts = {}
+    for seed in TYPED_SEEDS:
+        program = generate_typed(seed, libm=backend == "cpu")
+        outcome = check(program, 0 if backend == "cpu" else 8)
+        counts[outcome.status] = counts.get(outcome.status, 0) + 1
+        if outcome.status not in ("ok", "skipped", "unchecked"):
+            bad.append(f"seed {seed}: {outcome.status}: {outcome.detail}\n"
+                       f"{program.kernel_source}")
+    assert not bad, "\n\n".join(bad[:3])
+    assert counts.get("ok", 0) >= 55 and counts.get("unchecked", 0) >= 3, counts

@@ -656,6 +656,57 @@ def test_nep50_weak_literals_keep_float32(backend):
     assert "fpext" not in llvm and "double" not in llvm
 
 
+def test_weak_literals_stay_weak_across_conditional_expressions(backend):
+    """A literal pushed before a conditional expression (`7 + (a if c else b)`) is on the stack
+    at the join: it went through a variable there and took int64, so that int8 arithmetic did
+    not wrap and `5 << (u if c else v)` with uint64s was a TypingError (found by differential
+    testing, issue 19)."""
+    @cuda.jit
+    def k(a, u, c, out, out_u):
+        out[0] = 100 + (a[0] if c[0] else a[1])
+        out[1] = 3 * (a[1] if c[0] else a[0]) - 1
+        out_u[0] = 5 << (u[0] if c[0] else u[1])
+        out_u[1] = 7 if c[0] else 9
+
+    a = np.array([100, 27], np.int8)
+    u = np.array([2, 3], np.uint64)
+    out = np.zeros(2, np.int64)
+    out_u = np.zeros(2, np.uint64)
+    k[1, 1](a, u, np.array([True]), out, out_u)
+    assert list(out) == [np.int8(100 + 100 - 256), np.int8(3 * 27 - 1)]  # int8, wrapped
+    assert list(out_u) == [20, 7]
+    k[1, 1](a, u, np.array([False]), out, out_u)
+    assert list(out) == [127, 3 * 100 - 1 - 256]
+    assert list(out_u) == [40, 9]
+
+
+def test_int_literals_a_narrow_type_cannot_hold_are_int64(backend):
+    """`i8 + 1000` took int8 for the literal (NEP 50) and wrapped it to -24, silently; NumPy 2
+    raises there and Numba computes in int64, as ptxjit does now (docs/language.md). A literal
+    the type holds still adopts it; with uint64 a negative literal still wraps (a mask)."""
+    @cuda.jit
+    def k(a, u8, u64, out, out_u64):
+        out[0] = a[0] + 1000  # int64: 1100
+        out[1] = a[0] & 0xFF  # int64: 156 for -100 (Numba's value), not -100
+        out[2] = u8[0] * -1  # int64: -200
+        out[3] = a[0] + 27  # int8 still: wraps to -127 for 102
+        x = a[1]
+        x += 300  # the variable unifies to int64
+        out[4] = x
+        out_u64[0] = u64[0] & -16  # uint64: the mask
+
+    a = np.array([-100, 102], np.int8)
+    a2 = np.array([102, 100], np.int8)
+    out = np.zeros(5, np.int64)
+    out_u64 = np.zeros(1, np.uint64)
+    k[1, 1](a, np.array([200], np.uint8), np.array([2**64 - 1], np.uint64), out, out_u64)
+    assert list(out[:3]) == [900, 156, -200] and out[4] == 402
+    assert out_u64[0] == 2**64 - 16
+    k[1, 1](a2, np.array([200], np.uint8), np.array([2**64 - 1], np.uint64), out, out_u64)
+    assert out[3] == -127 and out[0] == 1102
+    assert str(k.signatures[0][3]) == "array(int64, 1d, C)"
+
+
 def test_compile_ptx_weak_literal_return_type():
     def f(x):
         return x * 2.0

@@ -218,17 +218,10 @@ inline std::vector<frontend::PyVersion> allPyVersions() {
 }
 
 /// Parses one fixture file.
-inline Fixture loadFixtureFile(const std::string &path) {
+/// A fixture from its JSON object (`path` names it in errors).
+inline Fixture fixtureFromJson(const llvm::json::Value &json, const std::string &path) {
   using namespace fixture_detail;
-  std::ifstream in(path);
-  if (!in)
-    fail(path, "cannot open");
-  std::stringstream text;
-  text << in.rdbuf();
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text.str());
-  if (!parsed)
-    fail(path, llvm::toString(parsed.takeError()));
-  const llvm::json::Object &o = asObject(*parsed, path);
+  const llvm::json::Object &o = asObject(json, path);
 
   Fixture f;
   f.path = path;
@@ -302,6 +295,19 @@ inline Fixture loadFixtureFile(const std::string &path) {
     f.executedOffsets = std::move(offs);
   }
   return f;
+}
+
+inline Fixture loadFixtureFile(const std::string &path) {
+  using namespace fixture_detail;
+  std::ifstream in(path);
+  if (!in)
+    fail(path, "cannot open");
+  std::stringstream text;
+  text << in.rdbuf();
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text.str());
+  if (!parsed)
+    fail(path, llvm::toString(parsed.takeError()));
+  return fixtureFromJson(*parsed, path);
 }
 
 /// Path of fixture `name` for version `v`.

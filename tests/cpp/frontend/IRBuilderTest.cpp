@@ -469,6 +469,35 @@ TEST_P(IRBuilderTest, ValuesMergeThroughStackVariables) {
   EXPECT_EQ(stores, 2);
 }
 
+TEST_P(IRBuilderTest, ConstantsAcrossAConditionalStayConstants) {
+  // `7 + (a if cond else b)`: the 7 is pushed before the branch and still on the stack at the
+  // join. It stays a constant there (a weak literal for typing: with an int8 `a` the sum is
+  // int8), not a "$stack" variable, whose type would be the literal's default, int64.
+  PyOp jf = popJumpIfFalse(GetParam());
+  CodeSnapshot s = assemble(GetParam(), {{PyOp::LOAD_CONST, 1},
+                                         {PyOp::LOAD_FAST, 0},
+                                         {jf, 5},
+                                         {PyOp::LOAD_FAST, 1},
+                                         {PyOp::JUMP_FORWARD, 6},
+                                         {PyOp::LOAD_FAST, 2},
+                                         {PyOp::BINARY_OP, 0},
+                                         {PyOp::RETURN_VALUE, 0}});
+  s.argCount = 3;
+  s.varnames = s.localsPlusNames = {"cond", "a", "b"};
+  std::unique_ptr<ir::Function> fn = buildFunction(s, ir::FunctionKind::Device);
+  checkInvariants(*fn, s);
+  std::vector<ir::BinOpInstr *> adds = instrsOf<ir::BinOpInstr>(*fn);
+  ASSERT_EQ(adds.size(), 1u);
+  auto *seven = dyn_cast<ir::ConstInstr>(adds[0]->operand(0));
+  ASSERT_NE(seven, nullptr);
+  EXPECT_EQ(seven->parent, adds[0]->parent); // emitted at the join, where it is used
+  EXPECT_EQ(seven->loc.line, 2);
+  // Only the arms' values go through a variable; no store of the constant is left behind.
+  EXPECT_TRUE(isa<ir::LoadLocalInstr>(adds[0]->operand(1)));
+  for (ir::StoreLocalInstr *st : instrsOf<ir::StoreLocalInstr>(*fn))
+    EXPECT_FALSE(isa<ir::ConstInstr>(st->operand(0))) << "%" << st->id;
+}
+
 TEST_P(IRBuilderTest, MutatedBytecodeNeverCrashes) {
   // Random byte changes to real samples must give IR or a CompileError, nothing else.
   std::mt19937 rng(12345 + static_cast<int>(GetParam()));

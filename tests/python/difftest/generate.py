@@ -479,3 +479,17 @@ def generate(seed, libm=True):
     complexes = [complex(r.choice((0.0, 1.0, -2.5, 0.5, 3.0)), r.choice((0.0, 1.0, -1.0, 2.0)))]
     return Program(seed, mode, "\n".join(k_lines) + "\n", "\n".join(ref_lines) + "\n", ints,
                    floats, bools, complexes, g.uses_libm)
+
+
+FAMILIES = ("classic", "typed", "mixed")
+
+
+def program(seed, libm=True, family="mixed"):
+    """The program of `seed` in a family: "classic" (generate: Python's int, float, bool and
+    complex), "typed" (typed.generate_typed: NumPy's scalar types, NEP 50 literals, float32,
+    fastmath), or "mixed" (odd seeds typed, even seeds classic)."""
+    if family == "typed" or (family == "mixed" and seed % 2):
+        from .typed import generate_typed
+
+        return generate_typed(seed, libm)
+    return generate(seed, libm)

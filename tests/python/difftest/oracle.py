@@ -272,3 +272,272 @@ def cmul(a, b):
         return a * b
     except OverflowError as e:
         raise Undefined(str(e))
+
+
+# ---- typed programs (typed.py): NumPy's scalar types, NEP 50 literals, float32 ----
+#
+# Values are Python bools, ints (within their type's range) and floats (a float32 value is a
+# Python float that float32 holds exactly). Every operation names its result type `t` and its
+# operand types: a type name, 'lit' (a weak int literal) or 'flit' (a weak float literal). The
+# rules, beyond those above, each per docs/language.md:
+# - the operands are converted to the result type, then combined in it (NumPy's promotion;
+#   NEP 50: a literal takes the other operand's type, a float literal with an int makes
+#   float64); ints wrap to their width, float32 arithmetic rounds to float32 at each step;
+# - shifts shift everything out at counts of at least the result type's width;
+# - conversions: int -> narrower int wraps, float -> int saturates (NaN -> 0), int -> float
+#   rounds to nearest, anything -> bool is `!= 0`;
+# - comparisons of ints (of any signedness) are exact; with a float, both are converted to
+#   the promoted float type first;
+# - float32 math functions are the C library's float routines (sinf, powf, ...).
+
+_T_INTS = {"int8": (8, True), "int16": (16, True), "int32": (32, True), "int64": (64, True),
+           "uint8": (8, False), "uint16": (16, False), "uint32": (32, False),
+           "uint64": (64, False)}
+
+
+def t_wrap(t, v):
+    """The int v reduced to int type t (two's complement)."""
+    bits, sig = _T_INTS[t]
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if sig and v >= (1 << (bits - 1)) else v
+
+
+def f32(x):
+    """A float64 rounded to float32 (to nearest even; ±inf beyond the range)."""
+    import numpy as np
+
+    with np.errstate(all="ignore"):
+        return float(np.float32(x))
+
+
+def f32_from_int(v):
+    """An int rounded to float32 in one step (not through float64, which could round twice)."""
+    if v == 0:
+        return 0.0
+    sign = -1.0 if v < 0 else 1.0
+    a = abs(v)
+    n = a.bit_length()
+    if n <= 24:
+        return sign * float(a)
+    shift = n - 24
+    m, rest = a >> shift, a & ((1 << shift) - 1)
+    half = 1 << (shift - 1)
+    if rest > half or (rest == half and m & 1):
+        m += 1
+    return f32(sign * math.ldexp(float(m), shift))  # exact in float64; inf beyond float32
+
+
+def _kind(t, v):
+    if t in ("lit", "int64") and not isinstance(v, float):
+        return "int"
+    if t in ("flit", "float64", "float32") or isinstance(v, float):
+        return "float"
+    return "int"
+
+
+def t_conv(t, s, v):
+    """The value v of type s (or literal kind 'lit'/'flit') converted to type t."""
+    if isinstance(v, bool):
+        v = int(v)
+    if t == "bool":
+        return v != 0  # NaN != 0
+    if t in _T_INTS:
+        if isinstance(v, float):
+            if math.isnan(v):
+                return 0
+            bits, sig = _T_INTS[t]
+            lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if sig else (0, (1 << bits) - 1)
+            if v >= hi:
+                return hi
+            if v <= lo:
+                return lo
+            return int(v)
+        return t_wrap(t, v)
+    if t == "float64":
+        return float(v)
+    if isinstance(v, int):
+        return f32_from_int(v)
+    return f32(v)
+
+
+def _f32_op(op, a, b):
+    import numpy as np
+
+    with np.errstate(all="ignore"):
+        x, y = np.float32(a), np.float32(b)
+        if op == "+":
+            return float(x + y)
+        if op == "-":
+            return float(x - y)
+        if op == "*":
+            return float(x * y)
+        if op == "/":
+            return float(x / y)
+        if op == "//":
+            return float(np.floor_divide(x, y))
+        if op == "%":
+            return float(np.remainder(x, y))
+    raise AssertionError(op)
+
+
+def _fpowk32(x, k):
+    """float32 ** k for an int literal k in [-16, 16]: binary exponentiation in float32."""
+    e = -k if k < 0 else k
+    r = 1.0
+    while e:
+        if e & 1:
+            r = f32(r * x)
+        e >>= 1
+        if e:
+            x = f32(x * x)
+    return _f32_op("/", 1.0, r) if k < 0 else r
+
+
+def t_bin(op, t, a_t, b_t, a, b):
+    """a op b with result type t (see the rules above)."""
+    if t == "bool":  # & | ^ of bools
+        return {"&": a and b, "|": a or b, "^": a != b}[op] if op in "&|^" else None
+    if op == "**" and b_t == "lit" and t in ("float32", "float64") and -16 <= b <= 16:
+        x = t_conv(t, a_t, a)
+        return _fpowk32(x, b) if t == "float32" else fpowk(x, b)
+    x, y = t_conv(t, a_t, a), t_conv(t, b_t, b)
+    if t in _T_INTS:
+        bits, sig = _T_INTS[t]
+        if op in ("+", "-", "*", "&", "|", "^"):
+            return t_wrap(t, {"+": x + y, "-": x - y, "*": x * y, "&": x & y, "|": x | y,
+                              "^": x ^ y}[op])
+        if op == "//":
+            return 0 if y == 0 else t_wrap(t, x // y)
+        if op == "%":
+            return 0 if y == 0 else t_wrap(t, x % y)
+        if op == "<<":
+            return 0 if y < 0 or y >= bits else t_wrap(t, x << y)
+        if op == ">>":
+            if y < 0 or y >= bits:
+                return -1 if x < 0 else 0
+            return x >> y
+        if op == "**":
+            if y < 0:
+                return 1 if x == 1 else ((1 if y % 2 == 0 else -1) if x == -1 else 0)
+            return t_wrap(t, pow(x, y, 1 << bits))
+        raise AssertionError(op)
+    if t == "float64":
+        if op == "/":
+            return fdiv(x, y)
+        if op == "//":
+            return ffloordiv(x, y)
+        if op == "%":
+            return fmod(x, y)
+        if op == "**":
+            return fpow(x, y)
+        return {"+": x + y, "-": x - y, "*": x * y}[op]
+    if op in ("//", "%") and y == 0.0:
+        raise Undefined(f"float32 {op} 0")
+    if op == "**":
+        return _libm32("powf", x, y)
+    return _f32_op(op, x, y)
+
+
+def t_unary(op, t, a):
+    if t in _T_INTS:
+        return t_wrap(t, -a if op == "-" else ~a)
+    return -a
+
+
+def t_abs(t, a):
+    return t_wrap(t, abs(a)) if t in _T_INTS else abs(a)
+
+
+def t_minmax(fn, t, types, vals):
+    """min/max: ints by their exact order (Python's), floats converted to t first; the first
+    of equal values wins, as Python's min/max; the pick is converted to t."""
+    if all(s in _T_INTS or s == "bool" for s in types):
+        pick = min(vals) if fn == "min" else max(vals)
+        for s, v in zip(types, vals):
+            if v == pick:
+                return t_conv(t, s, v)
+    conv = [t_conv(t, s, v) for s, v in zip(types, vals)]
+    r = conv[0]
+    for v in conv[1:]:
+        r = fmin(r, v) if fn == "min" else fmax(r, v)
+    return r
+
+
+def _promote_cmp(a_t, b_t):
+    from .typed import FLOATS, promote, with_literal
+
+    if b_t in ("lit", "flit"):
+        return with_literal(a_t, "int" if b_t == "lit" else "float")
+    if a_t in FLOATS or b_t in FLOATS:
+        return promote(a_t, b_t)
+    return None
+
+
+def t_cmp(op, a_t, b_t, a, b):
+    """a op b: exact for ints of any signedness (and bools); with a float, both converted to
+    the promoted float type (a literal takes the other operand's type)."""
+    c = _promote_cmp(a_t, b_t)
+    if c is None or c not in ("float32", "float64"):
+        x, y = int(a), int(b)
+    else:
+        x, y = t_conv(c, a_t, a), t_conv(c, b_t, b)
+    return _CMP[op](x, y)
+
+
+_MATH32 = {"sqrt": "sqrtf", "sin": "sinf", "cos": "cosf", "exp": "expf", "log": "logf",
+           "fabs": "fabsf", "tanh": "tanhf", "atan": "atanf", "log1p": "log1pf",
+           "expm1": "expm1f", "cbrt": "cbrtf", "atan2": "atan2f", "hypot": "hypotf",
+           "pow": "powf", "copysign": "copysignf", "fmod": "fmodf"}
+
+
+def _libm32(name, *args):
+    import ctypes
+
+    fn = _c_libm_any(name, ctypes.c_float, len(args))
+    return f32(fn(*args))
+
+
+_LIBM_FNS = {}
+
+
+def _c_libm_any(name, ctype, nargs):
+    import ctypes
+    import ctypes.util
+
+    global _LIBM
+    key = (name, ctype, nargs)
+    if key not in _LIBM_FNS:
+        if _LIBM is None:
+            _LIBM = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+        fn = getattr(_LIBM, name)
+        fn.restype = ctype
+        fn.argtypes = [ctype] * nargs
+        _LIBM_FNS[key] = fn
+    return _LIBM_FNS[key]
+
+
+def t_math(fn, t, s, a):
+    """math.<fn>(a) (or np.floor for 'floor') of an `s` value, giving type t: the float32
+    routine for a float32 argument, else float64's."""
+    x = t_conv(t, s, a)
+    if fn == "floor":
+        return float(math.floor(x)) if math.isfinite(x) else x
+    if t == "float32":
+        return _libm32(_MATH32[fn], x)
+    return m(fn, x)
+
+
+def t_math2(fn, t, a, b):
+    if fn == "copysign" and math.isnan(b):
+        raise Undefined("copysign from a NaN")
+    if t == "float32":
+        return _libm32(_MATH32[fn], a, b)
+    return m(fn, a, b)
+
+
+def t_toint(fn, s, v):
+    """int(v), math.floor/ceil(v), round(v): int64 (floats saturate, NaN -> 0)."""
+    if s in ("float32", "float64"):
+        return {"int": saturate, "math.floor": ifloor, "math.ceil": iceil,
+                "round": iround}[fn](v)
+    return t_wrap("int64", int(v))

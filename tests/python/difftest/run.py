@@ -5,7 +5,9 @@ on CPython, and returns an `Outcome`: "ok", "close" (floats within `ulps` units 
 the only difference), "mismatch", "rejected" (ptxjit raised an error while compiling: a typing
 or unsupported-construct error, reported with its message), "skipped" (the reference reached an
 operation ptxjit does not document, oracle.Undefined), "error" (anything else ptxjit raised) or
-"oracle-error" (the reference raised: a rule missing in oracle.py). A crash or a hang cannot be caught here: scripts/difftest.py runs programs in subprocesses.
+"oracle-error" (the reference raised: a rule missing in oracle.py), or "unchecked" (a fastmath
+program of typed.py: run, not compared). A crash or a hang cannot be caught here:
+scripts/difftest.py runs programs in subprocesses.
 """
 import cmath
 import linecache
@@ -103,8 +105,90 @@ def compare(expected, got, ulps):
     return ("close", f"{worst} ulp") if worst else ("ok", "")
 
 
+def typed_reference(program):
+    """The reference values of a TypedProgram's variables (typed.py), by CPython and the rules."""
+    ns = {"R": oracle, "math": math, "cmath": cmath}
+    exec(compile(program.reference_source, f"<difftest-ref {program.seed}>", "exec"), ns)
+    values = ns["f"](*program.inputs)
+    return tuple(oracle.t_conv(t, t, v) for t, v in zip(program.types, values))
+
+
+def run_typed_kernel(program):
+    """The TypedProgram's variables as the kernel computed them on ptxjit's current backend."""
+    kern = compile_kernel(program)
+    ins = [np.array([v], t if t != "bool" else np.bool_)
+           for t, v in zip(program.types, program.inputs)]
+    outs = [np.full(1, 0x5A if t != "bool" else 1, t if t != "bool" else np.bool_)
+            for t in program.types]
+    kern[1, 1](*ins, *outs)
+    return tuple(o[0].item() for o in outs)
+
+
+def _typed_diff(t, e, g):
+    if t in ("float32", "float64"):
+        if t == "float32":
+            return ulp_distance32(e, g)
+        return ulp_distance(e, g)
+    return 0 if e == g else 2**64
+
+
+def _ordered32(x):
+    i = struct.unpack("<i", struct.pack("<f", x))[0]
+    return i if i >= 0 else -(2**31) - i
+
+
+def ulp_distance32(a, b):
+    """How many float32s lie between a and b (both float32 values)."""
+    if math.isnan(a) or math.isnan(b):
+        return 0 if (math.isnan(a) and math.isnan(b)) else 2**64
+    if a == b:
+        return 0
+    return abs(_ordered32(a) - _ordered32(b))
+
+
+def compare_typed(program, expected, got, ulps):
+    worst = 0
+    bad = []
+    for i, (t, e, g) in enumerate(zip(program.types, expected, got)):
+        d = _typed_diff(t, e, g)
+        if d > ulps:
+            bad.append(f"v{i} ({t}): expected {e!r}, got {g!r}" +
+                       (f" ({d} ulp)" if t in ("float32", "float64") and d < 2**63 else ""))
+        elif d:
+            worst = max(worst, d)
+    if bad:
+        return "mismatch", "; ".join(bad)
+    return ("close", f"{worst} ulp") if worst else ("ok", "")
+
+
+def check_typed(program, ulps=0):
+    """check() for a TypedProgram. A fastmath program with float arithmetic is run but not
+    compared ("unchecked": LLVM's fast flags allow any result for NaN and infinite operands
+    and reassociate); it must still compile and run."""
+    compared = not (program.fastmath and program.float_ops)
+    expected = None
+    if compared:
+        try:
+            expected = typed_reference(program)
+        except oracle.Undefined as e:
+            return Outcome("skipped", str(e))
+        except Exception as e:  # noqa: BLE001 - a rule missing in the oracle
+            return Outcome("oracle-error", f"{type(e).__name__}: {e}")
+    try:
+        got = run_typed_kernel(program)
+    except Exception as e:  # noqa: BLE001 - every failure is an outcome to report
+        kind = "rejected" if _is_compile_error(e) else "error"
+        return Outcome(kind, f"{type(e).__name__}: {e}", expected)
+    if not compared:
+        return Outcome("unchecked", "fastmath", None, got)
+    status, detail = compare_typed(program, expected, got, ulps)
+    return Outcome(status, detail, expected, got)
+
+
 def check(program, ulps=0):
     """Runs `program` on ptxjit's current backend and on CPython and compares (see Outcome)."""
+    if hasattr(program, "types"):
+        return check_typed(program, ulps)
     try:
         expected = reference(program)
     except oracle.Undefined as e:
