@@ -3,20 +3,48 @@ objects that compile a Python function (the kernel object of ``cuda.jit``; ufunc
 on it). ``cuda`` and ``ufunc`` both import this module and neither imports the other's
 internals, so the package has no import cycle.
 """
+import os as _os
+import threading as _threading
+
 _lib_module = None
+# Held while the extension is being imported. CPython keeps a module's import lock in a forked
+# child as it was at fork(): a child forked while another thread imports ptxjit._core (which takes
+# long: LLVM) would wait for that import for ever. So fork() waits for a load under way: the lock
+# is taken before fork() and released after it in both processes (runtime/Fork.h does the same
+# for the C++ locks). Reentrant: installing the Python-side methods may call lib() again.
+_load_lock = _threading.RLock()
+
+
+def _take_load_lock():
+    _load_lock.acquire()
+
+
+def _release_load_lock():
+    _load_lock.release()
+
+
+if hasattr(_os, "register_at_fork"):
+    _os.register_at_fork(before=_take_load_lock, after_in_parent=_release_load_lock,
+                         after_in_child=_release_load_lock)
 
 
 def lib():
     """The C++ extension, imported (with LLVM) on first use."""
+    if _lib_module is None:
+        with _load_lock:
+            _load()
+    return _lib_module
+
+
+def _load():
     global _lib_module
     if _lib_module is None:
-        import os
         import time
 
         t0 = time.perf_counter()
         from . import _core
 
-        if os.environ.get("PTXJIT_TRACE_STARTUP", "") not in ("", "0"):
+        if _os.environ.get("PTXJIT_TRACE_STARTUP", "") not in ("", "0"):
             ms = (time.perf_counter() - t0) * 1e3
             startup_logger().info(f"ptxjit startup: [main] importing ptxjit._core (LLVM): "
                                   f"{ms:.3f} ms")
@@ -27,7 +55,6 @@ def lib():
 
         _serialize.install(_core, rebuild_dispatcher)
         _lib_module = _core
-    return _lib_module
 
 
 def startup_logger():
