@@ -10,10 +10,20 @@
 namespace ptxjit::runtime {
 namespace {
 
-// The live non-blocking streams (joinLegacyStreamAfter), counted per handle: several Stream
-// objects may wrap one external handle.
+// The live streams that may be non-blocking (joinLegacyStreamAfter), per handle: several Stream
+// objects may wrap one external handle. An external handle's flags are read on its first use
+// for work, not when it is wrapped: cuda.external_stream() takes any number (numba-cuda's does),
+// and the driver's cuStreamGetFlags crashes on a handle that is not a stream.
+enum class Ordering : int8_t { Unknown, NonBlocking, Blocking };
+struct HandleEntry {
+  int refs = 0;
+  Ordering ordering = Ordering::Unknown;
+};
 std::mutex gUnorderedMutex;
-std::unordered_map<CUstream, int> *gUnordered = new std::unordered_map<CUstream, int>;
+std::unordered_map<CUstream, HandleEntry> *gUnordered =
+    new std::unordered_map<CUstream, HandleEntry>;
+// The live Stream objects whose handle is not known to be blocking: zero keeps
+// joinLegacyStreamAfter to one relaxed load.
 std::atomic<int> gUnorderedCount{0};
 
 [[maybe_unused]] const bool gForkLockRegistered = [] {
@@ -21,20 +31,23 @@ std::atomic<int> gUnorderedCount{0};
   return true;
 }();
 
-void noteUnordered(CUstream handle, int delta) {
+/// Adds (`delta` 1) or removes (-1) a Stream object of `handle`, whose ordering is `known` when
+/// its creator knows it (Unknown for an external handle).
+void noteStream(CUstream handle, int delta, Ordering known) {
   std::lock_guard<std::mutex> lock(gUnorderedMutex);
-  int &n = (*gUnordered)[handle];
-  n += delta;
-  if (n <= 0)
+  HandleEntry &e = (*gUnordered)[handle];
+  if (delta > 0 && e.refs == 0)
+    e.ordering = known;
+  e.refs += delta;
+  if (e.ordering != Ordering::Blocking)
+    gUnorderedCount.fetch_add(delta, std::memory_order_relaxed);
+  if (e.refs <= 0)
     gUnordered->erase(handle);
-  gUnorderedCount.fetch_add(delta, std::memory_order_relaxed);
 }
 
 // Whether work on `handle` is not ordered before later work on the legacy default stream: a
 // stream created with CU_STREAM_NON_BLOCKING. The special handles are ordered with it.
 bool unorderedWithLegacy(CUstream handle) {
-  if (handle == nullptr || handle == CU_STREAM_LEGACY || handle == CU_STREAM_PER_THREAD)
-    return false;
   const DriverApi &d = driver();
   unsigned flags = 0;
   if (!d.cuStreamGetFlags || d.cuStreamGetFlags(handle, &flags) != CUDA_SUCCESS)
@@ -42,12 +55,27 @@ bool unorderedWithLegacy(CUstream handle) {
   return (flags & CU_STREAM_NON_BLOCKING) != 0;
 }
 
+/// Whether work on `handle`, a live stream with an entry, must be joined into the legacy stream;
+/// reads an external handle's flags the first time. Called with gUnorderedMutex held.
+bool needsJoinLocked(CUstream handle) {
+  auto it = gUnordered->find(handle);
+  if (it == gUnordered->end())
+    return false;
+  HandleEntry &e = it->second;
+  if (e.ordering == Ordering::Unknown) {
+    e.ordering = unorderedWithLegacy(handle) ? Ordering::NonBlocking : Ordering::Blocking;
+    if (e.ordering == Ordering::Blocking)
+      gUnorderedCount.fetch_sub(e.refs, std::memory_order_relaxed);
+  }
+  return e.ordering == Ordering::NonBlocking;
+}
+
 } // namespace
 
 Stream::Stream(CUstream handle, bool nonBlocking, bool owned, int ordinal)
     : handle_(handle), nonBlocking_(nonBlocking), owned_(owned), ordinal_(ordinal) {
-  if (nonBlocking_)
-    noteUnordered(handle_, 1);
+  if (mayBeUnordered())
+    noteStream(handle_, 1, nonBlocking_ ? Ordering::NonBlocking : Ordering::Unknown);
 }
 
 void joinLegacyStreamAfter(CUstream stream) {
@@ -55,7 +83,7 @@ void joinLegacyStreamAfter(CUstream stream) {
     return;
   {
     std::lock_guard<std::mutex> lock(gUnorderedMutex);
-    if (!gUnordered->count(stream))
+    if (!needsJoinLocked(stream))
       return;
   }
   const DriverApi &d = driver();
@@ -89,18 +117,13 @@ const std::shared_ptr<Stream> &Stream::defaultStream() {
 }
 
 std::shared_ptr<Stream> Stream::external(CUstream handle) {
-  bool nonBlocking = false;
-  try {
-    nonBlocking = unorderedWithLegacy(handle);
-  } catch (const DriverUnavailable &) {
-    // No driver (the CPU backend's placeholder, a forked child): nothing to order.
-  }
-  return std::shared_ptr<Stream>(new Stream(handle, nonBlocking, /*owned=*/false));
+  // Classified on its first use for work (joinLegacyStreamAfter), not here.
+  return std::shared_ptr<Stream>(new Stream(handle, /*nonBlocking=*/false, /*owned=*/false));
 }
 
 Stream::~Stream() {
-  if (nonBlocking_)
-    noteUnordered(handle_, -1);
+  if (mayBeUnordered())
+    noteStream(handle_, -1, Ordering::Unknown);
   if (!handle_ || !owned_)
     return;
   if (Device::Cleanup in{ordinal_})

@@ -52,6 +52,12 @@ public:
 
 private:
   Stream(CUstream handle, bool nonBlocking, bool owned = true, int ordinal = 0);
+  // Whether work on this stream may be unordered with the legacy stream: a non-blocking stream
+  // of ours, or an external one other than the driver's special handles.
+  bool mayBeUnordered() const noexcept {
+    return nonBlocking_ ||
+           (isExternal() && handle_ != CU_STREAM_LEGACY && handle_ != CU_STREAM_PER_THREAD);
+  }
   CUstream handle_;
   bool nonBlocking_;
   bool owned_;
@@ -65,9 +71,9 @@ private:
 // each non-blocking stream after every piece of ptxjit work submitted to it: call this right
 // after submitting work to `stream` (kernel launches, asynchronous copies and fills, graph
 // replays do). It records an event on `stream` and makes the legacy stream wait for it, when
-// `stream` is a live Stream made non-blocking (by create() or found so by external()) and is not
-// being captured into a graph; for every other stream it costs one relaxed atomic load. Throws
-// CudaError.
+// `stream` is a live Stream made non-blocking by create(), or an external one whose flags (read
+// on its first use here, never when it is wrapped) say so, and is not being captured into a graph;
+// for every other stream it costs one relaxed atomic load. Throws CudaError.
 void joinLegacyStreamAfter(CUstream stream);
 
 } // namespace ptxjit::runtime
