@@ -511,7 +511,8 @@ void suggestForMissingGlobals(frontend::CodeSnapshot &s, py::handle globals, py:
 } // namespace
 
 std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
-                                                         std::vector<py::object> *callees) {
+                                                         std::vector<py::object> *callees,
+                                                         const ir::GlobalValue *self) {
   if (!PyFunction_Check(func.ptr()))
     throw PtxjitPyError("UnsupportedError",
                         "only Python functions can be compiled, not " + typeName(func));
@@ -586,8 +587,11 @@ std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
       if (!v && PyErr_Occurred())
         throw py::error_already_set();
     }
-    s->globals[name] = v ? globalFromPython(v) : ir::GlobalValue::missing();
-    if (callees && isCallable(s->globals[name]))
+    if (!v && self && name == s->name) // itself, before its decorator bound the name
+      s->globals[name] = *self;
+    else
+      s->globals[name] = v ? globalFromPython(v) : ir::GlobalValue::missing();
+    if (v && callees && isCallable(s->globals[name]))
       callees->push_back(py::reinterpret_borrow<py::object>(v));
   }
   suggestForMissingGlobals(*s, globals, builtins);
@@ -598,9 +602,12 @@ std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
     py::tuple cells = closure;
     for (size_t i = 0; i < cells.size() && i < s->freevars.size(); ++i) {
       PyObject *contents = PyCell_GET(cells[i].ptr());
-      s->closure[s->freevars[i]] =
-          contents ? globalFromPython(contents) : ir::GlobalValue::missing();
-      if (callees && isCallable(s->closure[s->freevars[i]]))
+      if (!contents && self && s->freevars[i] == s->name) // itself, before the cell is filled
+        s->closure[s->freevars[i]] = *self;
+      else
+        s->closure[s->freevars[i]] =
+            contents ? globalFromPython(contents) : ir::GlobalValue::missing();
+      if (contents && callees && isCallable(s->closure[s->freevars[i]]))
         callees->push_back(py::reinterpret_borrow<py::object>(contents));
     }
   }
@@ -621,7 +628,13 @@ compiler::SnapshotSet snapshotWithCallees(py::handle func, int id) {
     if (set.count(fid))
       continue; // recursion: typing reports it
     std::vector<py::object> callees;
-    set[fid] = snapshotFunction(f, &callees);
+    // The function as a global of its own (for a call of itself before its name is bound).
+    std::optional<ir::GlobalValue> self;
+    compiler::Compiler &c = compiler::Compiler::instance();
+    if (c.isRegistered(fid))
+      self = c.kind(fid) == ir::FunctionKind::Kernel ? ir::GlobalValue::kernel(fid, c.name(fid))
+                                                     : ir::GlobalValue::deviceFunction(fid, c.name(fid));
+    set[fid] = snapshotFunction(f, &callees, self ? &*self : nullptr);
     for (const py::object &d : callees)
       if (std::optional<DispatcherIdentity> ident = dispatcherIdentity(d))
         todo.emplace_back(ident->functionId, ident->pyFunc);

@@ -181,8 +181,23 @@ private:
   struct CalleeCache {
     std::vector<const Type *> args;
     Function *callee = nullptr;
+    /// CallResolver::isProvisional(callee): resolved again in every pass.
+    bool provisional = false;
   };
   std::unordered_map<const CallInstr *, CalleeCache> callees_;
+
+  // ---- recursion (see inferTypes) ----
+  /// Calls left untyped in the current pass because their callee's return type is not known
+  /// yet: this function's own recursive calls before any of its returns was typed.
+  std::vector<const CallInstr *> pendingCalls_;
+  /// A call used a provisional return type (CallResolver::isProvisional) in some pass: the
+  /// return type then feeds back into itself, and a return that does not unify, or passes that
+  /// do not settle, mean that it does not converge (RecursiveReturn).
+  bool usedProvisional_ = false;
+  /// Fails with RecursiveReturn (the return type feeds back into itself through a recursive
+  /// call) when usedProvisional_, else with CannotUnify, for return values of types `a` and `b`
+  /// at `at`.
+  [[noreturn]] void failReturnUnify(const Instr *at, const std::string &a, const std::string &b);
 };
 
 } // namespace ptxjit::ir::typing_detail

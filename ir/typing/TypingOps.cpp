@@ -583,18 +583,17 @@ const Type *Typer::typeReturn(ReturnInstr *i) {
       fail(DiagCode::KernelReturnsValue, i, {t->str()});
     return types::void_();
   }
-  const std::string what = "return value of " + fn_.name;
   if (t->kind() == TypeKind::None || t->kind() == TypeKind::Void) {
     if (returnType_)
-      fail(DiagCode::CannotUnify, i, {what, concretize(returnType_)->str(), "none"});
+      failReturnUnify(i, concretize(returnType_)->str(), "none");
     sawBareReturn_ = true;
     return types::void_();
   }
   if (sawBareReturn_)
-    fail(DiagCode::CannotUnify, i, {what, "none", concretize(t)->str()});
+    failReturnUnify(i, "none", concretize(t)->str());
   const Type *u = unifyTypes(returnType_, t);
   if (!u)
-    fail(DiagCode::CannotUnify, i, {what, concretize(returnType_)->str(), concretize(t)->str()});
+    failReturnUnify(i, concretize(returnType_)->str(), concretize(t)->str());
   returnType_ = u;
   return types::void_();
 }
