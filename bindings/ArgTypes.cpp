@@ -1,6 +1,8 @@
 #include "bindings/ArgTypes.h"
 
 #include "bindings/DeviceArray.h"
+#include "bindings/Snapshot.h"
+#include "ir/Enums.h"
 #include "ir/NamedTuples.h"
 
 #include <pybind11/stl.h>
@@ -441,6 +443,101 @@ const ir::RecordType *recordById(uint32_t id) {
   return t.types[id];
 }
 
+// ---- Enum classes ---------------------------------------------------------------------------
+
+namespace {
+struct EnumClasses {
+  std::mutex mutex;
+  py::object enumBase, intEnumBase;                            ///< enum.Enum, enum.IntEnum
+  std::unordered_map<PyObject *, uint64_t> byClass;            ///< the classes (kept alive)
+  std::vector<std::shared_ptr<const ir::EnumClassInfo>> infos; ///< by id
+};
+EnumClasses &enumClasses() {
+  static auto *r = [] {
+    auto *e = new EnumClasses();
+    py::module_ m = py::module_::import("enum");
+    e->enumBase = m.attr("Enum");
+    e->intEnumBase = m.attr("IntEnum");
+    return e;
+  }();
+  return *r;
+}
+} // namespace
+
+bool isEnumClass(PyObject *o) {
+  // Enum classes are made by enum's metaclass: a plain class (metaclass `type`) is none, which
+  // keeps this C-only for the types kernels usually meet.
+  if (!PyType_Check(o) || Py_IS_TYPE(o, &PyType_Type))
+    return false;
+  return PyType_IsSubtype(reinterpret_cast<PyTypeObject *>(o),
+                          reinterpret_cast<PyTypeObject *>(enumClasses().enumBase.ptr()));
+}
+
+bool isEnumMember(PyObject *o) {
+  // Called for most launch arguments (ArgReader::read): no Python-level isinstance.
+  return isEnumClass(reinterpret_cast<PyObject *>(Py_TYPE(o)));
+}
+
+std::shared_ptr<const ir::EnumClassInfo> enumClassInfo(PyObject *cls, std::string &why) {
+  EnumClasses &e = enumClasses();
+  {
+    std::lock_guard<std::mutex> lock(e.mutex);
+    auto it = e.byClass.find(cls);
+    if (it != e.byClass.end())
+      return e.infos[it->second];
+  }
+  if (!isEnumClass(cls)) {
+    why = "not an enum class";
+    return nullptr;
+  }
+  auto info = std::make_shared<ir::EnumClassInfo>();
+  py::handle c(cls);
+  try {
+    info->name = py::cast<std::string>(c.attr("__name__"));
+    info->qualname = py::cast<std::string>(py::str(c.attr("__module__"))) + "." +
+                     py::cast<std::string>(c.attr("__qualname__"));
+    info->isInt = PyObject_IsSubclass(cls, e.intEnumBase.ptr()) == 1;
+    py::object members = c.attr("__members__");
+    for (py::handle name : members) {
+      py::object value = members[name].attr("value");
+      ir::ConstValue v = constFromPython(value);
+      if (v.kind == ir::ConstValue::Kind::Unsupported) {
+        why = "member " + info->name + "." + py::cast<std::string>(name) + " has a value of type " +
+              std::string(Py_TYPE(value.ptr())->tp_name) + ", which kernels cannot hold";
+        return nullptr;
+      }
+      info->members.emplace_back(py::cast<std::string>(name), std::move(v));
+    }
+  } catch (py::error_already_set &err) {
+    why = std::string("its members could not be read: ") + err.what();
+    return nullptr;
+  } catch (py::cast_error &err) {
+    why = std::string("its members could not be read: ") + err.what();
+    return nullptr;
+  }
+  std::lock_guard<std::mutex> lock(e.mutex);
+  auto it = e.byClass.find(cls); // numbered meanwhile by another thread
+  if (it != e.byClass.end())
+    return e.infos[it->second];
+  if (e.infos.size() >= (1u << 24)) {
+    why = "too many enum classes in one process";
+    return nullptr;
+  }
+  info->id = e.infos.size();
+  Py_INCREF(cls);
+  e.byClass.emplace(cls, info->id);
+  e.infos.push_back(info);
+  return info;
+}
+
+std::shared_ptr<const ir::EnumClassInfo> enumClassById(uint64_t id) {
+  EnumClasses &e = enumClasses();
+  std::lock_guard<std::mutex> lock(e.mutex);
+  if (id >= e.infos.size())
+    throw std::logic_error("corrupt argument fingerprint (enum class)");
+  return e.infos[id];
+}
+
 bool isNumpyArray(PyObject *o) {
   const NumpyApi &np = numpyApi();
   return Py_TYPE(o) == np.ndarray || PyObject_TypeCheck(o, np.ndarray);
@@ -596,6 +693,21 @@ bool ArgReader::readInterface(PyObject *o, int arg, std::string &why) {
   }
 }
 
+bool ArgReader::readEnumMember(PyObject *o, int arg, std::string &why, int depth) {
+  std::shared_ptr<const ir::EnumClassInfo> info =
+      enumClassInfo(reinterpret_cast<PyObject *>(Py_TYPE(o)), why);
+  std::string whyType;
+  if (info && !ir::enumValueType(*info, whyType))
+    why = whyType;
+  if (!info || !whyType.empty()) {
+    why = "members of enum class " + std::string(Py_TYPE(o)->tp_name) + " cannot be passed: " + why;
+    return false;
+  }
+  codes.push_back(codes::kEnum | static_cast<uint32_t>(info->id));
+  py::object value = py::handle(o).attr("value");
+  return read(value.ptr(), arg, why, depth + 1);
+}
+
 bool ArgReader::read(PyObject *o, int arg, std::string &why, int depth) {
   PyTypeObject *t = Py_TYPE(o);
   if (t == &PyFloat_Type) [[likely]] { // exact Python floats first: no subtype walks
@@ -610,6 +722,8 @@ bool ArgReader::read(PyObject *o, int arg, std::string &why, int depth) {
     codes.push_back(codes::scalar(DType::Bool, false));
     return true;
   }
+  if (t != &PyLong_Type && !PyFloat_Check(o) && isEnumMember(o)) // IntEnum members are ints too
+    return readEnumMember(o, arg, why, depth);
   if (t == &PyLong_Type || PyLong_Check(o)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
@@ -787,6 +901,15 @@ const ir::Type *decode(const std::vector<uint32_t> &cs, size_t &pos, bool weak) 
       throw std::logic_error("corrupt argument fingerprint (namedtuple)");
     return namedTupleType(c & 0xffffff, plain);
   }
+  case codes::kEnum: { // the member type of the class; its value's codes follow
+    std::shared_ptr<const ir::EnumClassInfo> info = enumClassById(c & 0xffffff);
+    decode(cs, pos, weak);
+    std::string why;
+    const ir::Type *dtype = ir::enumValueType(*info, why);
+    if (!dtype)
+      throw std::logic_error("enum class " + info->name + " in a fingerprint: " + why);
+    return ir::enumClassOf(info, dtype)->memberType();
+  }
   }
   throw std::logic_error("corrupt argument fingerprint");
 }
@@ -794,7 +917,8 @@ const ir::Type *decode(const std::vector<uint32_t> &cs, size_t &pos, bool weak) 
 } // namespace
 
 const ir::Type *typeFromCode(uint32_t code, bool weak) {
-  if ((code & codes::kTagMask) == codes::kTuple || (code & codes::kTagMask) == codes::kNamedTuple)
+  if ((code & codes::kTagMask) == codes::kTuple || (code & codes::kTagMask) == codes::kNamedTuple ||
+      (code & codes::kTagMask) == codes::kEnum)
     throw std::logic_error("typeFromCode: a tuple's code");
   size_t pos = 0;
   return decode({code}, pos, weak);

@@ -5,6 +5,7 @@
 
 #include "compiler/Packing.h"
 #include "ir/Types.h"
+#include "ir/Values.h"
 
 #include <pybind11/pybind11.h>
 
@@ -62,6 +63,18 @@ uint32_t recordId(const ir::RecordType *r);
 /// The record type numbered `id` by recordId.
 const ir::RecordType *recordById(uint32_t id);
 
+/// The kernels' view of enum class `cls` (a subclass of enum.Enum; ir::EnumClassInfo): numbered
+/// on first use (the class is kept alive), its members read then. Null, with `why` set, when
+/// `cls` is not an enum class or a member's value is not a constant kernels can hold. Needs the
+/// GIL.
+std::shared_ptr<const ir::EnumClassInfo> enumClassInfo(PyObject *cls, std::string &why);
+/// The enum class numbered `id` by enumClassInfo.
+std::shared_ptr<const ir::EnumClassInfo> enumClassById(uint64_t id);
+/// True when `o` is a member of an enum class (an instance of enum.Enum). Needs the GIL.
+bool isEnumMember(PyObject *o);
+/// True when `o` is an enum class (a subclass of enum.Enum). Needs the GIL.
+bool isEnumClass(PyObject *o);
+
 /// Memory layout codes (as ir::Layout).
 ir::Layout layoutFromStrides(int ndim, const int64_t *shape, const int64_t *strides, int itemsize);
 
@@ -106,6 +119,9 @@ constexpr uint32_t kRecord = 5u << 24;      ///< a record scalar: bits 0..23 the
 /// A collections.namedtuple: bits 0..23 its class's number (namedTupleClass), followed by the
 /// codes of the tuple itself (kTuple and its elements).
 constexpr uint32_t kNamedTuple = 6u << 24;
+/// An enum member (ir/Enums.h): bits 0..23 its class's number (enumClassInfo), followed by the
+/// codes of its value.
+constexpr uint32_t kEnum = 7u << 24;
 constexpr uint32_t kMaxRecordId = (1u << 17) - 1;
 constexpr uint32_t kTagMask = 0xfu << 24;
 constexpr uint32_t kPython = 1u << 8; ///< scalars: a Python int/float/complex (weak for eager)
@@ -165,6 +181,8 @@ private:
   /// when `o` is not a transfer hint.
   std::optional<bool> readTransferHint(PyObject *o, int arg, std::string &why);
   bool readInterface(PyObject *o, int arg, std::string &why);
+  /// An enum member: its class's code, then its value (ir/Enums.h).
+  bool readEnumMember(PyObject *o, int arg, std::string &why, int depth);
   LeafValue &newLeaf(LeafValue::Kind k, DType d, int arg);
 };
 

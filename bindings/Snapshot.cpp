@@ -376,8 +376,36 @@ py::object exceptionClassOf(const ir::GlobalValue &g) {
   return py::reinterpret_borrow<py::object>(PyExc_RuntimeError);
 }
 
+namespace {
+
+/// An enum class or member global (ir/Enums.h); nullopt when `v` is neither.
+std::optional<ir::GlobalValue> enumGlobal(py::handle v) {
+  PyObject *o = v.ptr();
+  // Exact builtin values are never enums (checked first: globals are mostly those).
+  if (o == Py_None || PyLong_CheckExact(o) || PyFloat_CheckExact(o) || PyBool_Check(o) ||
+      PyUnicode_CheckExact(o) || PyTuple_CheckExact(o) || PyModule_Check(o) || PyFunction_Check(o))
+    return std::nullopt;
+  std::string why;
+  if (isEnumClass(o)) {
+    if (auto info = enumClassInfo(o, why))
+      return ir::GlobalValue::enumClassOf(std::move(info));
+    return ir::GlobalValue::unsupported("enum class (" + why + ")");
+  }
+  if (!isEnumMember(o))
+    return std::nullopt;
+  auto info = enumClassInfo(reinterpret_cast<PyObject *>(Py_TYPE(o)), why);
+  if (!info)
+    return ir::GlobalValue::unsupported("enum member (" + why + ")");
+  return ir::GlobalValue::enumMember(std::move(info), py::cast<std::string>(v.attr("name")),
+                                     constFromPython(v.attr("value")));
+}
+
+} // namespace
+
 ir::GlobalValue globalFromPython(py::handle v) {
   PyObject *o = v.ptr();
+  if (auto g = enumGlobal(v)) // IntEnum members are ints: before the numbers
+    return *g;
   // Plain values first: None, numbers, strings, tuples of those.
   if (o == Py_None || PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o) ||
       PyComplex_Check(o) || PyUnicode_Check(o) || PyTuple_Check(o)) {
@@ -700,6 +728,10 @@ py::object globalToPython(const ir::GlobalValue &g) {
     return py::make_tuple("extern_function", g.path);
   case K::ExceptionClass:
     return py::make_tuple("exception_class", g.path);
+  case K::EnumClass:
+    return py::make_tuple("enum_class", g.enumClass->qualname);
+  case K::EnumMember:
+    return py::make_tuple("enum_member", g.enumClass->qualname, g.path, constToPython(g.constant));
   }
   return py::none();
 }

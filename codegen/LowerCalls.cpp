@@ -60,6 +60,10 @@ llvm::Value *FunctionLowerer::lowerGetAttr(const GetAttrInstr &i) {
   };
   if (const CudaBuiltinInfo *ci = cudaBuiltinInfo(i.builtin)) // cuda.laneid, cuda.warpsize
     return lowerCudaValue(i, *ci);
+  if (auto *ec = dyn_cast<EnumClassType>(obj->type)) // Color.red: the member's value
+    return enumMemberValue(ec, i.attr, at);
+  if (isa<EnumMemberType>(obj->type) && i.attr == "value") // a member is its value
+    return convert(valueOf(obj, at), enumValueOf(obj->type), res, at);
   if (i.builtin == BuiltinId::None && !ModuleLowerer::isCompileTimeOnly(res)) {
     const Type *ot = concretize(typeOf(obj, at));
     if (auto *r = dyn_cast<RecordType>(ot)) // r.x

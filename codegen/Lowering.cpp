@@ -107,6 +107,7 @@ bool ModuleLowerer::isCompileTimeOnly(const Type *t) {
   case TypeKind::Extern:
   case TypeKind::String:
   case TypeKind::StrLiteral:
+  case TypeKind::EnumClass: // names its members; members are their values
     return true;
   default:
     return false;
@@ -132,12 +133,15 @@ llvm::Type *ModuleLowerer::reprType(const Type *t, const Function &fn, SourceLoc
   case TypeKind::Extern:
   case TypeKind::String:
   case TypeKind::StrLiteral:
+  case TypeKind::EnumClass:
     return emptyType();
   case TypeKind::Bool:
   case TypeKind::Int:
   case TypeKind::Float:
   case TypeKind::Complex:
     return registerType(ctx, cast<ScalarType>(t));
+  case TypeKind::EnumMember: // its value
+    return reprType(cast<EnumMemberType>(t)->dtype(), fn, loc);
   case TypeKind::WeakInt:
   case TypeKind::WeakFloat:
   case TypeKind::WeakComplex:
@@ -307,7 +311,17 @@ const Type *FunctionLowerer::typeOf(const Instr *i, SourceLoc at) const {
   if (!i->type)
     internal(i->loc, std::string("untyped ") + opcodeName(i->op()) + " instruction %" +
                          std::to_string(i->id));
-  return i->type;
+  // An IntEnum member is its int value wherever a value is used as a number; comparisons,
+  // which tell classes apart, read the instruction's own type (ir/Enums.h).
+  return intEnumAsInt(i->type);
+}
+
+llvm::Value *FunctionLowerer::enumMemberValue(const EnumClassType *cls, const std::string &name,
+                                              SourceLoc at) {
+  const ConstValue *v = cls->member(name);
+  if (!v)
+    internal(at, cls->str() + " has no member '" + name + "'");
+  return constant(*v, cls->dtype(), at);
 }
 
 llvm::Value *FunctionLowerer::valueOf(const Instr *v, SourceLoc at) {
@@ -444,6 +458,9 @@ void FunctionLowerer::lowerInstr(const Instr &i) {
     switch (g.value.kind) {
     case GlobalValue::Kind::Constant:
       result = constant(g.value.constant, t, at);
+      break;
+    case GlobalValue::Kind::EnumMember: // its value
+      result = constant(g.value.constant, enumValueOf(t), at);
       break;
     case GlobalValue::Kind::Missing:
       fail(at, DiagCode::UndefinedName, {g.name});

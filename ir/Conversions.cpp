@@ -1,5 +1,7 @@
 #include "ir/Conversions.h"
 
+#include "ir/Enums.h"
+
 #include <algorithm>
 #include <array>
 
@@ -229,6 +231,12 @@ Conversion weakConversion(const WeakType *from, const ScalarType *to) {
 Conversion argumentConversion(const Type *from, const Type *to) {
   if (from == to)
     return Conversion::Exact;
+  // An IntEnum member passes where an int does: its value, at best a safe conversion (numba's
+  // IntEnumMember.can_convert_to).
+  if (auto *m = dyn_cast<EnumMemberType>(from); m && m->isIntEnum()) {
+    Conversion c = argumentConversion(m->dtype(), to);
+    return c == Conversion::None ? c : std::max(c, Conversion::Safe);
+  }
   if (const auto *ts = dyn_cast<ScalarType>(to)) {
     if (const auto *fs = dyn_cast<ScalarType>(from))
       return scalarConversion(fs, ts, Rules::Numba);

@@ -38,6 +38,8 @@ enum class TypeKind : uint8_t {
   StrLiteral,  ///< a string constant passed to a device function (Numba's Literal[str]): its value
   Record,      ///< a NumPy structured dtype: named fields at byte offsets (Numba's Record)
   NestedArray, ///< an array field of a record: a scalar dtype and a fixed shape, C order
+  EnumClass,   ///< an enum.Enum / IntEnum class (Numba's EnumClass): see ir/Enums.h
+  EnumMember,  ///< a member of one (Numba's EnumMember / IntEnumMember): see ir/Enums.h
 };
 
 /// Memory layout of an array type, in Numba's spelling: C, F or A (any strides).

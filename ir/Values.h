@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ptxjit::ir {
@@ -71,6 +72,17 @@ struct ExternDecl {
   std::vector<LinkItem> links;
 };
 
+/// An enum.Enum or enum.IntEnum class as kernels see it (Numba's EnumClass / IntEnumClass; see
+/// ir/Enums.h): every member name, aliases included, in the class's __members__ order, with its
+/// value. `id` tells classes apart in the process (the bindings number them and keep them alive).
+struct EnumClassInfo {
+  uint64_t id = 0;
+  std::string name;     ///< __name__ ("Color")
+  std::string qualname; ///< module and qualified name ("app.colors.Color")
+  bool isInt = false;   ///< an IntEnum: its members are ints too
+  std::vector<std::pair<std::string, ConstValue>> members;
+};
+
 struct GlobalValue {
   enum class Kind : uint8_t {
     Constant,       ///< a number, bool, complex, tuple of those, or NumPy scalar (`constant`)
@@ -89,6 +101,8 @@ struct GlobalValue {
     ExceptionClass, ///< a subclass of BaseException (for `raise`): `path` is its qualified name
                     ///< ("ValueError", "mymod.MyError"); `address` 0 for a builtin exception
                     ///< (found by name), else the bindings' handle of the class object
+    EnumClass,      ///< an enum.Enum / IntEnum class: `enumClass`
+    EnumMember,     ///< a member of one: `enumClass`, its name in `path`, its value in `constant`
   };
   Kind kind = Kind::Missing;
   ConstValue constant;
@@ -104,6 +118,8 @@ struct GlobalValue {
   uint64_t address = 0;
   /// Kind::ExternFunction: the declaration (shared).
   std::shared_ptr<const ExternDecl> externDecl;
+  /// Kind::EnumClass and Kind::EnumMember: the class (shared).
+  std::shared_ptr<const EnumClassInfo> enumClass;
 
   static GlobalValue makeConstant(ConstValue v, std::string dtype = {}) {
     GlobalValue g; g.kind = Kind::Constant; g.constant = std::move(v); g.dtype = std::move(dtype); return g;
@@ -139,6 +155,24 @@ struct GlobalValue {
     g.kind = Kind::ExceptionClass;
     g.path = std::move(name);
     g.address = handle;
+    return g;
+  }
+
+  static GlobalValue enumClassOf(std::shared_ptr<const EnumClassInfo> c) {
+    GlobalValue g;
+    g.kind = Kind::EnumClass;
+    g.path = c->name;
+    g.enumClass = std::move(c);
+    return g;
+  }
+
+  static GlobalValue enumMember(std::shared_ptr<const EnumClassInfo> c, std::string name,
+                                ConstValue value) {
+    GlobalValue g;
+    g.kind = Kind::EnumMember;
+    g.path = std::move(name);
+    g.constant = std::move(value);
+    g.enumClass = std::move(c);
     return g;
   }
 

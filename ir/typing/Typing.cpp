@@ -13,6 +13,13 @@ const Type *unifyTypes(const Type *a, const Type *b) {
     return b;
   if (!b || a == b)
     return a;
+  // An IntEnum member next to another number (or another class's member) is its int value.
+  if (a->kind() == TypeKind::EnumMember || b->kind() == TypeKind::EnumMember) {
+    const Type *x = intEnumAsInt(a), *y = intEnumAsInt(b);
+    if (x == a && y == b)
+      return nullptr;
+    return unifyTypes(x, y);
+  }
   if (a->isScalarNumber() && b->isScalarNumber())
     return promote(a, b);
   if (auto *x = dyn_cast<ArrayType>(a)) {

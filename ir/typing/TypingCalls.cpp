@@ -43,6 +43,8 @@ const Type *Typer::typeCall(CallInstr *i) {
     const std::string &path = sym->path();
     if (path.rfind(kPyFunctionPrefix, 0) == 0)
       fail(DiagCode::UndecoratedFunction, i, {path.substr(std::string(kPyFunctionPrefix).size())});
+    for (const Type *&t : args) // an IntEnum member is an int to builtins: int(m), int16(m)
+      t = intEnumAsInt(t);
     return typeBuiltinCall(i, sym, args);
   }
   if (auto *ref = dyn_cast<FunctionRefType>(ct))

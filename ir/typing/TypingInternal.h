@@ -5,6 +5,7 @@
 // instruction. Not for other layers.
 #pragma once
 
+#include "ir/Enums.h"
 #include "ir/typing/CudaBuiltins.h"
 #include "ir/typing/Libdevice.h"
 #include "ir/typing/MathBuiltins.h"

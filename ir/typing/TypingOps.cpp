@@ -120,6 +120,18 @@ const Type *Typer::typeGlobal(GlobalInstr *i) {
     return types::externFunction(g.externDecl);
   case GlobalValue::Kind::ExceptionClass: // only raised (the frontend folds `raise C(...)`)
     return types::symbol("exception." + g.path);
+  case GlobalValue::Kind::EnumClass: // ir/Enums.h
+  case GlobalValue::Kind::EnumMember: {
+    std::string why;
+    const Type *dtype = enumValueType(*g.enumClass, why);
+    if (!dtype)
+      fail(DiagCode::UnsupportedGlobal, i,
+           {i->name, "enum class " + g.enumClass->name + " (" + why + ")"});
+    const EnumClassType *cls = enumClassOf(g.enumClass, dtype);
+    if (g.kind == GlobalValue::Kind::EnumClass)
+      return cls;
+    return cls->memberType();
+  }
   }
   fail(DiagCode::Internal, i, {"unknown global kind"});
 }
@@ -147,8 +159,11 @@ const Type *Typer::typeBinOp(BinOpInstr *i) {
   const Type *b = i->operand(1)->type;
   auto bad = [&]() {
     fail(DiagCode::OperatorTypes, i,
-         {std::string(binaryOpName(i->binop)) + (i->inplace ? "=" : ""), a->str(), b->str()});
+         {std::string(binaryOpName(i->binop)) + (i->inplace ? "=" : ""), i->operand(0)->type->str(),
+          i->operand(1)->type->str()});
   };
+  a = intEnumAsInt(a); // an IntEnum member computes as its int value
+  b = intEnumAsInt(b);
   if (a->kind() == TypeKind::Pointer || b->kind() == TypeKind::Pointer)
     fail(DiagCode::PointerArithmetic, i,
          {std::string(binaryOpName(i->binop)) + (i->inplace ? "=" : ""), a->str(), b->str()});
@@ -195,7 +210,7 @@ const Type *Typer::typeBinOp(BinOpInstr *i) {
 }
 
 const Type *Typer::typeUnaryOp(UnaryOpInstr *i) {
-  const Type *t = i->operand(0)->type;
+  const Type *t = intEnumAsInt(i->operand(0)->type);
   if (auto *w = dyn_cast<WeakType>(t); w && w->literalValue())
     t = types::weakInt(); // -n is not n: the literal's value stays with its own instruction
   switch (i->unop) {
@@ -220,6 +235,22 @@ const Type *Typer::typeCompare(CompareInstr *i) {
   const Type *a = i->operand(0)->type;
   const Type *b = i->operand(1)->type;
   const bool noneSide = a->kind() == TypeKind::None || b->kind() == TypeKind::None;
+  const bool eqNe = i->cmp == CmpOp::Eq || i->cmp == CmpOp::Ne;
+  const bool isNot = i->cmp == CmpOp::Is || i->cmp == CmpOp::IsNot;
+  // Enum members (ir/Enums.h): members compare by value within a class (==, !=, is, is not);
+  // members of different classes, and an Enum member and anything else, are never equal or
+  // identical (as in Python); IntEnum members are ints otherwise.
+  auto *ma = dyn_cast<EnumMemberType>(a), *mb = dyn_cast<EnumMemberType>(b);
+  if (ma || mb) {
+    if ((isNot && ma && mb) || (eqNe && ma == mb))
+      return types::boolean();
+    const bool intA = !ma || ma->isIntEnum(), intB = !mb || mb->isIntEnum();
+    if (eqNe &&
+        !(intA && intB && intEnumAsInt(a)->isScalarNumber() && intEnumAsInt(b)->isScalarNumber()))
+      return types::boolean(); // never equal
+    a = intEnumAsInt(a);
+    b = intEnumAsInt(b);
+  }
   switch (i->cmp) {
   case CmpOp::In:
   case CmpOp::NotIn:
@@ -251,6 +282,7 @@ const Type *Typer::typeCompare(CompareInstr *i) {
 }
 
 const Type *Typer::typeTruth(Instr *i, const Type *t) {
+  t = intEnumAsInt(t);
   if (t->isScalarNumber() || t->kind() == TypeKind::None)
     return types::boolean();
   fail(DiagCode::NoTruthValue, i, {t->str()});
@@ -259,6 +291,20 @@ const Type *Typer::typeTruth(Instr *i, const Type *t) {
 const Type *Typer::typeGetAttr(GetAttrInstr *i) {
   const Type *t = i->operand(0)->type;
   const std::string &attr = i->attr;
+  if (auto *ec = dyn_cast<EnumClassType>(t)) { // Color.red: a member
+    if (ec->member(attr))
+      return ec->memberType();
+    std::vector<std::string> names;
+    for (const auto &m : ec->info().members)
+      names.push_back(m.first);
+    fail(DiagCode::UnsupportedAttribute, i, {t->str(), attr}, didYouMean(closestName(attr, names)));
+  }
+  if (auto *em = dyn_cast<EnumMemberType>(t)) { // member.value
+    if (attr == "value")
+      return em->dtype();
+    fail(DiagCode::UnsupportedAttribute, i, {t->str(), attr},
+         attr == "name" ? " (only 'value' is: member names are not values in kernels)" : "");
+  }
   if (auto *sym = dyn_cast<SymbolType>(t)) {
     const std::string &path = sym->path();
     if (path.rfind(kPyFunctionPrefix, 0) == 0)
@@ -442,6 +488,15 @@ const Type *Typer::pointerElement(Instr *at, const PointerType *ptr, const Type 
 const Type *Typer::typeGetItem(GetItemInstr *i) {
   const Type *c = i->operand(0)->type;
   const Type *x = i->operand(1)->type;
+  if (auto *ec = dyn_cast<EnumClassType>(c)) { // Color["red"]: a member, by constant name
+    const std::string *name = constantString(i->operand(1));
+    if (name && ec->member(*name))
+      return ec->memberType();
+    fail(DiagCode::IndexTypes, i,
+         {c->str(), name ? "'" + *name + "' (no member has this name)"
+                         : x->str() + " (an enum class is indexed by a member's name, a "
+                                      "string constant)"});
+  }
   if (auto *arr = dyn_cast<ArrayType>(c)) {
     if (const std::string *name = constantString(i->operand(1));
         name && isa<RecordType>(arr->dtype()))
@@ -483,7 +538,7 @@ const Type *Typer::typeGetItem(GetItemInstr *i) {
 const Type *Typer::typeSetItem(SetItemInstr *i) {
   const Type *c = i->operand(0)->type;
   const Type *x = i->operand(1)->type;
-  const Type *v = i->operand(2)->type;
+  const Type *v = intEnumAsInt(i->operand(2)->type); // an IntEnum member stores its value
   if (auto *ptr = dyn_cast<PointerType>(c)) {
     const ScalarType *elem = cast<ScalarType>(pointerElement(i, ptr, x));
     // Converted as an array store is: any real number, complex only into complex.
