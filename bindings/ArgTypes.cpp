@@ -2,6 +2,7 @@
 
 #include "bindings/DeviceArray.h"
 #include "bindings/Snapshot.h"
+#include "ir/Datetime.h"
 #include "ir/Enums.h"
 #include "ir/NamedTuples.h"
 
@@ -56,11 +57,26 @@ const ir::ScalarType *dtypeType(DType d) {
   case DType::Record: // a record array's type comes from its dtype's fields, not from here
   case DType::Invalid:
     break;
+  default: { // datetime64 / timedelta64 (ArgTypes.h)
+    int code = static_cast<int>(d);
+    int first = code >= static_cast<int>(DType::TimedeltaFirst)
+                    ? static_cast<int>(DType::TimedeltaFirst)
+                    : static_cast<int>(DType::DatetimeFirst);
+    int unit = code - first;
+    if (code < static_cast<int>(DType::DatetimeFirst) ||
+        unit > static_cast<int>(ir::DateUnit::Generic))
+      break;
+    return first == static_cast<int>(DType::DatetimeFirst)
+               ? t::datetime(static_cast<ir::DateUnit>(unit))
+               : t::timedelta(static_cast<ir::DateUnit>(unit));
+  }
   }
   return nullptr;
 }
 
 DType dtypeOf(const ir::ScalarType *t) {
+  if (ir::isDatetimeLike(t))
+    return datetimeDType(t->kind() == ir::TypeKind::Timedelta, t->unit());
   for (int i = 0; i <= static_cast<int>(DType::Complex128); ++i)
     if (dtypeType(static_cast<DType>(i)) == t)
       return static_cast<DType>(i);
@@ -76,7 +92,12 @@ const char *dtypeName(DType d) {
   static const char *names[] = {"bool",    "int8",    "int16",     "int32",      "int64",
                                 "uint8",   "uint16",  "uint32",    "uint64",     "float16",
                                 "float32", "float64", "complex64", "complex128", "record"};
-  return d == DType::Invalid ? "invalid" : names[static_cast<int>(d)];
+  if (d == DType::Invalid)
+    return "invalid";
+  if (static_cast<int>(d) <= static_cast<int>(DType::Record))
+    return names[static_cast<int>(d)];
+  const ir::ScalarType *t = dtypeType(d); // datetime64[D] ...: interned, never freed
+  return t ? t->str().c_str() : "invalid";
 }
 
 DType dtypeFromNumpyNum(int num, char byteorder) {
@@ -121,9 +142,39 @@ DType dtypeFromNumpyNum(int num, char byteorder) {
   }
 }
 
+namespace {
+
+/// The DType of a datetime64 / timedelta64 dtype from its C metadata (the unit and its
+/// multiple); Invalid for a multiple other than 1 or another dtype.
+DType datetimeDTypeOfDescr(PyArray_Descr *descr) {
+  if (descr->type_num != NPY_DATETIME && descr->type_num != NPY_TIMEDELTA)
+    return DType::Invalid;
+  if (descr->byteorder == '>')
+    return DType::Invalid;
+#if NPY_ABI_VERSION < 0x02000000 // NumPy 1.x headers: the descr's field
+  NpyAuxData *aux = descr->c_metadata;
+#else // NumPy 2 headers: through the accessor (the descr's layout depends on the runtime)
+  NpyAuxData *aux = PyDataType_C_METADATA(descr);
+#endif
+  auto *meta = reinterpret_cast<PyArray_DatetimeDTypeMetaData *>(aux);
+  if (!meta || meta->meta.num != 1 || meta->meta.base < NPY_FR_Y ||
+      meta->meta.base > NPY_FR_GENERIC || meta->meta.base == 3) // 3: NumPy's removed unit B
+    return DType::Invalid;
+  return datetimeDType(descr->type_num == NPY_TIMEDELTA,
+                       static_cast<ir::DateUnit>(static_cast<int>(meta->meta.base)));
+}
+
+} // namespace
+
 DType dtypeFromNumpy(py::handle dtype) {
   try {
     int num = py::cast<int>(dtype.attr("num"));
+    if (num == NPY_DATETIME || num == NPY_TIMEDELTA) {
+      numpyApi(); // NumPy's C API (its initialization never reads a datetime dtype)
+      if (!PyObject_TypeCheck(dtype.ptr(), &PyArrayDescr_Type))
+        return DType::Invalid;
+      return datetimeDTypeOfDescr(reinterpret_cast<PyArray_Descr *>(dtype.ptr()));
+    }
     std::string order = py::cast<std::string>(dtype.attr("byteorder"));
     return dtypeFromNumpyNum(num, order.empty() ? '=' : order[0]);
   } catch (py::error_already_set &) {
@@ -191,8 +242,7 @@ const void *scalarValue(PyObject *o, DType d) {
     return &reinterpret_cast<PyCFloatScalarObject *>(o)->obval;
   case DType::Complex128:
     return &reinterpret_cast<PyCDoubleScalarObject *>(o)->obval;
-  case DType::Record:
-  case DType::Invalid:
+  default: // records, datetimes (readDatetimeScalar) and Invalid
     break;
   }
   return nullptr;
@@ -208,6 +258,8 @@ const NumpyApi &numpyApi() {
       throw py::error_already_set();
     a->ndarray = reinterpret_cast<PyTypeObject *>(a->module.attr("ndarray").ptr());
     a->voidScalar = reinterpret_cast<PyTypeObject *>(a->module.attr("void").ptr());
+    a->datetimeScalar = reinterpret_cast<PyTypeObject *>(a->module.attr("datetime64").ptr());
+    a->timedeltaScalar = reinterpret_cast<PyTypeObject *>(a->module.attr("timedelta64").ptr());
     const char *names[] = {"bool_",     "int8",       "int16",    "int32",     "int64",   "uint8",
                            "uint16",    "uint32",     "uint64",   "float16",   "float32", "float64",
                            "complex64", "complex128", "longlong", "ulonglong", "intc",    "uintc",
@@ -554,7 +606,9 @@ NumpyArrayFields numpyFields(PyObject *array) {
 }
 
 DType numpyArrayDType(PyObject *array) {
-  const PyArray_Descr *d = PyArray_DESCR(asArray(array));
+  PyArray_Descr *d = PyArray_DESCR(asArray(array));
+  if (d->type_num == NPY_DATETIME || d->type_num == NPY_TIMEDELTA) [[unlikely]]
+    return datetimeDTypeOfDescr(d);
   return dtypeFromNumpyNum(d->type_num, d->byteorder);
 }
 
@@ -693,6 +747,30 @@ bool ArgReader::readInterface(PyObject *o, int arg, std::string &why) {
   }
 }
 
+bool ArgReader::readDatetimeScalar(PyObject *o, int arg, std::string &why) {
+  const bool timedelta = Py_TYPE(o) == numpyApi().timedeltaScalar;
+  int64_t count;
+  PyArray_DatetimeMetaData meta;
+  if (timedelta) {
+    count = reinterpret_cast<PyTimedeltaScalarObject *>(o)->obval;
+    meta = reinterpret_cast<PyTimedeltaScalarObject *>(o)->obmeta;
+  } else {
+    count = reinterpret_cast<PyDatetimeScalarObject *>(o)->obval;
+    meta = reinterpret_cast<PyDatetimeScalarObject *>(o)->obmeta;
+  }
+  if (meta.num != 1 || meta.base < NPY_FR_Y || meta.base > NPY_FR_GENERIC || meta.base == 3) {
+    why = "datetime64 and timedelta64 values in multiples of a unit (" +
+          py::cast<std::string>(py::str(py::handle(o).attr("dtype"))) +
+          ") are not supported (numba does not support them either)";
+    return false;
+  }
+  DType d = datetimeDType(timedelta, static_cast<ir::DateUnit>(static_cast<int>(meta.base)));
+  LeafValue &l = newLeaf(LeafValue::Kind::Int, d, arg);
+  l.i = count;
+  codes.push_back(codes::scalar(d, false));
+  return true;
+}
+
 bool ArgReader::readEnumMember(PyObject *o, int arg, std::string &why, int depth) {
   std::shared_ptr<const ir::EnumClassInfo> info =
       enumClassInfo(reinterpret_cast<PyObject *>(Py_TYPE(o)), why);
@@ -780,6 +858,8 @@ bool ArgReader::read(PyObject *o, int arg, std::string &why, int depth) {
   }
   if (PyObject_TypeCheck(o, np.voidScalar))
     return readRecordScalar(o, arg, why);
+  if (t == np.datetimeScalar || t == np.timedeltaScalar)
+    return readDatetimeScalar(o, arg, why);
   for (const NumpyApi::Scalar &s : np.scalars) {
     if (s.type != t)
       continue;

@@ -37,8 +37,19 @@ enum class DType : uint8_t {
   Complex64,
   Complex128,
   Record, ///< a structured dtype: the leaf or device array carries its ir::RecordType
+  /// datetime64 of unit code u (ir::DateUnit) is DatetimeFirst + u; timedelta64 TimedeltaFirst
+  /// + u (see datetimeDType).
+  DatetimeFirst = 32,
+  TimedeltaFirst = 48,
   Invalid = 0xff,
 };
+
+/// The DType of datetime64 (or, with `timedelta`, timedelta64) of `unit`.
+inline DType datetimeDType(bool timedelta, ir::DateUnit unit) {
+  return static_cast<DType>(
+      static_cast<int>(timedelta ? DType::TimedeltaFirst : DType::DatetimeFirst) +
+      static_cast<int>(unit));
+}
 
 const ir::ScalarType *dtypeType(DType d);
 DType dtypeOf(const ir::ScalarType *t);
@@ -48,7 +59,8 @@ const char *dtypeName(DType d);
 /// The DType of NumPy dtype number `num` (dtype.num) with byte order `byteorder`
 /// (dtype.byteorder: '=', '<', '>', '|'); Invalid for unsupported dtypes or non-native order.
 DType dtypeFromNumpyNum(int num, char byteorder);
-/// The DType of a numpy.dtype object; Invalid when unsupported.
+/// The DType of a numpy.dtype object; Invalid when unsupported (datetime64 / timedelta64 with a
+/// multiple of their unit, "M8[2D]", included: numba does not support those either).
 DType dtypeFromNumpy(py::handle dtype);
 
 /// The record type of structured numpy.dtype `dtype` (fields from dtype.names and dtype.fields,
@@ -181,6 +193,8 @@ private:
   /// when `o` is not a transfer hint.
   std::optional<bool> readTransferHint(PyObject *o, int arg, std::string &why);
   bool readInterface(PyObject *o, int arg, std::string &why);
+  /// A numpy.datetime64 / timedelta64 scalar: its count, typed by its unit.
+  bool readDatetimeScalar(PyObject *o, int arg, std::string &why);
   /// An enum member: its class's code, then its value (ir/Enums.h).
   bool readEnumMember(PyObject *o, int arg, std::string &why, int depth);
   LeafValue &newLeaf(LeafValue::Kind k, DType d, int arg);
@@ -191,6 +205,8 @@ private:
 struct NumpyApi {
   PyTypeObject *ndarray = nullptr;
   PyTypeObject *voidScalar = nullptr; ///< numpy.void (numpy.record derives from it)
+  PyTypeObject *datetimeScalar = nullptr;  ///< numpy.datetime64 (every unit)
+  PyTypeObject *timedeltaScalar = nullptr; ///< numpy.timedelta64
   struct Scalar {
     PyTypeObject *type;
     DType dtype;

@@ -387,6 +387,8 @@ llvm::Value *FunctionLowerer::binaryValues(BinaryOp op, llvm::Value *lv, const T
   auto *rs = dyn_cast<ScalarType>(res);
   if (!rs || !scalarOf(lt) || !scalarOf(rt))
     fail(at, DiagCode::OperatorTypes, {binaryOpName(op), lt->str(), rt->str()});
+  if (isDatetimeLike(scalarOf(lt)) || isDatetimeLike(scalarOf(rt))) // DatetimeValues.cpp
+    return datetimeBinary(B, op, lv, scalarOf(lt), rv, scalarOf(rt), rs);
   if (op == BinaryOp::MatMul)
     fail(at, DiagCode::OperatorTypes, {binaryOpName(op), lt->str(), rt->str()});
   if (op == BinaryOp::Pow)
@@ -444,6 +446,8 @@ llvm::Value *FunctionLowerer::lowerUnaryOp(const UnaryOpInstr &i) {
     return x;
   case UnaryOpKind::Neg:
     switch (rs->kind()) {
+    case TypeKind::Timedelta:
+      return timedeltaNeg(B, x);
     case TypeKind::Int:
       return B.CreateSub(llvm::ConstantInt::get(x->getType(), 0), x);
     case TypeKind::Float:
@@ -588,6 +592,10 @@ llvm::Value *FunctionLowerer::lowerCompare(const CompareInstr &i) {
       return convert(B.getInt1(noneBoth == positive), types::boolean(), res, at);
     }
   }
+  if (isDatetimeLike(lt) && isDatetimeLike(rt)) // DatetimeValues.cpp
+    return convert(datetimeCompare(B, i.cmp, valueOf(lhs, at), cast<ScalarType>(lt),
+                                   valueOf(rhs, at), cast<ScalarType>(rt)),
+                   types::boolean(), res, at);
   if (i.cmp == CmpOp::Eq || i.cmp == CmpOp::Ne) // strings known at compile time (typing checked)
     if (std::optional<std::string> ls = constantStringOf(lhs, &fn))
       if (std::optional<std::string> rs = constantStringOf(rhs, &fn))

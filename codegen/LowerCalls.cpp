@@ -369,6 +369,8 @@ llvm::Value *FunctionLowerer::lowerBuiltinCall(const CallInstr &i) {
     return convert(arg(0), argType(0), res, at);
   }
   case BuiltinId::Abs: {
+    if (n == 1 && argType(0)->kind() == TypeKind::Timedelta)
+      return timedeltaAbs(B, arg(0));
     if (n != 1)
       badArgs();
     auto *st = dyn_cast<ScalarType>(concretize(argType(0)));

@@ -139,6 +139,8 @@ llvm::Type *ModuleLowerer::reprType(const Type *t, const Function &fn, SourceLoc
   case TypeKind::Int:
   case TypeKind::Float:
   case TypeKind::Complex:
+  case TypeKind::Datetime:
+  case TypeKind::Timedelta:
     return registerType(ctx, cast<ScalarType>(t));
   case TypeKind::EnumMember: // its value
     return reprType(cast<EnumMemberType>(t)->dtype(), fn, loc);

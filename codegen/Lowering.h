@@ -40,9 +40,11 @@
 // returning its value (void for None). The kernel/device entry wrappers flatten parameters.
 #pragma once
 
+#include "codegen/DatetimeValues.h"
 #include "codegen/MathLib.h"
 #include "codegen/ModuleImpl.h"
 #include "codegen/ScalarValues.h"
+#include "ir/Datetime.h"
 #include "ir/Enums.h"
 #include "ir/typing/CudaBuiltins.h"
 #include "ir/typing/Libdevice.h"

@@ -13,6 +13,8 @@ const Type *unifyTypes(const Type *a, const Type *b) {
     return b;
   if (!b || a == b)
     return a;
+  if (isDatetimeLike(a) || isDatetimeLike(b))
+    return unifyDatetimes(a, b);
   // An IntEnum member next to another number (or another class's member) is its int value.
   if (a->kind() == TypeKind::EnumMember || b->kind() == TypeKind::EnumMember) {
     const Type *x = intEnumAsInt(a), *y = intEnumAsInt(b);

@@ -175,6 +175,8 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
       bad();
     return types::boolean();
   case BuiltinId::Abs:
+    if (n == 1 && args[0]->kind() == TypeKind::Timedelta)
+      return args[0];
     if (n != 1 || !args[0]->isScalarNumber())
       bad();
     if (isComplexLike(args[0]))

@@ -5,6 +5,7 @@
 // instruction. Not for other layers.
 #pragma once
 
+#include "ir/Datetime.h"
 #include "ir/Enums.h"
 #include "ir/typing/CudaBuiltins.h"
 #include "ir/typing/Libdevice.h"
@@ -62,6 +63,19 @@ const Type *globalArrayType(const GlobalInstr *i, const std::string &file);
 /// (C, F or A) follows its strides; raises UnsupportedGlobal for unsupported dtypes
 /// (TypingCuda.cpp).
 const Type *globalDeviceArrayType(const GlobalInstr *i, const std::string &file);
+
+/// The result type of `a op b` when `a` or `b` is a datetime64 / timedelta64, by numba's rules
+/// (timedelta ± timedelta, datetime ± timedelta, datetime - datetime, timedelta * / // number,
+/// timedelta / // % timedelta), with numba's result unit; null when they do not combine
+/// (TypingDatetime.cpp).
+const Type *datetimeBinaryType(BinaryOp op, const Type *a, const Type *b);
+/// Whether `a cmp b` is defined for two datetimes or two timedeltas: datetimes always;
+/// timedeltas for == and != always (different families are unequal), ordered when one unit is
+/// a multiple of the other (TypingDatetime.cpp).
+bool datetimeComparable(CmpOp cmp, const Type *a, const Type *b);
+/// The unification of two datetimes or two timedeltas: the unit both convert into exactly;
+/// null when there is none or they are not both datetimes or both timedeltas.
+const Type *unifyDatetimes(const Type *a, const Type *b);
 
 /// The text of a constant string operand (a literal or a frozen global), or null.
 const std::string *constantString(const Instr *i);

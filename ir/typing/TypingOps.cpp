@@ -162,6 +162,11 @@ const Type *Typer::typeBinOp(BinOpInstr *i) {
          {std::string(binaryOpName(i->binop)) + (i->inplace ? "=" : ""), i->operand(0)->type->str(),
           i->operand(1)->type->str()});
   };
+  if (isDatetimeLike(a) || isDatetimeLike(b)) { // TypingDatetime.cpp
+    if (const Type *r = datetimeBinaryType(i->binop, a, b))
+      return r;
+    bad();
+  }
   a = intEnumAsInt(a); // an IntEnum member computes as its int value
   b = intEnumAsInt(b);
   if (a->kind() == TypeKind::Pointer || b->kind() == TypeKind::Pointer)
@@ -218,6 +223,8 @@ const Type *Typer::typeUnaryOp(UnaryOpInstr *i) {
     return typeTruth(i, t);
   case UnaryOpKind::Neg:
   case UnaryOpKind::Pos:
+    if (t->kind() == TypeKind::Timedelta)
+      return t;
     if (!t->isScalarNumber())
       break;
     return t->kind() == TypeKind::Bool ? types::int64() : t;
@@ -250,6 +257,11 @@ const Type *Typer::typeCompare(CompareInstr *i) {
       return types::boolean(); // never equal
     a = intEnumAsInt(a);
     b = intEnumAsInt(b);
+  }
+  if (isDatetimeLike(a) || isDatetimeLike(b)) { // TypingDatetime.cpp
+    if (!isNot && datetimeComparable(i->cmp, a, b))
+      return types::boolean();
+    fail(DiagCode::OperatorTypes, i, {cmpOpName(i->cmp), a->str(), b->str()});
   }
   switch (i->cmp) {
   case CmpOp::In:
@@ -571,7 +583,7 @@ const Type *Typer::typeSetItem(SetItemInstr *i) {
     checkRecordStore(i, target, v, c->str(), x->str());
     return types::void_();
   }
-  bool ok = v->isScalarNumber();
+  bool ok = v->isScalarNumber() || isDatetimeLike(v);
   if (auto *view = dyn_cast<ArrayType>(arrayIndex(i, arr, x))) {
     // Assigning to a whole view: a scalar is broadcast into it; an array of no more
     // dimensions is copied with NumPy's broadcasting of its leading and size-1 dimensions.
@@ -582,6 +594,11 @@ const Type *Typer::typeSetItem(SetItemInstr *i) {
   }
   if (ok && isComplexLike(v) && arr->dtype()->kind() != TypeKind::Complex)
     ok = false;
+  // Datetimes and timedeltas store into arrays of their kind in a unit they convert to exactly
+  // (numba's safe conversion), and nothing else mixes with them.
+  if (ok && (isDatetimeLike(v) || isDatetimeLike(arr->dtype())))
+    ok = isDatetimeLike(v) && v->kind() == arr->dtype()->kind() &&
+         canCastDateUnits(cast<ScalarType>(v)->unit(), cast<ScalarType>(arr->dtype())->unit());
   if (!ok)
     fail(DiagCode::SetItemTypes, i, {c->str(), x->str(), i->operand(2)->type->str()});
   return types::void_();

@@ -317,7 +317,7 @@ def test_wrong_argument_count(cpu):
 
 @pytest.mark.parametrize("value, type_name", [
     ("text", "str"), ([1, 2], "list"), (None, "NoneType"), (object(), "object"),
-    (2**70, "int"), (np.zeros(2, dtype="M8[s]"), "ndarray"),
+    (2**70, "int"), (np.zeros(2, dtype="M8[2s]"), "ndarray"),
     (np.zeros(2, dtype=">f8"), "ndarray"), ({1: 2}, "dict"),
 ])
 def test_unsupported_argument_types(cpu, value, type_name):
