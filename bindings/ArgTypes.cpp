@@ -2,6 +2,9 @@
 
 #include "bindings/DLPack.h"
 #include "bindings/DeviceArray.h"
+#include "bindings/Snapshot.h"
+#include "ir/Datetime.h"
+#include "ir/Enums.h"
 #include "ir/NamedTuples.h"
 #include "runtime/Fork.h"
 
@@ -60,11 +63,26 @@ const ir::ScalarType *dtypeType(DType d) {
   case DType::Record: // a record array's type comes from its dtype's fields, not from here
   case DType::Invalid:
     break;
+  default: { // datetime64 / timedelta64 (ArgTypes.h)
+    int code = static_cast<int>(d);
+    int first = code >= static_cast<int>(DType::TimedeltaFirst)
+                    ? static_cast<int>(DType::TimedeltaFirst)
+                    : static_cast<int>(DType::DatetimeFirst);
+    int unit = code - first;
+    if (code < static_cast<int>(DType::DatetimeFirst) ||
+        unit > static_cast<int>(ir::DateUnit::Generic))
+      break;
+    return first == static_cast<int>(DType::DatetimeFirst)
+               ? t::datetime(static_cast<ir::DateUnit>(unit))
+               : t::timedelta(static_cast<ir::DateUnit>(unit));
+  }
   }
   return nullptr;
 }
 
 DType dtypeOf(const ir::ScalarType *t) {
+  if (ir::isDatetimeLike(t))
+    return datetimeDType(t->kind() == ir::TypeKind::Timedelta, t->unit());
   for (int i = 0; i <= static_cast<int>(DType::BFloat16); ++i)
     if (dtypeType(static_cast<DType>(i)) == t)
       return static_cast<DType>(i);
@@ -80,7 +98,12 @@ const char *dtypeName(DType d) {
   static const char *names[] = {
       "bool",   "int8",    "int16",   "int32",   "int64",     "uint8",      "uint16", "uint32",
       "uint64", "float16", "float32", "float64", "complex64", "complex128", "record", "bfloat16"};
-  return d == DType::Invalid ? "invalid" : names[static_cast<int>(d)];
+  if (d == DType::Invalid)
+    return "invalid";
+  if (static_cast<int>(d) <= static_cast<int>(DType::BFloat16))
+    return names[static_cast<int>(d)];
+  const ir::ScalarType *t = dtypeType(d); // datetime64[D] ...: interned, never freed
+  return t ? t->str().c_str() : "invalid";
 }
 
 namespace {
@@ -147,9 +170,39 @@ DType dtypeFromNumpyNum(int num, char byteorder) {
   }
 }
 
+namespace {
+
+/// The DType of a datetime64 / timedelta64 dtype from its C metadata (the unit and its
+/// multiple); Invalid for a multiple other than 1 or another dtype.
+DType datetimeDTypeOfDescr(PyArray_Descr *descr) {
+  if (descr->type_num != NPY_DATETIME && descr->type_num != NPY_TIMEDELTA)
+    return DType::Invalid;
+  if (descr->byteorder == '>')
+    return DType::Invalid;
+#if NPY_ABI_VERSION < 0x02000000 // NumPy 1.x headers: the descr's field
+  NpyAuxData *aux = descr->c_metadata;
+#else // NumPy 2 headers: through the accessor (the descr's layout depends on the runtime)
+  NpyAuxData *aux = PyDataType_C_METADATA(descr);
+#endif
+  auto *meta = reinterpret_cast<PyArray_DatetimeDTypeMetaData *>(aux);
+  if (!meta || meta->meta.num != 1 || meta->meta.base < NPY_FR_Y ||
+      meta->meta.base > NPY_FR_GENERIC || meta->meta.base == 3) // 3: NumPy's removed unit B
+    return DType::Invalid;
+  return datetimeDType(descr->type_num == NPY_TIMEDELTA,
+                       static_cast<ir::DateUnit>(static_cast<int>(meta->meta.base)));
+}
+
+} // namespace
+
 DType dtypeFromNumpy(py::handle dtype) {
   try {
     int num = py::cast<int>(dtype.attr("num"));
+    if (num == NPY_DATETIME || num == NPY_TIMEDELTA) {
+      numpyApi(); // NumPy's C API (its initialization never reads a datetime dtype)
+      if (!PyObject_TypeCheck(dtype.ptr(), &PyArrayDescr_Type))
+        return DType::Invalid;
+      return datetimeDTypeOfDescr(reinterpret_cast<PyArray_Descr *>(dtype.ptr()));
+    }
     std::string order = py::cast<std::string>(dtype.attr("byteorder"));
     DType d = dtypeFromNumpyNum(num, order.empty() ? '=' : order[0]);
     if (d == DType::Invalid && learnBFloat16(dtype, num))
@@ -221,8 +274,7 @@ const void *scalarValue(PyObject *o, DType d) {
   case DType::Complex128:
     return &reinterpret_cast<PyCDoubleScalarObject *>(o)->obval;
   case DType::BFloat16: // ml_dtypes' scalars are read by readBFloat16Scalar
-  case DType::Record:
-  case DType::Invalid:
+  default: // records, datetimes (readDatetimeScalar) and Invalid
     break;
   }
   return nullptr;
@@ -238,6 +290,8 @@ const NumpyApi &numpyApi() {
       throw py::error_already_set();
     a->ndarray = reinterpret_cast<PyTypeObject *>(a->module.attr("ndarray").ptr());
     a->voidScalar = reinterpret_cast<PyTypeObject *>(a->module.attr("void").ptr());
+    a->datetimeScalar = reinterpret_cast<PyTypeObject *>(a->module.attr("datetime64").ptr());
+    a->timedeltaScalar = reinterpret_cast<PyTypeObject *>(a->module.attr("timedelta64").ptr());
     const char *names[] = {"bool_",     "int8",       "int16",    "int32",     "int64",   "uint8",
                            "uint16",    "uint32",     "uint64",   "float16",   "float32", "float64",
                            "complex64", "complex128", "longlong", "ulonglong", "intc",    "uintc",
@@ -481,6 +535,101 @@ const ir::RecordType *recordById(uint32_t id) {
   return t.types[id];
 }
 
+// ---- Enum classes ---------------------------------------------------------------------------
+
+namespace {
+struct EnumClasses {
+  std::mutex mutex;
+  py::object enumBase, intEnumBase;                            ///< enum.Enum, enum.IntEnum
+  std::unordered_map<PyObject *, uint64_t> byClass;            ///< the classes (kept alive)
+  std::vector<std::shared_ptr<const ir::EnumClassInfo>> infos; ///< by id
+};
+EnumClasses &enumClasses() {
+  static auto *r = [] {
+    auto *e = new EnumClasses();
+    py::module_ m = py::module_::import("enum");
+    e->enumBase = m.attr("Enum");
+    e->intEnumBase = m.attr("IntEnum");
+    return e;
+  }();
+  return *r;
+}
+} // namespace
+
+bool isEnumClass(PyObject *o) {
+  // Enum classes are made by enum's metaclass: a plain class (metaclass `type`) is none, which
+  // keeps this C-only for the types kernels usually meet.
+  if (!PyType_Check(o) || Py_IS_TYPE(o, &PyType_Type))
+    return false;
+  return PyType_IsSubtype(reinterpret_cast<PyTypeObject *>(o),
+                          reinterpret_cast<PyTypeObject *>(enumClasses().enumBase.ptr()));
+}
+
+bool isEnumMember(PyObject *o) {
+  // Called for most launch arguments (ArgReader::read): no Python-level isinstance.
+  return isEnumClass(reinterpret_cast<PyObject *>(Py_TYPE(o)));
+}
+
+std::shared_ptr<const ir::EnumClassInfo> enumClassInfo(PyObject *cls, std::string &why) {
+  EnumClasses &e = enumClasses();
+  {
+    std::lock_guard<std::mutex> lock(e.mutex);
+    auto it = e.byClass.find(cls);
+    if (it != e.byClass.end())
+      return e.infos[it->second];
+  }
+  if (!isEnumClass(cls)) {
+    why = "not an enum class";
+    return nullptr;
+  }
+  auto info = std::make_shared<ir::EnumClassInfo>();
+  py::handle c(cls);
+  try {
+    info->name = py::cast<std::string>(c.attr("__name__"));
+    info->qualname = py::cast<std::string>(py::str(c.attr("__module__"))) + "." +
+                     py::cast<std::string>(c.attr("__qualname__"));
+    info->isInt = PyObject_IsSubclass(cls, e.intEnumBase.ptr()) == 1;
+    py::object members = c.attr("__members__");
+    for (py::handle name : members) {
+      py::object value = members[name].attr("value");
+      ir::ConstValue v = constFromPython(value);
+      if (v.kind == ir::ConstValue::Kind::Unsupported) {
+        why = "member " + info->name + "." + py::cast<std::string>(name) + " has a value of type " +
+              std::string(Py_TYPE(value.ptr())->tp_name) + ", which kernels cannot hold";
+        return nullptr;
+      }
+      info->members.emplace_back(py::cast<std::string>(name), std::move(v));
+    }
+  } catch (py::error_already_set &err) {
+    why = std::string("its members could not be read: ") + err.what();
+    return nullptr;
+  } catch (py::cast_error &err) {
+    why = std::string("its members could not be read: ") + err.what();
+    return nullptr;
+  }
+  std::lock_guard<std::mutex> lock(e.mutex);
+  auto it = e.byClass.find(cls); // numbered meanwhile by another thread
+  if (it != e.byClass.end())
+    return e.infos[it->second];
+  if (e.infos.size() >= (1u << 24)) {
+    why = "too many enum classes in one process";
+    return nullptr;
+  }
+  info->id = e.infos.size();
+  Py_INCREF(cls);
+  e.byClass.emplace(cls, info->id);
+  e.infos.push_back(info);
+  return info;
+}
+
+std::shared_ptr<const ir::EnumClassInfo> enumClassById(uint64_t id) {
+  EnumClasses &e = enumClasses();
+  std::lock_guard<std::mutex> lock(e.mutex);
+  if (id >= e.infos.size())
+    throw std::logic_error("corrupt argument fingerprint (enum class)");
+  return e.infos[id];
+}
+
 bool isNumpyArray(PyObject *o) {
   const NumpyApi &np = numpyApi();
   return Py_TYPE(o) == np.ndarray || PyObject_TypeCheck(o, np.ndarray);
@@ -498,6 +647,8 @@ NumpyArrayFields numpyFields(PyObject *array) {
 
 DType numpyArrayDType(PyObject *array) {
   PyArray_Descr *d = PyArray_DESCR(asArray(array));
+  if (d->type_num == NPY_DATETIME || d->type_num == NPY_TIMEDELTA) [[unlikely]]
+    return datetimeDTypeOfDescr(d);
   DType dt = dtypeFromNumpyNum(d->type_num, d->byteorder);
   if (dt == DType::Invalid && d->type_num >= NPY_USERDEF) // not seen yet: a bfloat16 array?
     return dtypeFromNumpy(py::handle(reinterpret_cast<PyObject *>(d)));
@@ -651,6 +802,45 @@ bool ArgReader::readInterface(PyObject *o, int arg, std::string &why) {
   }
 }
 
+bool ArgReader::readDatetimeScalar(PyObject *o, int arg, std::string &why) {
+  const bool timedelta = Py_TYPE(o) == numpyApi().timedeltaScalar;
+  int64_t count;
+  PyArray_DatetimeMetaData meta;
+  if (timedelta) {
+    count = reinterpret_cast<PyTimedeltaScalarObject *>(o)->obval;
+    meta = reinterpret_cast<PyTimedeltaScalarObject *>(o)->obmeta;
+  } else {
+    count = reinterpret_cast<PyDatetimeScalarObject *>(o)->obval;
+    meta = reinterpret_cast<PyDatetimeScalarObject *>(o)->obmeta;
+  }
+  if (meta.num != 1 || meta.base < NPY_FR_Y || meta.base > NPY_FR_GENERIC || meta.base == 3) {
+    why = "datetime64 and timedelta64 values in multiples of a unit (" +
+          py::cast<std::string>(py::str(py::handle(o).attr("dtype"))) +
+          ") are not supported (numba does not support them either)";
+    return false;
+  }
+  DType d = datetimeDType(timedelta, static_cast<ir::DateUnit>(static_cast<int>(meta.base)));
+  LeafValue &l = newLeaf(LeafValue::Kind::Int, d, arg);
+  l.i = count;
+  codes.push_back(codes::scalar(d, false));
+  return true;
+}
+
+bool ArgReader::readEnumMember(PyObject *o, int arg, std::string &why, int depth) {
+  std::shared_ptr<const ir::EnumClassInfo> info =
+      enumClassInfo(reinterpret_cast<PyObject *>(Py_TYPE(o)), why);
+  std::string whyType;
+  if (info && !ir::enumValueType(*info, whyType))
+    why = whyType;
+  if (!info || !whyType.empty()) {
+    why = "members of enum class " + std::string(Py_TYPE(o)->tp_name) + " cannot be passed: " + why;
+    return false;
+  }
+  codes.push_back(codes::kEnum | static_cast<uint32_t>(info->id));
+  py::object value = py::handle(o).attr("value");
+  return read(value.ptr(), arg, why, depth + 1);
+}
+
 bool ArgReader::read(PyObject *o, int arg, std::string &why, int depth) {
   PyTypeObject *t = Py_TYPE(o);
   if (t == &PyFloat_Type) [[likely]] { // exact Python floats first: no subtype walks
@@ -665,6 +855,8 @@ bool ArgReader::read(PyObject *o, int arg, std::string &why, int depth) {
     codes.push_back(codes::scalar(DType::Bool, false));
     return true;
   }
+  if (t != &PyLong_Type && !PyFloat_Check(o) && isEnumMember(o)) // IntEnum members are ints too
+    return readEnumMember(o, arg, why, depth);
   if (t == &PyLong_Type || PyLong_Check(o)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
@@ -721,6 +913,8 @@ bool ArgReader::read(PyObject *o, int arg, std::string &why, int depth) {
   }
   if (PyObject_TypeCheck(o, np.voidScalar))
     return readRecordScalar(o, arg, why);
+  if (t == np.datetimeScalar || t == np.timedeltaScalar)
+    return readDatetimeScalar(o, arg, why);
   for (const NumpyApi::Scalar &s : np.scalars) {
     if (s.type != t)
       continue;
@@ -876,6 +1070,15 @@ const ir::Type *decode(const std::vector<uint32_t> &cs, size_t &pos, bool weak) 
       throw std::logic_error("corrupt argument fingerprint (namedtuple)");
     return namedTupleType(c & 0xffffff, plain);
   }
+  case codes::kEnum: { // the member type of the class; its value's codes follow
+    std::shared_ptr<const ir::EnumClassInfo> info = enumClassById(c & 0xffffff);
+    decode(cs, pos, weak);
+    std::string why;
+    const ir::Type *dtype = ir::enumValueType(*info, why);
+    if (!dtype)
+      throw std::logic_error("enum class " + info->name + " in a fingerprint: " + why);
+    return ir::enumClassOf(info, dtype)->memberType();
+  }
   }
   throw std::logic_error("corrupt argument fingerprint");
 }
@@ -883,7 +1086,8 @@ const ir::Type *decode(const std::vector<uint32_t> &cs, size_t &pos, bool weak) 
 } // namespace
 
 const ir::Type *typeFromCode(uint32_t code, bool weak) {
-  if ((code & codes::kTagMask) == codes::kTuple || (code & codes::kTagMask) == codes::kNamedTuple)
+  if ((code & codes::kTagMask) == codes::kTuple || (code & codes::kTagMask) == codes::kNamedTuple ||
+      (code & codes::kTagMask) == codes::kEnum)
     throw std::logic_error("typeFromCode: a tuple's code");
   size_t pos = 0;
   return decode({code}, pos, weak);

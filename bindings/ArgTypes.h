@@ -5,6 +5,7 @@
 
 #include "compiler/Packing.h"
 #include "ir/Types.h"
+#include "ir/Values.h"
 
 #include <pybind11/pybind11.h>
 
@@ -37,8 +38,19 @@ enum class DType : uint8_t {
   Complex128,
   Record,   ///< a structured dtype: the leaf or device array carries its ir::RecordType
   BFloat16, ///< ml_dtypes.bfloat16 (a NumPy user dtype: its number is learned at first sight)
+  /// datetime64 of unit code u (ir::DateUnit) is DatetimeFirst + u; timedelta64 TimedeltaFirst
+  /// + u (see datetimeDType).
+  DatetimeFirst = 32,
+  TimedeltaFirst = 48,
   Invalid = 0xff,
 };
+
+/// The DType of datetime64 (or, with `timedelta`, timedelta64) of `unit`.
+inline DType datetimeDType(bool timedelta, ir::DateUnit unit) {
+  return static_cast<DType>(
+      static_cast<int>(timedelta ? DType::TimedeltaFirst : DType::DatetimeFirst) +
+      static_cast<int>(unit));
+}
 
 const ir::ScalarType *dtypeType(DType d);
 DType dtypeOf(const ir::ScalarType *t);
@@ -50,7 +62,8 @@ const char *dtypeName(DType d);
 /// A user dtype's number (ml_dtypes.bfloat16's) is known once dtypeFromNumpy or
 /// numpyArrayDType has seen the dtype.
 DType dtypeFromNumpyNum(int num, char byteorder);
-/// The DType of a numpy.dtype object; Invalid when unsupported.
+/// The DType of a numpy.dtype object; Invalid when unsupported (datetime64 / timedelta64 with a
+/// multiple of their unit, "M8[2D]", included: numba does not support those either).
 DType dtypeFromNumpy(py::handle dtype);
 
 /// The record type of structured numpy.dtype `dtype` (fields from dtype.names and dtype.fields,
@@ -64,6 +77,18 @@ const ir::RecordType *recordOfDescr(PyObject *descr, std::string &why);
 uint32_t recordId(const ir::RecordType *r);
 /// The record type numbered `id` by recordId.
 const ir::RecordType *recordById(uint32_t id);
+
+/// The kernels' view of enum class `cls` (a subclass of enum.Enum; ir::EnumClassInfo): numbered
+/// on first use (the class is kept alive), its members read then. Null, with `why` set, when
+/// `cls` is not an enum class or a member's value is not a constant kernels can hold. Needs the
+/// GIL.
+std::shared_ptr<const ir::EnumClassInfo> enumClassInfo(PyObject *cls, std::string &why);
+/// The enum class numbered `id` by enumClassInfo.
+std::shared_ptr<const ir::EnumClassInfo> enumClassById(uint64_t id);
+/// True when `o` is a member of an enum class (an instance of enum.Enum). Needs the GIL.
+bool isEnumMember(PyObject *o);
+/// True when `o` is an enum class (a subclass of enum.Enum). Needs the GIL.
+bool isEnumClass(PyObject *o);
 
 /// Memory layout codes (as ir::Layout).
 ir::Layout layoutFromStrides(int ndim, const int64_t *shape, const int64_t *strides, int itemsize);
@@ -109,6 +134,9 @@ constexpr uint32_t kRecord = 5u << 24;      ///< a record scalar: bits 0..23 the
 /// A collections.namedtuple: bits 0..23 its class's number (namedTupleClass), followed by the
 /// codes of the tuple itself (kTuple and its elements).
 constexpr uint32_t kNamedTuple = 6u << 24;
+/// An enum member (ir/Enums.h): bits 0..23 its class's number (enumClassInfo), followed by the
+/// codes of its value.
+constexpr uint32_t kEnum = 7u << 24;
 constexpr uint32_t kMaxRecordId = (1u << 17) - 1;
 constexpr uint32_t kTagMask = 0xfu << 24;
 constexpr uint32_t kPython = 1u << 8; ///< scalars: a Python int/float/complex (weak for eager)
@@ -175,6 +203,10 @@ private:
   /// A DLPack producer without __cuda_array_interface__ (JAX, ...): read as the device array
   /// importDLPack makes of it, ordered before the default stream.
   bool readDLPack(PyObject *o, int arg, std::string &why, int depth);
+  /// A numpy.datetime64 / timedelta64 scalar: its count, typed by its unit.
+  bool readDatetimeScalar(PyObject *o, int arg, std::string &why);
+  /// An enum member: its class's code, then its value (ir/Enums.h).
+  bool readEnumMember(PyObject *o, int arg, std::string &why, int depth);
   LeafValue &newLeaf(LeafValue::Kind k, DType d, int arg);
 };
 
@@ -183,6 +215,8 @@ private:
 struct NumpyApi {
   PyTypeObject *ndarray = nullptr;
   PyTypeObject *voidScalar = nullptr; ///< numpy.void (numpy.record derives from it)
+  PyTypeObject *datetimeScalar = nullptr;  ///< numpy.datetime64 (every unit)
+  PyTypeObject *timedeltaScalar = nullptr; ///< numpy.timedelta64
   struct Scalar {
     PyTypeObject *type;
     DType dtype;

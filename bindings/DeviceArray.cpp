@@ -692,13 +692,12 @@ void defineDeviceArrays(py::module_ &m) {
           [](py::object self) {
             // numba-cuda's MemoryPointer, as far as users read it: the array's device address
             // (`int(d.gpu_data.device_pointer)`), holding the array alive.
+            // Equal for arrays over the same bytes (a view(dtype)), as numba-cuda's views share
+            // their MemoryPointer (ptxjit.devicearray.MemoryPointer).
             const auto &d = py::cast<const DeviceNDArray &>(self);
             uint64_t addr = d.size() == 0 ? 0 : d.address();
-            return py::module_::import("types").attr("SimpleNamespace")(
-                py::arg("device_pointer") = py::int_(addr),
-                py::arg("device_ctypes_pointer") =
-                    py::module_::import("ctypes").attr("c_void_p")(py::int_(addr)),
-                py::arg("size") = d.extent(), py::arg("owner") = self);
+            return py::module_::import("ptxjit.devicearray")
+                .attr("MemoryPointer")(py::int_(addr), d.extent(), self);
           })
       .def_property_readonly("device_ctypes_pointer",
                              [](const DeviceNDArray &d) {

@@ -434,10 +434,34 @@ ir::GlobalValue tupleGlobal(py::handle v) {
   return ir::GlobalValue::tuple(std::move(elems));
 }
 
+/// An enum class or member global (ir/Enums.h); nullopt when `v` is neither.
+std::optional<ir::GlobalValue> enumGlobal(py::handle v) {
+  PyObject *o = v.ptr();
+  // Exact builtin values are never enums (checked first: globals are mostly those).
+  if (o == Py_None || PyLong_CheckExact(o) || PyFloat_CheckExact(o) || PyBool_Check(o) ||
+      PyUnicode_CheckExact(o) || PyTuple_CheckExact(o) || PyModule_Check(o) || PyFunction_Check(o))
+    return std::nullopt;
+  std::string why;
+  if (isEnumClass(o)) {
+    if (auto info = enumClassInfo(o, why))
+      return ir::GlobalValue::enumClassOf(std::move(info));
+    return ir::GlobalValue::unsupported("enum class (" + why + ")");
+  }
+  if (!isEnumMember(o))
+    return std::nullopt;
+  auto info = enumClassInfo(reinterpret_cast<PyObject *>(Py_TYPE(o)), why);
+  if (!info)
+    return ir::GlobalValue::unsupported("enum member (" + why + ")");
+  return ir::GlobalValue::enumMember(std::move(info), py::cast<std::string>(v.attr("name")),
+                                     constFromPython(v.attr("value")));
+}
+
 } // namespace
 
 ir::GlobalValue globalFromPython(py::handle v) {
   PyObject *o = v.ptr();
+  if (auto g = enumGlobal(v)) // IntEnum members are ints: before the numbers
+    return *g;
   // Plain values first: None, numbers, strings, tuples of those.
   if (o == Py_None || PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o) ||
       PyComplex_Check(o) || PyUnicode_Check(o) || PyTuple_Check(o)) {
@@ -624,7 +648,8 @@ ir::GlobalValue globalOf(py::handle v, py::object &used) {
 } // namespace
 
 std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
-                                                         std::vector<py::object> *callees) {
+                                                         std::vector<py::object> *callees,
+                                                         const ir::GlobalValue *self) {
   if (!PyFunction_Check(func.ptr()))
     throw PtxjitPyError("UnsupportedError",
                         "only Python functions can be compiled, not " + typeName(func));
@@ -699,7 +724,10 @@ std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
         throw py::error_already_set();
     }
     py::object used;
-    s->globals[name] = v ? globalOf(v, used) : ir::GlobalValue::missing();
+    if (!v && self && name == s->name) // itself, before its decorator bound the name
+      s->globals[name] = *self;
+    else
+      s->globals[name] = v ? globalOf(v, used) : ir::GlobalValue::missing();
     if (callees && v)
       appendCallables(used, s->globals[name], *callees);
   }
@@ -712,7 +740,11 @@ std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
     for (size_t i = 0; i < cells.size() && i < s->freevars.size(); ++i) {
       PyObject *contents = PyCell_GET(cells[i].ptr());
       py::object used;
-      s->closure[s->freevars[i]] = contents ? globalOf(contents, used) : ir::GlobalValue::missing();
+      if (!contents && self && s->freevars[i] == s->name) // itself, before the cell is filled
+        s->closure[s->freevars[i]] = *self;
+      else
+        s->closure[s->freevars[i]] =
+            contents ? globalOf(contents, used) : ir::GlobalValue::missing();
       if (callees && contents)
         appendCallables(used, s->closure[s->freevars[i]], *callees);
     }
@@ -734,7 +766,13 @@ compiler::SnapshotSet snapshotWithCallees(py::handle func, int id) {
     if (set.count(fid))
       continue; // recursion: typing reports it
     std::vector<py::object> callees;
-    set[fid] = snapshotFunction(f, &callees);
+    // The function as a global of its own (for a call of itself before its name is bound).
+    std::optional<ir::GlobalValue> self;
+    compiler::Compiler &c = compiler::Compiler::instance();
+    if (c.isRegistered(fid))
+      self = c.kind(fid) == ir::FunctionKind::Kernel ? ir::GlobalValue::kernel(fid, c.name(fid))
+                                                     : ir::GlobalValue::deviceFunction(fid, c.name(fid));
+    set[fid] = snapshotFunction(f, &callees, self ? &*self : nullptr);
     for (const py::object &d : callees)
       if (std::optional<DispatcherIdentity> ident = dispatcherIdentity(d))
         todo.emplace_back(ident->functionId, ident->pyFunc);
@@ -806,6 +844,10 @@ py::object globalToPython(const ir::GlobalValue &g) {
       items.append(globalToPython(e));
     return py::make_tuple("tuple", py::tuple(items));
   }
+  case K::EnumClass:
+    return py::make_tuple("enum_class", g.enumClass->qualname);
+  case K::EnumMember:
+    return py::make_tuple("enum_member", g.enumClass->qualname, g.path, constToPython(g.constant));
   }
   return py::none();
 }

@@ -16,11 +16,15 @@ namespace py = pybind11;
 
 /// The snapshot of Python function `func` (a types.FunctionType). Globals are read now. With
 /// `callees`, the device functions (@cuda.jit(device=True) objects) that its globals and
-/// closure cells name are appended to it. Throws PtxjitPyError("UnsupportedError") on an
-/// interpreter other than CPython 3.11-3.13 or for objects that are not Python functions;
-/// Python errors propagate.
+/// closure cells name are appended to it. With `self` (the function's own dispatcher), a global
+/// or an empty closure cell named as the function itself (co_name) that is not defined yet
+/// means the function: numba's rule for a function that calls itself while its decorator runs
+/// (an eager signature compiles before the name is bound). Throws
+/// PtxjitPyError("UnsupportedError") on an interpreter other than CPython 3.11-3.13 or for
+/// objects that are not Python functions; Python errors propagate.
 std::shared_ptr<frontend::CodeSnapshot>
-snapshotFunction(py::handle func, std::vector<py::object> *callees = nullptr);
+snapshotFunction(py::handle func, std::vector<py::object> *callees = nullptr,
+                 const ir::GlobalValue *self = nullptr);
 
 /// What the compiler reads to compile function `id` (Python function `func`): its snapshot and,
 /// transitively, those of the device functions it names, taken now (the interpreter held), so

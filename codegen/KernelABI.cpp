@@ -1,6 +1,7 @@
 #include "codegen/KernelABI.h"
 
 #include "ir/Diagnostics.h"
+#include "ir/Enums.h"
 
 namespace ptxjit::codegen {
 namespace {
@@ -13,7 +14,7 @@ public:
   ir::SourceLoc loc;
 
   void add(const ir::Type *t, int arg) {
-    t = ir::concretize(t);
+    t = ir::enumValueOf(ir::concretize(t)); // an enum member is its value
     if (t->kind() == ir::TypeKind::None)
       return; // a None argument has no run-time value
     if (const auto *s = ir::dyn_cast<ir::ScalarType>(t)) {

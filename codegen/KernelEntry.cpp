@@ -2,6 +2,7 @@
 
 #include "codegen/ModuleImpl.h"
 #include "codegen/ScalarValues.h"
+#include "ir/Enums.h"
 
 #include <llvm/IR/Metadata.h>
 
@@ -13,6 +14,7 @@ using ir::TypeKind;
 /// The names of the leaves of an argument of type `t` named `name`, in plan order (tuple
 /// elements are "name_0", "name_1", ...).
 void leafNames(const ir::Type *t, const std::string &name, std::vector<std::string> &out) {
+  t = ir::enumValueOf(t);
   if (const auto *tt = ir::dyn_cast<ir::TupleType>(t)) {
     for (size_t k = 0; k < tt->size(); ++k)
       leafNames(tt->elements()[k], name + "_" + std::to_string(k), out);
@@ -62,7 +64,7 @@ public:
       : b_(b), plan_(plan), values_(slotValues) {}
 
   llvm::Value *argument(const ir::Type *t) {
-    t = ir::concretize(t);
+    t = ir::enumValueOf(ir::concretize(t)); // an enum member is its value
     if (const auto *tt = ir::dyn_cast<ir::TupleType>(t)) {
       std::vector<llvm::Value *> elems;
       std::vector<llvm::Type *> types;

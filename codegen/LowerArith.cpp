@@ -16,7 +16,9 @@ using namespace ir;
 
 namespace {
 
-const ScalarType *scalarOf(const Type *t) { return dyn_cast<ScalarType>(concretize(t)); }
+const ScalarType *scalarOf(const Type *t) {
+  return dyn_cast<ScalarType>(concretize(intEnumAsInt(t)));
+}
 
 } // namespace
 
@@ -26,7 +28,9 @@ llvm::Value *FunctionLowerer::convert(llvm::Value *v, const Type *from, const Ty
                                       SourceLoc at) {
   if (from == to)
     return v;
-  const Type *f = concretize(from), *t = concretize(to);
+  // An enum member is its value (typing allowed the conversion: an IntEnum member where an int
+  // is expected, a member passed on as a member).
+  const Type *f = concretize(enumValueOf(from)), *t = concretize(enumValueOf(to));
   if (f == t)
     return v;
   auto *fs = dyn_cast<ScalarType>(f);
@@ -400,6 +404,8 @@ llvm::Value *FunctionLowerer::binaryValues(BinaryOp op, llvm::Value *lv, const T
   auto *rs = dyn_cast<ScalarType>(res);
   if (!rs || !scalarOf(lt) || !scalarOf(rt))
     fail(at, DiagCode::OperatorTypes, {binaryOpName(op), lt->str(), rt->str()});
+  if (isDatetimeLike(scalarOf(lt)) || isDatetimeLike(scalarOf(rt))) // DatetimeValues.cpp
+    return datetimeBinary(B, op, lv, scalarOf(lt), rv, scalarOf(rt), rs);
   if (op == BinaryOp::MatMul)
     fail(at, DiagCode::OperatorTypes, {binaryOpName(op), lt->str(), rt->str()});
   if (op == BinaryOp::Pow)
@@ -457,6 +463,8 @@ llvm::Value *FunctionLowerer::lowerUnaryOp(const UnaryOpInstr &i) {
     return x;
   case UnaryOpKind::Neg:
     switch (rs->kind()) {
+    case TypeKind::Timedelta:
+      return timedeltaNeg(B, x);
     case TypeKind::Int:
       return B.CreateSub(llvm::ConstantInt::get(x->getType(), 0), x);
     case TypeKind::Float:
@@ -583,6 +591,28 @@ llvm::Value *FunctionLowerer::lowerCompare(const CompareInstr &i) {
   const Instr *lhs = i.operand(0), *rhs = i.operand(1);
   const Type *lt = concretize(typeOf(lhs, at)), *rt = concretize(typeOf(rhs, at));
   const Type *res = typeOf(&i, at);
+  // Enum members (ir/Enums.h, typed by TypingOps.cpp): of one class, compared by value; of
+  // different classes (or a non-int member and anything else), never equal nor identical.
+  auto *ma = dyn_cast<EnumMemberType>(lhs->type), *mb = dyn_cast<EnumMemberType>(rhs->type);
+  if (ma || mb) {
+    const bool eqNe = i.cmp == CmpOp::Eq || i.cmp == CmpOp::Ne;
+    const bool isNot = i.cmp == CmpOp::Is || i.cmp == CmpOp::IsNot;
+    const bool positive = i.cmp == CmpOp::Eq || i.cmp == CmpOp::Is;
+    if ((eqNe || isNot) && ma && ma == mb) { // the values, as == compares them
+      llvm::Value *eq = valuesEqual(valueOf(lhs, at), ma->dtype(), valueOf(rhs, at), at);
+      return convert(positive ? eq : B.CreateNot(eq), types::boolean(), res, at);
+    }
+    const bool numeric = (!ma || ma->isIntEnum()) && (!mb || mb->isIntEnum()) &&
+                         lt->isScalarNumber() && rt->isScalarNumber();
+    if (isNot || (eqNe && !numeric)) {
+      bool noneBoth = lt->kind() == TypeKind::None && rt->kind() == TypeKind::None;
+      return convert(B.getInt1(noneBoth == positive), types::boolean(), res, at);
+    }
+  }
+  if (isDatetimeLike(lt) && isDatetimeLike(rt)) // DatetimeValues.cpp
+    return convert(datetimeCompare(B, i.cmp, valueOf(lhs, at), cast<ScalarType>(lt),
+                                   valueOf(rhs, at), cast<ScalarType>(rt)),
+                   types::boolean(), res, at);
   if (i.cmp == CmpOp::Eq || i.cmp == CmpOp::Ne) // strings known at compile time (typing checked)
     if (std::optional<std::string> ls = constantStringOf(lhs, &fn))
       if (std::optional<std::string> rs = constantStringOf(rhs, &fn))
@@ -643,6 +673,22 @@ llvm::Value *FunctionLowerer::lowerCompare(const CompareInstr &i) {
   }
   }
   return convert(out, types::boolean(), res, at);
+}
+
+llvm::Value *FunctionLowerer::valuesEqual(llvm::Value *l, const Type *t, llvm::Value *r,
+                                          SourceLoc at) {
+  const Type *c = concretize(t);
+  if (auto *tt = dyn_cast<TupleType>(c)) { // element by element
+    llvm::Value *out = B.getInt1(true);
+    for (size_t k = 0; k < tt->size(); ++k)
+      out = B.CreateAnd(out, valuesEqual(B.CreateExtractValue(l, unsigned(k)), tt->elements()[k],
+                                         B.CreateExtractValue(r, unsigned(k)), at));
+    return out;
+  }
+  auto *s = dyn_cast<ScalarType>(c);
+  if (!s)
+    internal(at, "equality of values of type " + t->str());
+  return compareScalars(CmpOp::Eq, l, r, s, at);
 }
 
 llvm::Value *FunctionLowerer::truth(llvm::Value *v, const Type *t, SourceLoc at) {

@@ -1,6 +1,7 @@
 // Lowering of arrays (indexing, element access, views, attributes), tuples, ranges and
 // iterators (range, arrays, enumerate, zip). Slices and view assignment: LowerSlices.cpp.
 #include "codegen/Lowering.h"
+#include "ir/ConstantOf.h"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/MDBuilder.h>
@@ -221,6 +222,12 @@ llvm::Value *FunctionLowerer::pointerElementAddress(llvm::Value *ptr, const Scal
 llvm::Value *FunctionLowerer::lowerGetItem(const GetItemInstr &i) {
   SourceLoc at = i.loc;
   const Instr *obj = i.operand(0), *index = i.operand(1);
+  if (auto *ec = dyn_cast<EnumClassType>(obj->type)) { // Color["red"]: the member's value
+    std::optional<std::string> name = constantStringOf(index, &fn);
+    if (!name)
+      internal(at, "enum class indexed by a non-constant " + typeOf(index, at)->str());
+    return enumMemberValue(ec, *name, at);
+  }
   const Type *ot = concretize(typeOf(obj, at)), *it = typeOf(index, at);
   const Type *res = typeOf(&i, at);
   llvm::Value *v = valueOf(obj, at);

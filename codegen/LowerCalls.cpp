@@ -62,6 +62,10 @@ llvm::Value *FunctionLowerer::lowerGetAttr(const GetAttrInstr &i) {
   };
   if (const CudaBuiltinInfo *ci = cudaBuiltinInfo(i.builtin)) // cuda.laneid, cuda.warpsize
     return lowerCudaValue(i, *ci);
+  if (auto *ec = dyn_cast<EnumClassType>(obj->type)) // Color.red: the member's value
+    return enumMemberValue(ec, i.attr, at);
+  if (isa<EnumMemberType>(obj->type) && i.attr == "value") // a member is its value
+    return convert(valueOf(obj, at), enumValueOf(obj->type), res, at);
   if (i.builtin == BuiltinId::None && !ModuleLowerer::isCompileTimeOnly(res)) {
     const Type *ot = concretize(typeOf(obj, at));
     if (auto *r = dyn_cast<RecordType>(ot)) // r.x
@@ -413,6 +417,8 @@ llvm::Value *FunctionLowerer::lowerBuiltinCall(const CallInstr &i) {
     return convert(arg(0), argType(0), res, at);
   }
   case BuiltinId::Abs: {
+    if (n == 1 && argType(0)->kind() == TypeKind::Timedelta)
+      return timedeltaAbs(B, arg(0));
     if (n != 1)
       badArgs();
     auto *st = dyn_cast<ScalarType>(concretize(argType(0)));

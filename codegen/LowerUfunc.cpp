@@ -5,6 +5,7 @@
 
 #include "codegen/KernelEntry.h"
 #include "codegen/Lowering.h"
+#include "ir/Enums.h"
 
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
@@ -244,7 +245,7 @@ LoweredModule lowerElementwise(const ir::Function &fn, const ElementwiseKernelDe
     llvm::Value *r = g.callBody(args);
     if (desc.returnsValue) {
       const LoopOperand &out = desc.operands.back();
-      const auto *rt = ir::dyn_cast<ScalarType>(ir::concretize(fn.returnType));
+      const auto *rt = ir::dyn_cast<ScalarType>(ir::concretize(ir::intEnumAsInt(fn.returnType)));
       if (!rt || out.kind != LoopOperand::Kind::Array)
         detail::internalError("ufunc loop: '" + fn.name + "' does not return a scalar");
       llvm::Value *p = b.CreateInBoundsGEP(b.getInt8Ty(), arrays[nops - 1].data, off[nops - 1]);
@@ -257,7 +258,7 @@ LoweredModule lowerElementwise(const ir::Function &fn, const ElementwiseKernelDe
 LoweredModule lowerReduce(const ir::Function &fn, const ReduceKernelDesc &desc,
                           const CompileOptions &opts, const std::string &symbol) {
   const ScalarType *acc = desc.accType;
-  const auto *rt = ir::dyn_cast<ScalarType>(ir::concretize(fn.returnType));
+  const auto *rt = ir::dyn_cast<ScalarType>(ir::concretize(ir::intEnumAsInt(fn.returnType)));
   if (!rt)
     detail::internalError("reduce loop: '" + fn.name + "' does not return a scalar");
   unsigned B = desc.blockSize;

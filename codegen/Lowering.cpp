@@ -107,6 +107,7 @@ bool ModuleLowerer::isCompileTimeOnly(const Type *t) {
   case TypeKind::Extern:
   case TypeKind::String:
   case TypeKind::StrLiteral:
+  case TypeKind::EnumClass: // names its members; members are their values
     return true;
   default:
     return false;
@@ -132,12 +133,17 @@ llvm::Type *ModuleLowerer::reprType(const Type *t, const Function &fn, SourceLoc
   case TypeKind::Extern:
   case TypeKind::String:
   case TypeKind::StrLiteral:
+  case TypeKind::EnumClass:
     return emptyType();
   case TypeKind::Bool:
   case TypeKind::Int:
   case TypeKind::Float:
   case TypeKind::Complex:
+  case TypeKind::Datetime:
+  case TypeKind::Timedelta:
     return registerType(ctx, cast<ScalarType>(t));
+  case TypeKind::EnumMember: // its value
+    return reprType(cast<EnumMemberType>(t)->dtype(), fn, loc);
   case TypeKind::WeakInt:
   case TypeKind::WeakFloat:
   case TypeKind::WeakComplex:
@@ -339,7 +345,17 @@ const Type *FunctionLowerer::typeOf(const Instr *i, SourceLoc at) const {
   if (!i->type)
     internal(i->loc, std::string("untyped ") + opcodeName(i->op()) + " instruction %" +
                          std::to_string(i->id));
-  return i->type;
+  // An IntEnum member is its int value wherever a value is used as a number; comparisons,
+  // which tell classes apart, read the instruction's own type (ir/Enums.h).
+  return intEnumAsInt(i->type);
+}
+
+llvm::Value *FunctionLowerer::enumMemberValue(const EnumClassType *cls, const std::string &name,
+                                              SourceLoc at) {
+  const ConstValue *v = cls->member(name);
+  if (!v)
+    internal(at, cls->str() + " has no member '" + name + "'");
+  return constant(*v, cls->dtype(), at);
 }
 
 llvm::Value *FunctionLowerer::valueOf(const Instr *v, SourceLoc at) {
@@ -469,6 +485,8 @@ llvm::Value *FunctionLowerer::globalValue(const GlobalValue &g, const std::strin
   switch (g.kind) {
   case GlobalValue::Kind::Constant:
     return constant(g.constant, t, at);
+  case GlobalValue::Kind::EnumMember: // its value
+    return constant(g.constant, enumValueOf(t), at);
   case GlobalValue::Kind::Missing:
     fail(at, DiagCode::UndefinedName, {name});
   case GlobalValue::Kind::PyFunction:

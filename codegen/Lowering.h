@@ -40,10 +40,13 @@
 // returning its value (void for None). The kernel/device entry wrappers flatten parameters.
 #pragma once
 
+#include "codegen/DatetimeValues.h"
 #include "codegen/MathLib.h"
 #include "codegen/ModuleImpl.h"
 #include "codegen/ScalarValues.h"
 #include "ir/typing/ArrayReductions.h"
+#include "ir/Datetime.h"
+#include "ir/Enums.h"
 #include "ir/typing/CudaBuiltins.h"
 #include "ir/typing/Libdevice.h"
 #include "ir/typing/LowFloat.h"
@@ -198,8 +201,12 @@ private:
   void lowerInstr(const ir::Instr &i);
   /// The lowered value of operand `v` of `user`.
   llvm::Value *valueOf(const ir::Instr *v, ir::SourceLoc at);
-  /// `i.type`, or an Internal error if typing did not set it.
+  /// The type of `i`'s value: `i.type`, an IntEnum member's as its int value (ir/Enums.h); an
+  /// Internal error if typing did not set it.
   const ir::Type *typeOf(const ir::Instr *i, ir::SourceLoc at) const;
+  /// The value of member `name` of enum class `cls` (a constant of its value type).
+  llvm::Value *enumMemberValue(const ir::EnumClassType *cls, const std::string &name,
+                               ir::SourceLoc at);
   llvm::Type *repr(const ir::Type *t, ir::SourceLoc at) { return M.reprType(t, fn, at); }
   llvm::Value *placeholder() { return llvm::PoisonValue::get(M.emptyType()); }
   /// An alloca in the entry block.
@@ -254,6 +261,8 @@ private:
   /// unsigned integer compare exactly; other pairs in comparisonType.
   llvm::Value *compareNumbers(ir::CmpOp cmp, llvm::Value *l, const ir::Type *lt, llvm::Value *r,
                               const ir::Type *rt, ir::SourceLoc at);
+  /// Whether two values of type `t` (scalars or tuples of them) are equal, as i1.
+  llvm::Value *valuesEqual(llvm::Value *l, const ir::Type *t, llvm::Value *r, ir::SourceLoc at);
   /// bool(v) for v of type t, as i1.
   llvm::Value *truth(llvm::Value *v, const ir::Type *t, ir::SourceLoc at);
   /// The common type for comparing values of types a and b (NumPy promotion).

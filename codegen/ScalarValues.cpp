@@ -1,11 +1,15 @@
 #include "codegen/ScalarValues.h"
 
+#include "codegen/DatetimeValues.h"
+#include "ir/Datetime.h"
+
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Module.h>
 
 namespace ptxjit::codegen::detail {
 
+using ir::isDatetimeLike;
 using ir::ScalarType;
 using ir::TypeKind;
 
@@ -53,6 +57,9 @@ llvm::Type *registerType(llvm::LLVMContext &ctx, const ScalarType *t) {
     return llvm::Type::getIntNTy(ctx, t->bits());
   case TypeKind::Float:
     return partType(ctx, t);
+  case TypeKind::Datetime: // a count of the unit (ir/Datetime.h)
+  case TypeKind::Timedelta:
+    return llvm::Type::getInt64Ty(ctx);
   default: // complex
     return llvm::StructType::get(ctx, {partType(ctx, t), partType(ctx, t)});
   }
@@ -144,6 +151,8 @@ llvm::Value *castScalar(llvm::IRBuilderBase &b, llvm::Value *v, const ScalarType
                         const ScalarType *to) {
   if (from == to)
     return v;
+  if (isDatetimeLike(from) || isDatetimeLike(to)) // DatetimeValues.cpp
+    return castDatetime(b, v, from, to);
   // bfloat16 goes through float32, which holds every bfloat16 and float16 exactly: out of
   // bfloat16 by extension; into it by one rounding from float32 (or float64, which LLVM rounds
   // correctly: to odd on the GPU, ir/BFloat16.h on the host), from integers through their

@@ -288,6 +288,9 @@ struct Compiler::Entry {
   /// Typed IR per argument types (kept after unregistering while other functions' typed IR
   /// points at it: `callers` not empty).
   std::map<std::vector<const ir::Type *>, std::unique_ptr<ir::Function>> typed;
+  /// A kernel's typed IR as a device function (called from device code: numba-cuda compiles it
+  /// so, and it may return a value), per argument types.
+  std::map<std::vector<const ir::Type *>, std::unique_ptr<ir::Function>> typedAsDevice;
   /// The functions whose typed IR `typed` calls into, and those whose typed IR calls into
   /// this one's: an unregistered entry is erased when no caller is left (freeRetiredLocked).
   std::set<int> callees;
@@ -295,18 +298,26 @@ struct Compiler::Entry {
   /// The snapshots `typed` was built from (a disk-cache key is only trusted when the function's
   /// current snapshot matches them).
   std::vector<std::shared_ptr<const frontend::CodeSnapshot>> typedFrom;
+  /// Typed IR made from the provisional return type of a function whose typing was under way
+  /// (mutual recursion: see Frame): never looked up again, kept for the typed IR calling it.
+  std::vector<std::unique_ptr<ir::Function>> provisionalTyped;
   std::unordered_map<SpecKey, std::unique_ptr<Specialization>, SpecKeyHash> specs;
 };
 
 namespace {
 
-/// Pops the in-progress stack when typing ends, normally or by an exception.
-struct InProgressGuard {
-  std::vector<std::pair<int, std::vector<const ir::Type *>>> &stack;
-  ~InProgressGuard() { stack.pop_back(); }
-};
-
 constexpr int kMaxCallDepth = 64;
+/// The most specializations of one function whose typing may be under way at once: recursion
+/// through calls with other argument types at each level.
+constexpr int kMaxRecursiveSpecializations = 8;
+
+/// "int64, float64", for messages.
+std::string argsText(const std::vector<const ir::Type *> &args) {
+  std::string s;
+  for (size_t k = 0; k < args.size(); ++k)
+    s += (k ? ", " : "") + args[k]->str();
+  return s;
+}
 
 /// "saxpy(float32, array(float32, 1d, C))", for dumps.
 std::string signatureText(const std::string &name, const std::vector<const ir::Type *> &args) {
@@ -414,11 +425,6 @@ public:
     // A kernel called from device code is compiled as a device function of its caller, as
     // numba-cuda does (its body returns nothing: typing keeps the kernel's rules).
     Entry &callee = *found;
-    for (const auto &frame : compiler_.inProgress_)
-      if (frame.first == functionId)
-        ir::raiseDiag(ir::DiagCode::Recursion, file, loc, {callee.name});
-    if (depth_ >= kMaxCallDepth)
-      ir::raiseDiag(ir::DiagCode::Recursion, file, loc, {callee.name});
     // A literal passed to a device function becomes a parameter variable: its default type;
     // an int literal keeps its value (types::intLiteral: typing gives the variable int64 and
     // knows the value where a constant is needed), one specialization per value.
@@ -428,9 +434,41 @@ public:
       concrete.push_back(ir::hasIntLiteral(t) ? t : ir::concretize(t));
     if (!callee.declared.empty())
       concrete = declaredParams(callee, argTypes, file, loc);
+    // A recursive call: the function being typed, whose return type is provisional until its
+    // typing ends (ir::inferTypes). Everything typed since then depends on it.
+    // (A kernel called from device code is typed as a device function: a kernel calling itself
+    // calls its device form.)
+    std::vector<Frame> &frames = compiler_.inProgress_;
+    int sameFunction = 0;
+    for (size_t j = 0; j < frames.size(); ++j) {
+      if (frames[j].id == functionId)
+        ++sameFunction;
+      if (frames[j].id != functionId || frames[j].argTypes != concrete ||
+          frames[j].fn->kind != ir::FunctionKind::Device)
+        continue;
+      for (size_t k = j + 1; k < frames.size(); ++k)
+        frames[k].dependsOn = std::min(frames[k].dependsOn, j);
+      callees_.insert(functionId);
+      return frames[j].fn;
+    }
+    // Recursion with other argument types types another specialization (an int argument that
+    // becomes a float); argument types that change at every level would never end (and may
+    // grow exponentially: f((x, x))), so the chain is cut short.
+    if (sameFunction >= kMaxRecursiveSpecializations)
+      ir::raiseDiag(ir::DiagCode::Recursion, file, loc,
+                    {callee.name, "its recursive calls need " +
+                                      std::to_string(kMaxRecursiveSpecializations) +
+                                      " specializations for different argument types, the last "
+                                      "for (" + argsText(concrete) +
+                                      "): recursive calls whose argument types keep changing "
+                                      "cannot be typed"});
+    if (depth_ >= kMaxCallDepth)
+      ir::raiseDiag(ir::DiagCode::Recursion, file, loc,
+                    {callee.name, "calls nest more than " + std::to_string(kMaxCallDepth) +
+                                      " deep"});
     ir::Function *typed = nullptr;
     try {
-      typed = compiler_.typedLocked(functionId, concrete, file, loc, depth_ + 1);
+      typed = compiler_.typedLocked(functionId, concrete, file, loc, depth_ + 1, true);
     } catch (ir::CompileError &e) {
       // The error points into the callee; the user also needs the call that led there.
       e.addCallSite({callee.name, callerName_, file, loc});
@@ -438,6 +476,10 @@ public:
     }
     callees_.insert(functionId);
     return typed;
+  }
+
+  bool isProvisional(const ir::Function *callee) const override {
+    return compiler_.provisional_.count(callee) != 0;
   }
 
 private:
@@ -648,16 +690,19 @@ void applyDeclaredReturn(const std::vector<ir::Signature> &declared, const std::
 
 ir::Function *Compiler::typedLocked(int id, const std::vector<const ir::Type *> &argTypes,
                                     const std::string &callerFile, const ir::SourceLoc &callerLoc,
-                                    int depth) {
+                                    int depth, bool called) {
   Entry &e = entry(id);
-  auto found = e.typed.find(argTypes);
-  if (found != e.typed.end())
+  // A kernel called from device code is compiled as a device function, as numba-cuda does.
+  const ir::FunctionKind kind = called ? ir::FunctionKind::Device : e.kind;
+  auto &cache = kind == e.kind ? e.typed : e.typedAsDevice;
+  auto found = cache.find(argTypes);
+  if (found != cache.end())
     return found->second.get();
   auto given = snapshots_ ? snapshots_->find(id) : SnapshotSet::const_iterator();
   if (!snapshots_ || given == snapshots_->end() || !given->second)
     throw std::logic_error("no snapshot of '" + e.name + "' was given to the compiler");
   std::shared_ptr<const frontend::CodeSnapshot> snap = given->second;
-  std::unique_ptr<ir::Function> fn = frontend::buildFunction(*snap, e.kind);
+  std::unique_ptr<ir::Function> fn = frontend::buildFunction(*snap, kind);
   ir::verifyInDebug(*fn);
   const DumpStages &stages = dumpStages();
   if (stages.ir)
@@ -671,20 +716,53 @@ ir::Function *Compiler::typedLocked(int id, const std::vector<const ir::Type *> 
   }
   if (argTypes.size() < params)
     bindDefaults(*fn, *snap, argTypes.size());
-  inProgress_.emplace_back(id, argTypes);
+  // Recursive calls of a function with an eager signature get its declared return type.
+  for (const ir::Signature &s : e.declared)
+    if (s.args == argTypes && s.returnType && s.returnType->kind() != ir::TypeKind::Void) {
+      fn->returnType = s.returnType;
+      fn->returnTypeDeclared = true;
+      break;
+    }
+  ir::Function *raw = fn.get();
+  const size_t index = inProgress_.size();
   std::set<int> callees;
+  size_t dependsOn = index;
   {
-    InProgressGuard guard{inProgress_};
+    // The frame is popped however typing ends; the provisional set is emptied with the last
+    // frame, and a typing that fails leaves nothing in it.
+    struct FrameGuard {
+      Compiler &c;
+      const ir::Function *fn;
+      bool ok = false;
+      ~FrameGuard() {
+        c.inProgress_.pop_back();
+        if (c.inProgress_.empty())
+          c.provisional_.clear();
+        else if (!ok)
+          c.provisional_.erase(fn);
+      }
+    } guard{*this, raw};
+    inProgress_.push_back(Frame{id, argTypes, raw, index});
+    provisional_.insert(raw);
     Resolver resolver(*this, e.name, depth);
     ir::inferTypes(*fn, argTypes, &resolver);
     callees = resolver.callees();
+    dependsOn = inProgress_.back().dependsOn;
+    guard.ok = true;
   }
+  // Typed from the provisional return type of a function further up whose typing goes on: it
+  // stays provisional (typed again at the next call) and is not cached.
+  const bool provisional = dependsOn < index;
+  if (!provisional)
+    provisional_.erase(raw);
   applyDeclaredReturn(e.declared, e.name, *fn, argTypes, *snap);
   ir::verifyInDebug(*fn);
   if (stages.typed)
     dump("typed", signatureText(e.name, argTypes), fn->print(true));
-  ir::Function *raw = fn.get();
-  e.typed.emplace(argTypes, std::move(fn));
+  if (provisional)
+    e.provisionalTyped.push_back(std::move(fn));
+  else
+    cache.emplace(argTypes, std::move(fn));
   e.typedFrom.push_back(std::move(snap));
   // Only typed IR that is kept records its callees: a failed typing keeps nothing.
   for (int callee : callees) {
@@ -754,7 +832,7 @@ Compiler::diskKeyLocked(int id, const std::string &what,
       return;
     }
     if (std::find(stack.begin(), stack.end(), fid) != stack.end()) {
-      key.add("recursive", fe->name); // rejected by typing: nothing will be stored
+      key.add("recursive", fe->name); // its snapshot is in the key already
       return;
     }
     auto given = snapshots_->find(fid);

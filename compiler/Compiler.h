@@ -38,6 +38,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -310,10 +311,11 @@ private:
   /// into (frees only the specializations of the others), cascading to callees left without
   /// callers (compile lock held).
   void freeRetiredLocked();
-  /// The typed IR of `id` for `argTypes` (compile lock held), built once from snapshots_.
+  /// The typed IR of `id` for `argTypes` (compile lock held), built once from snapshots_;
+  /// `called`: for a call from device code, which types a kernel as a device function.
   ir::Function *typedLocked(int id, const std::vector<const ir::Type *> &argTypes,
                             const std::string &callerFile, const ir::SourceLoc &callerLoc,
-                            int depth);
+                            int depth, bool called = false);
   std::string makeSymbol(const Entry &e);
   /// cache=True: the disk-cache key of the entry `what` ("kernel", or a loop's description) of
   /// function `id` for `argTypes` and `opts` (lock held), from snapshots_. nullopt when the
@@ -348,8 +350,22 @@ private:
   std::unordered_map<int, std::unique_ptr<Entry>> entries_;
   /// Unregistered while a compile held the compile lock: their specializations wait for it.
   std::vector<int> retired_;
-  /// Typed functions in progress (recursion detection), innermost last.
-  std::vector<std::pair<int, std::vector<const ir::Type *>>> inProgress_;
+  /// A function whose typing is under way: recursive calls of (id, argTypes) resolve to `fn`,
+  /// whose returnType is provisional meanwhile (ir::inferTypes).
+  struct Frame {
+    int id;
+    std::vector<const ir::Type *> argTypes;
+    ir::Function *fn;
+    /// The outermost frame whose provisional return type this typing used, directly or through
+    /// its callees (the frame's own index or above: none); typed IR that used one of an outer
+    /// frame is provisional (not cached) until that frame's typing ends.
+    size_t dependsOn;
+  };
+  /// Typed functions in progress, innermost last.
+  std::vector<Frame> inProgress_;
+  /// Typed IR that is provisional (the in-progress functions, and functions typed from their
+  /// provisional return types); emptied when the outermost typing ends.
+  std::set<const ir::Function *> provisional_;
 };
 
 /// A symbol-safe rendering of a Python name ("saxpy", "<lambda>" → "_lambda_").

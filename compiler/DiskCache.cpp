@@ -114,6 +114,17 @@ void addGlobal(CacheKey &k, const ir::GlobalValue &g,
   case ir::GlobalValue::Kind::ExceptionClass: // by name: handles are per process, and code
     k.add("path", g.path);                    // that records raise sites is never stored
     break;
+  case ir::GlobalValue::Kind::EnumClass: // by name and members: ids are per process
+  case ir::GlobalValue::Kind::EnumMember:
+    k.add("path", g.path).add("class", g.enumClass->qualname);
+    k.addInt("int", g.enumClass->isInt ? 1 : 0);
+    k.addInt("members", static_cast<int64_t>(g.enumClass->members.size()));
+    for (const auto &[member, value] : g.enumClass->members) {
+      k.add("member", member);
+      addConst(k, value);
+    }
+    addConst(k, g.constant);
+    break;
   case ir::GlobalValue::Kind::Array: // a frozen NumPy array: its contents are code
     k.add("dtype", g.dtype).addInt("ndim", static_cast<int64_t>(g.shape.size()));
     for (int64_t d : g.shape)

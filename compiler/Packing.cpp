@@ -163,6 +163,9 @@ ArgValue ArgValue::load(const ir::ScalarType *t, const void *src) {
       return complexNumber(get<float>(p), get<float>(p + 4));
     return complexNumber(get<double>(p), get<double>(p + 8));
   }
+  case ir::TypeKind::Datetime: // an int64 count of the unit
+  case ir::TypeKind::Timedelta:
+    return integer(get<int64_t>(src));
   default:
     throw std::logic_error("ArgValue::load: not a scalar type: " + t->str());
   }
@@ -204,6 +207,9 @@ void storeScalar(const ArgValue &v, const ir::ScalarType *t, void *dst) {
              v.kind == ArgValue::Kind::Complex ? v.im : 0.0);
     return;
   }
+  case ir::TypeKind::Datetime: // an int64 count of the unit
+  case ir::TypeKind::Timedelta:
+    return put(dst, valueAs<int64_t>(v));
   default:
     throw std::logic_error("storeScalar: not a scalar type: " + t->str());
   }

@@ -1,5 +1,8 @@
 #include "ir/Conversions.h"
 
+#include "ir/Datetime.h"
+#include "ir/Enums.h"
+
 #include <algorithm>
 #include <array>
 
@@ -132,6 +135,45 @@ const ScalarType *promoteConcrete(const ScalarType *a, const ScalarType *b) {
   return types::floating(bits);
 }
 
+/// The grade of a conversion from or to a datetime64 / timedelta64 (ir/Datetime.h). Numba
+/// converts only between units of one kind that convert exactly (a finer unit: safe). NumPy
+/// also casts to a coarser unit (same_kind: the count is floor-divided), an integer or bool
+/// into a timedelta (safe: the count), and datetimes and timedeltas to and from numbers
+/// (unsafe: the count); a datetime and a timedelta never convert into each other.
+Conversion datetimeConversion(const ScalarType *from, const ScalarType *to, Rules rules) {
+  const bool fromDate = isDatetimeLike(from), toDate = isDatetimeLike(to);
+  if (fromDate && toDate) {
+    if (from->kind() != to->kind())
+      return Conversion::None;
+    if (canCastDateUnits(from->unit(), to->unit()))
+      return Conversion::Safe;
+    if (rules == Rules::Numba)
+      return Conversion::None;
+    if (to->unit() == DateUnit::Generic) // the count as it is (NumPy: unsafe)
+      return Conversion::Unsafe;
+    // A datetime of years or months into days or finer goes through the calendar (exact).
+    bool calendar = from->kind() == TypeKind::Datetime &&
+                    static_cast<int>(from->unit()) <= static_cast<int>(DateUnit::M) &&
+                    to->unit() != DateUnit::Y && to->unit() != DateUnit::M &&
+                    to->unit() != DateUnit::Generic;
+    if (calendar)
+      return Conversion::Safe;
+    if (dateUnitFactor(to->unit(), from->unit()))
+      return Conversion::SameKind;
+    return Conversion::None;
+  }
+  if (rules == Rules::Numba)
+    return Conversion::None;
+  if (toDate && to->kind() == TypeKind::Timedelta &&
+      (from->kind() == TypeKind::Bool || from->kind() == TypeKind::Int))
+    return from->kind() == TypeKind::Int && !from->isSigned() && from->bits() == 64
+               ? Conversion::SameKind
+               : Conversion::Safe;
+  if (from->kind() == TypeKind::Complex && toDate)
+    return Conversion::None;
+  return Conversion::Unsafe;
+}
+
 /// NEP 50: a concrete scalar `c` combined with a Python literal of weak kind `w`.
 const Type *promoteWeak(const ScalarType *c, TypeKind w) {
   switch (w) {
@@ -187,6 +229,8 @@ const char *castingName(Casting c) {
 Conversion scalarConversion(const ScalarType *from, const ScalarType *to, Rules rules) {
   if (from == to)
     return Conversion::Exact;
+  if (isDatetimeLike(from) || isDatetimeLike(to))
+    return datetimeConversion(from, to, rules);
   bool complexToReal = from->kind() == TypeKind::Complex && to->kind() != TypeKind::Complex;
   if (rules == Rules::Numba) {
     if (complexToReal)
@@ -229,6 +273,10 @@ bool canCast(const ScalarType *from, const ScalarType *to, Casting casting) {
 Conversion weakConversion(const WeakType *from, const ScalarType *to) {
   if (from->defaultType() == to)
     return Conversion::Exact;
+  if (isDatetimeLike(to)) // a Python int is a count of a timedelta's unit (NumPy)
+    return from->kind() == TypeKind::WeakInt && to->kind() == TypeKind::Timedelta
+               ? Conversion::Safe
+               : Conversion::None;
   switch (from->kind()) {
   case TypeKind::WeakInt:
     return to->kind() == TypeKind::Bool ? Conversion::Unsafe : Conversion::Safe;
@@ -244,9 +292,20 @@ Conversion weakConversion(const WeakType *from, const ScalarType *to) {
 Conversion argumentConversion(const Type *from, const Type *to) {
   if (from == to)
     return Conversion::Exact;
+  // An IntEnum member passes where an int does: its value, at best a safe conversion (numba's
+  // IntEnumMember.can_convert_to).
+  if (auto *m = dyn_cast<EnumMemberType>(from); m && m->isIntEnum()) {
+    Conversion c = argumentConversion(m->dtype(), to);
+    return c == Conversion::None ? c : std::max(c, Conversion::Safe);
+  }
   if (const auto *ts = dyn_cast<ScalarType>(to)) {
-    if (const auto *fs = dyn_cast<ScalarType>(from))
+    if (const auto *fs = dyn_cast<ScalarType>(from)) {
+      // A datetime or timedelta argument passes in its own unit only: a launch packs the count
+      // as it is (no unit conversion on the way).
+      if (isDatetimeLike(fs) || isDatetimeLike(ts))
+        return Conversion::None;
       return scalarConversion(fs, ts, Rules::Numba);
+    }
     if (const auto *fw = dyn_cast<WeakType>(from)) {
       // Numba's dispatcher sees a Python int as int64, a float as float64, a complex as
       // complex128 (typeof), and grades their conversions by its table: with signatures

@@ -44,7 +44,11 @@ enum class DiagKind : uint8_t {
     "a kernel")                                                                                    \
   X(KernelCallFromDevice, Unsupported,                                                             \
     "kernel '{0}' cannot be called from device code; use @cuda.jit(device=True)")                  \
-  X(Recursion, Unsupported, "recursive call to '{0}' is not supported")                            \
+  X(Recursion, Unsupported, "recursive call to '{0}' is not supported: {1}")                       \
+  X(RunawayRecursion, Typing,                                                                      \
+    "cannot type infer runaway recursion: every return of '{0}' goes through a recursive call, "   \
+    "so nothing gives its return type")                                                            \
+  X(RecursiveReturn, Typing, "Return type of recursive function does not converge: {0}")          \
   X(UnboundLocal, Typing, "local variable '{0}' may be used before assignment")                    \
   X(OperatorTypes, Typing, "operator {0} is not defined for {1} and {2}")                          \
   X(UnaryTypes, Typing, "unary operator {0} is not defined for {1}")                               \

@@ -3,7 +3,7 @@
 // signature), tuples as "Tuple((int32, float64))" and "UniTuple(int32, 2)", raw pointers as
 // "int32*" / "void*" (Numba's CPointer(int32) and voidptr print so), "CPointer(int32)", "voidptr",
 // records in Numba's spelling "Record(a[type=float64;offset=0];8;False)" (and arrays of them,
-// "Record(...)[:]").
+// "Record(...)[:]"), datetimes "datetime64[D]", "timedelta64[s]" (and arrays "datetime64[D][:]").
 #include "ir/typing/Typing.h"
 
 #include <cctype>
@@ -105,6 +105,22 @@ public:
       if (peek() == '[')
         error("'" + name + "' cannot be an array element type");
       return types::void_();
+    }
+    if ((name == "datetime64" || name == "timedelta64" || name == "M8" || name == "m8") &&
+        peek() == '[') {
+      // "datetime64[D]" (a unit), then maybe array dimensions: "datetime64[D][:]".
+      size_t save = pos_;
+      accept('[');
+      if (peek() != ':') {
+        std::string unit = identifier();
+        expect(']', ("']' closing the unit of " + name).c_str());
+        name += "[" + unit + "]";
+        if (!types::scalarByName(name))
+          error("unknown unit '" + unit + "' of " + name.substr(0, name.find('[')) +
+                " (Y, M, W, D, h, m, s, ms, us, ns, ps, fs or as)");
+      } else {
+        pos_ = save;
+      }
     }
     const ScalarType *scalar = types::scalarByName(name);
     if (!scalar)

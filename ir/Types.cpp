@@ -2,6 +2,7 @@
 // identifies it (usually its spelling), guarded by a mutex; types are never freed.
 #include "ir/Types.h"
 
+#include "ir/Datetime.h"
 #include "ir/InterningLocks.h"
 #include "ir/NamedTuples.h"
 
@@ -290,6 +291,41 @@ const ExternFunctionType *externFunction(std::shared_ptr<const ExternDecl> d) {
   });
 }
 
+namespace {
+
+const ScalarType *dateType(TypeKind k, DateUnit unit) {
+  std::string base = k == TypeKind::Datetime ? "datetime64" : "timedelta64";
+  std::string s = unit == DateUnit::Generic ? base : base + "[" + dateUnitName(unit) + "]";
+  return table().get<ScalarType>(
+      "scalar:" + s, [&] { return std::make_unique<ScalarType>(k, 64, true, s, unit); });
+}
+
+/// "datetime64[D]", "M8[D]", "timedelta64", "m8[s]": the datetime type named; null otherwise.
+const ScalarType *dateTypeByName(const std::string &name) {
+  size_t open = name.find('[');
+  std::string base = name.substr(0, open);
+  TypeKind k;
+  if (base == "datetime64" || base == "M8")
+    k = TypeKind::Datetime;
+  else if (base == "timedelta64" || base == "m8")
+    k = TypeKind::Timedelta;
+  else
+    return nullptr;
+  std::string unit;
+  if (open != std::string::npos) {
+    if (name.back() != ']' || name.size() < open + 2)
+      return nullptr;
+    unit = name.substr(open + 1, name.size() - open - 2);
+  }
+  std::optional<DateUnit> u = dateUnitByName(unit);
+  return u ? dateType(k, *u) : nullptr;
+}
+
+} // namespace
+
+const ScalarType *datetime(DateUnit unit) { return dateType(TypeKind::Datetime, unit); }
+const ScalarType *timedelta(DateUnit unit) { return dateType(TypeKind::Timedelta, unit); }
+
 const ScalarType *scalarByName(const std::string &name) {
   static const std::unordered_map<std::string, const ScalarType *(*)()> names = {
       {"bool", boolean},    {"boolean", boolean},
@@ -315,7 +351,9 @@ const ScalarType *scalarByName(const std::string &name) {
       {"__nv_bfloat16", bfloat16},
   };
   auto it = names.find(name);
-  return it == names.end() ? nullptr : it->second();
+  if (it != names.end())
+    return it->second();
+  return dateTypeByName(name);
 }
 
 const NestedArrayType *nestedArray(const ScalarType *dtype, std::vector<int64_t> shape) {

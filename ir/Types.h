@@ -38,6 +38,29 @@ enum class TypeKind : uint8_t {
   StrLiteral,  ///< a string constant passed to a device function (Numba's Literal[str]): its value
   Record,      ///< a NumPy structured dtype: named fields at byte offsets (Numba's Record)
   NestedArray, ///< an array field of a record: a scalar dtype and a fixed shape, C order
+  Datetime,    ///< numpy.datetime64 with a unit (Numba's NPDatetime): see ir/Datetime.h
+  Timedelta,   ///< numpy.timedelta64 with a unit (Numba's NPTimedelta): see ir/Datetime.h
+  EnumClass,   ///< an enum.Enum / IntEnum class (Numba's EnumClass): see ir/Enums.h
+  EnumMember,  ///< a member of one (Numba's EnumMember / IntEnumMember): see ir/Enums.h
+};
+
+/// The unit of a datetime64 / timedelta64 (ir/Datetime.h), numbered as NumPy's
+/// NPY_DATETIMEUNIT and numba's DATETIME_UNITS (3 is unused).
+enum class DateUnit : uint8_t {
+  Y = 0,
+  M = 1,
+  W = 2,
+  D = 4,
+  h = 5,
+  m = 6,
+  s = 7,
+  ms = 8,
+  us = 9,
+  ns = 10,
+  ps = 11,
+  fs = 12,
+  as = 13,
+  Generic = 14,
 };
 
 /// Memory layout of an array type, in Numba's spelling: C, F or A (any strides).
@@ -68,12 +91,15 @@ private:
   std::string str_;
 };
 
-/// bool, int*, uint*, float*, bfloat16, complex* (the concrete numeric types).
+/// bool, int*, uint*, float*, bfloat16, complex* (the concrete numeric types), and datetime64 /
+/// timedelta64 (64-bit counts of a unit: array elements and values like the numbers, but not
+/// numbers: isScalarNumber() is false for them; see ir/Datetime.h).
 class ScalarType final : public Type {
 public:
-  /// Width in bits: bool 1; ints 8..64; floats 16/32/64; complex 64/128 (both parts together).
+  /// Width in bits: bool 1; ints 8..64; floats 16/32/64; complex 64/128 (both parts together);
+  /// datetime64 / timedelta64 64.
   int bits() const { return bits_; }
-  /// For Int only: true for int8..int64, false for uint8..uint64.
+  /// For Int only: true for int8..int64, false for uint8..uint64 (datetimes: true).
   bool isSigned() const { return signed_; }
   /// bfloat16 (a Float of 16 bits with float32's 8-bit exponent and an 8-bit significand), the
   /// one float whose width does not tell its format: code that picks a format by bits() asks
@@ -81,17 +107,22 @@ public:
   bool isBFloat16() const { return bfloat16_; }
   /// Size in bytes of one element in memory (bool: 1).
   int byteSize() const { return kind() == TypeKind::Bool ? 1 : bits_ / 8; }
+  /// For Datetime and Timedelta: the unit (Generic for the others).
+  DateUnit unit() const { return unit_; }
   static bool classof(const Type *t) {
     return t->kind() == TypeKind::Bool || t->kind() == TypeKind::Int ||
-           t->kind() == TypeKind::Float || t->kind() == TypeKind::Complex;
+           t->kind() == TypeKind::Float || t->kind() == TypeKind::Complex ||
+           t->kind() == TypeKind::Datetime || t->kind() == TypeKind::Timedelta;
   }
-  ScalarType(TypeKind k, int bits, bool isSigned, std::string s, bool bfloat16 = false)
-      : Type(k, std::move(s)), bits_(bits), signed_(isSigned), bfloat16_(bfloat16) {}
+  ScalarType(TypeKind k, int bits, bool isSigned, std::string s, bool bfloat16 = false,
+             DateUnit unit = DateUnit::Generic)
+      : Type(k, std::move(s)), bits_(bits), signed_(isSigned), bfloat16_(bfloat16), unit_(unit) {}
 
 private:
   int bits_;
   bool signed_;
   bool bfloat16_;
+  DateUnit unit_;
 };
 
 /// The type of a Python int/float/complex literal (NEP 50 weak scalar).
@@ -369,6 +400,10 @@ const ScalarType *float64();
 const ScalarType *complex(int bits);
 const ScalarType *complex64();
 const ScalarType *complex128();
+/// numpy.datetime64 / timedelta64 of `unit` ("datetime64[D]", "timedelta64[s]"; the generic
+/// unit prints "datetime64" / "timedelta64", as NumPy and Numba name them).
+const ScalarType *datetime(DateUnit unit);
+const ScalarType *timedelta(DateUnit unit);
 const WeakType *weakInt();
 const WeakType *weakFloat();
 const WeakType *weakComplex();
@@ -410,8 +445,8 @@ const StringLiteralType *stringLiteral(const std::string &value);
 /// The type of declaration `d` (one per declaration id).
 const ExternFunctionType *externFunction(std::shared_ptr<const ExternDecl> d);
 /// A scalar type from its Numba/NumPy name ("float32", "int64", "bool", "b1", "f4", "i8",
-/// "complex128", "uint8", "bfloat16" or numba-cuda's "__nv_bfloat16", ...); null when the name
-/// is unknown.
+/// "complex128", "uint8", "bfloat16" or numba-cuda's "__nv_bfloat16", "datetime64[D]", "m8[s]",
+/// "timedelta64", ...); null when the name is unknown.
 const ScalarType *scalarByName(const std::string &name);
 } // namespace types
 

@@ -175,6 +175,11 @@ std::string GlobalValue::str() const {
     return "missing";
   case Kind::ExceptionClass:
     return "exception " + path;
+  case Kind::EnumClass:
+    return "enum class " + (enumClass ? enumClass->qualname : path);
+  case Kind::EnumMember:
+    return "enum member " + (enumClass ? enumClass->qualname : std::string("?")) + "." + path +
+           " = " + constant.str();
   case Kind::ExternFunction:
     return "extern function " + path + " #" + std::to_string(externDecl ? externDecl->id : -1);
   case Kind::Array: {

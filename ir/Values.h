@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ptxjit::ir {
@@ -71,6 +72,17 @@ struct ExternDecl {
   std::vector<LinkItem> links;
 };
 
+/// An enum.Enum or enum.IntEnum class as kernels see it (Numba's EnumClass / IntEnumClass; see
+/// ir/Enums.h): every member name, aliases included, in the class's __members__ order, with its
+/// value. `id` tells classes apart in the process (the bindings number them and keep them alive).
+struct EnumClassInfo {
+  uint64_t id = 0;
+  std::string name;     ///< __name__ ("Color")
+  std::string qualname; ///< module and qualified name ("app.colors.Color")
+  bool isInt = false;   ///< an IntEnum: its members are ints too
+  std::vector<std::pair<std::string, ConstValue>> members;
+};
+
 struct GlobalValue {
   enum class Kind : uint8_t {
     Constant,       ///< a number, bool, complex, tuple of those, or NumPy scalar (`constant`)
@@ -93,6 +105,8 @@ struct GlobalValue {
                     ///< type, a device function, a nested such tuple): `elems`, each a global of
                     ///< its own (never Unsupported, Missing or PyFunction: such a tuple is
                     ///< Unsupported as a whole); tuples of plain numbers stay Constant
+    EnumClass,      ///< an enum.Enum / IntEnum class: `enumClass`
+    EnumMember,     ///< a member of one: `enumClass`, its name in `path`, its value in `constant`
   };
   Kind kind = Kind::Missing;
   ConstValue constant;
@@ -110,6 +124,8 @@ struct GlobalValue {
   std::shared_ptr<const ExternDecl> externDecl;
   /// Kind::Tuple: the elements, in order.
   std::vector<GlobalValue> elems;
+  /// Kind::EnumClass and Kind::EnumMember: the class (shared).
+  std::shared_ptr<const EnumClassInfo> enumClass;
 
   static GlobalValue makeConstant(ConstValue v, std::string dtype = {}) {
     GlobalValue g; g.kind = Kind::Constant; g.constant = std::move(v); g.dtype = std::move(dtype); return g;
@@ -145,6 +161,24 @@ struct GlobalValue {
     g.kind = Kind::ExceptionClass;
     g.path = std::move(name);
     g.address = handle;
+    return g;
+  }
+
+  static GlobalValue enumClassOf(std::shared_ptr<const EnumClassInfo> c) {
+    GlobalValue g;
+    g.kind = Kind::EnumClass;
+    g.path = c->name;
+    g.enumClass = std::move(c);
+    return g;
+  }
+
+  static GlobalValue enumMember(std::shared_ptr<const EnumClassInfo> c, std::string name,
+                                ConstValue value) {
+    GlobalValue g;
+    g.kind = Kind::EnumMember;
+    g.path = std::move(name);
+    g.constant = std::move(value);
+    g.enumClass = std::move(c);
     return g;
   }
 

@@ -1,6 +1,7 @@
 #include "ufunc/Ufunc.h"
 
 #include "compiler/Compiler.h"
+#include "ir/Enums.h"
 #include "ir/typing/Typing.h"
 #include "runtime/Device.h"
 #include "runtime/Memory.h"
@@ -149,7 +150,8 @@ int Ufunc::addLoop(const std::vector<const ir::Type *> &params, const ir::Type *
   compileGuarded([&](const compiler::SnapshotSet &snaps) {
     ret = compiler::Compiler::instance().typeCheck(functionId, params, snaps);
   });
-  ret = ret ? ir::concretize(ret) : ret;
+  // An IntEnum member returned is its int value (numba converts it to the output's int type).
+  ret = ret ? ir::concretize(ir::intEnumAsInt(ret)) : ret;
   if (layout) {
     if (ret && ret->kind() != TypeKind::Void && ret->kind() != TypeKind::None)
       throw TypeMismatch("@guvectorize function '" + name + "' must not return a value (it " +

@@ -14,6 +14,15 @@ const Type *unifyTypes(const Type *a, const Type *b) {
     return b;
   if (!b || a == b)
     return a;
+  if (isDatetimeLike(a) || isDatetimeLike(b))
+    return unifyDatetimes(a, b);
+  // An IntEnum member next to another number (or another class's member) is its int value.
+  if (a->kind() == TypeKind::EnumMember || b->kind() == TypeKind::EnumMember) {
+    const Type *x = intEnumAsInt(a), *y = intEnumAsInt(b);
+    if (x == a && y == b)
+      return nullptr;
+    return unifyTypes(x, y);
+  }
   if (a->isScalarNumber() && b->isScalarNumber())
     return promote(a, b);
   if (auto *x = dyn_cast<ArrayType>(a)) {
@@ -109,6 +118,10 @@ void Typer::run() {
   for (size_t k = 0; k < params.size(); ++k)
     varTypes_[k] = params[k];
   fn_.argTypes = argTypes_;
+  // The provisional return type recursive calls get (see inferTypes): none before a pass, unless
+  // the caller declared it.
+  if (!fn_.returnTypeDeclared)
+    fn_.returnType = nullptr;
 
   // Phase 0 lets literals stay weak while variables unify; then the variables still weak take
   // their default types and phase 1 retypes everything (widening again where a concrete
@@ -117,9 +130,15 @@ void Typer::run() {
   for (int phase = 0; phase < 2; ++phase) {
     int iter = 0;
     do {
-      if (++iter > limit)
+      if (++iter > limit) {
+        if (usedProvisional_) // the return type feeds back into itself through recursion
+          raiseDiag(DiagCode::RecursiveReturn, fn_.filename, fnLoc,
+                    {"the return type of '" + fn_.name + "' keeps changing through its " +
+                     "recursive calls (last " +
+                     (fn_.returnType ? fn_.returnType->str() : std::string("unknown")) + ")"});
         raiseDiag(DiagCode::Internal, fn_.filename, fnLoc,
                   {"type inference of " + fn_.name + " did not converge"});
+      }
       changed_ = false;
       pass();
     } while (changed_);
@@ -148,6 +167,7 @@ void Typer::run() {
 bool Typer::pass() {
   returnType_ = nullptr;
   sawBareReturn_ = false;
+  pendingCalls_.clear();
   for (auto &b : fn_.blocks) {
     for (auto &ip : b->instrs) {
       Instr *i = ip.get();
@@ -158,10 +178,35 @@ bool Typer::pass() {
       }
     }
   }
+  // The provisional return type for recursive calls: what this pass returned (the returns that
+  // depend on a call still waiting for it are not typed yet: numba's partial inference). When
+  // it changed and a call used it (or waits for it), the calls are typed again.
+  if (!fn_.returnTypeDeclared && fn_.kind != FunctionKind::Kernel) {
+    const Type *provisional = returnType_   ? concretize(returnType_)
+                              : sawBareReturn_ ? types::void_()
+                                               : nullptr;
+    if (provisional != fn_.returnType) {
+      fn_.returnType = provisional;
+      if (usedProvisional_ || !pendingCalls_.empty())
+        changed_ = true;
+    }
+  }
   return changed_;
 }
 
+void Typer::failReturnUnify(const Instr *at, const std::string &a, const std::string &b) {
+  if (usedProvisional_)
+    fail(DiagCode::RecursiveReturn, at,
+         {"'" + fn_.name + "' returns " + a + " and " + b +
+          ", which do not unify, once its recursive calls return the type its other returns "
+          "give"});
+  fail(DiagCode::CannotUnify, at, {"return value of " + fn_.name, a, b});
+}
+
 void Typer::finalCheck() {
+  // A recursive call still waiting for a return type: no return gives one without recursing.
+  if (!pendingCalls_.empty())
+    fail(DiagCode::RunawayRecursion, pendingCalls_.front(), {fn_.name});
   for (auto &b : fn_.blocks) {
     for (auto &ip : b->instrs) {
       Instr *i = ip.get();

@@ -19,6 +19,24 @@ public:
   /// typing errors. `file`/`loc` locate the call for messages.
   virtual Function *specializeCallee(int functionId, const std::vector<const Type *> &argTypes,
                                      const std::string &file, const SourceLoc &loc) = 0;
+  /// True when `callee` (a result of specializeCallee) is provisional: a function whose typing
+  /// is still under way (a recursive call: its returnType is the unification of the values it
+  /// returned in its last complete pass, null while none was typed), or one typed from such a
+  /// provisional return type (mutual recursion). The caller must ask again in every pass
+  /// instead of keeping the answer, as the return type may still change.
+  virtual bool isProvisional(const Function *callee) const {
+    (void)callee;
+    return false;
+  }
+};
+
+/// Thrown out of the typing of a function that calls `target`, a function whose typing is still
+/// under way further up the call chain and has no provisional return type yet (none of its
+/// returns was typed): the typing of `target` catches it, leaves its call untyped for this pass
+/// and tries again once a pass has typed one of its returns (mutual recursion). Never escapes
+/// inferTypes of `target`. Not a CompileError: nothing is wrong with the program (yet).
+struct RecursionPending {
+  const Function *target = nullptr;
 };
 
 /// Infers the types of `fn` (fresh from the frontend) for arguments of `argTypes`: sets
@@ -29,7 +47,15 @@ public:
 /// scalar launch argument) stays weak in its parameter's variable unless an assignment widens
 /// it, and is passed in its default representation. Kernels must return None.
 /// `resolver` may be null when the function calls no user functions.
-/// Throws CompileError (kind Typing or Unsupported) naming the types and the location.
+/// Recursion: during typing fn.returnType is the provisional return type that recursive calls
+/// get (the unification of the values returned in the last complete pass; null before one was
+/// typed), unless the caller set fn.returnType and fn.returnTypeDeclared beforehand (an eager
+/// signature's declared return type, which recursive calls then get). A call resolved to a
+/// provisional function is typed again in every pass until the return type is stable.
+/// Throws CompileError (kind Typing or Unsupported) naming the types and the location:
+/// RunawayRecursion when every return goes through a recursive call, RecursiveReturn when the
+/// return type does not converge. Throws RecursionPending (for an outer function's typing) when
+/// a call needs the return type of such a function before one is known.
 void inferTypes(Function &fn, const std::vector<const Type *> &argTypes, CallResolver *resolver);
 
 /// The field of record `r` that constant index `index` selects in `r[index]`: a string names

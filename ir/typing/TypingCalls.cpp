@@ -45,6 +45,8 @@ const Type *Typer::typeCall(CallInstr *i) {
     const std::string &path = sym->path();
     if (path.rfind(kPyFunctionPrefix, 0) == 0)
       fail(DiagCode::UndecoratedFunction, i, {path.substr(std::string(kPyFunctionPrefix).size())});
+    for (const Type *&t : args) // an IntEnum member is an int to builtins: int(m), int16(m)
+      t = intEnumAsInt(t);
     return typeBuiltinCall(i, sym, args);
   }
   if (auto *ref = dyn_cast<FunctionRefType>(ct))
@@ -210,6 +212,8 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
       bad();
     return types::boolean();
   case BuiltinId::Abs:
+    if (n == 1 && args[0]->kind() == TypeKind::Timedelta)
+      return args[0];
     if (n != 1 || !args[0]->isScalarNumber())
       bad();
     if (isComplexLike(args[0]))
@@ -299,15 +303,41 @@ const Type *Typer::typeUserCall(CallInstr *i, const FunctionRefType *ref,
   if (!resolver_)
     fail(DiagCode::Internal, i, {"no call resolver to type the call to '" + name + "'"});
   CalleeCache &cache = callees_[i];
-  if (!cache.callee || cache.args != concrete) {
-    cache.callee = resolver_->specializeCallee(ref->functionId(), concrete, fn_.filename, i->loc);
-    cache.args = concrete;
+  if (!cache.callee || cache.args != concrete || cache.provisional) {
+    Function *callee = nullptr;
+    try {
+      callee = resolver_->specializeCallee(ref->functionId(), concrete, fn_.filename, i->loc);
+    } catch (const RecursionPending &p) {
+      // A callee (mutually) recursive with this function needs its return type, which no pass
+      // has typed yet: the call waits for the next pass.
+      if (p.target != &fn_)
+        throw;
+      pendingCalls_.push_back(i);
+      return nullptr;
+    }
+    if (!callee)
+      fail(DiagCode::Internal, i,
+           {"the call resolver returned no typed function for '" + name + "'"});
+    cache = {concrete, callee, resolver_->isProvisional(callee)};
   }
-  if (!cache.callee || !cache.callee->returnType)
+  Function *callee = cache.callee;
+  if (cache.provisional) {
+    usedProvisional_ = true;
+    if (!callee->returnType) {
+      // A recursive call before any return of the callee was typed: numba types recursion from
+      // the returns that do not recurse, so the call waits for a pass that typed one (here, or
+      // in the typing of the outer function it calls back into).
+      if (callee != &fn_)
+        throw RecursionPending{callee};
+      pendingCalls_.push_back(i);
+      return nullptr;
+    }
+  } else if (!callee->returnType) {
     fail(DiagCode::Internal, i,
          {"the call resolver returned no typed function for '" + name + "'"});
-  i->calleeFunction = cache.callee;
-  return cache.callee->returnType;
+  }
+  i->calleeFunction = callee;
+  return callee->returnType;
 }
 
 } // namespace ptxjit::ir::typing_detail

@@ -5,6 +5,8 @@
 // instruction. Not for other layers.
 #pragma once
 
+#include "ir/Datetime.h"
+#include "ir/Enums.h"
 #include "ir/typing/CudaBuiltins.h"
 #include "ir/typing/Libdevice.h"
 #include "ir/typing/MathBuiltins.h"
@@ -67,6 +69,19 @@ const Type *globalArrayType(const GlobalValue &g, const GlobalInstr *i, const st
 /// UnsupportedGlobal for unsupported dtypes (TypingCuda.cpp).
 const Type *globalDeviceArrayType(const GlobalValue &g, const GlobalInstr *i,
                                   const std::string &file);
+
+/// The result type of `a op b` when `a` or `b` is a datetime64 / timedelta64, by numba's rules
+/// (timedelta ± timedelta, datetime ± timedelta, datetime - datetime, timedelta * / // number,
+/// timedelta / // % timedelta), with numba's result unit; null when they do not combine
+/// (TypingDatetime.cpp).
+const Type *datetimeBinaryType(BinaryOp op, const Type *a, const Type *b);
+/// Whether `a cmp b` is defined for two datetimes or two timedeltas: datetimes always;
+/// timedeltas for == and != always (different families are unequal), ordered when one unit is
+/// a multiple of the other (TypingDatetime.cpp).
+bool datetimeComparable(CmpOp cmp, const Type *a, const Type *b);
+/// The unification of two datetimes or two timedeltas: the unit both convert into exactly;
+/// null when there is none or they are not both datetimes or both timedeltas.
+const Type *unifyDatetimes(const Type *a, const Type *b);
 
 /// The text of a constant string operand (a literal or a frozen global), or null.
 const std::string *constantString(const Instr *i);
@@ -198,8 +213,23 @@ private:
   struct CalleeCache {
     std::vector<const Type *> args;
     Function *callee = nullptr;
+    /// CallResolver::isProvisional(callee): resolved again in every pass.
+    bool provisional = false;
   };
   std::unordered_map<const CallInstr *, CalleeCache> callees_;
+
+  // ---- recursion (see inferTypes) ----
+  /// Calls left untyped in the current pass because their callee's return type is not known
+  /// yet: this function's own recursive calls before any of its returns was typed.
+  std::vector<const CallInstr *> pendingCalls_;
+  /// A call used a provisional return type (CallResolver::isProvisional) in some pass: the
+  /// return type then feeds back into itself, and a return that does not unify, or passes that
+  /// do not settle, mean that it does not converge (RecursiveReturn).
+  bool usedProvisional_ = false;
+  /// Fails with RecursiveReturn (the return type feeds back into itself through a recursive
+  /// call) when usedProvisional_, else with CannotUnify, for return values of types `a` and `b`
+  /// at `at`.
+  [[noreturn]] void failReturnUnify(const Instr *at, const std::string &a, const std::string &b);
 };
 
 } // namespace ptxjit::ir::typing_detail

@@ -132,6 +132,18 @@ const Type *Typer::typeGlobalValue(const GlobalValue &g, GlobalInstr *i) {
     return types::externFunction(g.externDecl);
   case GlobalValue::Kind::ExceptionClass: // only raised (the frontend folds `raise C(...)`)
     return types::symbol("exception." + g.path);
+  case GlobalValue::Kind::EnumClass: // ir/Enums.h
+  case GlobalValue::Kind::EnumMember: {
+    std::string why;
+    const Type *dtype = enumValueType(*g.enumClass, why);
+    if (!dtype)
+      fail(DiagCode::UnsupportedGlobal, i,
+           {i->name, "enum class " + g.enumClass->name + " (" + why + ")"});
+    const EnumClassType *cls = enumClassOf(g.enumClass, dtype);
+    if (g.kind == GlobalValue::Kind::EnumClass)
+      return cls;
+    return cls->memberType();
+  }
   }
   fail(DiagCode::Internal, i, {"unknown global kind"});
 }
@@ -177,8 +189,16 @@ const Type *Typer::typeBinOp(BinOpInstr *i) {
   b = held(i->operand(1), b, a0);
   auto bad = [&]() {
     fail(DiagCode::OperatorTypes, i,
-         {std::string(binaryOpName(i->binop)) + (i->inplace ? "=" : ""), a->str(), b->str()});
+         {std::string(binaryOpName(i->binop)) + (i->inplace ? "=" : ""), i->operand(0)->type->str(),
+          i->operand(1)->type->str()});
   };
+  if (isDatetimeLike(a) || isDatetimeLike(b)) { // TypingDatetime.cpp
+    if (const Type *r = datetimeBinaryType(i->binop, a, b))
+      return r;
+    bad();
+  }
+  a = intEnumAsInt(a); // an IntEnum member computes as its int value
+  b = intEnumAsInt(b);
   if (a->kind() == TypeKind::Pointer || b->kind() == TypeKind::Pointer)
     fail(DiagCode::PointerArithmetic, i,
          {std::string(binaryOpName(i->binop)) + (i->inplace ? "=" : ""), a->str(), b->str()});
@@ -225,7 +245,7 @@ const Type *Typer::typeBinOp(BinOpInstr *i) {
 }
 
 const Type *Typer::typeUnaryOp(UnaryOpInstr *i) {
-  const Type *t = i->operand(0)->type;
+  const Type *t = intEnumAsInt(i->operand(0)->type);
   if (auto *w = dyn_cast<WeakType>(t); w && w->literalValue())
     t = types::weakInt(); // -n is not n: the literal's value stays with its own instruction
   switch (i->unop) {
@@ -233,6 +253,8 @@ const Type *Typer::typeUnaryOp(UnaryOpInstr *i) {
     return typeTruth(i, t);
   case UnaryOpKind::Neg:
   case UnaryOpKind::Pos:
+    if (t->kind() == TypeKind::Timedelta)
+      return t;
     if (!t->isScalarNumber())
       break;
     return t->kind() == TypeKind::Bool ? types::int64() : t;
@@ -250,6 +272,27 @@ const Type *Typer::typeCompare(CompareInstr *i) {
   const Type *a = i->operand(0)->type;
   const Type *b = i->operand(1)->type;
   const bool noneSide = a->kind() == TypeKind::None || b->kind() == TypeKind::None;
+  const bool eqNe = i->cmp == CmpOp::Eq || i->cmp == CmpOp::Ne;
+  const bool isNot = i->cmp == CmpOp::Is || i->cmp == CmpOp::IsNot;
+  // Enum members (ir/Enums.h): members compare by value within a class (==, !=, is, is not);
+  // members of different classes, and an Enum member and anything else, are never equal or
+  // identical (as in Python); IntEnum members are ints otherwise.
+  auto *ma = dyn_cast<EnumMemberType>(a), *mb = dyn_cast<EnumMemberType>(b);
+  if (ma || mb) {
+    if ((isNot && ma && mb) || (eqNe && ma == mb))
+      return types::boolean();
+    const bool intA = !ma || ma->isIntEnum(), intB = !mb || mb->isIntEnum();
+    if (eqNe &&
+        !(intA && intB && intEnumAsInt(a)->isScalarNumber() && intEnumAsInt(b)->isScalarNumber()))
+      return types::boolean(); // never equal
+    a = intEnumAsInt(a);
+    b = intEnumAsInt(b);
+  }
+  if (isDatetimeLike(a) || isDatetimeLike(b)) { // TypingDatetime.cpp
+    if (!isNot && datetimeComparable(i->cmp, a, b))
+      return types::boolean();
+    fail(DiagCode::OperatorTypes, i, {cmpOpName(i->cmp), a->str(), b->str()});
+  }
   switch (i->cmp) {
   case CmpOp::In:
   case CmpOp::NotIn:
@@ -281,6 +324,7 @@ const Type *Typer::typeCompare(CompareInstr *i) {
 }
 
 const Type *Typer::typeTruth(Instr *i, const Type *t) {
+  t = intEnumAsInt(t);
   if (t->isScalarNumber() || t->kind() == TypeKind::None)
     return types::boolean();
   fail(DiagCode::NoTruthValue, i, {t->str()});
@@ -289,6 +333,20 @@ const Type *Typer::typeTruth(Instr *i, const Type *t) {
 const Type *Typer::typeGetAttr(GetAttrInstr *i) {
   const Type *t = i->operand(0)->type;
   const std::string &attr = i->attr;
+  if (auto *ec = dyn_cast<EnumClassType>(t)) { // Color.red: a member
+    if (ec->member(attr))
+      return ec->memberType();
+    std::vector<std::string> names;
+    for (const auto &m : ec->info().members)
+      names.push_back(m.first);
+    fail(DiagCode::UnsupportedAttribute, i, {t->str(), attr}, didYouMean(closestName(attr, names)));
+  }
+  if (auto *em = dyn_cast<EnumMemberType>(t)) { // member.value
+    if (attr == "value")
+      return em->dtype();
+    fail(DiagCode::UnsupportedAttribute, i, {t->str(), attr},
+         attr == "name" ? " (only 'value' is: member names are not values in kernels)" : "");
+  }
   if (auto *sym = dyn_cast<SymbolType>(t)) {
     const std::string &path = sym->path();
     if (path.rfind(kPyFunctionPrefix, 0) == 0)
@@ -503,6 +561,15 @@ const Type *Typer::pointerElement(Instr *at, const PointerType *ptr, const Type 
 const Type *Typer::typeGetItem(GetItemInstr *i) {
   const Type *c = i->operand(0)->type;
   const Type *x = i->operand(1)->type;
+  if (auto *ec = dyn_cast<EnumClassType>(c)) { // Color["red"]: a member, by constant name
+    const std::string *name = constantString(i->operand(1));
+    if (name && ec->member(*name))
+      return ec->memberType();
+    fail(DiagCode::IndexTypes, i,
+         {c->str(), name ? "'" + *name + "' (no member has this name)"
+                         : x->str() + " (an enum class is indexed by a member's name, a "
+                                      "string constant)"});
+  }
   if (auto *arr = dyn_cast<ArrayType>(c)) {
     if (const std::string *name = constantString(i->operand(1));
         name && isa<RecordType>(arr->dtype()))
@@ -544,7 +611,7 @@ const Type *Typer::typeGetItem(GetItemInstr *i) {
 const Type *Typer::typeSetItem(SetItemInstr *i) {
   const Type *c = i->operand(0)->type;
   const Type *x = i->operand(1)->type;
-  const Type *v = i->operand(2)->type;
+  const Type *v = intEnumAsInt(i->operand(2)->type); // an IntEnum member stores its value
   if (auto *ptr = dyn_cast<PointerType>(c)) {
     const ScalarType *elem = cast<ScalarType>(pointerElement(i, ptr, x));
     // Converted as an array store is: any real number, complex only into complex.
@@ -577,7 +644,7 @@ const Type *Typer::typeSetItem(SetItemInstr *i) {
     checkRecordStore(i, target, v, c->str(), x->str());
     return types::void_();
   }
-  bool ok = v->isScalarNumber();
+  bool ok = v->isScalarNumber() || isDatetimeLike(v);
   if (auto *view = dyn_cast<ArrayType>(arrayIndex(i, arr, x))) {
     // Assigning to a whole view: a scalar is broadcast into it; an array of no more
     // dimensions is copied with NumPy's broadcasting of its leading and size-1 dimensions.
@@ -588,6 +655,11 @@ const Type *Typer::typeSetItem(SetItemInstr *i) {
   }
   if (ok && isComplexLike(v) && arr->dtype()->kind() != TypeKind::Complex)
     ok = false;
+  // Datetimes and timedeltas store into arrays of their kind in a unit they convert to exactly
+  // (numba's safe conversion), and nothing else mixes with them.
+  if (ok && (isDatetimeLike(v) || isDatetimeLike(arr->dtype())))
+    ok = isDatetimeLike(v) && v->kind() == arr->dtype()->kind() &&
+         canCastDateUnits(cast<ScalarType>(v)->unit(), cast<ScalarType>(arr->dtype())->unit());
   if (!ok)
     fail(DiagCode::SetItemTypes, i, {c->str(), x->str(), i->operand(2)->type->str()});
   return types::void_();
@@ -675,18 +747,17 @@ const Type *Typer::typeReturn(ReturnInstr *i) {
       fail(DiagCode::KernelReturnsValue, i, {t->str()});
     return types::void_();
   }
-  const std::string what = "return value of " + fn_.name;
   if (t->kind() == TypeKind::None || t->kind() == TypeKind::Void) {
     if (returnType_)
-      fail(DiagCode::CannotUnify, i, {what, concretize(returnType_)->str(), "none"});
+      failReturnUnify(i, concretize(returnType_)->str(), "none");
     sawBareReturn_ = true;
     return types::void_();
   }
   if (sawBareReturn_)
-    fail(DiagCode::CannotUnify, i, {what, "none", concretize(t)->str()});
+    failReturnUnify(i, "none", concretize(t)->str());
   const Type *u = unifyTypes(returnType_, t);
   if (!u)
-    fail(DiagCode::CannotUnify, i, {what, concretize(returnType_)->str(), concretize(t)->str()});
+    failReturnUnify(i, concretize(returnType_)->str(), concretize(t)->str());
   returnType_ = u;
   return types::void_();
 }

@@ -14,6 +14,37 @@ errmsg_contiguous_buffer = (
     "Please ensure contiguous buffer with numpy .ascontiguousarray()")
 
 
+class MemoryPointer:
+    """numba-cuda's MemoryPointer as far as users read it (``d.gpu_data``): the array's device
+    address (``device_pointer``, ``device_ctypes_pointer``), the bytes it spans (``size``) and the
+    array holding it alive (``owner``). Two are equal when they point at the same bytes (an
+    array and its ``view(dtype)``), as numba-cuda's views share one MemoryPointer."""
+
+    __slots__ = ("device_pointer", "size", "owner")
+
+    def __init__(self, device_pointer, size, owner):
+        self.device_pointer = device_pointer
+        self.size = size
+        self.owner = owner
+
+    @property
+    def device_ctypes_pointer(self):
+        import ctypes
+
+        return ctypes.c_void_p(self.device_pointer)
+
+    def __eq__(self, other):
+        if not isinstance(other, MemoryPointer):
+            return NotImplemented
+        return (self.device_pointer, self.size) == (other.device_pointer, other.size)
+
+    def __hash__(self):
+        return hash((self.device_pointer, self.size))
+
+    def __repr__(self):
+        return f"<MemoryPointer {self.device_pointer:#x} size={self.size}>"
+
+
 def __getattr__(name):
     if name == "DeviceNDArray":
         return _lib().DeviceNDArray

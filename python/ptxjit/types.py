@@ -11,6 +11,7 @@ __all__ = [
     "Type", "Scalar", "Number", "Integer", "Float", "Complex", "Boolean", "NoneType", "Array",
     "BaseTuple", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "Signature", "as_type", "as_signature",
     "CPointer", "RawPointer", "voidptr", "IntegerLiteral", "Record", "NestedArray", "from_dtype",
+    "NPDatetime", "NPTimedelta",
     "void", "none", "boolean", "bool_", "b1",
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "intp", "uintp", "intc", "uintc", "byte",
@@ -125,6 +126,65 @@ class Scalar(Type):
         return np.dtype(self.name)
 
 
+# NumPy's datetime units (numba's npdatetime_helpers.DATETIME_UNITS); "" is the generic unit.
+_DATE_UNITS = ("Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as", "")
+
+
+class _NPDatetimeBase(Scalar):
+    """numpy.datetime64 / timedelta64 of one unit: int64 counts of the unit (NaT is the
+    smallest int64). See docs/language.md."""
+
+    __slots__ = ("unit",)
+    type_name = None
+
+    def __init__(self, unit=""):
+        unit = "" if unit in (None, "generic") else str(unit)
+        if unit not in _DATE_UNITS:
+            raise ValueError(f"{self.type_name} has no unit {unit!r}; units are "
+                             f"{', '.join(u for u in _DATE_UNITS if u)} (or '' for generic)")
+        name = f"{self.type_name}[{unit}]" if unit else self.type_name
+        super().__init__(name, "M" if self.type_name == "datetime64" else "m", 64)
+        self.unit = unit
+
+    def cast_python_value(self, value):
+        import numpy as np
+
+        cls = np.datetime64 if self.type_name == "datetime64" else np.timedelta64
+        return cls(value, self.unit) if self.unit else cls(value)
+
+
+class NPDatetime(_NPDatetimeBase):
+    """Numba's ``types.NPDatetime(unit)``: ``numpy.datetime64`` of ``unit`` ('D', 's', ...),
+    printed ``datetime64[D]``."""
+
+    __slots__ = ()
+    type_name = "datetime64"
+
+
+class NPTimedelta(_NPDatetimeBase):
+    """Numba's ``types.NPTimedelta(unit)``: ``numpy.timedelta64`` of ``unit``, printed
+    ``timedelta64[s]``."""
+
+    __slots__ = ()
+    type_name = "timedelta64"
+
+
+def _scalar_named(name):
+    """The scalar type named ``name`` ("float32", "datetime64[D]", "m8[s]"), or None."""
+    t = _SCALARS.get(name)
+    if t is not None:
+        return t
+    base, _, rest = name.partition("[")
+    unit = rest[:-1] if rest.endswith("]") else ("" if not rest else None)
+    if unit is None or unit not in _DATE_UNITS:
+        return None
+    if base in ("datetime64", "M8"):
+        return NPDatetime(unit)
+    if base in ("timedelta64", "m8"):
+        return NPTimedelta(unit)
+    return None
+
+
 def _array_of(dtype, item):
     """``dtype[:]``, ``dtype[:, ::1]``, ...: the array type the slices describe."""
     dims = item if isinstance(item, tuple) else (item,)
@@ -155,7 +215,7 @@ class NestedArray(Type):
     __slots__ = ("dtype", "shape")
 
     def __init__(self, dtype, shape):
-        dtype = _SCALARS.get(dtype) if isinstance(dtype, str) else as_type(dtype)
+        dtype = _scalar_named(dtype) if isinstance(dtype, str) else as_type(dtype)
         if not isinstance(dtype, Scalar) or isinstance(dtype, IntegerLiteral):
             raise TypeError(f"a nested array's elements must be scalars, not {dtype!r}")
         shape = tuple(int(d) for d in shape)
@@ -244,6 +304,12 @@ def from_dtype(dtype):
     if dtype.names is None:
         if dtype.subdtype is not None:
             raise TypeError(f"a subarray dtype {dtype} is only a record field's type")
+        if dtype.kind in "Mm" and dtype.byteorder != ">":
+            unit, count = np.datetime_data(dtype)
+            if count != 1:
+                raise TypeError(f"dtype {dtype}: datetime64 and timedelta64 in multiples of a "
+                                f"unit have no ptxjit type (numba does not support them either)")
+            return (NPDatetime if dtype.kind == "M" else NPTimedelta)(unit)
         if dtype.byteorder == ">" or dtype.name not in _SCALARS:
             raise TypeError(f"dtype {dtype} has no ptxjit type")
         return _SCALARS[dtype.name]
@@ -266,9 +332,9 @@ class Array(Type):
 
     def __init__(self, dtype, ndim, layout="A", readonly=False):
         if isinstance(dtype, str):
-            if dtype not in _SCALARS:
+            if _scalar_named(dtype) is None:
                 raise TypeError(f"unknown array element type {dtype!r}")
-            dtype = _SCALARS[dtype]
+            dtype = _scalar_named(dtype)
         else:
             dtype = as_type(dtype)
         if not isinstance(dtype, (Scalar, Record)):
@@ -554,15 +620,15 @@ def from_description(desc):
     """
     tag = desc[0]
     if tag == "scalar":
-        return _SCALARS[desc[1]]
+        return _scalar_named(desc[1])
     if tag == "array":
-        dtype = _SCALARS[desc[1]] if isinstance(desc[1], str) else from_description(desc[1])
+        dtype = _scalar_named(desc[1]) if isinstance(desc[1], str) else from_description(desc[1])
         return Array(dtype, desc[2], desc[3], bool(desc[4]))
     if tag == "record":
         return Record([(n, {"type": from_description(d), "offset": o}) for n, d, o in desc[1]],
                       desc[2], desc[3])
     if tag == "nestedarray":
-        return NestedArray(_SCALARS[desc[1]], desc[2])
+        return NestedArray(_scalar_named(desc[1]), desc[2])
     if tag == "tuple":
         return Tuple(from_description(d) for d in desc[1])
     if tag == "namedtuple":
@@ -621,6 +687,8 @@ def as_type(obj):
         return CPointer(as_type(obj.dtype))
     if cls == "RawPointer" and name == "void*":
         return voidptr
+    if cls in ("NPDatetime", "NPTimedelta") and hasattr(obj, "unit"):
+        return (NPDatetime if cls == "NPDatetime" else NPTimedelta)(obj.unit)
     if name in _SCALARS:
         return _SCALARS[name]
     raise TypeError(f"Numba type {name or cls} ({cls}) has no ptxjit equivalent")

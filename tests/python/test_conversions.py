@@ -86,3 +86,36 @@ def test_ufunc_output_array_takes_part_in_loop_selection(backend):
     with pytest.raises(TypeError, match=r"ufunc 'add' output \(dtype float64\) could not be "
                                         r"coerced to provided output parameter \(dtype int32\)"):
         add(a.astype(np.float64), a.astype(np.float64), out=np.zeros(5, dtype=np.int32))
+
+
+DATETIMES = ["M8[Y]", "M8[M]", "M8[W]", "M8[D]", "M8[h]", "M8[s]", "M8[ns]", "M8",
+             "m8[Y]", "m8[M]", "m8[W]", "m8[D]", "m8[h]", "m8[s]", "m8[ns]", "m8"]
+
+
+def _none_where_numpy_casts(a, b):
+    """The datetime casts the table refuses although NumPy makes them (docs/language.md):
+    between datetime64 and timedelta64, complex into either, and into a coarser unit a count
+    cannot be divided into exactly (days into months or years, a timedelta of years or months
+    into days)."""
+    da, db = np.dtype(a), np.dtype(b)
+    if {da.kind, db.kind} == {"M", "m"} or (da.kind == "c" and db.kind in "Mm"):
+        return True
+    if da.kind == db.kind and da.kind in "Mm":
+        ua, ub = np.datetime_data(da)[0], np.datetime_data(db)[0]
+        calendar = ("Y", "M")
+        return (ub in calendar and ua not in calendar) or (da.kind == "m" and ua in calendar
+                                                           and ub not in calendar)
+    return False
+
+
+@pytest.mark.parametrize("casting", ["no", "safe", "same_kind", "unsafe"])
+def test_datetime_pairs_match_numpy_can_cast(casting):
+    for a, b in itertools.product(DATETIMES + DTYPES, DATETIMES):
+        for x, y in ((a, b), (b, a)):
+            numpy_grade, numba_grade = _core._conversion(np.dtype(x).name, np.dtype(y).name)
+            if numpy_grade == "none":
+                assert _none_where_numpy_casts(x, y), (x, y)
+                continue
+            assert (numpy_grade in ALLOWED[casting]) == np.can_cast(x, y, casting), (x, y)
+            # numba converts only into a unit of the same kind that holds every value exactly
+            assert numba_grade in ("exact", "safe", "none"), (x, y, numba_grade)
