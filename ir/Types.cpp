@@ -297,7 +297,7 @@ const ScalarType *dateType(TypeKind k, DateUnit unit) {
   std::string base = k == TypeKind::Datetime ? "datetime64" : "timedelta64";
   std::string s = unit == DateUnit::Generic ? base : base + "[" + dateUnitName(unit) + "]";
   return table().get<ScalarType>(
-      "scalar:" + s, [&] { return std::make_unique<ScalarType>(k, 64, true, s, unit); });
+      "scalar:" + s, [&] { return std::make_unique<ScalarType>(k, 64, true, s, false, unit); });
 }
 
 /// "datetime64[D]", "M8[D]", "timedelta64", "m8[s]": the datetime type named; null otherwise.
