@@ -107,6 +107,7 @@ bool ModuleLowerer::isCompileTimeOnly(const Type *t) {
   case TypeKind::Extern:
   case TypeKind::String:
   case TypeKind::StrLiteral:
+  case TypeKind::List: // never reaches lowering: typing rejects a list wherever it is used
     return true;
   default:
     return false;
@@ -132,6 +133,7 @@ llvm::Type *ModuleLowerer::reprType(const Type *t, const Function &fn, SourceLoc
   case TypeKind::Extern:
   case TypeKind::String:
   case TypeKind::StrLiteral:
+  case TypeKind::List:
     return emptyType();
   case TypeKind::Bool:
   case TypeKind::Int:

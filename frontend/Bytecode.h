@@ -169,6 +169,9 @@ public:
   std::vector<std::string> kwNames(const ir::ConstValue &c, InstrIndex at) const;
   /// CALL_INTRINSIC_1's intrinsic number that means unary `+` (3.12+).
   static constexpr uint32_t kIntrinsicUnaryPositive = 5;
+  /// CALL_INTRINSIC_1's intrinsic number that turns a list into a tuple (3.12+; 3.11's
+  /// LIST_TO_TUPLE): `(a, *t)` and the positional arguments of `f(a, *t)`.
+  static constexpr uint32_t kIntrinsicListToTuple = 6;
 
 private:
   /// " (LOAD_CONST at offset 12 in f)": instruction `i` for messages; empty when out of range.

@@ -44,6 +44,24 @@ public:
   std::unique_ptr<ir::Function> build();
 
 private:
+  /// A list display under construction (BUILD_LIST, LIST_APPEND, LIST_EXTEND), which
+  /// LIST_TO_TUPLE may turn into a tuple display: CPython builds `(a, *t)`, `[a, *t]` and the
+  /// positional arguments of `f(a, *t)` this way. Its items are emitted as they come (Python's
+  /// evaluation order); a spread item is unpacked in place.
+  struct Display {
+    std::vector<ir::Instr *> items;
+    std::vector<bool> spread;
+    bool tuple = false; ///< converted by LIST_TO_TUPLE
+    InstrIndex at;      ///< the BUILD_LIST (a list literal's location in messages)
+  };
+  /// Keyword arguments under construction for CALL_FUNCTION_EX: a dict display with constant
+  /// string keys (BUILD_MAP, BUILD_CONST_KEY_MAP), merged by DICT_MERGE (`f(*a, k=v, **{...})`).
+  struct Keywords {
+    std::vector<std::string> names;
+    std::vector<ir::Instr *> values;
+    InstrIndex at; ///< the BUILD_MAP (a dict literal's location in messages)
+  };
+
   /// A simulated stack entry (see the file comment).
   struct Cell {
     ir::Instr *value = nullptr;          ///< the IR value once emitted
@@ -52,6 +70,11 @@ private:
     std::optional<InstrIndex> constFrom; ///< a LOAD_CONST not yet emitted (or emitted from)
     /// An exception built by calling an exception class with constants: only `raise` uses it.
     std::shared_ptr<const ir::RaisedException> exception;
+    std::shared_ptr<Display> display;   ///< a list or tuple display being built
+    std::shared_ptr<Keywords> keywords; ///< keyword arguments being collected
+    /// A slot holding a list display begun in a predecessor (it crossed a block edge, as in
+    /// `f(*t, a if c else b)`, as a tuple of its items so far): only LIST_* may continue it.
+    bool partialList = false;
   };
 
   /// An outgoing edge of the current block and the stack its successor starts with.
@@ -65,6 +88,7 @@ private:
     bool entryKnown = false;
     int depth = 0;
     std::vector<bool> nullSlots;
+    std::vector<bool> listSlots; ///< slots holding a list display begun before (partialList)
     bool forIterBody = false;
     ir::Block *irBlock = nullptr;
     std::vector<std::unique_ptr<ir::Instr>> staged; ///< emitted instructions, in order
@@ -120,8 +144,21 @@ private:
   Cell *peek(size_t depthFromTop) const; ///< 1 = top
   /// Pops `n` cells, returned in push order (deepest first).
   std::vector<Cell *> popN(size_t n);
-  /// Emits the cell's value if needed and returns it; NULL is an internal error.
+  /// Emits the cell's value if needed and returns it; NULL is an internal error. A list or
+  /// dict display used as a value is rejected (kernels cannot allocate them) except a list
+  /// passed to a call (callArgValue); a tuple display becomes a BuildTuple.
   ir::Instr *value(Cell *c);
+  /// value(c) for an argument of a call: a list display is allowed there, as a list value that
+  /// typing lets the callee name in its error (cuda.local.array([2, 3], ...)).
+  ir::Instr *callArgValue(Cell *c);
+  /// The value a cell has on a block edge: a display not finished yet crosses as the tuple of
+  /// its items so far (the successor continues it: BlockState::listSlots).
+  ir::Instr *edgeValue(Cell *c);
+  /// The display `c` is or continues (a partialList slot becomes one that spreads the tuple its
+  /// predecessor stored); null when `c` is neither.
+  Display *displayOf(Cell *c);
+  /// A BuildTuple of display `d`'s items (a list display when `asList`).
+  ir::Instr *emitDisplay(const Display &d, bool asList);
   ir::Instr *popValue() { return value(pop()); }
   /// The constant a LOAD_CONST cell stands for, if it is one.
   const ir::ConstValue *constantOf(const Cell *c) const;
@@ -137,6 +174,21 @@ private:
   // Opcode translation (IRBuilderOps.cpp).
   void translate(const Instruction &in);
   void translateCall(const Instruction &in, size_t argc, std::vector<std::string> kwNames);
+  /// The callee and the extra first argument (null when none) of the two cells below a call's
+  /// arguments: [NULL, callable] or [method, self] (3.11, 3.12), [callable, NULL] or
+  /// [method, self] (3.13).
+  std::pair<Cell *, Cell *> calleeOf(const std::vector<Cell *> &pair) const;
+  /// The call `callee(self?, args..., kw=...)` (pair: the two cells below the arguments, as
+  /// CALL and CALL_FUNCTION_EX find them): an exception to raise, an `operator` function's
+  /// operation, or a Call.
+  void emitCall(const std::vector<Cell *> &pair, const std::vector<Cell *> &args,
+                std::vector<std::string> kwNames);
+  /// CALL_FUNCTION_EX: `f(*args)` and `f(*args, **kwargs)` (positional arguments from a
+  /// display or one tuple value, keywords from a dict display with constant keys).
+  void translateCallEx(const Instruction &in);
+  /// BUILD_LIST, LIST_APPEND, LIST_EXTEND, LIST_TO_TUPLE, BUILD_MAP, BUILD_CONST_KEY_MAP and
+  /// DICT_MERGE: the displays that star calls and tuple displays are built from.
+  void translateDisplay(const Instruction &in);
   void translateJump(const Instruction &in);
   /// RAISE_VARARGS 1: `raise C` or `raise C(constants)` (an exception cell) ends the block.
   void translateRaise(const Instruction &in);

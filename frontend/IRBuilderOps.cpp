@@ -137,6 +137,10 @@ void IRBuilder::translate(const Instruction &in) {
     pushValue(emit<ir::UnaryOpInstr>(ir::UnaryOpKind::Not, popValue()));
     return;
   case PyOp::CALL_INTRINSIC_1:
+    if (in.arg == BytecodeView::kIntrinsicListToTuple) {
+      translateDisplay(in);
+      return;
+    }
     if (in.arg != BytecodeView::kIntrinsicUnaryPositive)
       unsupported(in);
     pushValue(emit<ir::UnaryOpInstr>(ir::UnaryOpKind::Pos, popValue()));
@@ -234,7 +238,21 @@ void IRBuilder::translate(const Instruction &in) {
     return;
   }
 
+  // ---- displays that star calls and tuple displays build ----
+  case PyOp::BUILD_LIST:
+  case PyOp::LIST_APPEND:
+  case PyOp::LIST_EXTEND:
+  case PyOp::LIST_TO_TUPLE:
+  case PyOp::BUILD_MAP:
+  case PyOp::BUILD_CONST_KEY_MAP:
+  case PyOp::DICT_MERGE:
+    translateDisplay(in);
+    return;
+
   // ---- calls ----
+  case PyOp::CALL_FUNCTION_EX:
+    translateCallEx(in);
+    return;
   case PyOp::KW_NAMES: // 3.11/3.12: names the keyword arguments of the next CALL
     pendingKwNames_ = view_.kwNames(view_.constant(in), in.index);
     return;
@@ -313,6 +331,11 @@ void IRBuilder::translateCall(const Instruction &in, size_t argc,
                               std::vector<std::string> kwNames) {
   std::vector<Cell *> args = popN(argc);
   std::vector<Cell *> pair = popN(2);
+  emitCall(pair, args, std::move(kwNames));
+}
+
+std::pair<IRBuilder::Cell *, IRBuilder::Cell *>
+IRBuilder::calleeOf(const std::vector<Cell *> &pair) const {
   Cell *callee = nullptr;
   Cell *self = nullptr; // an extra first argument when the pair holds (method, self)
   switch (view_.version()) {
@@ -335,6 +358,12 @@ void IRBuilder::translateCall(const Instruction &in, size_t argc,
   }
   if (callee->isNull)
     malformed("call of NULL");
+  return {callee, self};
+}
+
+void IRBuilder::emitCall(const std::vector<Cell *> &pair, const std::vector<Cell *> &args,
+                         std::vector<std::string> kwNames) {
+  auto [callee, self] = calleeOf(pair);
   if (kwNames.empty()) {
     std::vector<Cell *> all;
     if (self)
@@ -351,7 +380,7 @@ void IRBuilder::translateCall(const Instruction &in, size_t argc,
   if (self)
     operands.push_back(value(self));
   for (Cell *a : args)
-    operands.push_back(value(a));
+    operands.push_back(callArgValue(a));
   if (kwNames.size() > operands.size() - 1)
     malformed("more keyword names than arguments");
   if (kwNames.empty())

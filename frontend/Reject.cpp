@@ -104,32 +104,16 @@ std::string madeFunction(const BytecodeView &view, InstrIndex at) {
   return "lambda or nested function";
 }
 
-/// A list display at `at` (BUILD_LIST or LIST_EXTEND): a list literal, unless the list only
-/// collects a starred tuple display ((*a, b) builds a list, then converts it).
-std::string listDisplay(const BytecodeView &view, InstrIndex at) {
-  for (int k = at.value + 1; k < static_cast<int>(view.size()) && k <= at.value + 8; ++k) {
-    PyOp op = view.at(InstrIndex(k)).op;
-    if (op == PyOp::LIST_TO_TUPLE || op == PyOp::CALL_INTRINSIC_1)
-      return "starred expression in a tuple (*x)";
-    if (op == PyOp::BUILD_LIST || pyOpJumpKind(op) != JumpKind::None)
-      break;
-  }
-  return "list literal";
-}
-
 /// The construct instruction `in` belongs to, if it is one the kernel language rejects.
 std::optional<std::string> constructOf(const BytecodeView &view, const Instruction &in) {
   switch (in.op) {
   case PyOp::LOAD_BUILD_CLASS:
     return "class statement";
-  case PyOp::BUILD_MAP:
-  case PyOp::BUILD_CONST_KEY_MAP:
+  // List displays, dict displays with constant string keys and star calls are built by the
+  // IRBuilder (IRBuilderDisplays.cpp), which rejects a list or dict used as a value; `{**d}`
+  // only ever builds a dict.
   case PyOp::DICT_UPDATE:
-  case PyOp::DICT_MERGE:
     return "dict literal";
-  case PyOp::BUILD_LIST:
-  case PyOp::LIST_EXTEND:
-    return listDisplay(view, in.index);
   case PyOp::BUILD_SET:
   case PyOp::SET_UPDATE:
     return "set literal";
@@ -144,7 +128,6 @@ std::optional<std::string> constructOf(const BytecodeView &view, const Instructi
   case PyOp::BEFORE_ASYNC_WITH:
     return "async with statement";
   case PyOp::LOAD_FAST_AND_CLEAR: // 3.12+: saves the comprehension variable of an inlined one
-  case PyOp::LIST_APPEND:
   case PyOp::SET_ADD:
   case PyOp::MAP_ADD:
     return comprehensionKind(view, in.index);
@@ -164,8 +147,6 @@ std::optional<std::string> constructOf(const BytecodeView &view, const Instructi
     return "del statement";
   case PyOp::STORE_DEREF:
     return "nonlocal assignment (assigning a closure variable)";
-  case PyOp::CALL_FUNCTION_EX:
-    return "call with *args or **kwargs unpacking";
   case PyOp::YIELD_VALUE:
     return "generator (yield)";
   case PyOp::RAISE_VARARGS: // `raise C` and `raise C(...)` compile (IRBuilder); not these

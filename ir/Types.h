@@ -38,6 +38,7 @@ enum class TypeKind : uint8_t {
   StrLiteral,  ///< a string constant passed to a device function (Numba's Literal[str]): its value
   Record,      ///< a NumPy structured dtype: named fields at byte offsets (Numba's Record)
   NestedArray, ///< an array field of a record: a scalar dtype and a fixed shape, C order
+  List,        ///< a list display `[a, b]` (compile-time only: kernels cannot allocate lists)
 };
 
 /// Memory layout of an array type, in Numba's spelling: C, F or A (any strides).
@@ -276,6 +277,21 @@ private:
   std::vector<int64_t> shape_;
 };
 
+/// The type of a list display `[a, b]` (Numba's List, spelled as Numba spells it: "list(int64)",
+/// or "list(int64)<iv=[5, 6]>" when every item is a constant). Kernels cannot allocate lists, so
+/// it has no run-time form: typing lets a list reach only a call's argument list, so that the
+/// callee's error names it (`cuda.local.array([5, 6], ...)`), and reports every other use.
+class ListType final : public Type {
+public:
+  /// The unified type of the items (a weak type stays weak).
+  const Type *dtype() const { return dtype_; }
+  static bool classof(const Type *t) { return t->kind() == TypeKind::List; }
+  ListType(const Type *dtype, std::string s) : Type(TypeKind::List, std::move(s)), dtype_(dtype) {}
+
+private:
+  const Type *dtype_;
+};
+
 /// One field of a record: its name, its type (a ScalarType, a NestedArrayType or a nested
 /// RecordType) and its byte offset from the start of the record.
 struct RecordField {
@@ -397,6 +413,9 @@ const SliceType *slice(bool hasStep = true);
 const IteratorType *iterator(IterKind k, const Type *yield, const std::vector<const Type *> &sources);
 const SymbolType *symbol(const std::string &path);
 const FunctionRefType *functionRef(int functionId, const std::string &name);
+/// The type of a list display of items of type `dtype`; `initialValue` is the items' values as
+/// Numba prints them ("[5, 6]") when every item is a constant, else empty.
+const ListType *list(const Type *dtype, const std::string &initialValue);
 /// The string literal type of `value` (Literal[str]).
 const StringLiteralType *stringLiteral(const std::string &value);
 /// The type of declaration `d` (one per declaration id).

@@ -58,6 +58,15 @@ std::optional<Shape> shapeOfConst(const ConstValue &v) {
   return s;
 }
 
+/// The operand a TupleGet of a tuple display selects (`(4, np.float32)[1]`, as `f(*t)` unpacks
+/// it), or null.
+const Instr *tupleElement(const TupleGetInstr *g) {
+  auto *t = dyn_cast<BuildTupleInstr>(g->operand(0));
+  if (!t || t->isList || t->hasSpread() || g->index < 0 || size_t(g->index) >= t->numOperands())
+    return nullptr;
+  return t->operand(static_cast<size_t>(g->index));
+}
+
 std::optional<Shape> shapeOf(const Instr *i, const Function &fn, int depth) {
   if (!i || depth > 16)
     return std::nullopt;
@@ -71,7 +80,17 @@ std::optional<Shape> shapeOf(const Instr *i, const Function &fn, int depth) {
       return std::nullopt;
     return shapeOfConst(g->value.constant);
   }
+  if (auto *g = dyn_cast<TupleGetInstr>(i)) { // an element of a constant tuple: `n, m = SHAPE`
+    if (const Instr *e = tupleElement(g))
+      return shapeOf(e, fn, depth + 1);
+    std::optional<Shape> whole = shapeOf(g->operand(0), fn, depth + 1);
+    if (!whole || !whole->tuple || g->index < 0 || size_t(g->index) >= whole->dims.size())
+      return std::nullopt;
+    return Shape{{whole->dims[static_cast<size_t>(g->index)]}, false};
+  }
   if (auto *t = dyn_cast<BuildTupleInstr>(i)) {
+    if (t->isList || t->hasSpread()) // a list is no shape (as in Numba)
+      return std::nullopt;
     Shape s{{}, true};
     for (const Instr *e : t->operands()) {
       std::optional<Shape> d = shapeOf(e, fn, depth + 1);
@@ -147,6 +166,9 @@ const Type *constantIntsType(const Instr *i, const Function &fn) {
 const Type *constantDtype(const Instr *i) {
   if (!i)
     return nullptr;
+  if (auto *g = dyn_cast<TupleGetInstr>(i))
+    if (const Instr *e = tupleElement(g))
+      return constantDtype(e);
   const ConstValue *str = nullptr;
   if (auto *c = dyn_cast<ConstInstr>(i))
     str = &c->value;
