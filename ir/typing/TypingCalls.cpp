@@ -243,6 +243,24 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
     }
     return concretize(r);
   }
+  case BuiltinId::NumpyDtype: {
+    // np.dtype('float32'), np.dtype(np.float32): the symbol of that dtype, as the NumPy type
+    // itself is typed. A dtype NumPy has and kernels do not ('O', 'U5') is a symbol too, so
+    // that where it is used as an element type says so; a string NumPy rejects is an error.
+    if (n != 1)
+      bad();
+    if (std::optional<std::string> s = constantStringOf(i->arg(0), &fn_)) {
+      NumpyDtypeName d = numpyDtypeString(*s);
+      if (!d.known)
+        fail(DiagCode::CallArgs, i,
+             {displayName(path), argListStr(i) + "; Invalid NumPy dtype specified: '" + *s + "'"});
+      return types::symbol("numpy." + (d.type ? d.type->str() : "dtype('" + *s + "')"));
+    }
+    auto *sym = dyn_cast<SymbolType>(args[0]);
+    if (!sym || sym->path().rfind("numpy.", 0) != 0 || !constantDtype(i->arg(0)))
+      bad();
+    return sym;
+  }
   case BuiltinId::CudaGrid:
   case BuiltinId::CudaGridsize: {
     int64_t dims = 0;
