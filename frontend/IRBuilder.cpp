@@ -363,18 +363,6 @@ ir::Instr *IRBuilder::value(Cell *c) {
   if (c->exception)
     view_.raise(ir::DiagCode::UnsupportedConstruct, cur_,
                 {"exception instance used as a value (exceptions can only be raised)"});
-  if (c->items && c->isTuple) {
-    // A tuple display of more than 30 items (CPython builds it as a list): a BuildTuple.
-    std::vector<ir::Instr *> elems;
-    for (Cell *e : *c->items)
-      elems.push_back(value(e));
-    c->value = emit<ir::BuildTupleInstr>(std::move(elems));
-    return c->value;
-  }
-  if (c->items)
-    view_.raise(ir::DiagCode::UnsupportedConstruct, c->builtAt, {"list literal"});
-  if (c->keywords)
-    view_.raise(ir::DiagCode::UnsupportedConstruct, c->builtAt, {"dict literal"});
   if (c->constFrom) {
     // Emitted where first used, located at its LOAD_CONST.
     InstrIndex saved = cur_;

@@ -266,62 +266,6 @@ void IRBuilder::translate(const Instruction &in) {
     translateCall(in, in.arg, std::move(kw));
     return;
   }
-  case PyOp::CALL_FUNCTION_EX: // only a call with more than 30 arguments (frontend/Reject.h)
-    translateCallEx(in);
-    return;
-  case PyOp::BUILD_LIST: { // only the argument list of such a call (frontend/Reject.h)
-    Cell *c = newCell();
-    c->items = std::make_shared<std::vector<Cell *>>(popN(in.arg));
-    c->builtAt = in.index;
-    push(c);
-    return;
-  }
-  case PyOp::LIST_APPEND: {
-    Cell *v = pop();
-    Cell *list = peek(in.arg);
-    if (!list->items || list->isTuple)
-      malformed("LIST_APPEND to something that is not a list display");
-    list->items->push_back(v);
-    return;
-  }
-  case PyOp::LIST_TO_TUPLE: { // 3.11 (3.12+: CALL_INTRINSIC_1 kIntrinsicListToTuple)
-    Cell *list = peek(1);
-    if (!list->items || list->isTuple)
-      malformed("LIST_TO_TUPLE of something that is not a list display");
-    list->isTuple = true;
-    return;
-  }
-  case PyOp::BUILD_MAP: { // only the keyword arguments of such a call (frontend/Reject.h)
-    std::vector<Cell *> kv = popN(2 * static_cast<size_t>(in.arg));
-    Cell *c = newCell();
-    c->keywords = std::make_shared<std::vector<std::pair<std::string, Cell *>>>();
-    c->builtAt = in.index;
-    for (size_t k = 0; k < kv.size(); k += 2) {
-      const ir::ConstValue *key = constantOf(kv[k]);
-      if (!key || key->kind != ir::ConstValue::Kind::String)
-        view_.raise(ir::DiagCode::UnsupportedConstruct, in.index, {"dict literal"});
-      c->keywords->push_back({key->s, kv[k + 1]});
-    }
-    push(c);
-    return;
-  }
-  case PyOp::BUILD_CONST_KEY_MAP: { // the same, the names as one constant tuple
-    Cell *names = pop();
-    std::vector<Cell *> values = popN(in.arg);
-    const ir::ConstValue *keys = constantOf(names);
-    if (!keys || keys->kind != ir::ConstValue::Kind::Tuple || keys->elems.size() != values.size())
-      view_.raise(ir::DiagCode::UnsupportedConstruct, in.index, {"dict literal"});
-    Cell *c = newCell();
-    c->keywords = std::make_shared<std::vector<std::pair<std::string, Cell *>>>();
-    c->builtAt = in.index;
-    for (size_t k = 0; k < values.size(); ++k) {
-      if (keys->elems[k].kind != ir::ConstValue::Kind::String)
-        view_.raise(ir::DiagCode::UnsupportedConstruct, in.index, {"dict literal"});
-      c->keywords->push_back({keys->elems[k].s, values[k]});
-    }
-    push(c);
-    return;
-  }
   case PyOp::CALL_KW: { // 3.13: the keyword names tuple is on top of the arguments
     Cell *names = pop();
     const ir::ConstValue *c = constantOf(names);

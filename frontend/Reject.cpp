@@ -202,12 +202,9 @@ void rejectUnsupportedConstructs(const BytecodeView &view) {
     rejectFunction(view, "**kwargs parameter");
 
   std::optional<Construct> found = tryConstruct(view);
-  const std::vector<bool> longDisplay = longDisplays(view);
   for (const Instruction &in : view) {
     if (found && found->at <= in.index)
       break;
-    if (longDisplay[static_cast<size_t>(in.index.value)])
-      continue;
     if (std::optional<std::string> what = constructOf(view, in)) {
       found = Construct{in.index, *what};
       break;

@@ -4,6 +4,7 @@
 #include "IRText.h"
 #include "IrBuilder.h"
 
+#include "ir/Datetime.h"
 #include "ir/typing/CudaBuiltins.h"
 
 #include <gtest/gtest.h>
@@ -93,8 +94,13 @@ TEST(TypingCuda, DtypeStringsAsNumpyReadsThem) {
   EXPECT_EQ(numpyDtypeString("D").type, types::complex128());
   EXPECT_EQ(numpyDtypeString("e").type, types::float16());
   EXPECT_EQ(numpyDtypeString(">u1").type, types::uint8()); // one byte: no byte order
-  for (const char *known : {"O", "object", "U5", "S3", "V8", "M8[D]", "m8", "datetime64[ns]",
-                            "float128", "g", ">f4", "i4,f8"}) {
+  // datetime64 / timedelta64 with their units (ir/Datetime.h).
+  for (const char *dt : {"M8[D]", "m8", "datetime64[ns]"}) {
+    NumpyDtypeName d = numpyDtypeString(dt);
+    EXPECT_TRUE(d.known) << dt;
+    EXPECT_TRUE(d.type && isDatetimeLike(d.type)) << dt;
+  }
+  for (const char *known : {"O", "object", "U5", "S3", "V8", "float128", "g", ">f4", "i4,f8"}) {
     NumpyDtypeName d = numpyDtypeString(known);
     EXPECT_TRUE(d.known) << known;
     EXPECT_EQ(d.type, nullptr) << known;
