@@ -627,6 +627,20 @@ void Dispatcher::compileParams(const std::vector<const ir::Type *> &params,
   recordCompiled(params);
 }
 
+py::dict Dispatcher::localTypes(py::handle signature) {
+  std::vector<const ir::Type *> params = paramsFromPython(signature);
+  compiler::SnapshotSet snaps = snapshotWithCallees(pyFunc, id);
+  std::vector<std::pair<std::string, const ir::Type *>> locals;
+  {
+    py::gil_scoped_release release;
+    locals = compiler::Compiler::instance().localTypes(id, params, snaps);
+  }
+  py::dict out;
+  for (const auto &[name, type] : locals)
+    out[py::str(name)] = typeDescription(ir::concretize(type));
+  return out;
+}
+
 py::tuple Dispatcher::compileSignature(py::handle signature) {
   std::vector<const ir::Type *> params = paramsFromPython(signature);
   compileParams(params, currentBackend());
@@ -727,6 +741,10 @@ void defineDispatcher(py::module_ &m) {
           py::arg("signature"),
           "Compiles `signature` for the backend in use (Numba's dispatcher.compile); returns "
           "its argument types.")
+      .def(
+          "_local_types", [](Dispatcher &d, py::object sig) { return d.localTypes(sig); },
+          py::arg("signature"),
+          "The Python locals of the function typed for `signature`: name -> type description.")
       .def(
           "_attributes",
           [](Dispatcher &d, py::object sig) {

@@ -115,6 +115,10 @@ public:
   /// eager signature is (compileParams), and returns its argument types (a tuple of ptxjit
   /// types, as `signatures` holds them). Throws as a launch's compile.
   py::tuple compileSignature(py::handle signature);
+  /// The Python locals of the function typed for `signature` and their types, as a dict of
+  /// name -> type description (ArgTypes.h's typeDescription): Numba's `typemap` of a compiled
+  /// signature. Types the function if it was not yet.
+  py::dict localTypes(py::handle signature);
   /// The CUDA driver's attributes of `signature`'s compiled kernel (cuFuncGetAttribute: regs,
   /// const/shared/local memory, max threads per block), compiling and loading it if needed.
   /// Throws UnsupportedError for device functions and on the CPU backend (the attributes are

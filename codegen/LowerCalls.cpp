@@ -328,6 +328,8 @@ llvm::Value *FunctionLowerer::lowerBuiltinCall(const CallInstr &i) {
   const char *path = builtinPath(i.builtin);
   if (i.builtin == BuiltinId::Print) // takes sep= and end=
     return lowerPrint(i);
+  if (i.builtin == BuiltinId::NumpyDtype) // a dtype named at compile time: no run-time value
+    return placeholder();
   if (const CudaBuiltinInfo *ci = cudaBuiltinInfo(i.builtin)) // LowerCuda.cpp (keywords too)
     return lowerCudaCall(i, *ci);
   if (const LowFloatFunction *lf = lowFloatFunction(i.builtin)) // LowerLowFloat.cpp

@@ -108,6 +108,7 @@ bool ModuleLowerer::isCompileTimeOnly(const Type *t) {
   case TypeKind::String:
   case TypeKind::StrLiteral:
   case TypeKind::EnumClass: // names its members; members are their values
+  case TypeKind::List: // never reaches lowering: typing rejects a list wherever it is used
     return true;
   default:
     return false;
@@ -134,6 +135,7 @@ llvm::Type *ModuleLowerer::reprType(const Type *t, const Function &fn, SourceLoc
   case TypeKind::String:
   case TypeKind::StrLiteral:
   case TypeKind::EnumClass:
+  case TypeKind::List:
     return emptyType();
   case TypeKind::Bool:
   case TypeKind::Int:

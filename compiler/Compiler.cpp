@@ -784,6 +784,20 @@ const ir::Type *Compiler::typeCheck(int id, const std::vector<const ir::Type *> 
   return typedLocked(id, argTypes, {}, {}, 0)->returnType;
 }
 
+std::vector<std::pair<std::string, const ir::Type *>>
+Compiler::localTypes(int id, const std::vector<const ir::Type *> &argTypes,
+                     const SnapshotSet &snapshots) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  freeRetiredLocked();
+  SnapshotScope scope(*this, snapshots);
+  const ir::Function *fn = typedLocked(id, argTypes, {}, {}, 0);
+  std::vector<std::pair<std::string, const ir::Type *>> out;
+  for (const ir::Variable &v : fn->vars)
+    if (!v.name.empty() && v.name[0] != '$')
+      out.emplace_back(v.name, v.type);
+  return out;
+}
+
 // ---- Disk cache (cache=True) ----------------------------------------------------------------
 
 struct Compiler::DiskKey {

@@ -287,6 +287,12 @@ public:
   const ir::Type *typeCheck(int id, const std::vector<const ir::Type *> &argTypes,
                             const SnapshotSet &snapshots);
 
+  /// The Python locals of function `id` typed for `argTypes` (typed first if needed), each with
+  /// its type, in the function's order; the compiler's own "$stack" variables are left out.
+  /// For inspection (Numba's type annotations: `typemap`).
+  std::vector<std::pair<std::string, const ir::Type *>>
+  localTypes(int id, const std::vector<const ir::Type *> &argTypes, const SnapshotSet &snapshots);
+
   /// The number of specializations compiled so far (all functions, all backends); for tests.
   size_t compiledCount() const;
   /// The number of entries in the table of functions, registered or kept for callers; for

@@ -169,8 +169,8 @@ public:
   std::vector<std::string> kwNames(const ir::ConstValue &c, InstrIndex at) const;
   /// CALL_INTRINSIC_1's intrinsic number that means unary `+` (3.12+).
   static constexpr uint32_t kIntrinsicUnaryPositive = 5;
-  /// CALL_INTRINSIC_1's intrinsic number that turns a list into a tuple (3.12+: 3.11's
-  /// LIST_TO_TUPLE).
+  /// CALL_INTRINSIC_1's intrinsic number that turns a list into a tuple (3.12+; 3.11's
+  /// LIST_TO_TUPLE): `(a, *t)` and the positional arguments of `f(a, *t)`.
   static constexpr uint32_t kIntrinsicListToTuple = 6;
 
 private:

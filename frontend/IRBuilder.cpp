@@ -87,6 +87,7 @@ void IRBuilder::simulateBlock(int id) {
     } else {
       Cell *c = newCell();
       c->slot = k;
+      c->partialList = st.listSlots[static_cast<size_t>(k)];
       push(c);
     }
   }
@@ -115,17 +116,19 @@ void IRBuilder::simulateBlock(int id) {
 
 void IRBuilder::setEntry(int succ, const Edge &e) {
   BlockState &st = states_[static_cast<size_t>(succ)];
-  std::vector<bool> nulls;
+  std::vector<bool> nulls, lists;
   std::vector<std::optional<InstrIndex>> consts;
   for (const Cell *c : e.stack) {
     nulls.push_back(c->isNull);
     consts.push_back(c->isNull || c->exception ? std::nullopt : c->constFrom);
+    lists.push_back((c->display && !c->display->tuple) || c->partialList);
   }
   if (!st.entryKnown) {
     st.entryKnown = true;
     st.depth = static_cast<int>(e.stack.size());
     st.nullSlots = std::move(nulls);
     st.constSlots = std::move(consts);
+    st.listSlots = std::move(lists);
     st.forIterBody = e.forIterBody;
     // CPython never jumps into a loop body past its FOR_ITER: a code object that does is
     // malformed (a jump target mutated or forged), not a compiler bug.
@@ -138,7 +141,7 @@ void IRBuilder::setEntry(int succ, const Edge &e) {
     malformed("stack depth " + std::to_string(e.stack.size()) + " differs from " +
               std::to_string(st.depth) + " on another path into offset " +
               std::to_string(view_.at(cfg_.block(succ).begin).offset.value));
-  if (st.nullSlots != nulls || st.forIterBody != e.forIterBody)
+  if (st.nullSlots != nulls || st.listSlots != lists || st.forIterBody != e.forIterBody)
     malformed("paths into offset " + std::to_string(view_.at(cfg_.block(succ).begin).offset.value) +
               " disagree on the stack contents");
   for (size_t k = 0; k < consts.size(); ++k) {
@@ -198,7 +201,7 @@ void IRBuilder::finishBlock(const std::vector<Edge> &edges) {
   // All values first (slot reads must see the variables before any store changes them).
   std::vector<ir::Instr *> values;
   for (const Store &s : stores)
-    values.push_back(value(s.cell));
+    values.push_back(edgeValue(s.cell));
   for (size_t k = 0; k < stores.size(); ++k) {
     ir::StoreLocalInstr *st = emit<ir::StoreLocalInstr>(-1, values[k]);
     slotStores_.push_back({st, stores[k].node});
@@ -347,21 +350,19 @@ ir::Instr *IRBuilder::value(Cell *c) {
     return c->value;
   if (c->isNull)
     malformed("NULL used as a value");
+  if (c->keywords) // a dict display used as a value (its keys made it look like keywords)
+    view_.raise(ir::DiagCode::UnsupportedConstruct, c->keywords->at, {"dict literal"});
+  if (c->display) {
+    if (!c->display->tuple)
+      view_.raise(ir::DiagCode::UnsupportedConstruct, c->display->at, {"list literal"});
+    c->value = emitDisplay(*c->display, false);
+    return c->value;
+  }
+  if (c->partialList)
+    view_.raise(ir::DiagCode::UnsupportedConstruct, cur_, {"list literal"});
   if (c->exception)
     view_.raise(ir::DiagCode::UnsupportedConstruct, cur_,
                 {"exception instance used as a value (exceptions can only be raised)"});
-  if (c->items && c->isTuple) {
-    // A tuple display of more than 30 items (CPython builds it as a list): a BuildTuple.
-    std::vector<ir::Instr *> elems;
-    for (Cell *e : *c->items)
-      elems.push_back(value(e));
-    c->value = emit<ir::BuildTupleInstr>(std::move(elems));
-    return c->value;
-  }
-  if (c->items)
-    view_.raise(ir::DiagCode::UnsupportedConstruct, c->builtAt, {"list literal"});
-  if (c->keywords)
-    view_.raise(ir::DiagCode::UnsupportedConstruct, c->builtAt, {"dict literal"});
   if (c->constFrom) {
     // Emitted where first used, located at its LOAD_CONST.
     InstrIndex saved = cur_;
@@ -377,6 +378,59 @@ ir::Instr *IRBuilder::value(Cell *c) {
     return load;
   }
   internal("empty stack cell");
+}
+
+ir::Instr *IRBuilder::callArgValue(Cell *c) {
+  if (!c->value && c->display && !c->display->tuple)
+    c->value = emitDisplay(*c->display, true);
+  return value(c);
+}
+
+ir::Instr *IRBuilder::edgeValue(Cell *c) {
+  if (c->keywords) // only `f(**{...}, k=(a if c else b))` gets here: not worth supporting
+    view_.raise(ir::DiagCode::UnsupportedConstruct, cur_,
+                {"a conditional expression among keyword arguments after **-unpacking (assign "
+                 "it to a variable first)"});
+  if (!c->value && c->display)
+    c->value = emitDisplay(*c->display, false); // the successor knows it is a list (listSlots)
+  if (c->partialList && !c->value) {
+    bool saved = c->partialList;
+    c->partialList = false;
+    ir::Instr *v = value(c);
+    c->partialList = saved;
+    return v;
+  }
+  return value(c);
+}
+
+IRBuilder::Display *IRBuilder::displayOf(Cell *c) {
+  if (c->display)
+    return c->display.get();
+  if (!c->partialList)
+    return nullptr;
+  // The tuple of the items a predecessor collected, spread into a display continued here.
+  c->partialList = false;
+  ir::Instr *sofar = value(c);
+  auto d = std::make_shared<Display>();
+  d->items.push_back(sofar);
+  d->spread.push_back(true);
+  d->at = cur_;
+  c->value = nullptr;
+  c->slot = -1;
+  c->display = std::move(d);
+  return c->display.get();
+}
+
+ir::Instr *IRBuilder::emitDisplay(const Display &d, bool asList) {
+  // Located at the BUILD_LIST, as a list literal's message must be.
+  InstrIndex saved = cur_;
+  cur_ = d.at;
+  std::vector<bool> spread = d.spread;
+  if (std::find(spread.begin(), spread.end(), true) == spread.end())
+    spread.clear();
+  ir::Instr *t = emit<ir::BuildTupleInstr>(d.items, std::move(spread), asList);
+  cur_ = saved;
+  return t;
 }
 
 const ir::ConstValue *IRBuilder::constantOf(const Cell *c) const {

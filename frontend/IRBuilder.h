@@ -46,6 +46,24 @@ public:
   std::unique_ptr<ir::Function> build();
 
 private:
+  /// A list display under construction (BUILD_LIST, LIST_APPEND, LIST_EXTEND), which
+  /// LIST_TO_TUPLE may turn into a tuple display: CPython builds `(a, *t)`, `[a, *t]` and the
+  /// positional arguments of `f(a, *t)` this way. Its items are emitted as they come (Python's
+  /// evaluation order); a spread item is unpacked in place.
+  struct Display {
+    std::vector<ir::Instr *> items;
+    std::vector<bool> spread;
+    bool tuple = false; ///< converted by LIST_TO_TUPLE
+    InstrIndex at;      ///< the BUILD_LIST (a list literal's location in messages)
+  };
+  /// Keyword arguments under construction for CALL_FUNCTION_EX: a dict display with constant
+  /// string keys (BUILD_MAP, BUILD_CONST_KEY_MAP), merged by DICT_MERGE (`f(*a, k=v, **{...})`).
+  struct Keywords {
+    std::vector<std::string> names;
+    std::vector<ir::Instr *> values;
+    InstrIndex at; ///< the BUILD_MAP (a dict literal's location in messages)
+  };
+
   /// A simulated stack entry (see the file comment).
   struct Cell {
     ir::Instr *value = nullptr;          ///< the IR value once emitted
@@ -54,14 +72,11 @@ private:
     std::optional<InstrIndex> constFrom; ///< a LOAD_CONST not yet emitted (or emitted from)
     /// An exception built by calling an exception class with constants: only `raise` uses it.
     std::shared_ptr<const ir::RaisedException> exception;
-    /// The items of a list display that CPython builds for a call with more than 30 arguments
-    /// (BUILD_LIST, LIST_APPEND; frontend/Reject.h lets only those through): `isTuple` once
-    /// LIST_TO_TUPLE made it the call's argument tuple (used as a value: a BuildTuple).
-    std::shared_ptr<std::vector<Cell *>> items;
-    bool isTuple = false;
-    /// The keyword arguments of such a call (BUILD_MAP of constant names), in order.
-    std::shared_ptr<std::vector<std::pair<std::string, Cell *>>> keywords;
-    InstrIndex builtAt{0}; ///< where `items` or `keywords` was built (for messages)
+    std::shared_ptr<Display> display;   ///< a list or tuple display being built
+    std::shared_ptr<Keywords> keywords; ///< keyword arguments being collected
+    /// A slot holding a list display begun in a predecessor (it crossed a block edge, as in
+    /// `f(*t, a if c else b)`, as a tuple of its items so far): only LIST_* may continue it.
+    bool partialList = false;
   };
 
   /// An outgoing edge of the current block and the stack its successor starts with.
@@ -81,6 +96,7 @@ private:
     /// as a load of its "$stack" variable, so that typing still sees a literal (weak, NEP 50:
     /// `5 + x` with an int8 x is int8 on every path, as without the branch).
     std::vector<std::optional<InstrIndex>> constSlots;
+    std::vector<bool> listSlots; ///< slots holding a list display begun before (partialList)
     bool forIterBody = false;
     ir::Block *irBlock = nullptr;
     std::vector<std::unique_ptr<ir::Instr>> staged; ///< emitted instructions, in order
@@ -136,8 +152,21 @@ private:
   Cell *peek(size_t depthFromTop) const; ///< 1 = top
   /// Pops `n` cells, returned in push order (deepest first).
   std::vector<Cell *> popN(size_t n);
-  /// Emits the cell's value if needed and returns it; NULL is an internal error.
+  /// Emits the cell's value if needed and returns it; NULL is an internal error. A list or
+  /// dict display used as a value is rejected (kernels cannot allocate them) except a list
+  /// passed to a call (callArgValue); a tuple display becomes a BuildTuple.
   ir::Instr *value(Cell *c);
+  /// value(c) for an argument of a call: a list display is allowed there, as a list value that
+  /// typing lets the callee name in its error (cuda.local.array([2, 3], ...)).
+  ir::Instr *callArgValue(Cell *c);
+  /// The value a cell has on a block edge: a display not finished yet crosses as the tuple of
+  /// its items so far (the successor continues it: BlockState::listSlots).
+  ir::Instr *edgeValue(Cell *c);
+  /// The display `c` is or continues (a partialList slot becomes one that spreads the tuple its
+  /// predecessor stored); null when `c` is neither.
+  Display *displayOf(Cell *c);
+  /// A BuildTuple of display `d`'s items (a list display when `asList`).
+  ir::Instr *emitDisplay(const Display &d, bool asList);
   ir::Instr *popValue() { return value(pop()); }
   /// The constant a LOAD_CONST cell stands for, if it is one.
   const ir::ConstValue *constantOf(const Cell *c) const;
@@ -153,14 +182,21 @@ private:
   // Opcode translation (IRBuilderOps.cpp).
   void translate(const Instruction &in);
   void translateCall(const Instruction &in, size_t argc, std::vector<std::string> kwNames);
-  /// A call of `pair`'s callable (CPython's [NULL, callable] or [method, self] below the
-  /// arguments; 3.13's [callable, NULL]) with `args`, the last kwNames.size() of them keyword
-  /// arguments.
-  void emitCall(std::vector<Cell *> pair, std::vector<Cell *> args,
+  /// The callee and the extra first argument (null when none) of the two cells below a call's
+  /// arguments: [NULL, callable] or [method, self] (3.11, 3.12), [callable, NULL] or
+  /// [method, self] (3.13).
+  std::pair<Cell *, Cell *> calleeOf(const std::vector<Cell *> &pair) const;
+  /// The call `callee(self?, args..., kw=...)` (pair: the two cells below the arguments, as
+  /// CALL and CALL_FUNCTION_EX find them): an exception to raise, an `operator` function's
+  /// operation, or a Call.
+  void emitCall(const std::vector<Cell *> &pair, const std::vector<Cell *> &args,
                 std::vector<std::string> kwNames);
-  /// CALL_FUNCTION_EX of a call with more than 30 arguments: its argument tuple (LIST_TO_TUPLE
-  /// of a list display) and keywords (BUILD_MAP of constant names) are those cells' items.
+  /// CALL_FUNCTION_EX: `f(*args)` and `f(*args, **kwargs)` (positional arguments from a
+  /// display or one tuple value, keywords from a dict display with constant keys).
   void translateCallEx(const Instruction &in);
+  /// BUILD_LIST, LIST_APPEND, LIST_EXTEND, LIST_TO_TUPLE, BUILD_MAP, BUILD_CONST_KEY_MAP and
+  /// DICT_MERGE: the displays that star calls and tuple displays are built from.
+  void translateDisplay(const Instruction &in);
   void translateJump(const Instruction &in);
   /// RAISE_VARARGS 1: `raise C` or `raise C(constants)` (an exception cell) ends the block.
   void translateRaise(const Instruction &in);

@@ -137,11 +137,8 @@ void IRBuilder::translate(const Instruction &in) {
     pushValue(emit<ir::UnaryOpInstr>(ir::UnaryOpKind::Not, popValue()));
     return;
   case PyOp::CALL_INTRINSIC_1:
-    if (in.arg == BytecodeView::kIntrinsicListToTuple) { // a long call's arguments (3.12+)
-      Cell *list = peek(1);
-      if (!list->items || list->isTuple)
-        malformed("INTRINSIC_LIST_TO_TUPLE of something that is not a list display");
-      list->isTuple = true;
+    if (in.arg == BytecodeView::kIntrinsicListToTuple) {
+      translateDisplay(in);
       return;
     }
     if (in.arg != BytecodeView::kIntrinsicUnaryPositive)
@@ -243,7 +240,21 @@ void IRBuilder::translate(const Instruction &in) {
     return;
   }
 
+  // ---- displays that star calls and tuple displays build ----
+  case PyOp::BUILD_LIST:
+  case PyOp::LIST_APPEND:
+  case PyOp::LIST_EXTEND:
+  case PyOp::LIST_TO_TUPLE:
+  case PyOp::BUILD_MAP:
+  case PyOp::BUILD_CONST_KEY_MAP:
+  case PyOp::DICT_MERGE:
+    translateDisplay(in);
+    return;
+
   // ---- calls ----
+  case PyOp::CALL_FUNCTION_EX:
+    translateCallEx(in);
+    return;
   case PyOp::KW_NAMES: // 3.11/3.12: names the keyword arguments of the next CALL
     pendingKwNames_ = view_.kwNames(view_.constant(in), in.index);
     return;
@@ -253,62 +264,6 @@ void IRBuilder::translate(const Instruction &in) {
       kw = std::move(*pendingKwNames_);
     pendingKwNames_.reset();
     translateCall(in, in.arg, std::move(kw));
-    return;
-  }
-  case PyOp::CALL_FUNCTION_EX: // only a call with more than 30 arguments (frontend/Reject.h)
-    translateCallEx(in);
-    return;
-  case PyOp::BUILD_LIST: { // only the argument list of such a call (frontend/Reject.h)
-    Cell *c = newCell();
-    c->items = std::make_shared<std::vector<Cell *>>(popN(in.arg));
-    c->builtAt = in.index;
-    push(c);
-    return;
-  }
-  case PyOp::LIST_APPEND: {
-    Cell *v = pop();
-    Cell *list = peek(in.arg);
-    if (!list->items || list->isTuple)
-      malformed("LIST_APPEND to something that is not a list display");
-    list->items->push_back(v);
-    return;
-  }
-  case PyOp::LIST_TO_TUPLE: { // 3.11 (3.12+: CALL_INTRINSIC_1 kIntrinsicListToTuple)
-    Cell *list = peek(1);
-    if (!list->items || list->isTuple)
-      malformed("LIST_TO_TUPLE of something that is not a list display");
-    list->isTuple = true;
-    return;
-  }
-  case PyOp::BUILD_MAP: { // only the keyword arguments of such a call (frontend/Reject.h)
-    std::vector<Cell *> kv = popN(2 * static_cast<size_t>(in.arg));
-    Cell *c = newCell();
-    c->keywords = std::make_shared<std::vector<std::pair<std::string, Cell *>>>();
-    c->builtAt = in.index;
-    for (size_t k = 0; k < kv.size(); k += 2) {
-      const ir::ConstValue *key = constantOf(kv[k]);
-      if (!key || key->kind != ir::ConstValue::Kind::String)
-        view_.raise(ir::DiagCode::UnsupportedConstruct, in.index, {"dict literal"});
-      c->keywords->push_back({key->s, kv[k + 1]});
-    }
-    push(c);
-    return;
-  }
-  case PyOp::BUILD_CONST_KEY_MAP: { // the same, the names as one constant tuple
-    Cell *names = pop();
-    std::vector<Cell *> values = popN(in.arg);
-    const ir::ConstValue *keys = constantOf(names);
-    if (!keys || keys->kind != ir::ConstValue::Kind::Tuple || keys->elems.size() != values.size())
-      view_.raise(ir::DiagCode::UnsupportedConstruct, in.index, {"dict literal"});
-    Cell *c = newCell();
-    c->keywords = std::make_shared<std::vector<std::pair<std::string, Cell *>>>();
-    c->builtAt = in.index;
-    for (size_t k = 0; k < values.size(); ++k) {
-      if (keys->elems[k].kind != ir::ConstValue::Kind::String)
-        view_.raise(ir::DiagCode::UnsupportedConstruct, in.index, {"dict literal"});
-      c->keywords->push_back({keys->elems[k].s, values[k]});
-    }
-    push(c);
     return;
   }
   case PyOp::CALL_KW: { // 3.13: the keyword names tuple is on top of the arguments
@@ -379,27 +334,11 @@ void IRBuilder::translateCall(const Instruction &in, size_t argc,
   (void)in;
   std::vector<Cell *> args = popN(argc);
   std::vector<Cell *> pair = popN(2);
-  emitCall(std::move(pair), std::move(args), std::move(kwNames));
+  emitCall(pair, args, std::move(kwNames));
 }
 
-void IRBuilder::translateCallEx(const Instruction &in) {
-  Cell *kw = (in.arg & 1) ? pop() : nullptr;
-  Cell *tuple = pop();
-  if (!tuple->items || !tuple->isTuple || (kw && !kw->keywords))
-    malformed("CALL_FUNCTION_EX without the argument tuple of a long call");
-  std::vector<Cell *> args = *tuple->items;
-  std::vector<std::string> kwNames;
-  if (kw)
-    for (const auto &[name, c] : *kw->keywords) {
-      kwNames.push_back(name);
-      args.push_back(c);
-    }
-  std::vector<Cell *> pair = popN(2);
-  emitCall(std::move(pair), std::move(args), std::move(kwNames));
-}
-
-void IRBuilder::emitCall(std::vector<Cell *> pair, std::vector<Cell *> args,
-                         std::vector<std::string> kwNames) {
+std::pair<IRBuilder::Cell *, IRBuilder::Cell *>
+IRBuilder::calleeOf(const std::vector<Cell *> &pair) const {
   Cell *callee = nullptr;
   Cell *self = nullptr; // an extra first argument when the pair holds (method, self)
   switch (view_.version()) {
@@ -422,6 +361,12 @@ void IRBuilder::emitCall(std::vector<Cell *> pair, std::vector<Cell *> args,
   }
   if (callee->isNull)
     malformed("call of NULL");
+  return {callee, self};
+}
+
+void IRBuilder::emitCall(const std::vector<Cell *> &pair, const std::vector<Cell *> &args,
+                         std::vector<std::string> kwNames) {
+  auto [callee, self] = calleeOf(pair);
   if (kwNames.empty()) {
     std::vector<Cell *> all;
     if (self)
@@ -438,7 +383,7 @@ void IRBuilder::emitCall(std::vector<Cell *> pair, std::vector<Cell *> args,
   if (self)
     operands.push_back(value(self));
   for (Cell *a : args)
-    operands.push_back(value(a));
+    operands.push_back(callArgValue(a));
   if (kwNames.size() > operands.size() - 1)
     malformed("more keyword names than arguments");
   if (kwNames.empty())

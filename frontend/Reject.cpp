@@ -104,93 +104,16 @@ std::string madeFunction(const BytecodeView &view, InstrIndex at) {
   return "lambda or nested function";
 }
 
-/// A list display at `at` (BUILD_LIST or LIST_EXTEND): a list literal, unless the list only
-/// collects a starred tuple display ((*a, b) builds a list, then converts it).
-std::string listDisplay(const BytecodeView &view, InstrIndex at) {
-  for (int k = at.value + 1; k < static_cast<int>(view.size()) && k <= at.value + 8; ++k) {
-    PyOp op = view.at(InstrIndex(k)).op;
-    if (op == PyOp::LIST_TO_TUPLE || op == PyOp::CALL_INTRINSIC_1)
-      return "starred expression in a tuple (*x)";
-    if (op == PyOp::BUILD_LIST || pyOpJumpKind(op) != JumpKind::None)
-      break;
-  }
-  return "list literal";
-}
-
-bool isListToTuple(const Instruction &in) {
-  return in.op == PyOp::LIST_TO_TUPLE ||
-         (in.op == PyOp::CALL_INTRINSIC_1 && in.arg == BytecodeView::kIntrinsicListToTuple);
-}
-
-/// The instructions of the displays CPython builds as a list because they have more than 30
-/// items (its STACK_USE_GUIDELINE), which the IRBuilder turns back into what they are: a
-/// tuple display (BUILD_LIST 0, LIST_APPEND 1 per item, LIST_TO_TUPLE, or CALL_INTRINSIC_1
-/// INTRINSIC_LIST_TO_TUPLE since 3.12), and a call's arguments (that tuple, then
-/// CALL_FUNCTION_EX, after a BUILD_MAP or BUILD_CONST_KEY_MAP of the keyword arguments when
-/// there are any). Only in straight-line code: a jump inside (a conditional expression, `and`,
-/// `or` among the items) leaves them to be rejected as list literals.
-std::vector<bool> longDisplays(const BytecodeView &view) {
-  const int n = static_cast<int>(view.size());
-  std::vector<bool> member(static_cast<size_t>(n), false);
-  auto at = [&](int k) -> const Instruction & { return view.at(InstrIndex(k)); };
-  for (int s = 0; s < n; ++s) {
-    if (at(s).op != PyOp::BUILD_LIST || at(s).arg != 0)
-      continue;
-    std::vector<int> appends;
-    int depth = 1, t = s + 1;
-    for (; t < n; ++t) {
-      const Instruction &in = at(t);
-      if (pyOpJumpKind(in.op) != JumpKind::None || in.op == PyOp::RETURN_VALUE ||
-          in.op == PyOp::RETURN_CONST || in.op == PyOp::LIST_EXTEND ||
-          (in.op == PyOp::BUILD_LIST && in.arg != 0) || (in.op == PyOp::LIST_APPEND && in.arg != 1))
-        break;
-      if (in.op == PyOp::BUILD_LIST)
-        ++depth;
-      else if (in.op == PyOp::LIST_APPEND && depth == 1)
-        appends.push_back(t);
-      else if (isListToTuple(in) && --depth == 0)
-        break;
-    }
-    if (t >= n || !isListToTuple(at(t)) || depth != 0)
-      continue;
-    member[static_cast<size_t>(s)] = member[static_cast<size_t>(t)] = true;
-    for (int a : appends)
-      member[static_cast<size_t>(a)] = true;
-    // A call: CALL_FUNCTION_EX right after, or after the keyword arguments' map.
-    for (int c = t + 1; c < n; ++c) {
-      const Instruction &in = at(c);
-      if (in.op == PyOp::CALL_FUNCTION_EX) {
-        if (c == t + 1 && (in.arg & 1) == 0)
-          member[static_cast<size_t>(c)] = true;
-        break;
-      }
-      if ((in.op == PyOp::BUILD_MAP || in.op == PyOp::BUILD_CONST_KEY_MAP) && c + 1 < n &&
-          at(c + 1).op == PyOp::CALL_FUNCTION_EX && (at(c + 1).arg & 1) == 1) {
-        member[static_cast<size_t>(c)] = member[static_cast<size_t>(c + 1)] = true;
-        break;
-      }
-      if (pyOpJumpKind(in.op) != JumpKind::None || in.op == PyOp::BUILD_LIST ||
-          in.op == PyOp::BUILD_MAP || in.op == PyOp::BUILD_CONST_KEY_MAP ||
-          in.op == PyOp::RETURN_VALUE || in.op == PyOp::RETURN_CONST || isListToTuple(in))
-        break;
-    }
-  }
-  return member;
-}
-
 /// The construct instruction `in` belongs to, if it is one the kernel language rejects.
 std::optional<std::string> constructOf(const BytecodeView &view, const Instruction &in) {
   switch (in.op) {
   case PyOp::LOAD_BUILD_CLASS:
     return "class statement";
-  case PyOp::BUILD_MAP:
-  case PyOp::BUILD_CONST_KEY_MAP:
+  // List displays, dict displays with constant string keys and star calls are built by the
+  // IRBuilder (IRBuilderDisplays.cpp), which rejects a list or dict used as a value; `{**d}`
+  // only ever builds a dict.
   case PyOp::DICT_UPDATE:
-  case PyOp::DICT_MERGE:
     return "dict literal";
-  case PyOp::BUILD_LIST:
-  case PyOp::LIST_EXTEND:
-    return listDisplay(view, in.index);
   case PyOp::BUILD_SET:
   case PyOp::SET_UPDATE:
     return "set literal";
@@ -205,7 +128,6 @@ std::optional<std::string> constructOf(const BytecodeView &view, const Instructi
   case PyOp::BEFORE_ASYNC_WITH:
     return "async with statement";
   case PyOp::LOAD_FAST_AND_CLEAR: // 3.12+: saves the comprehension variable of an inlined one
-  case PyOp::LIST_APPEND:
   case PyOp::SET_ADD:
   case PyOp::MAP_ADD:
     return comprehensionKind(view, in.index);
@@ -225,8 +147,6 @@ std::optional<std::string> constructOf(const BytecodeView &view, const Instructi
     return "del statement";
   case PyOp::STORE_DEREF:
     return "nonlocal assignment (assigning a closure variable)";
-  case PyOp::CALL_FUNCTION_EX:
-    return "call with *args or **kwargs unpacking";
   case PyOp::YIELD_VALUE:
     return "generator (yield)";
   case PyOp::RAISE_VARARGS: // `raise C` and `raise C(...)` compile (IRBuilder); not these
@@ -282,12 +202,9 @@ void rejectUnsupportedConstructs(const BytecodeView &view) {
     rejectFunction(view, "**kwargs parameter");
 
   std::optional<Construct> found = tryConstruct(view);
-  const std::vector<bool> longDisplay = longDisplays(view);
   for (const Instruction &in : view) {
     if (found && found->at <= in.index)
       break;
-    if (longDisplay[static_cast<size_t>(in.index.value)])
-      continue;
     if (std::optional<std::string> what = constructOf(view, in)) {
       found = Construct{in.index, *what};
       break;

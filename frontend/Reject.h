@@ -11,9 +11,11 @@ namespace ptxjit::frontend {
 /// function, in this order: generator/coroutine/async generator (co_flags), *args/**kwargs
 /// parameters, then the construct whose instruction comes first in the bytecode: try/except
 /// and try/finally (a non-empty exception table), with statements, comprehensions, lambdas
-/// and nested functions, generator expressions, import, global/nonlocal assignment, del,
-/// attribute assignment, calls unpacking *args/**kwargs, raise, assert. Returns normally when there
-/// is none (opcodes the simulation cannot translate are reported later as UnsupportedOpcode).
+/// and nested functions, generator expressions, set literals, f-strings, import,
+/// global/nonlocal assignment, del, bare raise and raise-from. Returns normally when there is
+/// none (list and dict literals are rejected by the stack simulation, which tells them from the
+/// displays star calls are built of; opcodes it cannot translate are reported as
+/// UnsupportedOpcode).
 void rejectUnsupportedConstructs(const BytecodeView &view);
 
 } // namespace ptxjit::frontend

@@ -54,6 +54,12 @@ enum class DiagKind : uint8_t {
   X(UnaryTypes, Typing, "unary operator {0} is not defined for {1}")                               \
   X(CannotUnify, Typing, "variable '{0}' has incompatible types {1} and {2}")                      \
   X(CallArgs, Typing, "{0} cannot be called with ({1})")                                           \
+  X(NoImplementation, Typing,                                                                      \
+    "No implementation of function Function(<function {0}>) found for signature:\n \n >>> "        \
+    "{1}({2})\n \n{3}")                                                                            \
+  X(StarUnpack, Typing,                                                                            \
+    "cannot unpack {0} with * in {1}: only tuples, whose length is known at compile time, can "    \
+    "be")                                                                                          \
   X(UfuncCall, Typing, "numpy.{0} cannot be called with ({1}): {2}")                               \
   X(DeclaredReturn, Typing,                                                                        \
     "device function '{0}' returns {1}, which does not convert to its declared return type {2}")   \

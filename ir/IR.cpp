@@ -1,6 +1,8 @@
 // Names of ops and operators, the builtin table, block/function helpers and the IR printer.
 #include "ir/IR.h"
 
+#include <algorithm>
+#include <stdexcept>
 #include <unordered_map>
 
 namespace ptxjit::ir {
@@ -109,6 +111,29 @@ const char *builtinPath(BuiltinId id) {
 #undef PTXJIT_BUILTIN
   }
   return "";
+}
+
+void Instr::spliceOperand(size_t i, const std::vector<Instr *> &with) {
+  if (i >= operands_.size())
+    throw std::out_of_range("spliceOperand: no operand " + std::to_string(i));
+  operands_.erase(operands_.begin() + static_cast<std::ptrdiff_t>(i));
+  operands_.insert(operands_.begin() + static_cast<std::ptrdiff_t>(i), with.begin(), with.end());
+}
+
+bool BuildTupleInstr::hasSpread() const {
+  return std::find(spread.begin(), spread.end(), true) != spread.end();
+}
+
+Instr *Block::insertBefore(const Instr *pos, std::unique_ptr<Instr> i) {
+  auto it = std::find_if(instrs.begin(), instrs.end(),
+                         [&](const std::unique_ptr<Instr> &p) { return p.get() == pos; });
+  if (it == instrs.end())
+    throw std::logic_error("insertBefore: the position is not in this block");
+  Instr *raw = i.get();
+  raw->parent = this;
+  raw->id = parent->nextValueId();
+  instrs.insert(it, std::move(i));
+  return raw;
 }
 
 std::vector<Block *> Block::successors() const {
@@ -227,12 +252,19 @@ std::string instrBody(const Function &fn, const Instr *i) {
         s += ", ";
       if (k >= nargs - nkw)
         s += c->kwNames[k - (nargs - nkw)] + "=";
+      else if (k == 0 && c->starArgs)
+        s += "*";
       s += ref(c->arg(k));
     }
     return s + ")";
   }
-  case Opcode::BuildTuple:
-    return s + " (" + operandList(i, 0) + ")";
+  case Opcode::BuildTuple: { // (a, *t) or [a, *t]
+    auto *t = cast<BuildTupleInstr>(i);
+    std::string elems;
+    for (size_t k = 0; k < t->numOperands(); ++k)
+      elems += (k ? ", " : "") + std::string(t->isSpread(k) ? "*" : "") + ref(t->operand(k));
+    return s + (t->isList ? " [" + elems + "]" : " (" + elems + ")");
+  }
   case Opcode::TupleGet:
     return s + " " + ref(i->operand(0)) + ", " + std::to_string(cast<TupleGetInstr>(i)->index);
   case Opcode::Jump:

@@ -41,7 +41,7 @@ namespace ptxjit::ir {
   X(SetItem)    /* operand(0)[operand(1)] = operand(2) */                                          \
   X(SetAttr)    /* operand(0).attr = operand(1) (a record's field) */                              \
   X(Call)       /* operand(0)(operand(1..)); the last kwNames.size() args are keywords */          \
-  X(BuildTuple) /* (operand(0), operand(1), ...) */                                                \
+  X(BuildTuple) /* (operand(0), operand(1), ...), or the list display [...] */                     \
   X(TupleGet)   /* operand(0)[index], constant index (unpacking) */                                \
   X(BuildSlice) /* slice(operand(0), operand(1)[, operand(2)]); None operands allowed */           \
   X(GetIter)    /* iter(operand(0)): a new iterator state */                                       \
@@ -97,6 +97,8 @@ public:
   Instr *operand(size_t i) const { return operands_.at(i); }
   size_t numOperands() const { return operands_.size(); }
   void setOperand(size_t i, Instr *v) { operands_.at(i) = v; }
+  /// Replaces operand `i` by the values `with` (in order), shifting the later operands.
+  void spliceOperand(size_t i, const std::vector<Instr *> &with);
 
   /// Position of the bytecode instruction this came from.
   SourceLoc loc;
@@ -219,14 +221,31 @@ public:
   size_t numArgs() const { return numOperands() - 1; }
   Instr *arg(size_t i) const { return operand(i + 1); }
   std::vector<std::string> kwNames;
+  /// `f(*args)`: arg(0) is one tuple holding every positional argument (the keyword arguments
+  /// follow it). Typing replaces it by TupleGets of its elements once its type, hence its
+  /// length, is known (ir/typing), and clears the flag; typed IR never has it.
+  bool starArgs = false;
   /// Set by typing when the callee is a user device function: its typed specialization.
   Function *calleeFunction = nullptr;
   PTXJIT_INSTR_CLASSOF(Call)
 };
 
+/// A tuple display `(a, b)`, or with `isList` a list display `[a, b]`. An operand marked in
+/// `spread` is unpacked in place (`(a, *t)`, `[*t]`): typing replaces it by TupleGets of its
+/// elements once its type is known (only tuples can be), so typed IR has no spread operands.
+/// A list display types as a compile-time-only ListType (kernels cannot allocate lists).
 class BuildTupleInstr final : public Instr {
 public:
-  explicit BuildTupleInstr(std::vector<Instr *> elems) : Instr(Opcode::BuildTuple, std::move(elems)) {}
+  explicit BuildTupleInstr(std::vector<Instr *> elems, std::vector<bool> spreadOps = {},
+                           bool list = false)
+      : Instr(Opcode::BuildTuple, std::move(elems)), spread(std::move(spreadOps)), isList(list) {}
+  /// True when operand `k` is unpacked with `*`.
+  bool isSpread(size_t k) const { return k < spread.size() && spread[k]; }
+  /// True when some operand is unpacked with `*`.
+  bool hasSpread() const;
+  /// Per operand (empty: none is spread).
+  std::vector<bool> spread;
+  bool isList = false;
   PTXJIT_INSTR_CLASSOF(BuildTuple)
 };
 
@@ -305,6 +324,8 @@ public:
 
   /// Appends `i` (numbering it in the parent function) and returns it.
   template <typename T> T *append(std::unique_ptr<T> i);
+  /// Inserts `i` just before `pos` (an instruction of this block), numbering it; returns it.
+  Instr *insertBefore(const Instr *pos, std::unique_ptr<Instr> i);
   Instr *terminator() const { return instrs.empty() || !instrs.back()->isTerminator() ? nullptr : instrs.back().get(); }
   /// The successor blocks named by the terminator (none for Return and Raise).
   std::vector<Block *> successors() const;

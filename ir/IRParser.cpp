@@ -3,6 +3,7 @@
 // every line has been read, so that text may refer to values and blocks defined further down.
 #include "ir/IRParser.h"
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 #include <optional>
@@ -1131,36 +1132,52 @@ std::unique_ptr<Instr> FunctionParser::parseBody(Cursor &c, Opcode op) {
     i = std::make_unique<SetAttrInstr>(v, std::move(attr), operand(c));
     break;
   }
-  case Opcode::Call: {
+  case Opcode::Call: { // %f(%a, k=%b), or %f(*%t, k=%b): the positional arguments are one tuple
     std::vector<Instr *> ops{operand(c)};
     std::vector<std::string> kw;
+    bool star = false;
     c.expect('(', "'(' after the callee");
     if (!c.accept(')')) {
       do {
         c.skipSpace();
-        if (c.peekRaw() != '%') {
+        if (ops.size() == 1 && c.accept('*')) {
+          star = true;
+        } else if (c.peekRaw() != '%') {
           kw.push_back(c.name("an argument '%N' or 'name=%N'"));
           c.expect('=', "'=' after the keyword");
         } else if (!kw.empty()) {
           c.fail("a keyword argument 'name=%N' (keywords come last)");
+        } else if (star) {
+          c.fail("a keyword argument 'name=%N' (a call with *args has no other positional "
+                 "argument)");
         }
         ops.push_back(operand(c));
       } while (c.accept(','));
       c.expect(')', "',' or ')' in the argument list");
     }
-    i = std::make_unique<CallInstr>(std::move(ops), std::move(kw));
+    auto call = std::make_unique<CallInstr>(std::move(ops), std::move(kw));
+    call->starArgs = star;
+    i = std::move(call);
     break;
   }
-  case Opcode::BuildTuple: {
+  case Opcode::BuildTuple: { // (%a, *%t), or the list display [%a, *%t]
     std::vector<Instr *> elems;
-    c.expect('(', "'(' after BuildTuple");
-    if (!c.accept(')')) {
-      do
+    std::vector<bool> spread;
+    bool list = c.accept('[');
+    if (!list)
+      c.expect('(', "'(' or '[' after BuildTuple");
+    const char close = list ? ']' : ')';
+    if (!c.accept(close)) {
+      do {
+        c.skipSpace();
+        spread.push_back(c.accept('*'));
         elems.push_back(operand(c));
-      while (c.accept(','));
-      c.expect(')', "',' or ')' in the tuple");
+      } while (c.accept(','));
+      c.expect(close, list ? "',' or ']' in the list" : "',' or ')' in the tuple");
     }
-    i = std::make_unique<BuildTupleInstr>(std::move(elems));
+    if (std::find(spread.begin(), spread.end(), true) == spread.end())
+      spread.clear();
+    i = std::make_unique<BuildTupleInstr>(std::move(elems), std::move(spread), list);
     break;
   }
   case Opcode::TupleGet: {

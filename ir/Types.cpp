@@ -276,6 +276,13 @@ const FunctionRefType *functionRef(int functionId, const std::string &name) {
   });
 }
 
+const ListType *list(const Type *dtype, const std::string &initialValue) {
+  std::string s =
+      "list(" + dtype->str() + ")" + (initialValue.empty() ? "" : "<iv=" + initialValue + ">");
+  return table().get<ListType>("list:" + ptrKey(dtype) + ":" + initialValue,
+                               [&] { return std::make_unique<ListType>(dtype, s); });
+}
+
 const StringLiteralType *stringLiteral(const std::string &value) {
   return table().get<StringLiteralType>("strlit:" + value, [&] {
     // The value quoted and escaped as IR text writes string constants (IRParser reads it).

@@ -42,6 +42,7 @@ enum class TypeKind : uint8_t {
   Timedelta,   ///< numpy.timedelta64 with a unit (Numba's NPTimedelta): see ir/Datetime.h
   EnumClass,   ///< an enum.Enum / IntEnum class (Numba's EnumClass): see ir/Enums.h
   EnumMember,  ///< a member of one (Numba's EnumMember / IntEnumMember): see ir/Enums.h
+  List,        ///< a list display `[a, b]` (compile-time only: kernels cannot allocate lists)
 };
 
 /// The unit of a datetime64 / timedelta64 (ir/Datetime.h), numbered as NumPy's
@@ -313,6 +314,21 @@ private:
   std::vector<int64_t> shape_;
 };
 
+/// The type of a list display `[a, b]` (Numba's List, spelled as Numba spells it: "list(int64)",
+/// or "list(int64)<iv=[5, 6]>" when every item is a constant). Kernels cannot allocate lists, so
+/// it has no run-time form: typing lets a list reach only a call's argument list, so that the
+/// callee's error names it (`cuda.local.array([5, 6], ...)`), and reports every other use.
+class ListType final : public Type {
+public:
+  /// The unified type of the items (a weak type stays weak).
+  const Type *dtype() const { return dtype_; }
+  static bool classof(const Type *t) { return t->kind() == TypeKind::List; }
+  ListType(const Type *dtype, std::string s) : Type(TypeKind::List, std::move(s)), dtype_(dtype) {}
+
+private:
+  const Type *dtype_;
+};
+
 /// One field of a record: its name, its type (a ScalarType, a NestedArrayType or a nested
 /// RecordType) and its byte offset from the start of the record.
 struct RecordField {
@@ -440,6 +456,9 @@ const SliceType *slice(bool hasStep = true);
 const IteratorType *iterator(IterKind k, const Type *yield, const std::vector<const Type *> &sources);
 const SymbolType *symbol(const std::string &path);
 const FunctionRefType *functionRef(int functionId, const std::string &name);
+/// The type of a list display of items of type `dtype`; `initialValue` is the items' values as
+/// Numba prints them ("[5, 6]") when every item is a constant, else empty.
+const ListType *list(const Type *dtype, const std::string &initialValue);
 /// The string literal type of `value` (Literal[str]).
 const StringLiteralType *stringLiteral(const std::string &value);
 /// The type of declaration `d` (one per declaration id).

@@ -293,8 +293,16 @@ private:
         fail(block, i,
              std::to_string(c->kwNames.size()) + " keyword names for " +
                  std::to_string(c->numArgs()) + " arguments");
+      if (c->starArgs && c->kwNames.size() >= c->numArgs())
+        fail(block, i, "a call with *args has no argument tuple");
       break;
     }
+    case Opcode::BuildTuple:
+      if (cast<BuildTupleInstr>(i)->spread.size() > i->numOperands())
+        fail(block, i,
+             std::to_string(cast<BuildTupleInstr>(i)->spread.size()) + " spread flags for " +
+                 std::to_string(i->numOperands()) + " operands");
+      break;
     case Opcode::BuildSlice:
       if (i->numOperands() < 2 || i->numOperands() > 3)
         fail(block, i, "a slice has 2 or 3 parts, not " + std::to_string(i->numOperands()));
@@ -311,6 +319,12 @@ private:
   }
 
   void checkTypes(const Block *block, const Instr *i) {
+    // Typing unpacks every `*` operand and lets no list display through.
+    if (auto *c = dyn_cast<CallInstr>(i); c && c->starArgs)
+      fail(block, i, "a call with *args is left after typing");
+    if (auto *t = dyn_cast<BuildTupleInstr>(i); t && (t->hasSpread() || t->isList))
+      fail(block, i,
+           t->isList ? "a list display is left after typing" : "a *-operand is left after typing");
     if (producesValue(i->op())) {
       if (!i->type)
         fail(block, i, "the instruction has no type after typing");

@@ -14,7 +14,8 @@
 // value-producing instruction has a type, the others none or void; LoadLocal has its
 // variable's type and Arg its parameter's; StoreLocal's variable has a type; Branch
 // conditions are bool (the frontend branches on Truth); Return values fit the return type
-// (none for void, else a type that promotes or unifies to it); kernels return void.
+// (none for void, else a type that promotes or unifies to it); kernels return void; no call
+// with *args, `*` operand of a display or list display is left (typing unpacks or rejects them).
 #pragma once
 
 #include "ir/IR.h"

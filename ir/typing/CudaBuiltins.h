@@ -86,9 +86,19 @@ std::optional<std::vector<int64_t>> constantShape(const Instr *i, const Function
 /// otherwise.
 const Type *constantIntsType(const Instr *i, const Function &fn);
 
+/// What NumPy makes of a dtype string (np.dtype(text)): the scalar type when it is one kernels
+/// support (null otherwise), and whether NumPy knows the string at all ("O", "U5" and "M8[D]"
+/// are known but not supported; "int33" is not known).
+struct NumpyDtypeName {
+  const ScalarType *type = nullptr;
+  bool known = false;
+};
+NumpyDtypeName numpyDtypeString(const std::string &text);
+
 /// The element type a dtype argument names: a NumPy or ptxjit type (numpy.float32, float32), a
-/// string ("float32", "f4"), or a record type (a structured numpy.dtype, a record array's
-/// `.dtype`, ptxjit.types.Record), whose symbol is "numpy.Record(...)"; null otherwise.
+/// string as NumPy reads it ("float32", "f4", "<i8", "float"), a record type (a structured
+/// numpy.dtype, a record array's `.dtype`, ptxjit.types.Record), whose symbol is
+/// "numpy.Record(...)", or numpy.dtype(...) of one of those; null otherwise.
 const Type *constantDtype(const Instr *i);
 
 /// The arguments of call `i` bound to parameters `names` in order (positional first, then

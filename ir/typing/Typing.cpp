@@ -169,8 +169,12 @@ bool Typer::pass() {
   sawBareReturn_ = false;
   pendingCalls_.clear();
   for (auto &b : fn_.blocks) {
-    for (auto &ip : b->instrs) {
-      Instr *i = ip.get();
+    // By index: unpacking `*t` inserts instructions before the current one.
+    for (size_t k = 0; k < b->instrs.size(); ++k) {
+      Instr *i = b->instrs[k].get();
+      if (unpackStars(i))
+        while (b->instrs[k].get() != i) // past the TupleGets inserted (typed already)
+          ++k;
       const Type *t = typeInstr(i);
       if (t != i->type) {
         i->type = t;
@@ -201,6 +205,48 @@ void Typer::failReturnUnify(const Instr *at, const std::string &a, const std::st
           ", which do not unify, once its recursive calls return the type its other returns "
           "give"});
   fail(DiagCode::CannotUnify, at, {"return value of " + fn_.name, a, b});
+}
+
+bool Typer::unpackStars(Instr *i) {
+  auto *call = dyn_cast<CallInstr>(i);
+  auto *tuple = dyn_cast<BuildTupleInstr>(i);
+  if (!(call && call->starArgs) && !(tuple && tuple->hasSpread()))
+    return false;
+  // Last to first, so that the operand indexes still to visit stay valid.
+  bool inserted = false;
+  for (size_t k = i->numOperands(); k-- > 0;) {
+    bool star = call ? k == 1 : tuple->isSpread(k);
+    if (!star)
+      continue;
+    Instr *t = i->operand(k);
+    if (!t->type)
+      return inserted; // not typed yet: a later iteration unpacks it
+    auto *tt = dyn_cast<TupleType>(t->type);
+    if (!tt)
+      fail(DiagCode::StarUnpack, t,
+           {"a value of type " + t->type->str(),
+            call ? "a call's arguments (f(*args))" : "a tuple or list display ((a, *t))"});
+    std::vector<Instr *> elems;
+    for (size_t e = 0; e < tt->size(); ++e) {
+      auto get = std::make_unique<TupleGetInstr>(t, static_cast<int>(e));
+      get->loc = t->loc;
+      Instr *g = i->parent->insertBefore(i, std::move(get));
+      g->type = typeTupleGet(cast<TupleGetInstr>(g));
+      elems.push_back(g);
+    }
+    i->spliceOperand(k, elems);
+    if (tuple) {
+      auto at = tuple->spread.erase(tuple->spread.begin() + static_cast<std::ptrdiff_t>(k));
+      tuple->spread.insert(at, elems.size(), false);
+    }
+    inserted = true;
+  }
+  if (call)
+    call->starArgs = false;
+  else if (!tuple->hasSpread())
+    tuple->spread.clear();
+  changed_ = true;
+  return true;
 }
 
 void Typer::finalCheck() {
@@ -263,8 +309,14 @@ const Type *Typer::typeInstr(Instr *i) {
   case Opcode::SetAttr:
     return typeSetAttr(cast<SetAttrInstr>(i));
   case Opcode::Call:
+    if (cast<CallInstr>(i)->starArgs)
+      return nullptr; // waits for unpackStars
     return typeCall(cast<CallInstr>(i));
   case Opcode::BuildTuple: {
+    if (cast<BuildTupleInstr>(i)->hasSpread())
+      return nullptr; // waits for unpackStars
+    if (cast<BuildTupleInstr>(i)->isList)
+      return typeListDisplay(cast<BuildTupleInstr>(i));
     std::vector<const Type *> elems;
     for (Instr *o : i->operands())
       elems.push_back(concretize(o->type));

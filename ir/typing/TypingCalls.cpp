@@ -36,23 +36,53 @@ std::string displayName(const std::string &path) {
 
 } // namespace
 
+const Type *Typer::typeListDisplay(BuildTupleInstr *i) {
+  const Type *dtype = nullptr;
+  std::string values;
+  bool constant = true;
+  for (Instr *o : i->operands()) {
+    const Type *t = concretize(o->type);
+    dtype = dtype ? unifyTypes(dtype, t) : t;
+    if (!dtype) // items Numba could not unify either: the list is an error in any case
+      fail(DiagCode::UnsupportedConstruct, i, {"list literal"});
+    const ConstValue *v = constantValueOf(o);
+    constant = constant && v && v->kind != ConstValue::Kind::Tuple;
+    if (constant)
+      values += (values.empty() ? "" : ", ") + v->str();
+  }
+  if (!dtype)
+    return types::list(types::none(), "");
+  return types::list(dtype, constant ? "[" + values + "]" : "");
+}
+
 const Type *Typer::typeCall(CallInstr *i) {
   const Type *ct = i->callee()->type;
   std::vector<const Type *> args;
   for (size_t k = 0; k < i->numArgs(); ++k)
     args.push_back(i->arg(k)->type);
+  // A list display (only ever a call's argument) has no run-time form: a callee that does not
+  // reject it in its own words gets this error.
+  auto noLists = [&](const Type *result) {
+    for (size_t k = 0; k < i->numArgs(); ++k)
+      if (isa<ListType>(args[k]))
+        fail(DiagCode::UnsupportedConstruct, i->arg(k), {"list literal"},
+             " (kernels cannot allocate lists: write a tuple)");
+    return result;
+  };
   if (auto *sym = dyn_cast<SymbolType>(ct)) {
     const std::string &path = sym->path();
     if (path.rfind(kPyFunctionPrefix, 0) == 0)
       fail(DiagCode::UndecoratedFunction, i, {path.substr(std::string(kPyFunctionPrefix).size())});
     for (const Type *&t : args) // an IntEnum member is an int to builtins: int(m), int16(m)
       t = intEnumAsInt(t);
-    return typeBuiltinCall(i, sym, args);
+    return noLists(typeBuiltinCall(i, sym, args));
   }
-  if (auto *ref = dyn_cast<FunctionRefType>(ct))
+  if (auto *ref = dyn_cast<FunctionRefType>(ct)) {
+    noLists(nullptr); // before the callee is specialized for it
     return typeUserCall(i, ref, args);
+  }
   if (auto *ext = dyn_cast<ExternFunctionType>(ct))
-    return typeExternCall(i, ext, args);
+    return noLists(typeExternCall(i, ext, args));
   fail(DiagCode::UnsupportedCall, i, {"a value of type " + ct->str()});
 }
 
@@ -253,6 +283,24 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
       r = r ? promote(r, t) : t;
     }
     return concretize(r);
+  }
+  case BuiltinId::NumpyDtype: {
+    // np.dtype('float32'), np.dtype(np.float32): the symbol of that dtype, as the NumPy type
+    // itself is typed. A dtype NumPy has and kernels do not ('O', 'U5') is a symbol too, so
+    // that where it is used as an element type says so; a string NumPy rejects is an error.
+    if (n != 1)
+      bad();
+    if (std::optional<std::string> s = constantStringOf(i->arg(0), &fn_)) {
+      NumpyDtypeName d = numpyDtypeString(*s);
+      if (!d.known)
+        fail(DiagCode::CallArgs, i,
+             {displayName(path), argListStr(i) + "; Invalid NumPy dtype specified: '" + *s + "'"});
+      return types::symbol("numpy." + (d.type ? d.type->str() : "dtype('" + *s + "')"));
+    }
+    auto *sym = dyn_cast<SymbolType>(args[0]);
+    if (!sym || sym->path().rfind("numpy.", 0) != 0 || !constantDtype(i->arg(0)))
+      bad();
+    return sym;
   }
   case BuiltinId::CudaGrid:
   case BuiltinId::CudaGridsize: {

@@ -6,6 +6,8 @@
 #include "ir/typing/CudaBuiltins.h"
 #include "ir/typing/TypingInternal.h"
 
+#include <algorithm>
+#include <cctype>
 #include <unordered_map>
 #include <utility>
 
@@ -114,6 +116,15 @@ std::optional<Shape> shapeOfConst(const ConstValue &v) {
   return s;
 }
 
+/// The operand a TupleGet of a tuple display selects (`(4, np.float32)[1]`, as `f(*t)` unpacks
+/// it), or null.
+const Instr *tupleElement(const TupleGetInstr *g) {
+  auto *t = dyn_cast<BuildTupleInstr>(g->operand(0));
+  if (!t || t->isList || t->hasSpread() || g->index < 0 || size_t(g->index) >= t->numOperands())
+    return nullptr;
+  return t->operand(static_cast<size_t>(g->index));
+}
+
 std::optional<Shape> shapeOf(const Instr *i, const Function &fn, int depth) {
   if (!i || depth > 16)
     return std::nullopt;
@@ -127,7 +138,17 @@ std::optional<Shape> shapeOf(const Instr *i, const Function &fn, int depth) {
       return std::nullopt;
     return shapeOfConst(g->value.constant);
   }
+  if (auto *g = dyn_cast<TupleGetInstr>(i)) { // an element of a constant tuple: `n, m = SHAPE`
+    if (const Instr *e = tupleElement(g))
+      return shapeOf(e, fn, depth + 1);
+    std::optional<Shape> whole = shapeOf(g->operand(0), fn, depth + 1);
+    if (!whole || !whole->tuple || g->index < 0 || size_t(g->index) >= whole->dims.size())
+      return std::nullopt;
+    return Shape{{whole->dims[static_cast<size_t>(g->index)]}, false};
+  }
   if (auto *t = dyn_cast<BuildTupleInstr>(i)) {
+    if (t->isList || t->hasSpread()) // a list is no shape (as in Numba)
+      return std::nullopt;
     Shape s{{}, true};
     for (const Instr *e : t->operands()) {
       std::optional<Shape> d = shapeOf(e, fn, depth + 1);
@@ -200,16 +221,68 @@ const Type *constantIntsType(const Instr *i, const Function &fn) {
   return types::tuple(elems);
 }
 
+NumpyDtypeName numpyDtypeString(const std::string &text) {
+  std::string s = text;
+  // Byte order: '<', '=' and '|' are this (little-endian) machine's; '>' is known to NumPy but
+  // kernels read native order only (one-byte types have none).
+  bool bigEndian = false;
+  if (!s.empty() && (s[0] == '<' || s[0] == '=' || s[0] == '|' || s[0] == '>')) {
+    bigEndian = s[0] == '>';
+    s.erase(0, 1);
+  }
+  // NumPy's own spellings where they differ from Numba's names (np.dtype('byte') is int8).
+  // clang-format off
+  static const std::unordered_map<std::string, std::string> numpyNames = {
+      {"?", "bool"},         {"b", "int8"},         {"B", "uint8"},      {"byte", "int8"},
+      {"ubyte", "uint8"},    {"h", "int16"},        {"H", "uint16"},     {"short", "int16"},
+      {"ushort", "uint16"},  {"i", "int32"},        {"I", "uint32"},     {"l", "int64"},
+      {"L", "uint64"},       {"long", "int64"},     {"ulong", "uint64"}, {"q", "int64"},
+      {"Q", "uint64"},       {"longlong", "int64"}, {"int", "int64"},    {"uint", "uint64"},
+      {"ulonglong", "uint64"}, {"p", "int64"},      {"P", "uint64"},     {"e", "float16"},
+      {"f", "float32"},      {"d", "float64"},      {"float", "float64"}, {"F", "complex64"},
+      {"D", "complex128"},   {"complex", "complex128"}, {"csingle", "complex64"},
+      {"cdouble", "complex128"}, {"cfloat", "complex128"}, {"bool8", "bool"}};
+  // clang-format on
+  auto it = numpyNames.find(s);
+  const ScalarType *t = types::scalarByName(it != numpyNames.end() ? it->second : s);
+  if (t)
+    return {bigEndian && t->byteSize() > 1 ? nullptr : t, true};
+  // Dtypes NumPy has and kernels do not: objects, strings, bytes, void, datetimes, long
+  // doubles, and structured dtypes written as strings ("i4,f8").
+  static const char *const others[] = {
+      "O",        "object",     "object_",     "S",       "a", "bytes",      "bytes_",
+      "U",        "str",        "str_",        "unicode", "V", "void",       "M",
+      "m",        "datetime64", "timedelta64", "g",       "G", "longdouble", "clongdouble",
+      "float128", "complex256", "f16",         "c32"};
+  for (const char *o : others) {
+    std::string p = o;
+    if (s.rfind(p, 0) != 0)
+      continue;
+    std::string rest = s.substr(p.size()); // a size ("S5", "M8"), a unit ("M8[D]")
+    bool digits = rest.find_first_not_of("0123456789") == std::string::npos;
+    bool unit =
+        !rest.empty() && (rest[0] == '[' || std::isdigit(static_cast<unsigned char>(rest[0])));
+    if (digits || ((p == "M" || p == "m" || p == "datetime64" || p == "timedelta64") && unit))
+      return {nullptr, true};
+  }
+  if (s.find(',') != std::string::npos)
+    return {nullptr, true};
+  return {nullptr, false};
+}
+
 const Type *constantDtype(const Instr *i) {
   if (!i)
     return nullptr;
+  if (auto *g = dyn_cast<TupleGetInstr>(i))
+    if (const Instr *e = tupleElement(g))
+      return constantDtype(e);
   const ConstValue *str = nullptr;
   if (auto *c = dyn_cast<ConstInstr>(i))
     str = &c->value;
   else if (auto *g = dyn_cast<GlobalInstr>(i); g && g->value.kind == GlobalValue::Kind::Constant)
     str = &g->value.constant;
   if (str)
-    return str->kind == ConstValue::Kind::String ? types::scalarByName(str->s) : nullptr;
+    return str->kind == ConstValue::Kind::String ? numpyDtypeString(str->s).type : nullptr;
   // numpy.float32, np.float32, a ptxjit/numba type object, a structured numpy.dtype or a
   // record array's `.dtype`: the symbol "numpy.<name>" ("numpy.Record(...)" for records).
   if (auto *sym = i->type ? dyn_cast<SymbolType>(i->type) : nullptr) {
@@ -284,6 +357,133 @@ bool isType(const Type *t, std::initializer_list<const ScalarType *> allowed) {
     if (t == a)
       return true;
   return false;
+}
+
+/// Numba's spelling of a tuple of elements spelled `elems`: "UniTuple(int32 x 2)" when they
+/// are all the same, else "Tuple(Literal[int](1), int32)".
+std::string numbaTupleSpelling(const std::vector<std::string> &elems) {
+  if (!elems.empty() &&
+      std::all_of(elems.begin(), elems.end(), [&](const std::string &e) { return e == elems[0]; }))
+    return "UniTuple(" + elems[0] + " x " + std::to_string(elems.size()) + ")";
+  std::string s;
+  for (const std::string &e : elems)
+    s += (s.empty() ? "" : ", ") + e;
+  return "Tuple(" + s + ")";
+}
+
+std::string numbaConstSpelling(const ConstValue &v) {
+  switch (v.kind) {
+  case ConstValue::Kind::Int:
+    return v.isUnsigned ? "uint64" : "Literal[int](" + v.str() + ")";
+  case ConstValue::Kind::Bool:
+    return "Literal[bool](" + v.str() + ")";
+  case ConstValue::Kind::String:
+    return "Literal[str](" + v.s + ")";
+  case ConstValue::Kind::Float:
+    return "float64";
+  case ConstValue::Kind::Complex:
+    return "complex128";
+  case ConstValue::Kind::None:
+    return "none";
+  case ConstValue::Kind::Tuple: {
+    std::vector<std::string> elems;
+    for (const ConstValue &e : v.elems)
+      elems.push_back(numbaConstSpelling(e));
+    return numbaTupleSpelling(elems);
+  }
+  case ConstValue::Kind::Unsupported:
+    break;
+  }
+  return "pyobject";
+}
+
+/// How Numba spells the type of call argument `i` in its "No implementation of function"
+/// messages: constants as literals (Literal[int](5)), tuples built of them as Tuple/UniTuple of
+/// those, a NumPy or ptxjit scalar type as its class (class(float32)), others as typed.
+std::string numbaSpelling(const Instr *i, const Function &fn, int depth = 0) {
+  if (depth > 16 || !i)
+    return "?";
+  if (const ConstValue *v = constantValueOf(i))
+    return numbaConstSpelling(*v);
+  if (auto *t = dyn_cast<BuildTupleInstr>(i); t && !t->isList && !t->hasSpread()) {
+    std::vector<std::string> elems;
+    for (const Instr *e : t->operands())
+      elems.push_back(numbaSpelling(e, fn, depth + 1));
+    return numbaTupleSpelling(elems);
+  }
+  if (auto *ld = dyn_cast<LoadLocalInstr>(i)) { // a local assigned once: what it was given
+    const Instr *only = nullptr;
+    int stores = 0;
+    for (const auto &b : fn.blocks)
+      for (const auto &ip : b->instrs)
+        if (auto *st = dyn_cast<StoreLocalInstr>(ip.get()); st && st->var == ld->var) {
+          ++stores;
+          only = st->operand(0);
+        }
+    if (stores == 1 && !isa<ArgInstr>(only))
+      return numbaSpelling(only, fn, depth + 1);
+  }
+  const Type *t = i->type;
+  if (!t)
+    return "?";
+  if (auto *sym = dyn_cast<SymbolType>(t)) {
+    const std::string prefix = "numpy.";
+    if (sym->path().rfind(prefix, 0) == 0) {
+      std::string rest = sym->path().substr(prefix.size());
+      const ScalarType *s = types::scalarByName(rest);
+      return s && s->str() == rest ? "class(" + rest + ")" : rest;
+    }
+  }
+  if (auto *w = dyn_cast<WeakType>(t); w && w->literalValue())
+    return t->str();
+  return concretize(t)->str();
+}
+
+/// "Literal[int](10), dtype=class(float32)": the arguments of call `i` as Numba lists them.
+std::string numbaArgList(const CallInstr *i, const Function &fn) {
+  std::string s;
+  size_t n = i->numArgs(), nkw = std::min(i->kwNames.size(), n);
+  for (size_t k = 0; k < n; ++k) {
+    s += k ? ", " : "";
+    if (k >= n - nkw)
+      s += i->kwNames[k - (n - nkw)] + "=";
+    s += numbaSpelling(i->arg(k), fn);
+  }
+  return s;
+}
+
+/// The Python variable (not a "$stack" slot) the result of `i` is assigned to, or "".
+std::string assignedVariable(const Function &fn, const Instr *i) {
+  if (!i->parent)
+    return "";
+  for (const auto &ip : i->parent->instrs)
+    if (auto *st = dyn_cast<StoreLocalInstr>(ip.get()); st && st->operand(0) == i) {
+      const std::string &name = fn.vars.at(static_cast<size_t>(st->var)).name;
+      if (!name.empty() && name[0] != '$')
+        return name;
+    }
+  return "";
+}
+
+/// Why dtype argument `d` names no element type (constantDtype gave null): Numba's words for a
+/// string NumPy does not know.
+std::string dtypeProblem(const Instr *d, const Function &fn, const std::string &name) {
+  const std::string supported =
+      "kernels support bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, "
+      "complex128 and structured dtypes of those";
+  if (std::optional<std::string> s = constantStringOf(d, &fn)) {
+    if (!numpyDtypeString(*s).known)
+      return "Invalid NumPy dtype specified: '" + *s + "'";
+    return "NumPy dtype '" + *s + "' is not supported (" + supported + ")";
+  }
+  if (auto *sym = d->type ? dyn_cast<SymbolType>(d->type) : nullptr;
+      sym && sym->path().rfind("numpy.dtype(", 0) == 0)
+    return "NumPy " + sym->path().substr(6) + " is not supported (" + supported + ")";
+  return formatDiag(DiagCode::ConstantRequired,
+                    {name, "the dtype",
+                     "a NumPy or ptxjit scalar type such as numpy.float32, a string such as "
+                     "'float32' or a structured numpy.dtype (a record type); got " +
+                         (d->type ? d->type->str() : std::string("?"))});
 }
 
 /// Numba's atomic operand types per operation.
@@ -416,20 +616,26 @@ const Type *cudaCallType(const Function &fn, CallInstr *i, const CudaBuiltinInfo
     if (!bound[0] || !bound[1])
       bad("expected (shape, dtype[, alignment])");
     arrayAlignment(i, bound[2], fn, name); // checked here, used by codegen
+    // Numba's message for arguments its typer refuses ("No implementation of function ...
+    // >>> array(shape=float32, dtype=class(float32))"), naming the variable whose type this
+    // leaves unknown, then the reason.
+    auto refuse = [&](const std::string &reason) {
+      std::string var = assignedVariable(fn, i);
+      raiseDiag(
+          DiagCode::NoImplementation, file, i->loc,
+          {name.substr(std::string("cuda.").size()), "array", numbaArgList(i, fn),
+           (var.empty() ? "" : "Cannot infer the type of variable '" + var + "': ") + reason});
+    };
     std::optional<std::vector<int64_t>> shape = constantShape(bound[0], fn);
     if (!shape)
-      raiseDiag(DiagCode::ConstantRequired, file, i->loc,
-                {name, "the shape",
-                 "an int or a tuple of ints written as literals, module globals or closure "
-                 "constants; got a value of type " +
-                     bound[0]->type->str()});
+      refuse(formatDiag(DiagCode::ConstantRequired,
+                        {name, "the shape",
+                         "an int or a tuple of ints written as literals, module globals or "
+                         "closure constants; got a value of type " +
+                             bound[0]->type->str()}));
     const Type *dt = constantDtype(bound[1]);
     if (!dt)
-      raiseDiag(DiagCode::ConstantRequired, file, i->loc,
-                {name, "the dtype",
-                 "a NumPy or ptxjit scalar type such as numpy.float32, a string such as "
-                 "'float32' or a structured numpy.dtype (a record type); got " +
-                     bound[1]->type->str()});
+      refuse(dtypeProblem(bound[1], fn, name));
     if (shape->empty())
       bad("the shape must have at least one dimension");
     for (int64_t d : *shape)

@@ -108,6 +108,10 @@ private:
   // ---- driver (Typing.cpp) ----
   /// Types every instruction once; returns true when a variable or instruction type changed.
   bool pass();
+  /// Unpacks the `*` operands of `i` (a star call's argument tuple, a display's spread
+  /// operands) whose types are known: each becomes TupleGets of its elements, inserted before
+  /// `i` and typed; StarUnpack when one is not a tuple. Returns true when it inserted any.
+  bool unpackStars(Instr *i);
   void finalCheck();
   /// Computes the result type of `i` from its operands (null when an operand is not typed
   /// yet); may update variable types (StoreLocal) and the return type (Return).
@@ -163,6 +167,9 @@ private:
 
   // ---- calls (TypingCalls.cpp) ----
   const Type *typeCall(CallInstr *i);
+  /// The ListType of list display `i` (a call's argument: the frontend lets a list reach
+  /// nothing else), with its items' values when they are all constants.
+  const Type *typeListDisplay(BuildTupleInstr *i);
   const Type *typeBuiltinCall(CallInstr *i, const SymbolType *sym,
                               const std::vector<const Type *> &args);
   /// A call of a cuda.declare_device function: each argument passes to its parameter as a kernel

@@ -50,6 +50,12 @@ class CompiledKernel:
         """The SASS of this signature (toolkit's ptxas and cuobjdump/nvdisasm)."""
         return _sass(self._dispatcher.inspect_ptx(self.argument_types))
 
+    @property
+    def _type_annotation(self):
+        """The types typing gave this signature's Python locals, as Numba's type annotation
+        holds them: ``typemap`` maps each local's name to its type object."""
+        return TypeAnnotation(self._dispatcher, self.argument_types)
+
     def _attribute(self, name):
         return self._dispatcher._attributes(self.argument_types)[name]
 
@@ -61,6 +67,20 @@ class CompiledKernel:
 
     def __repr__(self):
         return f"<compiled kernel {self._dispatcher.__name__}{self.signature!r}>"
+
+
+class TypeAnnotation:
+    """The typing of one compiled signature (Numba's ``TypeAnnotation``, which programs reach as
+    ``overloads[sig]._type_annotation``): ``typemap``, each Python local's type."""
+
+    __slots__ = ("typemap",)
+
+    def __init__(self, dispatcher, argument_types):
+        self.typemap = {name: _types.from_description(desc)
+                        for name, desc in dispatcher._local_types(argument_types).items()}
+
+    def __repr__(self):
+        return f"<TypeAnnotation {self.typemap!r}>"
 
 
 def _check_cc(cc):

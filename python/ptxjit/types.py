@@ -66,6 +66,15 @@ class Type(metaclass=_TypeClass):
     __str__ = __repr__
 
     @property
+    def key(self):
+        """What equality and hashing compare (Numba's ``Type.key``): the name here."""
+        return self.name
+
+    def is_precise(self):
+        """True: every ptxjit type object is a complete type (Numba's ``Type.is_precise``)."""
+        return True
+
+    @property
     def _sig_text(self):
         raise TypeError(f"type {self.name} cannot appear in a kernel signature")
 
@@ -363,6 +372,35 @@ class Array(Type):
         return Array(dtype or self.dtype, ndim or self.ndim, layout or self.layout,
                      self.readonly if readonly is None else readonly)
 
+    @property
+    def mutable(self):
+        """False for a read-only array (Numba's ``Array.mutable``)."""
+        return not self.readonly
+
+    @property
+    def aligned(self):
+        """True: ptxjit's arrays are always aligned (Numba's ``Array.aligned``)."""
+        return True
+
+    @property
+    def key(self):
+        return self.dtype, self.ndim, self.layout, self.mutable, self.aligned
+
+    @property
+    def is_c_contig(self):
+        """C-contiguous (1-d arrays of layout C or F are both)."""
+        return self.layout == "C" or (self.ndim <= 1 and self.layout in "CF")
+
+    @property
+    def is_f_contig(self):
+        """Fortran-contiguous (1-d arrays of layout C or F are both)."""
+        return self.layout == "F" or (self.ndim <= 1 and self.layout in "CF")
+
+    @property
+    def is_contig(self):
+        """C- or Fortran-contiguous."""
+        return self.layout in "CF"
+
 
 class BaseTuple(Type):
     __slots__ = ("types",)
@@ -482,17 +520,69 @@ class Number(Scalar):
 
     __slots__ = ()
 
+    def __lt__(self, other):
+        # Numba orders numbers of one class by width (int8 < int64, float32 < float64); ints of
+        # different signedness, and different classes, are not ordered.
+        if type(self) is not type(other) or self.signed != other.signed:
+            return NotImplemented
+        return self.bitwidth < other.bitwidth
+
+    def __le__(self, other):
+        lt = self.__lt__(other)
+        return lt if lt is NotImplemented else lt or self == other
+
+    def __gt__(self, other):
+        if type(self) is not type(other) or self.signed != other.signed:
+            return NotImplemented
+        return other.bitwidth < self.bitwidth
+
+    def __ge__(self, other):
+        gt = self.__gt__(other)
+        return gt if gt is NotImplemented else gt or self == other
+
+    __hash__ = Scalar.__hash__
+
 
 class Integer(Number):
+    """int8..int64 and uint8..uint64: ``bitwidth``, ``signed``, ``minval`` and ``maxval``, as
+    Numba's Integer."""
+
     __slots__ = ()
+
+    @property
+    def maxval(self):
+        """The largest value of this type."""
+        return (1 << (self.bitwidth - 1)) - 1 if self.signed else (1 << self.bitwidth) - 1
+
+    @property
+    def minval(self):
+        """The smallest value of this type."""
+        return -(1 << (self.bitwidth - 1)) if self.signed else 0
+
+    @classmethod
+    def from_bitwidth(cls, bitwidth, signed=True):
+        """The integer type of `bitwidth` bits (8, 16, 32 or 64), signed or not."""
+        name = ("int%d" if signed else "uint%d") % bitwidth
+        if name not in _SCALARS:
+            raise ValueError(f"no integer type of {bitwidth} bits")
+        return _SCALARS[name]
 
 
 class Float(Number):
+    """float16, float32, float64 (``bitwidth`` 16, 32, 64)."""
+
     __slots__ = ()
 
 
 class Complex(Number):
+    """complex64, complex128: ``bitwidth`` counts both parts; ``underlying_float`` is the type
+    of one part (float32, float64), as Numba's Complex."""
+
     __slots__ = ()
+
+    @property
+    def underlying_float(self):
+        return _SCALARS["float%d" % (self.bitwidth // 2)]
 
 
 class Bfloat16(Number):

@@ -276,3 +276,17 @@ def test_errors(cpu):
         store_mismatch[1, 1](np.zeros(1, "m8[s]"), np.zeros(1, "m8[D]"))  # finer into coarser
     with pytest.raises(TypeError, match="multiples of a unit|datetime64\\[2D\\]"):
         store_mismatch[1, 1](np.zeros(1, "M8[2D]"), np.zeros(1, "M8[2D]"))
+
+
+def test_local_array_of_a_datetime_dtype_string(backend):
+    @cuda.jit
+    def k(a, out):
+        tmp = cuda.local.array(2, "M8[D]")
+        tmp[0] = a[0]
+        tmp[1] = a[1]
+        out[0] = tmp[1] - tmp[0]
+
+    a = np.array(["2020-01-01", "2020-01-11"], dtype="M8[D]")
+    out = np.zeros(1, "m8[D]")
+    k[1, 1](a, out)
+    assert out[0] == np.timedelta64(10, "D")

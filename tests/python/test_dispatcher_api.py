@@ -42,6 +42,27 @@ def test_overloads_follow_the_compiled_signatures(backend, needs_libdevice):
         ov.inspect_asm(cc=(8, 0))
 
 
+def test_type_annotation_maps_each_local_to_its_type(backend):
+    # Numba's overloads[sig]._type_annotation.typemap: the Python locals (not the compiler's
+    # own temporaries), typed for that signature.
+    @cuda.jit(void(int32[::1], float64))
+    def k(x, v):
+        loc = cuda.local.array(4, dtype=np.int16)
+        total = v * 2
+        for j in range(4):
+            loc[j] = j
+        x[0] = loc[3] + int32(total)
+
+    typemap = k.overloads[(int32[::1], float64)]._type_annotation.typemap
+    assert typemap["x"] == int32[::1] and typemap["v"] == float64
+    assert typemap["loc"].dtype == types.int16 and typemap["loc"].ndim == 1
+    assert typemap["total"] == float64 and typemap["j"] == int64
+    assert not [name for name in typemap if name.startswith("$")]
+    x = np.zeros(1, np.int32)
+    k[1, 1](x, 1.5)
+    assert x[0] == 6
+
+
 def test_specialize_makes_one_kernel_per_type_tuple(backend):
     k = cuda.jit(pi_sin)
     assert not k.specialized and len(k.specializations) == 0

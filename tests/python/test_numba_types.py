@@ -114,6 +114,31 @@ def test_numba_class_names():
         types.Array(types.float32, 1, "X")
 
 
+def test_numba_public_attributes_of_type_objects():
+    # What programs read off numba's type objects: widths, signedness, ranges, the float of a
+    # complex type (a signature built from it included), array properties.
+    assert types.complex64.underlying_float is types.float32
+    assert types.complex128.underlying_float is types.float64
+    sig = types.complex64.underlying_float(types.complex64)
+    assert sig.return_type is types.float32 and sig.args == (types.complex64,)
+    assert (types.int16.bitwidth, types.int16.signed, types.uint16.signed) == (16, True, False)
+    assert (types.complex128.bitwidth, types.float16.bitwidth) == (128, 16)
+    assert (types.int8.minval, types.int8.maxval) == (-128, 127)
+    assert (types.uint64.minval, types.uint64.maxval) == (0, 2**64 - 1)
+    assert types.Integer.from_bitwidth(32) is types.int32
+    assert types.Integer.from_bitwidth(8, signed=False) is types.uint8
+    assert types.int8 < types.int64 and types.float64 > types.float32
+    assert types.complex64 <= types.complex64
+    with pytest.raises(TypeError):
+        types.int32 < types.float32  # different classes are not ordered (as in numba)
+    a = types.float32[:, ::1]
+    assert (a.dtype, a.ndim, a.layout, a.mutable, a.aligned) == (types.float32, 2, "C", True, True)
+    assert a.is_c_contig and a.is_contig and not a.is_f_contig
+    assert types.float32[::1].is_f_contig and not types.float32[:].is_contig
+    assert not types.Array(types.int32, 1, "A", readonly=True).mutable
+    assert types.float32.is_precise() and a.key == (types.float32, 2, "C", True, True)
+
+
 def test_numba_type_objects_map_by_structure():
     assert types.as_type(nb_float32) is types.float32
     assert types.as_type(nb.Boolean("bool")) is types.boolean

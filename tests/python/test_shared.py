@@ -5,7 +5,7 @@ import re
 import numpy as np
 import pytest
 
-from ptxjit import cuda, errors, float32, float64, int32, int64, types
+from ptxjit import cuda, errors, float32, float64, int32, int64, types, void
 
 N = 64
 SHAPE2 = (8, 4)
@@ -362,8 +362,72 @@ def test_unsupported_dtype_is_an_error(cpu):
     def k(out):
         s = cuda.shared.array(4, "float128")
         out[0] = s[0]
-    with pytest.raises(errors.TypingError, match="the dtype must be a compile-time constant"):
+    with pytest.raises(errors.TypingError, match=r"NumPy dtype 'float128' is not supported \("
+                                                 r"kernels support bool, int8"):
         k[1, 1](np.zeros(1, np.float32))
+
+
+def test_dtypes_as_numpy_reads_them(backend):
+    # Strings with a byte order, NumPy's own names ("float" is float64, "byte" int8) and
+    # np.dtype(...) of a string or a type all name the element type.
+    @cuda.jit
+    def k(x, out):
+        a = cuda.local.array(2, dtype=np.dtype("<i4"))
+        b = cuda.shared.array(2, dtype="float")
+        c = cuda.local.array(2, np.dtype(np.int8))
+        d = cuda.local.array(2, "byte")
+        a[0] = x[0]
+        b[0] = 0.25
+        c[0] = -3
+        d[0] = 127
+        out[0] = a[0] + b[0] + c[0] + d[0]
+
+    out = np.zeros(1, np.float64)
+    k[1, 1](np.array([7], np.int32), out)
+    assert out[0] == 7 + 0.25 - 3 + 127
+    typemap = next(iter(k.overloads.values()))._type_annotation.typemap
+    assert [typemap[n].dtype for n in "abcd"] == [int32, float64, types.int8, types.int8]
+
+
+def test_dtype_errors_name_the_dtype(cpu):
+    def compile_with(dtype_expr):
+        ns = {"cuda": cuda, "np": np}
+        exec(f"def f(x):\n    l = cuda.local.array(10, dtype={dtype_expr})\n    x[0] = l[0]\n", ns)
+        cuda.jit(void(int32[::1]))(ns["f"])
+
+    # A string NumPy does not know: Numba's words (an error at the call, as Numba's typer).
+    with pytest.raises(errors.TypingError, match=r"Invalid NumPy dtype specified: 'int33'"):
+        compile_with("'int33'")
+    with pytest.raises(errors.TypingError, match=r"Invalid NumPy dtype specified: 'int33'"):
+        compile_with("np.dtype('int33')")
+    # Dtypes NumPy has and kernels do not say so.
+    for expr, shown in [("'U5'", "'U5'"), ("np.dtype('O')", r"dtype\('O'\)"), ("'>f4'", "'>f4'")]:
+        with pytest.raises(errors.TypingError, match=rf"NumPy (dtype )?{shown} is not supported"):
+            compile_with(expr)
+
+
+def test_shape_errors_in_numbas_words(cpu):
+    # Numba's "No implementation of function" message with the arguments spelled as its typer
+    # spells them, the variable left untyped, then the reason.
+    def compile_with(shape_expr, sig):
+        ns = {"cuda": cuda, "float32": float32}
+        exec(f"def f(x):\n    sa = cuda.shared.array(shape={shape_expr}, dtype=float32)\n"
+             f"    x[0] = sa[0]\n", ns)
+        with pytest.raises(errors.TypingError) as e:
+            cuda.jit(sig)(ns["f"])
+        return str(e.value)
+
+    head = "No implementation of function Function(<function shared.array>) found for signature:"
+    for shape, sig, spelled in [
+            ("[5, 6]", void(float32[:]), "shape=list(int64)<iv=[5, 6]>"),
+            ("x[0]", void(float32[:]), "shape=float32"),
+            ("x[0]", void(int32[:]), "shape=int32"),
+            ("(1, x[0])", void(int32[:]), "shape=Tuple(Literal[int](1), int32)"),
+            ("(1, x)", void(float32[:]), "shape=Tuple(Literal[int](1), array(float32, 1d, A))")]:
+        msg = compile_with(shape, sig)
+        assert head in msg and f"\n \n >>> array({spelled}, dtype=class(float32))\n" in msg, msg
+        assert "Cannot infer the type of variable 'sa': cuda.shared.array: the shape must be a " \
+               "compile-time constant" in msg
 
 
 def test_bad_shapes_are_errors(cpu):

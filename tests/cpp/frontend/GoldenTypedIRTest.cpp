@@ -79,6 +79,8 @@ const std::vector<Sample> &samples() {
       {"is_none_compare", ir::FunctionKind::Kernel, {vec(float32()), vec(float32()), float32()}},
       {"slices", ir::FunctionKind::Kernel, {vec(float32()), vec(float32())}},
       {"numpy_types", ir::FunctionKind::Kernel, {vec(float64()), vec(float32())}},
+      // `*t` unpacked into TupleGets once t's type is known.
+      {"star_call", ir::FunctionKind::Kernel, {vec(float32()), vec(float32())}},
       // It returns a value: typed as a device function, with a Python int argument (weak).
       {"for_iter_probe", ir::FunctionKind::Device, {weakInt()}},
       // `x.flag = 1`: a record's field (a packed record with an int16 and a float32 field).

@@ -69,6 +69,10 @@ TEST_P(RejectTest, MessagesNameTheConstruct) {
   EXPECT_EQ(messageOf("gen_expr"), "generator expression is not supported in kernels");
   EXPECT_EQ(messageOf("fstring"), "f-string is not supported in kernels");
   EXPECT_EQ(messageOf("fstring_spec"), "f-string is not supported in kernels");
+  // The keywords of a star call must be a dict display with constant keys.
+  EXPECT_EQ(messageOf("kwargs_unknown_keys"),
+            "**-unpacking of a value other than a dict display with constant string keys "
+            "(f(**{'k': v})) is not supported in kernels");
 
   // Without the code object's name (an older snapshot), what follows decides.
   CodeSnapshot lambda = fixtures::loadSnapshot(GetParam(), "lambda_expr");

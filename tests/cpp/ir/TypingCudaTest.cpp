@@ -4,6 +4,7 @@
 #include "IRText.h"
 #include "IrBuilder.h"
 
+#include "ir/Datetime.h"
 #include "ir/typing/CudaBuiltins.h"
 
 #include <gtest/gtest.h>
@@ -81,6 +82,33 @@ TEST(TypingCuda, ArraysWithConstantShapes) {
   EXPECT_EQ(*dims, (std::vector<int64_t>{2, 3, 4}));
 }
 
+TEST(TypingCuda, DtypeStringsAsNumpyReadsThem) {
+  EXPECT_EQ(numpyDtypeString("float32").type, types::float32());
+  EXPECT_EQ(numpyDtypeString("<f4").type, types::float32());
+  EXPECT_EQ(numpyDtypeString("=i8").type, types::int64());
+  EXPECT_EQ(numpyDtypeString("|b1").type, types::boolean());
+  EXPECT_EQ(numpyDtypeString("float").type, types::float64()); // Python's float
+  EXPECT_EQ(numpyDtypeString("int").type, types::int64());
+  EXPECT_EQ(numpyDtypeString("byte").type, types::int8()); // NumPy's byte is signed
+  EXPECT_EQ(numpyDtypeString("B").type, types::uint8());
+  EXPECT_EQ(numpyDtypeString("D").type, types::complex128());
+  EXPECT_EQ(numpyDtypeString("e").type, types::float16());
+  EXPECT_EQ(numpyDtypeString(">u1").type, types::uint8()); // one byte: no byte order
+  // datetime64 / timedelta64 with their units (ir/Datetime.h).
+  for (const char *dt : {"M8[D]", "m8", "datetime64[ns]"}) {
+    NumpyDtypeName d = numpyDtypeString(dt);
+    EXPECT_TRUE(d.known) << dt;
+    EXPECT_TRUE(d.type && isDatetimeLike(d.type)) << dt;
+  }
+  for (const char *known : {"O", "object", "U5", "S3", "V8", "float128", "g", ">f4", "i4,f8"}) {
+    NumpyDtypeName d = numpyDtypeString(known);
+    EXPECT_TRUE(d.known) << known;
+    EXPECT_EQ(d.type, nullptr) << known;
+  }
+  for (const char *unknown : {"int33", "float99", "i3", "Q1", "", "floats"})
+    EXPECT_FALSE(numpyDtypeString(unknown).known) << unknown;
+}
+
 TEST(TypingCuda, BarriersWarpFunctionsAndIntrinsics) {
   FnBuilder b("k", {"f", "i", "d", "u"});
   Instr *mask = b.cint(0xffffffffLL);
@@ -156,19 +184,38 @@ TEST(TypingCuda, Errors) {
       inferTypes(*b.fn, {types::int64()}, nullptr);
       FAIL() << "no error";
     } catch (const CompileError &e) {
-      EXPECT_EQ(e.code(), DiagCode::ConstantRequired);
+      // Numba's message for arguments its typer refuses, then the reason.
+      EXPECT_EQ(e.code(), DiagCode::NoImplementation);
       EXPECT_EQ(e.loc().line, 7);
-      EXPECT_NE(e.message().find("cuda.shared.array: the shape must be a compile-time constant"),
-                std::string::npos)
-          << e.message();
+      EXPECT_EQ(e.message(),
+                "No implementation of function Function(<function shared.array>) found for "
+                "signature:\n \n >>> array(int64, class(float32))\n \ncuda.shared.array: the "
+                "shape must be a compile-time constant (an int or a tuple of ints written as "
+                "literals, module globals or closure constants; got a value of type int64)");
     }
   }
   {
     FnBuilder b("k", {"out"});
     b.call(cudaFn(b, "local.array"), {b.cint(4), cstr(b, "float128")});
     b.ret();
-    EXPECT_NE(typingError(b, {f32}).find("the dtype must be a compile-time constant"),
+    EXPECT_NE(typingError(b, {f32}).find("NumPy dtype 'float128' is not supported"),
               std::string::npos);
+  }
+  {
+    // The variable whose type is left unknown is named, as Numba names it; the shape is
+    // spelled as Numba types it (literals, a tuple of a literal and an int32).
+    FnBuilder b("k", {"n"});
+    auto *c = b.call(cudaFn(b, "local.array"),
+                     {b.tuple({b.cint(1), b.load("n")}), cstr(b, "int33")}, {"shape", "dtype"});
+    b.store("arr", c);
+    b.ret();
+    EXPECT_EQ(typingError(b, {types::int32()}),
+              "No implementation of function Function(<function local.array>) found for "
+              "signature:\n \n >>> array(shape=Tuple(Literal[int](1), int32), "
+              "dtype=Literal[str](int33))\n \nCannot infer the type of variable 'arr': "
+              "cuda.local.array: the shape must be a compile-time constant (an int or a tuple of "
+              "ints written as literals, module globals or closure constants; got a value of "
+              "type Tuple(int64, int32))");
   }
   {
     FnBuilder b("k", {"a"});
