@@ -142,16 +142,18 @@ def test_more_than_32_values_print_the_format_and_warn(backend, capfd):
               r[13], r[14], r[15], r[16], r[17], r[18], r[19], r[20], r[21], r[22], r[23], r[24],
               r[25], r[26], r[27], r[28], r[29], r[30], sep=",", end=";\n")  # keywords
 
-    r = np.arange(33)
+    # Device arrays: the second launch runs with warnings as errors, and host arrays warn of
+    # their copies on the GPU.
+    r, z = cuda.to_device(np.arange(33)), cuda.to_device(np.array([1.5]))
     with pytest.warns(errors.NumbaWarning, match="CUDA print\\(\\) cannot print more than 32 "
                                                  "items. The raw format string will be emitted"):
-        out = _run(backend, capfd, lambda: k[1, 1](r, np.array([1.5])))
+        out = _run(backend, capfd, lambda: k[1, 1](r, z))
     lines = out.splitlines()
     assert lines[0] == " ".join(["%lld"] * 33) + " 100%%"
     assert lines[1] == "0 1.500000 " + " ".join(str(i) for i in range(1, 31))
     assert lines[2] == ",".join(str(i) for i in range(31)) + ";"
     with warnings_as_errors():  # compiled once: launching again does not warn
-        _run(backend, capfd, lambda: k[1, 1](r, np.array([1.5])))
+        _run(backend, capfd, lambda: k[1, 1](r, z))
 
 
 def k_print_array(x):

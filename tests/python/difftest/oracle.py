@@ -449,17 +449,23 @@ def t_abs(t, a):
 
 
 def t_minmax(fn, t, types, vals):
-    """min/max: ints by their exact order (Python's), floats converted to t first; the first
-    of equal values wins, as Python's min/max; the pick is converted to t."""
+    """min/max as docs/language.md#min-and-max says: ints by their exact order (Python's); two
+    floats (float32, float64, float literals) by numba-cuda's fmin/fmax (a NaN gives the other
+    operand) in t; any other mix (an int with a float, three or more operands) by Python's rule
+    on the values converted to t: the first of equal values wins, and a candidate replaces the
+    current pick only when strictly smaller (min) or greater (max), so a NaN first is kept."""
     if all(s in _T_INTS or s == "bool" for s in types):
         pick = min(vals) if fn == "min" else max(vals)
         for s, v in zip(types, vals):
             if v == pick:
                 return t_conv(t, s, v)
     conv = [t_conv(t, s, v) for s, v in zip(types, vals)]
+    if len(conv) == 2 and all(s in ("float32", "float64", "flit") for s in types):
+        return fmin(conv[0], conv[1]) if fn == "min" else fmax(conv[0], conv[1])
     r = conv[0]
     for v in conv[1:]:
-        r = fmin(r, v) if fn == "min" else fmax(r, v)
+        if (v < r) if fn == "min" else (v > r):
+            r = v
     return r
 
 
