@@ -623,7 +623,8 @@ bool fromNumba(py::handle v) {
   py::handle cls(reinterpret_cast<PyObject *>(Py_TYPE(v.ptr())));
   if (hasAttrNoThrow(cls, "__module__", &mod) && numbaModule(mod))
     return true;
-  return !PyType_Check(v.ptr()) && hasAttrNoThrow(v, "__module__", &mod) && numbaModule(mod);
+  // A class of numba's (numba-cuda's vector type stubs, cuda.float32x4) names its module itself.
+  return hasAttrNoThrow(v, "__module__", &mod) && numbaModule(mod);
 }
 
 /// The global value of `v` as globalFromPython gives it, except that a numba-cuda object that

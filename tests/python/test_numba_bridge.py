@@ -127,3 +127,35 @@ def test_numba_never_imported_by_the_bridge():
     before = set(sys.modules)
     assert bridge.equivalent(object()) is None
     assert not any(m == "numba" or m.startswith("numba.") for m in set(sys.modules) - before)
+
+
+def test_numba_vector_type_classes_are_ptxjits(backend, monkeypatch):
+    # numba-cuda's vector type constructors (cuda.float32x2, the `user_facing_object` of its
+    # vector types) are classes of numba.cuda.stubs, exported by numba.cuda.
+    stub = type("float32x2", (), {"__module__": "numba.cuda.stubs"})
+    _numba_module(monkeypatch, "numba")
+    _numba_module(monkeypatch, "numba.cuda", float32x2=stub)
+    vobj = stub
+
+    @cuda.jit
+    def k(out):
+        v = vobj(np.float32(1.5), np.float32(2.5))
+        out[0] = v.x
+        out[1] = v.y
+
+    out = np.zeros(2, dtype=np.float32)
+    k[1, 1](out)
+    np.testing.assert_array_equal(out, [1.5, 2.5])
+
+
+def test_other_numba_classes_stay_unsupported(cpu, monkeypatch):
+    other = type("NotExported", (), {"__module__": "numba.cuda.stubs"})
+    _numba_module(monkeypatch, "numba")
+    _numba_module(monkeypatch, "numba.cuda")
+
+    @cuda.jit
+    def k(out):
+        out[0] = other(1)
+
+    with pytest.raises(errors.TypingError, match="other"):
+        k[1, 1](np.zeros(1))
