@@ -43,7 +43,9 @@ def _paths():
 
 def worker(seeds, launch, replay=None):
     _paths()
-    out = sys.stdout
+    import fuzzpool
+
+    out = fuzzpool.protocol_stream()
 
     def say(obj):
         out.write(json.dumps(obj) + "\n")

@@ -44,7 +44,9 @@ def worker(seeds, ulps, no_libm, family):
     from difftest.generate import program as make
     from difftest.run import check
 
-    out = sys.stdout
+    import fuzzpool
+
+    out = fuzzpool.protocol_stream()
     for seed in seeds:
         out.write(json.dumps({"start": seed}) + "\n")
         out.flush()

@@ -17,8 +17,20 @@ import json
 import os
 import select
 import subprocess
+import sys
 import tempfile
 import time
+
+
+def protocol_stream():
+    """For a worker: the stream its JSON lines go to, the process's original stdout kept on a
+    descriptor of its own. File descriptor 1 (and sys.stdout) then write to stderr, so that what
+    the code under test prints (a kernel's print(), the C library's output) goes to the log the
+    pool keeps instead of breaking the lines the pool parses."""
+    fd = os.dup(1)
+    sys.stdout.flush()
+    os.dup2(2, 1)
+    return os.fdopen(fd, "w", buffering=1)
 
 
 class _Job:

@@ -162,3 +162,27 @@ def test_unpacking_into_too_many_targets_is_unsupported(cpu):
     with pytest.raises(errors.UnsupportedError,
                        match="unpacking into 70000 targets .more than 65536. is not supported"):
         cuda.jit(f)[1, 1](np.ones(2), np.zeros(1))
+
+
+def test_what_a_worker_prints_does_not_break_the_pool(tmp_path):
+    # A mutated kernel may print (the CPU backend writes to the process's stdout); the pool's
+    # JSON lines travel on the worker's original stdout, which protocol_stream() keeps apart.
+    import fuzzpool
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    script = tmp_path / "worker.py"
+    script.write_text(
+        "import json, os, sys\n"
+        f"sys.path.insert(0, {here!r})\n"
+        "import fuzzpool\n"
+        "out = fuzzpool.protocol_stream()\n"
+        "for seed in range(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])):\n"
+        "    out.write(json.dumps({'start': seed}) + '\\n'); out.flush()\n"
+        "    print('noise', seed, end='')\n"
+        "    sys.stdout.flush()\n"
+        "    os.write(1, b'{not json\\n')\n"
+        "    out.write(json.dumps({'seed': seed, 'status': 'ok'}) + '\\n'); out.flush()\n")
+    pool = fuzzpool.Pool(lambda s: [sys.executable, str(script), str(s.start), str(s.stop),
+                                    str(s.step)], range(0, 6), jobs=2, timeout=60)
+    results = sorted(m["seed"] for kind, m in pool.events() if kind == "result")
+    assert results == list(range(6))
