@@ -81,8 +81,10 @@ void applyFunctionAttributes(llvm::Function *f, const CompileOptions &opts) {
   f->setDoesNotThrow();
   if (opts.fastmath) {
     f->addFnAttr("unsafe-fp-math", "true");
-    f->addFnAttr("no-infs-fp-math", "true");
-    f->addFnAttr("no-nans-fp-math", "true");
+    if (opts.backend == Backend::CUDA) { // on the host, see FunctionLowerer's fast-math flags
+      f->addFnAttr("no-infs-fp-math", "true");
+      f->addFnAttr("no-nans-fp-math", "true");
+    }
     f->addFnAttr("no-signed-zeros-fp-math", "true");
     f->addFnAttr("approx-func-fp-math", "true");
     if (opts.backend == Backend::CUDA)
@@ -385,8 +387,19 @@ void FunctionLowerer::run() {
       B.SetCurrentDebugLocation(llvm::DILocation::get(M.ctx, at.line, at.col + 1, sp));
   };
   lineAt(fnLoc);
-  if (M.opts.fastmath)
-    B.setFastMathFlags(llvm::FastMathFlags::getFast());
+  if (M.opts.fastmath) {
+    llvm::FastMathFlags fast = llvm::FastMathFlags::getFast();
+    if (M.isHost()) {
+      // On the host, a NaN or an infinity that `nnan`/`ninf` promise away is poison, and a
+      // branch on poison is undefined behaviour that can crash the process (a fastmath kernel
+      // comparing with np.float32(-1e39) did). The CPU backend keeps the other fast-math
+      // freedoms (reassociation, contraction, reciprocals, approximate functions, no signed
+      // zeros); the GPU keeps numba-cuda's full set.
+      fast.setNoNaNs(false);
+      fast.setNoInfs(false);
+    }
+    B.setFastMathFlags(fast);
+  }
   for (size_t k = 0, j = 0; k < fn.argTypes.size(); ++k)
     args.push_back(M.passesParam(fn, k) ? static_cast<llvm::Value *>(F->getArg(j++))
                                         : llvm::PoisonValue::get(repr(fn.argTypes[k], fnLoc)));

@@ -489,3 +489,32 @@ def test_cuda_out_of_bounds_index_raises_with_boundscheck(cuda_target):
     k[1, 4](a, 0)  # cleared
     with pytest.raises(IndexError, match="index -11 is out of bounds for axis 1 with size 10"):
         cuda.jit(debug=True, opt=False)(_read_2d)[1, 4](np.zeros((5, 10)), np.zeros(4))
+
+
+def test_fastmath_with_infinities_and_nan_does_not_crash_the_cpu_backend(subprocess_env,
+                                                                         run_python):
+    # Found by the typed differential campaign (seed 2662): with LLVM's `ninf` flag, the -inf of
+    # np.float32(-1e39) made the comparison poison and the branch on it undefined behaviour,
+    # which crashed the process. In a child interpreter, so that a crash fails only this test.
+    script = """
+        import math
+        import numpy as np
+        from ptxjit import cuda
+
+        @cuda.jit(fastmath=True)
+        def k(a, flag, out):
+            v = a[0]
+            if (np.int64(1) if flag[0] else np.int64(-10)) >= np.float32(-1e39) * v:
+                out[0] = 1.0
+                return
+            out[1] = v * math.inf
+            out[2] = math.nan if v < 0 else v
+
+        out = np.zeros(3)
+        k[1, 1](np.array([-123.456]), np.array([False]), out)
+        print(out[0], out[1], out[2])
+    """
+    env = dict(subprocess_env)
+    env["PTXJIT_TARGET"] = "cpu"
+    out = run_python(script, env)
+    assert out.split() == ["0.0", "-inf", "nan"]
