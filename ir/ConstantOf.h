@@ -13,6 +13,10 @@ namespace ptxjit::ir {
 /// constant (not a NumPy scalar); null otherwise. The pointer lives as long as `i`.
 const ConstValue *constantValueOf(const Instr *i);
 
+/// The value stored into local `var` of `fn` when exactly one StoreLocal assigns it (`n = 16;
+/// ...; use(n)`), else null. A parameter's one store is of its ArgInstr.
+const Instr *onlyStoredValue(const Function &fn, int var);
+
 /// The string `i` denotes at compile time: a string constant (constantValueOf), a value typed
 /// as a string literal a caller passed (types::stringLiteral), or, given `fn`, a local of `fn`
 /// assigned exactly once from one of those; nullopt otherwise.

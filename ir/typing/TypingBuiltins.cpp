@@ -26,6 +26,19 @@ const ConstValue *constantValueOf(const Instr *i) {
   return nullptr;
 }
 
+
+const Instr *onlyStoredValue(const Function &fn, int var) {
+  const Instr *only = nullptr;
+  int stores = 0;
+  for (const auto &b : fn.blocks)
+    for (const auto &ip : b->instrs)
+      if (auto *st = dyn_cast<StoreLocalInstr>(ip.get()); st && st->var == var) {
+        ++stores;
+        only = st->operand(0);
+      }
+  return stores == 1 ? only : nullptr;
+}
+
 std::optional<std::string> constantStringOf(const Instr *i, const Function *fn, int depth) {
   if (!i || depth > 16)
     return std::nullopt;
@@ -37,18 +50,9 @@ std::optional<std::string> constantStringOf(const Instr *i, const Function *fn, 
     return lit->value();
   if (const ConstValue *c = constantValueOf(i); c && c->kind == ConstValue::Kind::String)
     return c->s;
-  if (auto *ld = dyn_cast<LoadLocalInstr>(i); ld && fn) { // s = "add"; ...; f(s)
-    const Instr *only = nullptr;
-    int stores = 0;
-    for (const auto &b : fn->blocks)
-      for (const auto &ip : b->instrs)
-        if (auto *st = dyn_cast<StoreLocalInstr>(ip.get()); st && st->var == ld->var) {
-          ++stores;
-          only = st->operand(0);
-        }
-    if (stores == 1)
+  if (auto *ld = dyn_cast<LoadLocalInstr>(i); ld && fn) // s = "add"; ...; f(s)
+    if (const Instr *only = onlyStoredValue(*fn, ld->var))
       return constantStringOf(only, fn, depth + 1);
-  }
   return std::nullopt;
 }
 

@@ -159,19 +159,10 @@ std::optional<Shape> shapeOf(const Instr *i, const Function &fn, int depth) {
     return s;
   }
   if (auto *ld = dyn_cast<LoadLocalInstr>(i)) {
-    // A local assigned exactly once (n = 16; ...; cuda.local.array(n, ...)).
-    const Instr *only = nullptr;
-    int stores = 0;
-    for (const auto &b : fn.blocks)
-      for (const auto &ip : b->instrs)
-        if (auto *st = dyn_cast<StoreLocalInstr>(ip.get()); st && st->var == ld->var) {
-          ++stores;
-          only = st->operand(0);
-        }
-    // (A parameter's one store is of its Arg: see below.)
-    if (stores != 1)
-      return std::nullopt;
-    return shapeOf(only, fn, depth + 1);
+    // A local assigned exactly once (n = 16; ...; cuda.local.array(n, ...)); a parameter's one
+    // store is of its Arg (below).
+    const Instr *only = onlyStoredValue(fn, ld->var);
+    return only ? shapeOf(only, fn, depth + 1) : std::nullopt;
   }
   if (auto *a = dyn_cast<ArgInstr>(i)) { // int literals the caller passed (types::intLiteral)
     if (a->index < 0 || size_t(a->index) >= fn.argTypes.size())
@@ -411,18 +402,9 @@ std::string numbaSpelling(const Instr *i, const Function &fn, int depth = 0) {
       elems.push_back(numbaSpelling(e, fn, depth + 1));
     return numbaTupleSpelling(elems);
   }
-  if (auto *ld = dyn_cast<LoadLocalInstr>(i)) { // a local assigned once: what it was given
-    const Instr *only = nullptr;
-    int stores = 0;
-    for (const auto &b : fn.blocks)
-      for (const auto &ip : b->instrs)
-        if (auto *st = dyn_cast<StoreLocalInstr>(ip.get()); st && st->var == ld->var) {
-          ++stores;
-          only = st->operand(0);
-        }
-    if (stores == 1 && !isa<ArgInstr>(only))
+  if (auto *ld = dyn_cast<LoadLocalInstr>(i)) // a local assigned once: what it was given
+    if (const Instr *only = onlyStoredValue(fn, ld->var); only && !isa<ArgInstr>(only))
       return numbaSpelling(only, fn, depth + 1);
-  }
   const Type *t = i->type;
   if (!t)
     return "?";
