@@ -270,31 +270,10 @@ llvm::Value *datetimeBinary(llvm::IRBuilderBase &b, BinaryOp op, llvm::Value *l,
 
 llvm::Value *datetimeCompare(llvm::IRBuilderBase &b, CmpOp cmp, llvm::Value *l,
                              const ScalarType *lt, llvm::Value *r, const ScalarType *rt) {
-  using P = llvm::CmpInst::Predicate;
-  P p;
-  switch (cmp) {
-  case CmpOp::Eq:
-    p = P::ICMP_EQ;
-    break;
-  case CmpOp::Ne:
-    p = P::ICMP_NE;
-    break;
-  case CmpOp::Lt:
-    p = P::ICMP_SLT;
-    break;
-  case CmpOp::Le:
-    p = P::ICMP_SLE;
-    break;
-  case CmpOp::Gt:
-    p = P::ICMP_SGT;
-    break;
-  case CmpOp::Ge:
-    p = P::ICMP_SGE;
-    break;
-  default:
+  std::optional<llvm::CmpInst::Predicate> p = intPredicate(cmp, /*isSigned=*/true);
+  if (!p)
     internal(std::string("comparison ") + cmpOpName(cmp) + " of " + lt->str() + " and " +
              rt->str());
-  }
   llvm::Value *natAnswer = b.getInt1(cmp == CmpOp::Ne); // NaT != anything; nothing else holds
   llvm::Value *a = l, *c = r;
   if (isDatetime(lt) && isDatetime(rt)) {
@@ -310,7 +289,7 @@ llvm::Value *datetimeCompare(llvm::IRBuilderBase &b, CmpOp cmp, llvm::Value *l,
   } else {
     internal("comparison of " + lt->str() + " and " + rt->str());
   }
-  return b.CreateSelect(bothNotNaT(b, l, r), b.CreateICmp(p, a, c), natAnswer);
+  return b.CreateSelect(bothNotNaT(b, l, r), b.CreateICmp(*p, a, c), natAnswer);
 }
 
 } // namespace ptxjit::codegen::detail

@@ -503,31 +503,10 @@ llvm::Value *FunctionLowerer::compareScalars(CmpOp cmp, llvm::Value *l, llvm::Va
   switch (t->kind()) {
   case TypeKind::Bool:
   case TypeKind::Int: {
-    bool s = t->kind() == TypeKind::Int && t->isSigned();
-    P p;
-    switch (cmp) {
-    case CmpOp::Lt:
-      p = s ? P::ICMP_SLT : P::ICMP_ULT;
-      break;
-    case CmpOp::Le:
-      p = s ? P::ICMP_SLE : P::ICMP_ULE;
-      break;
-    case CmpOp::Gt:
-      p = s ? P::ICMP_SGT : P::ICMP_UGT;
-      break;
-    case CmpOp::Ge:
-      p = s ? P::ICMP_SGE : P::ICMP_UGE;
-      break;
-    case CmpOp::Eq:
-      p = P::ICMP_EQ;
-      break;
-    case CmpOp::Ne:
-      p = P::ICMP_NE;
-      break;
-    default:
+    std::optional<P> p = intPredicate(cmp, t->kind() == TypeKind::Int && t->isSigned());
+    if (!p)
       internal(at, std::string("comparison ") + cmpOpName(cmp));
-    }
-    return B.CreateICmp(p, l, r);
+    return B.CreateICmp(*p, l, r);
   }
   case TypeKind::Float: {
     P p;

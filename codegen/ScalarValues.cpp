@@ -9,6 +9,26 @@
 
 namespace ptxjit::codegen::detail {
 
+std::optional<llvm::CmpInst::Predicate> intPredicate(ir::CmpOp cmp, bool isSigned) {
+  using P = llvm::CmpInst::Predicate;
+  switch (cmp) {
+  case ir::CmpOp::Lt:
+    return isSigned ? P::ICMP_SLT : P::ICMP_ULT;
+  case ir::CmpOp::Le:
+    return isSigned ? P::ICMP_SLE : P::ICMP_ULE;
+  case ir::CmpOp::Gt:
+    return isSigned ? P::ICMP_SGT : P::ICMP_UGT;
+  case ir::CmpOp::Ge:
+    return isSigned ? P::ICMP_SGE : P::ICMP_UGE;
+  case ir::CmpOp::Eq:
+    return P::ICMP_EQ;
+  case ir::CmpOp::Ne:
+    return P::ICMP_NE;
+  default:
+    return std::nullopt;
+  }
+}
+
 using ir::isDatetimeLike;
 using ir::ScalarType;
 using ir::TypeKind;

@@ -14,7 +14,17 @@
 
 #include <llvm/IR/IRBuilder.h>
 
+#include <optional>
+
+namespace ptxjit::ir {
+enum class CmpOp : uint8_t; // ir/IR.h
+} // namespace ptxjit::ir
+
 namespace ptxjit::codegen::detail {
+
+/// The predicate comparing two integers of one signedness (`isSigned`) by `cmp` (<, <=, ==,
+/// !=, >, >=); nullopt for the comparisons that never reach integer code (is, in).
+std::optional<llvm::CmpInst::Predicate> intPredicate(ir::CmpOp cmp, bool isSigned);
 
 /// The register type of scalar `t`.
 llvm::Type *registerType(llvm::LLVMContext &ctx, const ir::ScalarType *t);
