@@ -13,19 +13,9 @@ _lib_module = None
 # is taken before fork() and released after it in both processes (runtime/Fork.h does the same
 # for the C++ locks). Reentrant: installing the Python-side methods may call lib() again.
 _load_lock = _threading.RLock()
-
-
-def _take_load_lock():
-    _load_lock.acquire()
-
-
-def _release_load_lock():
-    _load_lock.release()
-
-
 if hasattr(_os, "register_at_fork"):
-    _os.register_at_fork(before=_take_load_lock, after_in_parent=_release_load_lock,
-                         after_in_child=_release_load_lock)
+    _os.register_at_fork(before=_load_lock.acquire, after_in_parent=_load_lock.release,
+                         after_in_child=_load_lock.release)
 
 
 def lib():
