@@ -162,13 +162,33 @@ llvm::Value *FunctionLowerer::lowerCall(const CallInstr &i) {
     return lowerDeviceCall(i);
   const Type *ct = typeOf(i.callee(), at);
   if (auto *s = dyn_cast<SymbolType>(ct); s && isArrayMethodPath(s->path())) {
-    // a.reshape(...), a.view(dtype): views of the array the callee's GetAttr reads (ArrayViews.h)
+    // a.reshape(...), a.view(dtype): views of the array the callee's GetAttr reads (ArrayViews.h);
+    // a.copy(): a new local array
     const Instr *obj = i.callee()->numOperands() ? i.callee()->operand(0) : nullptr;
     auto *aty = obj ? dyn_cast<ArrayType>(concretize(typeOf(obj, at))) : nullptr;
     auto *rty = dyn_cast<ArrayType>(concretize(typeOf(&i, at)));
     if (!aty || !rty)
       internal(at, s->path() + " call typed " + typeOf(&i, at)->str());
     llvm::Value *arr = valueOf(obj, at);
+    if (s->path() == kArrayCopyPath) {
+      // a.copy(): a local array of the compile-time shape typing found, filled from the source,
+      // which is C-contiguous with that shape (constantArrayShape's sources all are).
+      std::optional<std::vector<int64_t>> shape = constantArrayShape(obj, fn);
+      if (!shape)
+        internal(at, "a.copy() of an array without a constant shape");
+      const Type *dt = rty->dtype();
+      const uint64_t itemSize = static_cast<uint64_t>(rty->itemSize());
+      llvm::Value *copy = localArray(dt, *shape, std::max<uint64_t>(16, itemSize));
+      uint64_t count = 1;
+      for (int64_t d : *shape)
+        count *= static_cast<uint64_t>(d);
+      if (count) {
+        llvm::MaybeAlign srcAlign(isa<ScalarType>(dt) ? itemSize : 1);
+        B.CreateMemCpy(B.CreateExtractValue(copy, 0), llvm::MaybeAlign(16),
+                       B.CreateExtractValue(arr, 0), srcAlign, count * itemSize);
+      }
+      return copy;
+    }
     if (s->path() == kArrayViewPath)
       return dtypeView(B, arr, aty->ndim(), aty->layout() == Layout::C, aty->itemSize(),
                        rty->itemSize());

@@ -188,6 +188,26 @@ llvm::Value *FunctionLowerer::lowerGlobalDeviceArray(const GlobalValue &g, const
   return arr;
 }
 
+llvm::Value *FunctionLowerer::localArray(const Type *dtype, const std::vector<int64_t> &shape,
+                                         uint64_t align) {
+  const uint64_t itemSize =
+      static_cast<uint64_t>(isa<RecordType>(dtype) ? cast<RecordType>(dtype)->size()
+                                                   : cast<ScalarType>(dtype)->byteSize());
+  uint64_t count = 1;
+  std::vector<llvm::Value *> dims;
+  for (int64_t d : shape) {
+    count *= static_cast<uint64_t>(d);
+    dims.push_back(B.getInt64(d));
+  }
+  M.cuda.localBytes += alignUp(count * itemSize, 16) + (align > 16 ? align : 0); // with padding
+  // In the entry block, so that a loop around the call reuses one slot (as numba-cuda's alloca).
+  llvm::IRBuilder<> eb(allocaBlock, allocaBlock->getFirstInsertionPt());
+  llvm::AllocaInst *a =
+      eb.CreateAlloca(llvm::ArrayType::get(M.memType(dtype), count), nullptr, "local.array");
+  a->setAlignment(llvm::Align(align));
+  return cudaArrayValue(a, dims, static_cast<int64_t>(itemSize));
+}
+
 // ---- Calls ----
 
 llvm::Value *FunctionLowerer::lowerCudaCall(const CallInstr &i, const CudaBuiltinInfo &info) {
@@ -228,14 +248,8 @@ llvm::Value *FunctionLowerer::lowerCudaCall(const CallInstr &i, const CudaBuilti
     const uint64_t align =
         requested ? requested : std::max<uint64_t>(16, isa<ScalarType>(dt) ? itemSize : 16);
     llvm::Type *elem = M.memType(dt);
-    if (info.kind == CudaKind::LocalArray) {
-      M.cuda.localBytes += alignUp(bytes, 16) + (align > 16 ? align : 0); // with its padding
-      llvm::IRBuilder<> eb(allocaBlock, allocaBlock->getFirstInsertionPt());
-      llvm::AllocaInst *a =
-          eb.CreateAlloca(llvm::ArrayType::get(elem, count), nullptr, "local.array");
-      a->setAlignment(llvm::Align(align));
-      return cudaArrayValue(a, dims, itemSize);
-    }
+    if (info.kind == CudaKind::LocalArray)
+      return localArray(dt, *shape, align);
     const bool dynamic = shape->size() == 1 && (*shape)[0] == 0;
     if (dynamic) {
       // Every dynamic shared array aliases the launch's dynamic shared memory (as in Numba);

@@ -1,34 +1,48 @@
 // Typing of the array attributes that are views of an array's memory, as numba-cuda types them
 // (ir/typing/TypingArrayMethods.cpp; lowered by codegen/ArrayViews.h): `a.real` / `a.imag` of a
-// complex array, `a.reshape(...)`, `a.view(dtype)`. Internal to typing and codegen.
+// complex array, `a.reshape(...)`, `a.view(dtype)`, and `a.copy()` of an array whose shape is
+// known at compile time. Internal to typing and codegen.
 #pragma once
 
 #include "ir/IR.h"
 #include "ir/Types.h"
 
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace ptxjit::ir {
 
 /// The SymbolType paths of the bound methods `a.reshape` and `a.view` (typed at their call).
 inline constexpr const char *kArrayReshapePath = "array.reshape";
 inline constexpr const char *kArrayViewPath = "array.view";
+/// The SymbolType path of the bound method `a.copy` (typed at its call).
+inline constexpr const char *kArrayCopyPath = "array.copy";
 
-/// True for kArrayReshapePath and kArrayViewPath.
+/// True for kArrayReshapePath, kArrayViewPath and kArrayCopyPath.
 bool isArrayMethodPath(const std::string &path);
 
 /// The type of `arr.attr` when it is a view or a method: for `.real`/`.imag` of a complex array
 /// a strided (layout A) array of the part's float type, read-only as `arr` is; for `.reshape`
-/// and `.view` the method's SymbolType. Null for other attributes.
+/// and `.view` (and `.copy`) the method's SymbolType. Null for other attributes.
 const Type *arrayViewAttrType(const ArrayType *arr, const std::string &attr);
 
 /// The result type of call `i` of array method `path` (the callee is the GetAttr on the array,
 /// whose type is set): `a.reshape(shape)` / `a.reshape(d0, d1, ...)` gives a C-contiguous array
 /// of as many dimensions as ints (only a C-contiguous array reshapes); `a.view(dtype)` the array
 /// as compile-time dtype `dtype`, its layout kept (a Fortran-ordered or 0-d array cannot change
-/// its itemsize). Raises the diagnostic, located in `file`, when the call does not fit.
-const Type *arrayMethodCallType(const CallInstr *i, const std::string &path,
-                                const std::string &file);
+/// its itemsize); `a.copy()` a writable C-contiguous array of the same dtype and dimensions,
+/// when constantArrayShape knows `a`'s shape (a kernel has no heap: the copy lives in the
+/// thread's local memory, as a cuda.local.array). Raises the diagnostic, located in `fn`'s file,
+/// when the call does not fit.
+const Type *arrayMethodCallType(const CallInstr *i, const std::string &path, const Function &fn);
+
+/// The shape of array value `arr` of `fn` when it is known at compile time and the array is
+/// C-contiguous with exactly that shape: a frozen global or closure NumPy array, a
+/// cuda.local.array or a static cuda.shared.array of constant shape, cuda.const.array_like of a
+/// frozen array, a.copy() of one of those, or a local assigned exactly once from one of those.
+/// nullopt otherwise (an argument's shape is a run-time value).
+std::optional<std::vector<int64_t>> constantArrayShape(const Instr *arr, const Function &fn);
 
 /// The SymbolType paths of numba's carray and farray (ptxjit.carray, numba.carray,
 /// numba.cuda.np.numpy_support.carray): an array view of the memory a raw pointer addresses.

@@ -1,13 +1,14 @@
 // Typing rules for the array attributes that are views of an array's memory (ArrayMethods.h).
 #include "ir/typing/ArrayMethods.h"
 
+#include "ir/ConstantOf.h"
 #include "ir/Diagnostics.h"
 #include "ir/typing/CudaBuiltins.h"
 
 namespace ptxjit::ir {
 
 bool isArrayMethodPath(const std::string &path) {
-  return path == kArrayReshapePath || path == kArrayViewPath;
+  return path == kArrayReshapePath || path == kArrayViewPath || path == kArrayCopyPath;
 }
 
 const Type *arrayViewAttrType(const ArrayType *arr, const std::string &attr) {
@@ -24,6 +25,8 @@ const Type *arrayViewAttrType(const ArrayType *arr, const std::string &attr) {
     return types::symbol(kArrayReshapePath);
   if (attr == "view")
     return types::symbol(kArrayViewPath);
+  if (attr == "copy")
+    return types::symbol(kArrayCopyPath);
   return nullptr;
 }
 
@@ -42,14 +45,53 @@ bool isInt(const Type *t) {
   return t && (t->kind() == TypeKind::Int || t->kind() == TypeKind::WeakInt);
 }
 
+std::optional<std::vector<int64_t>> arrayShapeOf(const Instr *arr, const Function &fn, int depth) {
+  if (!arr || depth > 16)
+    return std::nullopt;
+  if (auto *g = dyn_cast<GlobalInstr>(arr)) // a frozen global or closure array (C order)
+    return g->value.kind == GlobalValue::Kind::Array ? std::optional(g->value.shape) : std::nullopt;
+  if (auto *ld = dyn_cast<LoadLocalInstr>(arr))
+    return arrayShapeOf(onlyStoredValue(fn, ld->var), fn, depth + 1);
+  auto *call = dyn_cast<CallInstr>(arr);
+  if (!call)
+    return std::nullopt;
+  if (const CudaBuiltinInfo *info = cudaBuiltinInfo(call->builtin)) {
+    std::vector<const Instr *> bound;
+    std::string why;
+    if (info->kind == CudaKind::LocalArray || info->kind == CudaKind::SharedArray) {
+      if (!bindCallArgs(call, {"shape", "dtype", "alignment"}, bound, why) || !bound[0])
+        return std::nullopt;
+      std::optional<std::vector<int64_t>> s = constantShape(bound[0], fn);
+      // shape 0 of a shared array is the launch's dynamic shared memory: a run-time length
+      if (s && info->kind == CudaKind::SharedArray && s->size() == 1 && (*s)[0] == 0)
+        return std::nullopt;
+      return s;
+    }
+    if (info->kind == CudaKind::ConstArray && call->numArgs() == 1)
+      return arrayShapeOf(call->arg(0), fn, depth + 1);
+    return std::nullopt;
+  }
+  // a.copy() of such an array
+  auto *sym =
+      call->callee() && call->callee()->type ? dyn_cast<SymbolType>(call->callee()->type) : nullptr;
+  if (sym && sym->path() == kArrayCopyPath && call->callee()->numOperands())
+    return arrayShapeOf(call->callee()->operand(0), fn, depth + 1);
+  return std::nullopt;
+}
+
 } // namespace
 
-const Type *arrayMethodCallType(const CallInstr *i, const std::string &path,
-                                const std::string &file) {
+std::optional<std::vector<int64_t>> constantArrayShape(const Instr *arr, const Function &fn) {
+  return arrayShapeOf(arr, fn, 0);
+}
+
+const Type *arrayMethodCallType(const CallInstr *i, const std::string &path, const Function &fn) {
+  const std::string &file = fn.filename;
   const Instr *obj = i->callee()->numOperands() ? i->callee()->operand(0) : nullptr;
   auto *arr = obj && obj->type ? dyn_cast<ArrayType>(concretize(obj->type)) : nullptr;
   bool reshape = path == kArrayReshapePath;
-  std::string method = std::string(reshape ? "reshape" : "view");
+  bool copy = path == kArrayCopyPath;
+  std::string method = std::string(reshape ? "reshape" : copy ? "copy" : "view");
   if (!arr)
     raiseDiag(DiagCode::Internal, file, i->loc, {"array method " + method + " without its array"});
   std::string callee = arr->str() + "." + method;
@@ -60,6 +102,20 @@ const Type *arrayMethodCallType(const CallInstr *i, const std::string &path,
   auto unsupported = [&](const std::string &what, const std::string &supported) {
     raiseDiag(DiagCode::UnsupportedDtype, file, i->loc, {"a." + method + "()", what, supported});
   };
+  if (copy) {
+    // a.copy(): numba-cuda allocates the copy on the heap (its NRT); ptxjit kernels have no
+    // heap, so the copy is a local array, which needs its size at compile time.
+    if (i->numArgs() != 0 || !i->kwNames.empty())
+      badArgs("no arguments (the copy is C-ordered)");
+    std::optional<std::vector<int64_t>> shape = constantArrayShape(obj, fn);
+    if (!shape || arr->layout() != Layout::C)
+      unsupported("an array whose shape is a run-time value (" + arr->str() + ")",
+                  "arrays whose shape is known at compile time: global or closure NumPy "
+                  "arrays, cuda.local.array, cuda.shared.array and cuda.const.array_like of "
+                  "constant shape; the copy is a local array of the thread (kernels cannot "
+                  "allocate memory of a run-time size: copy into a cuda.local.array instead)");
+    return types::array(arr->dtype(), arr->ndim(), Layout::C, /*readonly=*/false);
+  }
   if (!i->kwNames.empty())
     badArgs(reshape ? "a shape (no keywords)" : "a dtype (no keywords)");
   if (reshape) {

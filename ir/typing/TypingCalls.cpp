@@ -118,8 +118,8 @@ const Type *Typer::typeExternCall(CallInstr *i, const ExternFunctionType *ext,
 const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
                                    const std::vector<const Type *> &args) {
   const std::string &path = sym->path();
-  if (isArrayMethodPath(path)) // a.reshape(...), a.view(dtype) (TypingArrayMethods.cpp)
-    return arrayMethodCallType(i, path, fn_.filename);
+  if (isArrayMethodPath(path)) // a.reshape(...), a.view(dtype), a.copy() (TypingArrayMethods.cpp)
+    return arrayMethodCallType(i, path, fn_);
   if (path == kCarrayPath || path == kFarrayPath) // carray/farray (TypingArrayMethods.cpp)
     return pointerArrayCallType(i, path, fn_.filename);
   BuiltinId id = builtinByPath(path);

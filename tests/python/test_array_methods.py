@@ -249,3 +249,91 @@ def test_views_compile_to_ptx(cpu):
     assert_compiles_to_ptx(reshape1, reshape2, reshape3, view_int32)
     ptx = view_int32.inspect_ptx(view_int32.signatures[0])
     assert "ld.global.u32" in ptx or "ld.u32" in ptx
+
+
+# ---- copy: a new local array, for arrays whose shape is known at compile time ----
+
+FROZEN = np.array([1, 2, 3, 4, 5, 6])[::-1]  # strided on the host: frozen in C order
+
+
+def test_copy_of_a_global_array_is_a_writable_local_array():
+    @cuda.jit
+    def k(out):
+        q = FROZEN.copy()
+        q[0] = 100  # the copy is writable (the frozen global is not)
+        r = FROZEN.copy()  # a second copy is another array
+        for i in range(len(out)):
+            out[i] = q[i] + r[i]
+
+    out = np.zeros(6)
+    k[1, 1](out)
+    expected = 2.0 * FROZEN
+    expected[0] = 100 + FROZEN[0]
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_copy_of_a_closure_array_keeps_shape_and_dtype():
+    val = np.arange(12, dtype=np.float32).reshape(3, 4).T  # Fortran-ordered on the host
+
+    @cuda.jit
+    def k(out):
+        q = val.copy()
+        for i in range(q.shape[0]):
+            for j in range(q.shape[1]):
+                out[i, j] = q[i, j] * 2
+        out[0, 0] = q.size + q.ndim * 100  # a 2-d array of 12 elements
+
+    out = np.zeros((4, 3), dtype=np.float32)
+    k[1, 1](out)
+    expected = val * 2
+    expected[0, 0] = 212
+    np.testing.assert_array_equal(out, expected)
+    assert k.signatures
+
+
+def test_copy_of_local_shared_and_const_arrays():
+    @cuda.jit
+    def k(out):
+        a = cuda.local.array(4, np.int32)
+        for i in range(4):
+            a[i] = i + 1
+        b = a.copy()
+        a[0] = 99  # the copy does not alias the local array
+        s = cuda.shared.array((2, 2), np.int32)
+        s[0, 0], s[0, 1], s[1, 0], s[1, 1] = 10, 20, 30, 40
+        t = s.copy()
+        c = cuda.const.array_like(FROZEN).copy()
+        d = b.copy()  # a copy of a copy
+        for i in range(4):
+            out[i] = a[i] + b[i] + d[i] + t[i // 2, i % 2] + c[i]
+
+    out = np.zeros(4, dtype=np.int64)
+    k[1, 1](out)
+    b = np.arange(1, 5)
+    a = b.copy()
+    a[0] = 99
+    np.testing.assert_array_equal(out, a + 2 * b + np.array([10, 20, 30, 40]) + FROZEN[:4])
+
+
+def test_copy_of_an_array_of_run_time_shape_is_refused():
+    @cuda.jit
+    def k(a, out):
+        q = a.copy()
+        out[0] = q[0]
+
+    with pytest.raises(TypingError) as e:
+        k[1, 1](np.zeros(3), np.zeros(3))
+    msg = str(e.value)
+    assert "a.copy() does not support an array whose shape is a run-time value" in msg
+    assert "array(float64, 1d, C)" in msg and "cuda.local.array" in msg
+    assert "test_array_methods.py:" in msg and "q = a.copy()" in msg
+
+
+def test_copy_with_arguments_is_refused():
+    @cuda.jit
+    def k(out):
+        q = FROZEN.copy("F")
+        out[0] = q[0]
+
+    with pytest.raises(TypingError, match=r"copy.*it takes no arguments"):
+        k[1, 1](np.zeros(3))
