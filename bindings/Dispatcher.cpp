@@ -145,6 +145,7 @@ compiler::FunctionOptions functionOptionsFrom(const py::dict &options) {
   fo.debug = flag("debug", false);
   fo.lineinfo = flag("lineinfo", false);
   fo.inlineHint = flag("inline", false);
+  fo.forceInline = flag("forceinline", false);
   fo.cache = flag("cache", false);
   if (options.contains("boundscheck") && !options["boundscheck"].is_none())
     fo.boundscheck = py::cast<bool>(py::bool_(options["boundscheck"])) ? 1 : 0;

@@ -249,6 +249,8 @@ llvm::Function *ModuleLowerer::bodyFor(const Function &fn) {
       fn.name;
   auto *f = llvm::Function::Create(fty, llvm::GlobalValue::InternalLinkage, uniqueName(base), mod);
   applyFunctionAttributes(f, opts);
+  if (fn.kind == FunctionKind::Device && fn.alwaysInline)
+    f->addFnAttr(llvm::Attribute::AlwaysInline);
   subprogramFor(fn, f);
   for (size_t i = 0; i < passed.size(); ++i)
     if (passed[i] < fn.argNames.size())

@@ -703,6 +703,8 @@ ir::Function *Compiler::typedLocked(int id, const std::vector<const ir::Type *> 
     throw std::logic_error("no snapshot of '" + e.name + "' was given to the compiler");
   std::shared_ptr<const frontend::CodeSnapshot> snap = given->second;
   std::unique_ptr<ir::Function> fn = frontend::buildFunction(*snap, kind);
+  fn->alwaysInline =
+      kind == ir::FunctionKind::Device && (e.options.inlineHint || e.options.forceInline);
   ir::verifyInDebug(*fn);
   const DumpStages &stages = dumpStages();
   if (stages.ir)
@@ -819,6 +821,7 @@ Digest shallowDigest(const frontend::CodeSnapshot &s) {
 void addFunctionOptions(CacheKey &k, const FunctionOptions &o) {
   k.addInt("fastmath", o.fastmath).addInt("opt", o.opt).addInt("debug", o.debug);
   k.addInt("lineinfo", o.lineinfo).addInt("inline", o.inlineHint);
+  k.addInt("forceinline", o.forceInline);
 }
 
 } // namespace

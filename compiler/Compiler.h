@@ -62,7 +62,12 @@ struct FunctionOptions {
   bool opt = true; ///< false: optLevel 0
   bool debug = false;
   bool lineinfo = false;
+  /// inline="always" (or True) and forceinline=True: the function, when called from device
+  /// code, is inlined into every caller (ir::Function::alwaysInline). numba-cuda inlines the
+  /// first at the level of its own IR and marks the second alwaysinline for NVVM; one LLVM
+  /// attribute does both here.
   bool inlineHint = false;
+  bool forceInline = false;
   /// Kernels: launch bounds, register limit, shared-memory carveout (codegen::CompileOptions).
   int maxThreadsPerBlock = 0;
   int minBlocksPerSM = 0;

@@ -297,6 +297,8 @@ std::string Function::print(bool withLocs) const {
   }
   out += ")";
   out += kind == FunctionKind::Kernel ? " kernel" : " device";
+  if (alwaysInline)
+    out += " alwaysinline";
   if (returnType)
     out += " -> " + returnType->str() + (returnTypeDeclared ? " declared" : "");
   out += "\n";

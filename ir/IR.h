@@ -360,6 +360,10 @@ public:
   /// convert to it by any numeric conversion, as Numba casts at a return. Printed as
   /// "-> T declared".
   bool returnTypeDeclared = false;
+  /// A device function whose decorator asked for it to be inlined into every caller
+  /// (`inline="always"`/`True` or `forceinline=True`): LLVM's alwaysinline. Printed as
+  /// "alwaysinline" after "device".
+  bool alwaysInline = false;
 
   Block *entry() const { return blocks.front().get(); }
   /// Creates a new empty block at the end of `blocks`.

@@ -916,6 +916,7 @@ private:
       fn_->kind = FunctionKind::Device;
     else
       c.fail("'kernel' or 'device' after the parameters");
+    fn_->alwaysInline = c.acceptWord("alwaysinline");
     if (c.acceptText("->")) {
       fn_->returnType = c.type();
       fn_->returnTypeDeclared = c.acceptWord("declared");

@@ -90,7 +90,8 @@ def _kernel_options(device=False, inline=False, forceinline=False, fastmath=Fals
     options = {
         "link": _link_items(link),
         "device": bool(device),
-        "inline": bool(inline) and inline != "never",
+        "inline": _inline_always(inline),
+        "forceinline": bool(forceinline),
         "fastmath": bool(fastmath),
         "cache": bool(cache),
         "debug": bool(debug),
@@ -109,6 +110,19 @@ def _kernel_options(device=False, inline=False, forceinline=False, fastmath=Fals
     if shared_memory_carveout is not None:
         options["shared_memory_carveout"] = _carveout(shared_memory_carveout)
     return options
+
+
+def _inline_always(inline):
+    """True when cuda.jit's ``inline=`` asks for a device function to be inlined into every
+    caller: "always" or a true bool ("never" and False leave it to the optimizer)."""
+    if inline in ("always", "never") or isinstance(inline, (bool, int)):
+        return inline == "always" or (not isinstance(inline, str) and bool(inline))
+    if callable(inline):
+        raise NotImplementedError(
+            "inline= given a cost-model function: it decides on Numba's IR, which ptxjit does "
+            "not build; use inline='always' (inlined into every caller) or 'never' (the "
+            "optimizer decides)")
+    raise ValueError(f"inline= must be 'always', 'never' or a bool, not {inline!r}")
 
 
 def _launch_bounds(lb):
@@ -150,9 +164,9 @@ def jit(func_or_sig=None, device=False, inline=False, forceinline=False, fastmat
     Usable as ``@cuda.jit``, ``@cuda.jit(device=True)``, ``@cuda.jit("void(float32[:])")``,
     ``@cuda.jit(void(float32[:]))``, ``@cuda.jit((float32[:], int64))`` or with a list of
     signatures. Flags are read for truth, as Numba does. Options (docs/api.md): fastmath, opt,
-    cache, debug, lineinfo, max_registers, launch_bounds, shared_memory_carveout; lto, inline
-    and forceinline are accepted (ptxjit always compiles a kernel with its device functions in
-    one module and inlines them as LLVM decides).
+    cache, debug, lineinfo, max_registers, launch_bounds, shared_memory_carveout; inline="always"
+    and forceinline=True inline a device function into every caller (otherwise LLVM decides);
+    lto is accepted (ptxjit always compiles a kernel with its device functions in one module).
     """
     options = _kernel_options(device=device, inline=inline, forceinline=forceinline,
                               fastmath=fastmath, cache=cache, debug=debug, lineinfo=lineinfo,

@@ -301,3 +301,54 @@ def test_long_list_literals_are_rejected_and_branches_in_long_calls_compile(cpu)
         expected = (r[0] if r[1] else r[2]) + r[1:].sum()
         cuda.jit(branch_in_argument)[1, 1](r)
         assert r[0] == expected
+
+
+
+def _body(x):
+    return x * 1.5 + 0.25
+
+
+def _call_twice(dev):
+    # Unoptimized, so that only an alwaysinline mark inlines (LLVM's O3 inlines nearly every
+    # device function on NVPTX by its own cost model)
+    @cuda.jit("void(float64[::1])", opt=False)
+    def k(a):
+        a[0] = dev(a[0])
+        a[1] = dev(a[1] + a[0])
+
+    return k
+
+
+def _calls(k):
+    llvm = k.inspect_llvm(k.signatures[0])
+    return re.findall(r"call [^@\n]*@ptxjit_dev_\w+", llvm), llvm
+
+
+@pytest.mark.parametrize("options", [dict(inline="always"), dict(inline=True),
+                                     dict(forceinline=True)])
+def test_inline_always_and_forceinline_inline_every_call(options):
+    default = _call_twice(cuda.jit(device=True)(_body))
+    calls, _ = _calls(default)
+    assert len(calls) == 2
+    forced = _call_twice(cuda.jit(device=True, **options)(_body))
+    calls, llvm = _calls(forced)
+    assert not calls, llvm
+    # the same results either way (CPU backend here; CUDA on the GPU machine)
+    a, b = np.array([0.5, 2.0]), np.array([0.5, 2.0])
+    default[1, 1](a)
+    forced[1, 1](b)
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(b, [1.0, (2.0 + 1.0) * 1.5 + 0.25])
+
+
+@pytest.mark.parametrize("inline", ["never", False])
+def test_inline_never_leaves_it_to_the_optimizer(inline):
+    calls, _ = _calls(_call_twice(cuda.jit(device=True, inline=inline)(_body)))
+    assert len(calls) == 2
+
+
+def test_inline_options_that_cannot_be_honoured_are_refused():
+    with pytest.raises(NotImplementedError, match="cost-model function"):
+        cuda.jit(device=True, inline=lambda expr, caller, callee: True)
+    with pytest.raises(ValueError, match="inline= must be 'always', 'never' or a bool"):
+        cuda.jit(device=True, inline="sometimes")

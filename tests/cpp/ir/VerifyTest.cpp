@@ -340,6 +340,16 @@ bb0:
   EXPECT_TRUE(declared->returnTypeDeclared);
   EXPECT_NO_THROW(verify(*declared));
   EXPECT_NE(declared->print().find("-> int32 declared"), std::string::npos);
+  // A device function to inline into every caller round-trips its mark.
+  std::unique_ptr<Function> inlined = parse(R"(function f(a: float64) device alwaysinline -> float64
+  var a : float64
+bb0:
+  %0 = LoadLocal a : float64
+  Return %0
+)");
+  EXPECT_TRUE(inlined->alwaysInline);
+  EXPECT_FALSE(declared->alwaysInline);
+  EXPECT_NE(inlined->print().find(") device alwaysinline -> float64"), std::string::npos);
   expectRejected(*parse(R"(function f() device -> int64
 bb0:
   Return
