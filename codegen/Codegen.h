@@ -150,6 +150,12 @@ struct HostLaunchInfo {
 /// module has no `<entry>__launch` constant). Thread-safe.
 HostLaunchInfo hostLaunchInfo(const void *entry);
 
+/// Frees the code and data of an entry returned by addToHostJIT or loadHostObject (its own
+/// JITDylib) and forgets its launch facts, so that kernels compiled and dropped do not keep
+/// their code. The entry must never run again. Unknown entries are ignored. Thread-safe; never
+/// throws (a failure to free leaves the code in place).
+void releaseHostCode(const void *entry) noexcept;
+
 /// Makes `symbols` (name, address) resolvable from every module the host JIT links: the runtime
 /// helpers host kernels call (the extension is loaded RTLD_LOCAL, so process lookup cannot find
 /// them). Names already defined are skipped. Thread-safe; throws CompileError(Internal).

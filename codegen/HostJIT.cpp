@@ -166,9 +166,12 @@ std::unique_ptr<llvm::TargetMachine> optimizeHostModule(llvm::Module &m,
 
 std::mutex gLaunchInfoMutex;
 std::unordered_map<const void *, HostLaunchInfo> gLaunchInfo;
+/// The JITDylib of each live entry (one per entry: addToHostJIT and loadHostObject make a fresh
+/// one), for releaseHostCode. Guarded by gLaunchInfoMutex.
+std::unordered_map<const void *, llvm::orc::JITDylib *> gEntryDylibs;
 
 /// Reads `<entry>__launch` (written by LowerCuda.cpp) from `jd`, if the module has one, and
-/// remembers it for hostLaunchInfo(entryAddr).
+/// remembers it for hostLaunchInfo(entryAddr); remembers `jd` for releaseHostCode(entryAddr).
 void recordLaunchInfo(llvm::orc::JITDylib &jd, const std::string &entry, const void *entryAddr) {
   llvm::orc::LLJIT &jit = hostJIT();
   HostLaunchInfo h;
@@ -186,11 +189,14 @@ void recordLaunchInfo(llvm::orc::JITDylib &jd, const std::string &entry, const v
     h.raises = words[3] != 0;
   } else {
     llvm::consumeError(info.takeError()); // a kernel without cooperating-threads features
-    if (!h.bounds)
-      return;
   }
   std::lock_guard<std::mutex> lock(gLaunchInfoMutex);
-  gLaunchInfo[entryAddr] = h;
+  gEntryDylibs[entryAddr] = &jd;
+  // The address of a released entry may be reused by a new one: nothing of the old stays.
+  if (h.bounds || info)
+    gLaunchInfo[entryAddr] = h;
+  else
+    gLaunchInfo.erase(entryAddr);
 }
 
 } // namespace
@@ -200,6 +206,23 @@ HostLaunchInfo hostLaunchInfo(const void *entry) {
   std::lock_guard<std::mutex> lock(detail::gLaunchInfoMutex);
   auto it = detail::gLaunchInfo.find(entry);
   return it == detail::gLaunchInfo.end() ? HostLaunchInfo{} : it->second;
+}
+
+void releaseHostCode(const void *entry) noexcept {
+  using namespace detail;
+  llvm::orc::JITDylib *jd = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(gLaunchInfoMutex);
+    auto it = gEntryDylibs.find(entry);
+    if (it == gEntryDylibs.end())
+      return;
+    jd = it->second;
+    gEntryDylibs.erase(it);
+    gLaunchInfo.erase(entry);
+  }
+  // Frees the dylib's code and data (ORC's resource trackers); no other dylib links to it.
+  if (llvm::Error e = hostJIT().getExecutionSession().removeJITDylib(*jd))
+    llvm::consumeError(std::move(e)); // the code stays in memory: nothing else to undo
 }
 
 void defineHostSymbols(const std::vector<std::pair<std::string, void *>> &symbols) {

@@ -51,6 +51,10 @@ runtime::Module::LinkInput::Kind linkKind(const std::string &k) {
 Specialization::~Specialization() {
   for (std::atomic<PerDevice *> &d : devices_)
     delete d.load(std::memory_order_relaxed);
+  // Specializations die with their function's entry (freeRetiredLocked), when no launch can
+  // still run them.
+  if (hostEntry)
+    codegen::releaseHostCode(reinterpret_cast<const void *>(hostEntry));
 }
 
 Specialization::PerDevice &Specialization::perDevice(int ordinal) const {
