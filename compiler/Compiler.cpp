@@ -7,6 +7,7 @@
 #include "frontend/Frontend.h"
 #include "ir/Conversions.h"
 #include "ir/InterningLocks.h"
+#include "ir/PruneBranches.h"
 #include "ir/Verify.h"
 #include "ir/typing/Typing.h"
 #include "runtime/Fork.h"
@@ -722,6 +723,10 @@ ir::Function *Compiler::typedLocked(int id, const std::vector<const ir::Type *> 
   }
   if (argTypes.size() < params)
     bindDefaults(*fn, *snap, argTypes.size());
+  // Branches this specialization decides (`if y is None:` with y omitted): only the path taken
+  // is typed, as Numba prunes them.
+  if (ir::pruneConstantBranches(*fn, argTypes) && stages.ir)
+    dump("ir pruned", signatureText(e.name, argTypes), fn->print(true));
   // Recursive calls of a function with an eager signature get its declared return type.
   for (const ir::Signature &s : e.declared)
     if (s.args == argTypes && s.returnType && s.returnType->kind() != ir::TypeKind::Void) {

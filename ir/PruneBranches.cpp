@@ -1,0 +1,236 @@
+// Dead-branch pruning per specialization (PruneBranches.h).
+#include "ir/PruneBranches.h"
+
+#include "ir/Types.h"
+
+#include <map>
+#include <optional>
+#include <set>
+
+namespace ptxjit::ir {
+
+namespace {
+
+/// What a value is known to be before typing: None or not None, and, for a constant, its
+/// truth value.
+struct Known {
+  bool isNone = false;
+  std::optional<bool> truth; ///< set for constants whose truth Python defines simply
+  bool array = false;        ///< an array: `==` compares elementwise, so it is not folded
+};
+
+std::optional<Known> knownConstant(const ConstValue &c) {
+  Known k;
+  switch (c.kind) {
+  case ConstValue::Kind::None:
+    k.isNone = true;
+    k.truth = false;
+    return k;
+  case ConstValue::Kind::Bool:
+    k.truth = c.b;
+    return k;
+  case ConstValue::Kind::Int:
+    k.truth = c.i != 0;
+    return k;
+  case ConstValue::Kind::Float:
+    k.truth = c.f != 0.0;
+    return k;
+  case ConstValue::Kind::Complex:
+    k.truth = c.c != std::complex<double>(0.0, 0.0);
+    return k;
+  case ConstValue::Kind::String:
+  case ConstValue::Kind::Tuple:
+    return k; // not None; truth left to typing
+  case ConstValue::Kind::Unsupported:
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+class Pruner {
+public:
+  Pruner(Function &fn, const std::vector<const Type *> &argTypes) : fn_(fn), argTypes_(argTypes) {}
+
+  /// What `i` is known to be, or nullopt.
+  std::optional<Known> known(const Instr *i) const {
+    if (auto *c = dyn_cast<ConstInstr>(i))
+      return knownConstant(c->value);
+    if (auto *g = dyn_cast<GlobalInstr>(i)) {
+      if (g->value.kind == GlobalValue::Kind::Constant && g->value.dtype.empty())
+        return knownConstant(g->value.constant); // a Python constant (not a NumPy scalar)
+      return std::nullopt;
+    }
+    auto *ld = dyn_cast<LoadLocalInstr>(i);
+    if (!ld)
+      return std::nullopt;
+    // The one assignment that reaches this read (a path with none would raise
+    // UnboundLocalError): a parameter's entry store of its Arg (or of the default constant
+    // that replaced the Arg of an omitted parameter), or of a constant.
+    const Instr *only = reachingValue(ld);
+    if (!only)
+      return std::nullopt;
+    if (auto *c = dyn_cast<ConstInstr>(only)) {
+      std::optional<Known> k = knownConstant(c->value);
+      if (k)
+        k->truth.reset(); // only None-ness: a default's truth is for typing to use
+      return k;
+    }
+    auto *arg = dyn_cast<ArgInstr>(only);
+    if (!arg || arg->index < 0 || static_cast<size_t>(arg->index) >= argTypes_.size() ||
+        !argTypes_[arg->index])
+      return std::nullopt;
+    const Type *t = argTypes_[arg->index];
+    Known k;
+    k.isNone = t->kind() == TypeKind::None;
+    k.array = t->kind() == TypeKind::Array;
+    return k;
+  }
+
+  /// The truth of condition `i` when it is known before typing.
+  std::optional<bool> condition(const Instr *i, int depth = 0) const {
+    if (!i || depth > 8)
+      return std::nullopt;
+    if (auto *t = dyn_cast<TruthInstr>(i))
+      return condition(t->operand(0), depth + 1);
+    if (auto *u = dyn_cast<UnaryOpInstr>(i); u && u->unop == UnaryOpKind::Not) {
+      std::optional<bool> v = condition(u->operand(0), depth + 1);
+      return v ? std::optional<bool>(!*v) : std::nullopt;
+    }
+    if (auto *c = dyn_cast<CompareInstr>(i)) {
+      bool identity = c->cmp == CmpOp::Is || c->cmp == CmpOp::IsNot;
+      bool equality = c->cmp == CmpOp::Eq || c->cmp == CmpOp::Ne;
+      if (!identity && !equality)
+        return std::nullopt;
+      std::optional<Known> l = known(c->operand(0)), r = known(c->operand(1));
+      if (!l || !r || !(l->isNone || r->isNone)) // only comparisons with None are known
+        return std::nullopt;
+      if (equality && (l->array || r->array))
+        return std::nullopt;
+      bool same = l->isNone && r->isNone; // None is None; None == None
+      bool positive = c->cmp == CmpOp::Is || c->cmp == CmpOp::Eq;
+      return positive ? same : !same;
+    }
+    if (std::optional<Known> k = known(i); k && k->truth && !isa<LoadLocalInstr>(i))
+      return k->truth;
+    return std::nullopt;
+  }
+
+  int run() {
+    int folded = 0;
+    for (auto &b : fn_.blocks) {
+      auto *br = b->terminator() ? dyn_cast<BranchInstr>(b->terminator()) : nullptr;
+      if (!br)
+        continue;
+      std::optional<bool> c = condition(br->operand(0));
+      if (!c)
+        continue;
+      auto jump = std::make_unique<JumpInstr>(*c ? br->ifTrue : br->ifFalse);
+      jump->loc = br->loc;
+      jump->parent = b.get();
+      jump->id = br->id;
+      b->instrs.back() = std::move(jump);
+      ++folded;
+    }
+    if (folded)
+      removeUnreachable();
+    return folded;
+  }
+
+  /// run() until no branch folds: a removed path may leave one assignment reaching a read.
+  int runToFixpoint() {
+    int total = 0;
+    for (int n = run(); n; n = run())
+      total += n;
+    return total;
+  }
+
+private:
+  /// The value stored by the only StoreLocal that reaches `ld` (reaching definitions over the
+  /// blocks), or null when several (or none) do.
+  const Instr *reachingValue(const LoadLocalInstr *ld) const {
+    const Block *home = ld->parent;
+    // A store earlier in the load's own block is the one.
+    bool after = false;
+    for (auto it = home->instrs.rbegin(); it != home->instrs.rend(); ++it) {
+      if (it->get() == ld) {
+        after = true;
+        continue;
+      }
+      if (auto *st = dyn_cast<StoreLocalInstr>(it->get()); after && st && st->var == ld->var)
+        return st->operand(0);
+    }
+    // Else the stores that reach the block's entry: the last store of each block, flowing
+    // along the edges until nothing changes.
+    std::map<const Block *, std::vector<const Block *>> preds;
+    for (auto &b : fn_.blocks)
+      for (Block *s : b->successors())
+        preds[s].push_back(b.get());
+    std::map<const Block *, const Instr *> lastStore;
+    for (auto &b : fn_.blocks)
+      for (auto &ip : b->instrs)
+        if (auto *st = dyn_cast<StoreLocalInstr>(ip.get()); st && st->var == ld->var)
+          lastStore[b.get()] = st;
+    std::map<const Block *, std::set<const Instr *>> in, out;
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (auto &b : fn_.blocks) {
+        std::set<const Instr *> reach;
+        for (const Block *p : preds[b.get()])
+          reach.insert(out[p].begin(), out[p].end());
+        std::set<const Instr *> o = reach;
+        if (auto it = lastStore.find(b.get()); it != lastStore.end())
+          o = {it->second};
+        if (reach != in[b.get()] || o != out[b.get()]) {
+          in[b.get()] = std::move(reach);
+          out[b.get()] = std::move(o);
+          changed = true;
+        }
+      }
+    }
+    const std::set<const Instr *> &r = in[home];
+    return r.size() == 1 ? (*r.begin())->operand(0) : nullptr;
+  }
+
+  void removeUnreachable() {
+    std::vector<Block *> stack{fn_.entry()};
+    std::vector<const Block *> seen;
+    auto visited = [&](const Block *b) {
+      for (const Block *s : seen)
+        if (s == b)
+          return true;
+      return false;
+    };
+    while (!stack.empty()) {
+      Block *b = stack.back();
+      stack.pop_back();
+      if (visited(b))
+        continue;
+      seen.push_back(b);
+      for (Block *s : b->successors())
+        stack.push_back(s);
+    }
+    // Values do not cross from an unreachable block into a reachable one (a reachable block is
+    // never dominated by an unreachable one), so whole blocks go.
+    std::vector<std::unique_ptr<Block>> kept;
+    for (auto &b : fn_.blocks)
+      if (visited(b.get()))
+        kept.push_back(std::move(b));
+    fn_.blocks = std::move(kept);
+    for (size_t k = 0; k < fn_.blocks.size(); ++k)
+      fn_.blocks[k]->id = static_cast<int>(k);
+  }
+
+  Function &fn_;
+  const std::vector<const Type *> &argTypes_;
+};
+
+} // namespace
+
+int pruneConstantBranches(Function &fn, const std::vector<const Type *> &argTypes) {
+  if (fn.blocks.empty())
+    return 0;
+  return Pruner(fn, argTypes).runToFixpoint();
+}
+
+} // namespace ptxjit::ir
