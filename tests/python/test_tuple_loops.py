@@ -265,11 +265,26 @@ def test_heterogeneous_tuple_outside_a_for_loop_is_an_error(cpu):
         k[1, 1](np.zeros(2))
 
 
-def test_variable_read_after_unrolled_loop_must_unify(cpu):
+def test_variable_read_after_unrolled_loop_is_the_last_element(backend):
+    # Only the last copy's value reaches the read after the loop (ir/SplitVariables.h).
     @cuda.jit
     def k(x, out):
         for v in (x, 1.5):
             pass
+        out[0] = v
+
+    out = np.zeros(1)
+    k[1, 1](np.zeros(2), out)
+    assert out[0] == 1.5
+
+
+def test_variable_read_after_unrolled_loop_with_break_must_unify(cpu):
+    # A break leaves with any copy's value: those meet after the loop.
+    @cuda.jit
+    def k(x, out):
+        for v in (x, 1.5):
+            if x[0] > 0:
+                break
         out[0] = v
 
     with pytest.raises(errors.TypingError, match="variable 'v' has incompatible types"):
