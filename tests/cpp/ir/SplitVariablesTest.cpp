@@ -177,7 +177,8 @@ TEST(SplitVariables, BranchesOfIncompatibleTypesAreRefusedNamingTheVariable) {
     ADD_FAILURE() << "expected CannotUnify:\n" << fn->print();
   } catch (const CompileError &e) {
     EXPECT_EQ(e.code(), DiagCode::CannotUnify) << e.what();
-    EXPECT_NE(e.message().find("variable 'x' has incompatible types Literal[int] and UniTuple(int64 x 2)"),
+    EXPECT_NE(e.message().find(
+                  "variable 'x' has incompatible types Literal[int] and UniTuple(int64 x 2)"),
               std::string::npos)
         << e.message();
     EXPECT_EQ(e.loc().line, 5);

@@ -279,7 +279,8 @@ bb3:
   EXPECT_EQ(var(*fn, "v").type, types::float64());
 
   // Arrays of different layouts unify to layout A (where the branches' values meet).
-  auto fn2 = typedIR(R"(function k2(c, a, b) kernel
+  auto fn2 = typedIR(
+      R"(function k2(c, a, b) kernel
 bb0:
   %0 = LoadLocal c
   %1 = Truth %0
@@ -305,8 +306,7 @@ bb3:
   %18 = LoadLocal t
   Return
 )",
-                     {types::int64(), arr1(types::float32(), Layout::C),
-                      arr1(types::float32(), Layout::A)});
+      {types::int64(), arr1(types::float32(), Layout::C), arr1(types::float32(), Layout::A)});
   EXPECT_EQ(var(*fn2, "v").type, arr1(types::float32(), Layout::A));
   EXPECT_EQ(var(*fn2, "t").type,
             types::tuple({arr1(types::float32(), Layout::A), types::float64()}));
