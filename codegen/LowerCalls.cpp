@@ -421,6 +421,12 @@ llvm::Value *FunctionLowerer::lowerBuiltinCall(const CallInstr &i) {
     }
     return convert(len, types::int64(), res, at);
   }
+  case BuiltinId::TupleOf: // tuple(t) is t; tuple() the empty tuple
+    if (n > 1)
+      badArgs();
+    if (n == 0)
+      return llvm::Constant::getNullValue(repr(concretize(res), at));
+    return convert(arg(0), argType(0), res, at);
   case BuiltinId::Int:
   case BuiltinId::Float:
   case BuiltinId::Bool: {

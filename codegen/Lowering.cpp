@@ -416,7 +416,7 @@ void FunctionLowerer::run() {
     slotTypes[v] = t;
     if (!t || ModuleLowerer::isCompileTimeOnly(t))
       continue;
-    slots[v] = B.CreateAlloca(repr(t, fnLoc), nullptr, fn.vars[v].name);
+    slots[v] = B.CreateAlloca(repr(t, fnLoc), nullptr, fn.vars[v].printedName());
   }
   // Parameters start out in their variables (converted to the variable's unified type).
   for (size_t k = 0; k < fn.argTypes.size() && k < fn.vars.size(); ++k) {

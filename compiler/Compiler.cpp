@@ -805,7 +805,7 @@ Compiler::localTypes(int id, const std::vector<const ir::Type *> &argTypes,
   std::vector<std::pair<std::string, const ir::Type *>> out;
   for (const ir::Variable &v : fn->vars)
     if (!v.name.empty() && v.name[0] != '$')
-      out.emplace_back(v.name, v.type);
+      out.emplace_back(v.printedName(), v.type);
   return out;
 }
 

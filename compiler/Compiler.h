@@ -294,6 +294,8 @@ public:
 
   /// The Python locals of function `id` typed for `argTypes` (typed first if needed), each with
   /// its type, in the function's order; the compiler's own "$stack" variables are left out.
+  /// A local that holds values of different types in different parts of the function has one
+  /// entry per version, as numba's SSA names them ("x", "x.1", ...: ir::Variable::printedName).
   /// For inspection (Numba's type annotations: `typemap`).
   std::vector<std::pair<std::string, const ir::Type *>>
   localTypes(int id, const std::vector<const ir::Type *> &argTypes, const SnapshotSet &snapshots);

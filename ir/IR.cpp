@@ -156,12 +156,29 @@ Block *Function::addBlock() {
   return raw;
 }
 
-int Function::varIndex(const std::string &n) {
+int Function::varIndex(const std::string &n, int version) {
   for (size_t i = 0; i < vars.size(); ++i)
-    if (vars[i].name == n)
+    if (vars[i].name == n && vars[i].version == version)
       return static_cast<int>(i);
-  vars.push_back(Variable{n, nullptr, false});
+  vars.push_back(Variable{n, nullptr, false, version});
   return static_cast<int>(vars.size() - 1);
+}
+
+std::string Variable::printedName() const {
+  return version ? name + "." + std::to_string(version) : name;
+}
+
+std::pair<std::string, int> parseVariableName(const std::string &printed) {
+  size_t dot = printed.rfind('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == printed.size() ||
+      printed.size() - dot > 10) // more digits than an int holds: not a version
+    return {printed, 0};
+  for (size_t k = dot + 1; k < printed.size(); ++k)
+    if (printed[k] < '0' || printed[k] > '9')
+      return {printed, 0};
+  if (printed[dot + 1] == '0') // "v.0" and "v.01" are not how a version prints
+    return {printed, 0};
+  return {printed.substr(0, dot), std::stoi(printed.substr(dot + 1))};
 }
 
 bool producesValue(Opcode op) {
@@ -188,7 +205,7 @@ std::string blockRef(const Block *b) { return b ? "bb" + std::to_string(b->id) :
 
 std::string varName(const Function &fn, int var) {
   if (var >= 0 && static_cast<size_t>(var) < fn.vars.size())
-    return fn.vars[var].name;
+    return fn.vars[var].printedName();
   return "$var" + std::to_string(var);
 }
 
@@ -305,7 +322,8 @@ std::string Function::print(bool withLocs) const {
   // Once typed, the variables' types follow the header (the untyped text has no var lines).
   if (returnType)
     for (const Variable &v : vars)
-      out += "  var " + v.name + " : " + (v.type ? v.type->str() : std::string("?")) + "\n";
+      out +=
+          "  var " + v.printedName() + " : " + (v.type ? v.type->str() : std::string("?")) + "\n";
   for (const auto &b : blocks) {
     out += blockRef(b.get()) + ":\n";
     for (const auto &ip : b->instrs) {

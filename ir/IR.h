@@ -21,6 +21,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ptxjit::ir {
@@ -331,13 +332,27 @@ public:
   std::vector<Block *> successors() const;
 };
 
-/// A Python local (or a synthetic "$stack" slot). Its type is set by typing and is the
-/// unification of every value stored to it.
+/// A Python local (or a synthetic "$stack" slot), or one version of it: splitVariables
+/// (ir/SplitVariables.h) gives each live range ("web") of a local its own Variable with the
+/// same `name`, as numba's SSA renames them, so that a local may hold values of different types
+/// in different parts of a function. Its type is set by typing and is the unification of every
+/// value stored to it (the stores of one web: those that meet at a use).
 struct Variable {
-  std::string name;
+  std::string name; ///< the Python name, as messages give it
   const Type *type = nullptr;
   bool isArgument = false; ///< true for the function's parameters (var index == arg index)
+  /// 0 for the first version of a local (a parameter's is the one its argument starts), k for
+  /// the k-th other one.
+  int version = 0;
+
+  /// The name the IR text and type annotations give it: `name`, or "name.k" for version k
+  /// (numba's spelling of its SSA versions; Python names have no '.').
+  std::string printedName() const;
 };
+
+/// Splits a printed variable name (Variable::printedName) into the name and the version: "v.2"
+/// is ("v", 2); a name without a "." and digits at its end is version 0.
+std::pair<std::string, int> parseVariableName(const std::string &printed);
 
 enum class FunctionKind : uint8_t { Kernel, Device };
 
@@ -368,8 +383,9 @@ public:
   Block *entry() const { return blocks.front().get(); }
   /// Creates a new empty block at the end of `blocks`.
   Block *addBlock();
-  /// Returns the index of the variable named `name`, creating it if needed.
-  int varIndex(const std::string &name);
+  /// Returns the index of version `version` of the variable named `name`, creating it if
+  /// needed.
+  int varIndex(const std::string &name, int version = 0);
   /// Gives the next value number.
   int nextValueId() { return nextId_++; }
 

@@ -949,7 +949,8 @@ private:
     if (!c.atEnd())
       c.fail("the end of the 'var' line");
     varByName_[name] = static_cast<int>(index);
-    fn_->vars.push_back(Variable{name, t, index < fn_->argNames.size()});
+    auto [base, version] = parseVariableName(name);
+    fn_->vars.push_back(Variable{base, t, index < fn_->argNames.size(), version});
   }
 
   Block *parseLabel(Cursor &c) {
@@ -965,11 +966,13 @@ private:
     return b;
   }
 
-  /// The index of variable `name`: in typed text one of the 'var' lines, else created on
-  /// first mention.
+  /// The index of variable `name` (as printed: "v.2" is version 2 of v): in typed text one of
+  /// the 'var' lines, else created on first mention.
   int variable(Cursor &c, const std::string &name) {
-    if (!fn_->returnType)
-      return fn_->varIndex(name);
+    if (!fn_->returnType) {
+      auto [base, version] = parseVariableName(name);
+      return fn_->varIndex(base, version);
+    }
     auto it = varByName_.find(name);
     if (it == varByName_.end())
       c.failHere("variable '" + name + "' is not among the 'var' lines");

@@ -2,7 +2,6 @@
 #include "ir/LoopUnroll.h"
 
 #include <algorithm>
-#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -242,54 +241,6 @@ void unrollTupleLoop(Function &fn, GetIterInstr *getIter, size_t count) {
   if (!next)
     unsupported("its body does not start with the next value");
 
-  // ---- Variables each copy gets its own of: assigned in the body, not read outside it, and
-  // not live into the body's entry (read before assigned on some path, also through the next
-  // iteration). ----
-  std::set<int> stored, readOutside;
-  std::unordered_map<const Block *, std::set<int>> upward, defs;
-  for (auto &bp : fn.blocks) {
-    const Block *b = bp.get();
-    const bool in = body.count(b) > 0;
-    for (auto &ip : bp->instrs) {
-      if (auto *l = dyn_cast<LoadLocalInstr>(ip.get())) {
-        if (!in)
-          readOutside.insert(l->var);
-        else if (!defs[b].count(l->var))
-          upward[b].insert(l->var);
-      } else if (auto *s = dyn_cast<StoreLocalInstr>(ip.get())) {
-        if (in) {
-          stored.insert(s->var);
-          defs[b].insert(s->var);
-        }
-      }
-    }
-  }
-  std::unordered_map<const Block *, std::set<int>> liveIn;
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (auto it = bodyOrder.rbegin(); it != bodyOrder.rend(); ++it) {
-      const Block *b = *it;
-      std::set<int> live = upward[b];
-      for (Block *s : b->successors()) {
-        const Block *t = s == header ? entryBlock : s;
-        if (!body.count(t))
-          continue;
-        for (int v : liveIn[t])
-          if (!defs[b].count(v))
-            live.insert(v);
-      }
-      if (live != liveIn[b]) {
-        liveIn[b] = std::move(live);
-        changed = true;
-      }
-    }
-  }
-  std::vector<int> renamed;
-  for (int v : stored)
-    if (!readOutside.count(v) && !liveIn[entryBlock].count(v) && v != iterVar &&
-        !fn.vars[static_cast<size_t>(v)].isArgument && v >= static_cast<int>(fn.argNames.size()))
-      renamed.push_back(v);
-
   // ---- The tuple replaces the iterator in its variable. ----
   for (auto &ip : pre->instrs)
     if (ip.get() == store)
@@ -311,12 +262,6 @@ void unrollTupleLoop(Function &fn, GetIterInstr *getIter, size_t count) {
       made.push_back(std::move(nb));
     }
     entries[k] = bmap[entryBlock];
-    std::unordered_map<int, int> varMap;
-    for (int v : renamed) {
-      fn.vars.push_back(
-          Variable{fn.vars[static_cast<size_t>(v)].name + "." + std::to_string(k), nullptr, false});
-      varMap[v] = static_cast<int>(fn.vars.size() - 1);
-    }
     std::unordered_map<const Instr *, Instr *> vmap;
     for (Block *b : bodyOrder) {
       Block *nb = bmap[b];
@@ -329,10 +274,6 @@ void unrollTupleLoop(Function &fn, GetIterInstr *getIter, size_t count) {
         else
           c = cloneInstr(*ip, vmap, bmap);
         c->loc = ip->loc;
-        if (auto *l = dyn_cast<LoadLocalInstr>(c.get()); l && varMap.count(l->var))
-          l->var = varMap[l->var];
-        if (auto *s = dyn_cast<StoreLocalInstr>(c.get()); s && varMap.count(s->var))
-          s->var = varMap[s->var];
         vmap[ip.get()] = nb->append(std::move(c));
       }
     }

@@ -19,10 +19,11 @@ inline constexpr size_t kMaxBlocksAfterUnroll = 100000;
 /// over a tuple of `count` elements by `count` copies of its body in order, copy k taking
 /// element k of the tuple (TupleGet) where the loop took the iterator's next value; `continue`
 /// goes on to the next copy, `break` and the loop's exit stay as they were (the `else` clause
-/// runs after the last copy). The tuple stays in the iterator's variable. Variables that each
-/// copy assigns before reading them, and that are not read outside the loop, get one variable
-/// per copy ("x.1", "x.2", ...), so that each copy is typed for its own element. The
-/// instructions of `fn` may be untyped or stale (typing starts again). Throws
+/// runs after the last copy). The tuple stays in the iterator's variable. The copies assign the
+/// loop's variables: splitVariables (ir/SplitVariables.h, which inferTypes runs again after
+/// unrolling) gives the webs each copy assigns before reading them versions of their own, so
+/// that each copy is typed for its own element. The instructions of `fn` may be untyped or
+/// stale (typing starts again). Throws
 /// CompileError(UnsupportedConstruct) at the loop when it is not in that form or when the
 /// function would grow beyond kMaxBlocksAfterUnroll blocks.
 void unrollTupleLoop(Function &fn, GetIterInstr *getIter, size_t count);

@@ -82,10 +82,10 @@ private:
            "has " + std::to_string(fn_.argNames.size()) + " parameters but only " +
                std::to_string(fn_.vars.size()) + " variables (parameters are the first ones)");
     for (size_t k = 0; k < fn_.argNames.size(); ++k)
-      if (fn_.vars[k].name != fn_.argNames[k])
+      if (fn_.vars[k].printedName() != fn_.argNames[k])
         fail(nullptr, nullptr,
-             "variable " + std::to_string(k) + " is '" + fn_.vars[k].name + "', not parameter '" +
-                 fn_.argNames[k] + "'");
+             "variable " + std::to_string(k) + " is '" + fn_.vars[k].printedName() +
+                 "', not parameter '" + fn_.argNames[k] + "'");
     if (!typed())
       return;
     if (fn_.argTypes.size() != fn_.argNames.size())
@@ -342,13 +342,14 @@ private:
       const Variable &v = fn_.vars[cast<LoadLocalInstr>(i)->var];
       if (v.type && i->type != v.type)
         fail(block, i,
-             "has type " + i->type->str() + " but variable '" + v.name + "' is " + v.type->str());
+             "has type " + i->type->str() + " but variable '" + v.printedName() + "' is " +
+                 v.type->str());
       break;
     }
     case Opcode::StoreLocal: {
       const Variable &v = fn_.vars[cast<StoreLocalInstr>(i)->var];
       if (!v.type)
-        fail(block, i, "stores to variable '" + v.name + "', which has no type");
+        fail(block, i, "stores to variable '" + v.printedName() + "', which has no type");
       break;
     }
     case Opcode::Branch: {

@@ -3,6 +3,7 @@
 // files (see TypingInternal.h).
 #include "ir/LoopUnroll.h"
 #include "ir/NamedTuples.h"
+#include "ir/SplitVariables.h"
 #include "ir/typing/TypingInternal.h"
 
 namespace ptxjit::ir {
@@ -351,6 +352,9 @@ void inferTypes(Function &fn, const std::vector<const Type *> &argTypes, CallRes
   // such loop is left. Each restart removes one loop; the copies it makes may hold more.
   size_t unrolled = 0;
   for (;;) {
+    // Each web of a local its own variable (SplitVariables.h), again after each unrolling: the
+    // copies of a loop's body assign their own webs.
+    splitVariables(fn);
     try {
       typing_detail::Typer(fn, argTypes, resolver).run();
       return;

@@ -214,6 +214,13 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
     if (n != 1 || (!isa<ArrayType>(args[0]) && !isa<TupleType>(args[0])))
       bad();
     return types::int64();
+  case BuiltinId::TupleOf: // numba's tuple(): of a tuple only (kernels have no other iterables
+                           // whose length is known at compile time)
+    if (n == 0)
+      return types::tuple({});
+    if (n != 1 || !isa<TupleType>(args[0]))
+      bad();
+    return args[0];
   case BuiltinId::Int:
     if (n != 1 || !isRealNumber(args[0]))
       bad();

@@ -53,7 +53,9 @@ class CompiledKernel:
     @property
     def _type_annotation(self):
         """The types typing gave this signature's Python locals, as Numba's type annotation
-        holds them: ``typemap`` maps each local's name to its type object."""
+        holds them: ``typemap`` maps each local's name to its type object (a local that holds
+        values of different types in different parts of the function has one entry per version,
+        as numba's SSA names them: ``x``, ``x.1``, ...)."""
         return TypeAnnotation(self._dispatcher, self.argument_types)
 
     def _attribute(self, name):

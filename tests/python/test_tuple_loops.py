@@ -265,11 +265,26 @@ def test_heterogeneous_tuple_outside_a_for_loop_is_an_error(cpu):
         k[1, 1](np.zeros(2))
 
 
-def test_variable_read_after_unrolled_loop_must_unify(cpu):
+def test_variable_read_after_unrolled_loop_is_the_last_element(backend):
+    # Only the last copy's value reaches the read after the loop (ir/SplitVariables.h).
     @cuda.jit
     def k(x, out):
         for v in (x, 1.5):
             pass
+        out[0] = v
+
+    out = np.zeros(1)
+    k[1, 1](np.zeros(2), out)
+    assert out[0] == 1.5
+
+
+def test_variable_read_after_unrolled_loop_with_break_must_unify(cpu):
+    # A break leaves with any copy's value: those meet after the loop.
+    @cuda.jit
+    def k(x, out):
+        for v in (x, 1.5):
+            if x[0] > 0:
+                break
         out[0] = v
 
     with pytest.raises(errors.TypingError, match="variable 'v' has incompatible types"):
@@ -286,3 +301,34 @@ def test_unsupported_tuple_element_is_named(cpu):
 
     with pytest.raises(errors.TypingError, match="tuple whose element 1 is of type object"):
         k[1, 1](np.zeros(1))
+
+
+def test_tuple_of_a_tuple_is_the_tuple(backend):
+    # numba's tuple(): of a tuple (uniform or not, looped over or kept), and tuple() empty.
+    @cuda.jit
+    def k(x, out):
+        t = tuple((x[0], x[1], x[2]))
+        out[0] = t[0] + t[2]
+        j = 1
+        for v in tuple((1.5, 2, x[0])):
+            out[j] = v
+            j += 1
+        for v in tuple((x[1], x[2])):
+            out[j] = v
+            j += 1
+        out[j] = len(tuple())
+
+    out = np.zeros(7)
+    k[1, 1](np.array([1.0, 2.0, 3.0]), out)
+    assert out.tolist() == [4.0, 1.5, 2.0, 1.0, 2.0, 3.0, 0.0]
+
+
+def test_tuple_of_an_array_is_an_error(cpu):
+    @cuda.jit
+    def k(x):
+        t = tuple(x)
+        x[0] = t[0]
+
+    with pytest.raises(errors.TypingError,
+                       match=r"tuple cannot be called with \(array\(float64, 1d, C\)\)"):
+        k[1, 1](np.zeros(2))

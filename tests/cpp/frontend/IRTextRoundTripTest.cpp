@@ -37,9 +37,9 @@ void expectSameStructure(const ir::Function &a, const ir::Function &b) {
   }
   auto varName = [](const ir::Function &f, const ir::Instr &i) -> std::string {
     if (auto *l = ir::dyn_cast<ir::LoadLocalInstr>(&i))
-      return f.vars.at(l->var).name;
+      return f.vars.at(l->var).printedName();
     if (auto *s = ir::dyn_cast<ir::StoreLocalInstr>(&i))
-      return f.vars.at(s->var).name;
+      return f.vars.at(s->var).printedName();
     return "";
   };
   ASSERT_EQ(a.blocks.size(), b.blocks.size());

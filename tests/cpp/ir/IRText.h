@@ -56,8 +56,10 @@ inline void expectTypedIRHolds(const Function &fn) {
   }
   EXPECT_EQ(back->print(true), text);
   ASSERT_EQ(back->vars.size(), fn.vars.size());
-  for (size_t k = 0; k < fn.vars.size(); ++k)
-    EXPECT_EQ(back->vars[k].type, fn.vars[k].type) << fn.vars[k].name;
+  for (size_t k = 0; k < fn.vars.size(); ++k) {
+    EXPECT_EQ(back->vars[k].type, fn.vars[k].type) << fn.vars[k].printedName();
+    EXPECT_EQ(back->vars[k].printedName(), fn.vars[k].printedName());
+  }
   EXPECT_EQ(back->argTypes, fn.argTypes);
   EXPECT_EQ(back->returnType, fn.returnType);
   ASSERT_EQ(back->blocks.size(), fn.blocks.size());
@@ -101,10 +103,11 @@ inline Instr *value(const Function &fn, int id) {
 /// The type of %id.
 inline const Type *typeOf(const Function &fn, int id) { return value(fn, id)->type; }
 
-/// The variable named `name`; throws std::out_of_range when there is none.
+/// The variable printed as `name` ("x", or "x.1" for version 1 of x); throws
+/// std::out_of_range when there is none.
 inline const Variable &var(const Function &fn, const std::string &name) {
   for (const Variable &v : fn.vars)
-    if (v.name == name)
+    if (v.printedName() == name)
       return v;
   throw std::out_of_range("no variable '" + name + "' in " + fn.name);
 }

@@ -271,29 +271,42 @@ bb2:
   StoreLocal arr, %10
   Jump bb3
 bb3:
+  %13 = LoadLocal v
+  %14 = LoadLocal arr
   Return
 )",
       {types::int64(), types::int32(), types::float32(), arr1(types::float32(), Layout::C)});
   EXPECT_EQ(var(*fn, "v").type, types::float64());
 
-  // Arrays of different layouts unify to layout A.
-  auto fn2 = typedIR(R"(function k2(a, b) kernel
+  // Arrays of different layouts unify to layout A (where the branches' values meet).
+  auto fn2 = typedIR(
+      R"(function k2(c, a, b) kernel
 bb0:
-  %0 = LoadLocal a
-  StoreLocal v, %0
-  %2 = LoadLocal b
-  StoreLocal v, %2
-  %4 = LoadLocal a
-  %5 = Const 1
-  %6 = BuildTuple (%4, %5)
-  StoreLocal t, %6
-  %8 = LoadLocal b
-  %9 = Const 1.0
-  %10 = BuildTuple (%8, %9)
-  StoreLocal t, %10
+  %0 = LoadLocal c
+  %1 = Truth %0
+  Branch %1, bb1, bb2
+bb1:
+  %3 = LoadLocal a
+  StoreLocal v, %3
+  %5 = LoadLocal a
+  %6 = Const 1
+  %7 = BuildTuple (%5, %6)
+  StoreLocal t, %7
+  Jump bb3
+bb2:
+  %10 = LoadLocal b
+  StoreLocal v, %10
+  %12 = LoadLocal b
+  %13 = Const 1.0
+  %14 = BuildTuple (%12, %13)
+  StoreLocal t, %14
+  Jump bb3
+bb3:
+  %17 = LoadLocal v
+  %18 = LoadLocal t
   Return
 )",
-                     {arr1(types::float32(), Layout::C), arr1(types::float32(), Layout::A)});
+      {types::int64(), arr1(types::float32(), Layout::C), arr1(types::float32(), Layout::A)});
   EXPECT_EQ(var(*fn2, "v").type, arr1(types::float32(), Layout::A));
   EXPECT_EQ(var(*fn2, "t").type,
             types::tuple({arr1(types::float32(), Layout::A), types::float64()}));
@@ -591,29 +604,50 @@ TEST(TypingErrors, ArgumentCount) {
 }
 
 TEST(TypingErrors, CannotUnifyNamesVariableAndTypes) {
-  expectError(R"(function k(a) kernel
+  // Values that meet where the variable is read (after an if; around a loop) must unify; a
+  // variable assigned again with no read between is a new version (ir/SplitVariables.h).
+  expectError(R"(function k(c, a) kernel
 bb0:
-  %0 = LoadLocal a
-  StoreLocal v, %0
-  %2 = Const 1.0                                ; line 9
-  StoreLocal v, %2                              ; line 9
+  %0 = LoadLocal c
+  %1 = Truth %0
+  Branch %1, bb1, bb2
+bb1:
+  %3 = LoadLocal a
+  StoreLocal v, %3
+  Jump bb3
+bb2:
+  %6 = Const 1.0                                ; line 9
+  StoreLocal v, %6                              ; line 9
+  Jump bb3
+bb3:
+  %9 = LoadLocal v
   Return
 )",
-              {f32a()}, DiagCode::CannotUnify, {"'v'", "array(float32, 1d, C)", "Literal[float]"},
-              9);
+              {types::int64(), f32a()}, DiagCode::CannotUnify,
+              {"'v'", "array(float32, 1d, C)", "Literal[float]"}, 9);
 
-  expectError(R"(function k() kernel
+  expectError(R"(function k(n) kernel
 bb0:
   %0 = Const 1
   %1 = Const 2
   %2 = BuildTuple (%0, %1)
   StoreLocal p, %2
-  %4 = Const 1
-  %5 = BuildTuple (%4)
-  StoreLocal p, %5
+  Jump bb1
+bb1:
+  %5 = LoadLocal p
+  %6 = LoadLocal n
+  %7 = Truth %6
+  Branch %7, bb2, bb3
+bb2:
+  %9 = Const 1
+  %10 = BuildTuple (%9)
+  StoreLocal p, %10
+  Jump bb1
+bb3:
   Return
 )",
-              {}, DiagCode::CannotUnify, {"UniTuple(int64 x 2)", "UniTuple(int64 x 1)"});
+              {types::int64()}, DiagCode::CannotUnify,
+              {"UniTuple(int64 x 2)", "UniTuple(int64 x 1)"});
 }
 
 TEST(TypingErrors, OperatorTypesNameBothOperands) {
