@@ -493,3 +493,47 @@ def test_unsupported_string_dtypes_are_refused(backend):
         f[1, 1](np.zeros(1, dtype=">U4"))
     with pytest.raises(TypeError, match="array of strings"):
         f[1, 1](np.zeros(1, dtype=[("y", "S2", 3)]))
+
+
+CACHED_PROGRAM = '''
+import json
+import numpy as np
+from ptxjit import cuda
+
+dt = np.dtype([("x", np.int32), ("y", "U3")])
+
+
+@cuda.jit(cache=True)
+def k(a, s, r):
+    a[0] = "XYZW"
+    s[1] = b"hi"
+    r[0].y = "ab"
+    if a[0] == "XYZ":
+        r[1].x = 7
+
+
+a, s, r = np.zeros(2, "U3"), np.zeros(2, "S5"), np.zeros(2, dt)
+k[1, 1](a, s, r)
+print(json.dumps({"a": a.tolist(), "s": [x.decode() for x in s], "y": r["y"].tolist(),
+                  "x": r["x"].tolist(), "hits": sum(k.stats.cache_hits.values())}))
+'''
+
+
+def test_string_kernels_load_from_the_disk_cache(backend, subprocess_env, tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    program = tmp_path / "strings_cached.py"
+    program.write_text(CACHED_PROGRAM)
+    env = dict(subprocess_env, PTXJIT_TARGET=backend, PTXJIT_CACHE_DIR=str(tmp_path / "cache"))
+    runs = []
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, str(program)], capture_output=True, text=True,
+                              env=env, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    assert [r["hits"] for r in runs] == [0, 1]  # the string types' spellings read back
+    for r in runs:
+        assert r["a"] == ["XYZ", ""] and r["s"] == ["", "hi"]
+        assert r["y"] == ["ab", ""] and r["x"] == [0, 7]
