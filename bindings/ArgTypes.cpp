@@ -364,6 +364,16 @@ const ir::RecordType *recordFromNumpy(py::handle dtype, std::string &why) {
           why = "field '" + f.name + "': " + why;
           return nullptr;
         }
+      } else if (std::string whyString;
+                 const ir::CharSeqType *cs = charSeqFromNumpy(sub, whyString)) {
+        if (!shape.empty()) { // ('y', 'S4', 3): numba has no nested arrays of strings either
+          why = "field '" + f.name + "' is an array of strings, which is not supported";
+          return nullptr;
+        }
+        t = cs; // ('y', 'U12'): numba's UnicodeCharSeq field
+      } else if (!whyString.empty()) {
+        why = "field '" + f.name + "': " + whyString;
+        return nullptr;
       } else {
         DType d = dtypeFromNumpy(sub);
         if (d == DType::Invalid) {
@@ -405,11 +415,47 @@ const ir::RecordType *recordOfDescr(PyObject *descr, std::string &why) {
   return r;
 }
 
+const ir::CharSeqType *charSeqFromNumpy(py::handle dtype, std::string &why) {
+  std::string kind = py::cast<std::string>(dtype.attr("kind"));
+  if (kind != "S" && kind != "U")
+    return nullptr;
+  bool unicode = kind == "U";
+  int64_t itemsize = py::cast<int64_t>(dtype.attr("itemsize"));
+  if (unicode && py::cast<std::string>(dtype.attr("byteorder")) == ">") {
+    why = "dtype " + py::cast<std::string>(py::str(dtype)) +
+          " is a big-endian string, which kernels do not support";
+    return nullptr;
+  }
+  int64_t count = unicode ? itemsize / 4 : itemsize;
+  if (count < 1) {
+    why = "dtype " + py::cast<std::string>(py::str(dtype)) + " has no characters";
+    return nullptr;
+  }
+  return ir::types::charSeq(count, unicode);
+}
+
+const ir::Type *numberedDtypeOfDescr(PyObject *descr, std::string &why) {
+  py::handle d(descr);
+  if (!d.attr("names").is_none())
+    return recordOfDescr(descr, why);
+  if (const ir::CharSeqType *cs = charSeqFromNumpy(d, why))
+    return cs;
+  if (why.empty())
+    why = "dtype " + py::cast<std::string>(py::str(d)) + " is neither a record nor a string";
+  return nullptr;
+}
+
+int64_t numberedDtypeSize(const ir::Type *t) {
+  if (const auto *cs = ir::dyn_cast<ir::CharSeqType>(t))
+    return cs->byteSize();
+  return ir::cast<ir::RecordType>(t)->size();
+}
+
 namespace {
 struct RecordIds {
   std::mutex mutex;
-  std::unordered_map<const ir::RecordType *, uint32_t> ids;
-  std::vector<const ir::RecordType *> types;
+  std::unordered_map<const ir::Type *, uint32_t> ids;
+  std::vector<const ir::Type *> types;
 };
 RecordIds &recordIds() {
   static auto *r = new RecordIds();
@@ -417,7 +463,7 @@ RecordIds &recordIds() {
 }
 } // namespace
 
-uint32_t recordId(const ir::RecordType *r) {
+uint32_t recordId(const ir::Type *r) {
   RecordIds &t = recordIds();
   std::lock_guard<std::mutex> lock(t.mutex);
   auto it = t.ids.find(r);
@@ -527,12 +573,19 @@ const ir::TupleType *namedTupleType(uint32_t id, const ir::TupleType *plain) {
 }
 } // namespace
 
-const ir::RecordType *recordById(uint32_t id) {
+const ir::Type *dtypeById(uint32_t id) {
   RecordIds &t = recordIds();
   std::lock_guard<std::mutex> lock(t.mutex);
   if (id >= t.types.size())
     throw std::logic_error("corrupt argument fingerprint (record id)");
   return t.types[id];
+}
+
+const ir::RecordType *recordById(uint32_t id) {
+  const auto *r = ir::dyn_cast<ir::RecordType>(dtypeById(id));
+  if (!r)
+    throw std::logic_error("corrupt argument fingerprint (a record scalar's id)");
+  return r;
 }
 
 // ---- Enum classes ---------------------------------------------------------------------------
@@ -669,12 +722,21 @@ LeafValue &ArgReader::newLeaf(LeafValue::Kind k, DType d, int arg) {
 bool ArgReader::readNumpyArray(PyObject *o, int arg, std::string &why) {
   NumpyArrayFields f = numpyFields(o);
   DType d = numpyArrayDType(o);
-  const ir::RecordType *record = nullptr;
-  if (d == DType::Invalid && reinterpret_cast<PyArray_Descr *>(f.descr)->type_num == NPY_VOID) {
+  const ir::Type *record = nullptr;
+  int typeNum = reinterpret_cast<PyArray_Descr *>(f.descr)->type_num;
+  if (d == DType::Invalid && typeNum == NPY_VOID) {
     std::string whyRecord;
     record = recordOfDescr(f.descr, whyRecord);
     if (!record) {
       why = "its structured dtype is not supported: " + whyRecord;
+      return false;
+    }
+    d = DType::Record;
+  } else if (d == DType::Invalid && (typeNum == NPY_STRING || typeNum == NPY_UNICODE)) {
+    std::string whyString; // S<n> / U<n>: numba's CharSeq / UnicodeCharSeq elements
+    record = numberedDtypeOfDescr(f.descr, whyString);
+    if (!record) {
+      why = whyString;
       return false;
     }
     d = DType::Record;
@@ -1053,7 +1115,7 @@ const ir::Type *decode(const std::vector<uint32_t> &cs, size_t &pos, bool weak) 
     return ir::types::array(dtypeType(d), static_cast<int>((c >> 8) & 0xf),
                             static_cast<ir::Layout>((c >> 12) & 0x3), (c >> 14) & 1);
   case codes::kRecordArray:
-    return ir::types::array(recordById((c >> 7) & codes::kMaxRecordId), static_cast<int>(c & 0xf),
+    return ir::types::array(dtypeById((c >> 7) & codes::kMaxRecordId), static_cast<int>(c & 0xf),
                             static_cast<ir::Layout>((c >> 4) & 0x3), (c >> 6) & 1);
   case codes::kRecord:
     return recordById(c & 0xffffff);
@@ -1114,6 +1176,8 @@ py::object typeDescription(const ir::Type *t) {
   }
   if (const auto *n = ir::dyn_cast<ir::NestedArrayType>(t))
     return py::make_tuple("nestedarray", n->dtype()->str(), py::tuple(py::cast(n->shape())));
+  if (const auto *cs = ir::dyn_cast<ir::CharSeqType>(t))
+    return py::make_tuple("charseq", cs->count(), cs->isUnicode());
   if (const auto *a = ir::dyn_cast<ir::ArrayType>(t)) {
     const char *layout = a->layout() == ir::Layout::C   ? "C"
                          : a->layout() == ir::Layout::F ? "F"

@@ -73,9 +73,21 @@ const ir::RecordType *recordFromNumpy(py::handle dtype, std::string &why);
 /// recordFromNumpy for the descr of a NumPy array (cached per descr object: launches of the same
 /// array types do not read the dtype again).
 const ir::RecordType *recordOfDescr(PyObject *descr, std::string &why);
-/// The number of record type `r` in fingerprint codes (numbered on first use, process-wide).
-uint32_t recordId(const ir::RecordType *r);
-/// The record type numbered `id` by recordId.
+/// The string type of NumPy dtype `dtype` when it is `S<n>` (Numba's CharSeq) or `U<n>` of
+/// native byte order (UnicodeCharSeq); null otherwise, with `why` set when it is a string
+/// dtype kernels cannot take (a big-endian U<n>, a zero length). Needs the GIL.
+const ir::CharSeqType *charSeqFromNumpy(py::handle dtype, std::string &why);
+/// The element type of a NumPy array's descr that fingerprints carry by number (DType::Record):
+/// a record (recordOfDescr) or a string (charSeqFromNumpy); null with `why` set otherwise.
+const ir::Type *numberedDtypeOfDescr(PyObject *descr, std::string &why);
+/// Bytes of one element of numbered dtype `t` (a record's size, a string's itemsize).
+int64_t numberedDtypeSize(const ir::Type *t);
+/// The number of numbered dtype `t` (a record or a string type) in fingerprint codes (numbered
+/// on first use, process-wide).
+uint32_t recordId(const ir::Type *t);
+/// The numbered dtype numbered `id` by recordId.
+const ir::Type *dtypeById(uint32_t id);
+/// The record type numbered `id` by recordId (a record scalar's code).
 const ir::RecordType *recordById(uint32_t id);
 
 /// The kernels' view of enum class `cls` (a subclass of enum.Enum; ir::EnumClassInfo): numbered
@@ -102,11 +114,14 @@ struct LeafValue : compiler::ArgValue {
   enum class Origin : uint8_t { HostArray, DeviceArray, CudaInterface };
   LeafValue() noexcept {}
   DType dtype = DType::Invalid;
-  /// DType::Record: the record type (of an array's elements, or of a record scalar, which is a
-  /// 0-d array leaf over the scalar's bytes).
-  const ir::RecordType *record = nullptr;
+  /// DType::Record: the numbered element type (numberedDtypeOfDescr): a record type (of an
+  /// array's elements, or of a record scalar, which is a 0-d array leaf over the scalar's
+  /// bytes), or a string type (an S<n> or U<n> array's elements).
+  const ir::Type *record = nullptr;
   /// Bytes of one element.
-  int itemsize() const { return record ? static_cast<int>(record->size()) : dtypeSize(dtype); }
+  int itemsize() const {
+    return record ? static_cast<int>(numberedDtypeSize(record)) : dtypeSize(dtype);
+  }
   // Arrays.
   Origin origin = Origin::HostArray;
   bool writeable = true;

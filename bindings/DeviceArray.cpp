@@ -234,14 +234,16 @@ std::shared_ptr<DeviceNDArray> makeDeviceArray(const std::vector<int64_t> &shape
                                                codegen::Backend backend) {
   DType d = dtypeFromNumpy(npDtype);
   int itemsize = dtypeSize(d);
-  if (d == DType::Invalid && !npDtype.attr("names").is_none()) {
+  std::string kind = py::cast<std::string>(npDtype.attr("kind"));
+  if (d == DType::Invalid &&
+      (!npDtype.attr("names").is_none() || kind == "S" || kind == "U")) { // records, strings
     std::string why;
-    const ir::RecordType *r = recordOfDescr(npDtype.ptr(), why);
+    const ir::Type *r = numberedDtypeOfDescr(npDtype.ptr(), why);
     if (!r)
       throw py::type_error("device arrays of dtype " + py::cast<std::string>(py::str(npDtype)) +
                            " are not supported: " + why);
     d = DType::Record;
-    itemsize = static_cast<int>(r->size());
+    itemsize = static_cast<int>(numberedDtypeSize(r));
   }
   if (d == DType::Invalid)
     throw py::type_error("device arrays of dtype " + py::cast<std::string>(py::str(npDtype)) +
@@ -552,11 +554,11 @@ DeviceNDArray::DeviceNDArray(std::shared_ptr<runtime::Allocation> alloc, size_t 
       npDtype_(std::move(npDtype)), backend_(backend), stream_(std::move(stream)) {
   if (dtype_ == DType::Record) {
     std::string why;
-    record_ = recordOfDescr(npDtype_.ptr(), why);
+    record_ = numberedDtypeOfDescr(npDtype_.ptr(), why);
     if (!record_)
       throw py::type_error("device arrays of dtype " + py::cast<std::string>(py::str(npDtype_)) +
                            " are not supported: " + why);
-    itemsize_ = static_cast<int>(record_->size());
+    itemsize_ = static_cast<int>(numberedDtypeSize(record_));
   }
   runtime::Span span = runtime::spanOf(shape_, strides_, itemsize_);
   int64_t lo = static_cast<int64_t>(offset_) + span.begin;
@@ -584,7 +586,7 @@ void DeviceNDArray::checkWritable() const {
 }
 
 void DeviceNDArray::markRecordScalar() {
-  if (!record_ || ndim() != 0)
+  if (!record_ || !ir::isa<ir::RecordType>(record_) || ndim() != 0)
     throw std::logic_error("only a 0-d device array of a record dtype is a record scalar");
   code_ = codes::record(recordId(record_));
 }

@@ -21,15 +21,17 @@ class DeviceNDArray {
 public:
   /// A view of `alloc` whose first element (index 0, ..., 0) is at byte `offset`, with the given
   /// geometry (strides of any sign, 0 for broadcast dimensions). A DType::Record array reads its
-  /// record type from `npDtype` (a structured numpy.dtype). Throws std::out_of_range when the
-  /// elements reach outside the allocation, py::type_error when ptxjit cannot type the record.
+  /// record or string type from `npDtype` (a structured, S<n> or U<n> numpy.dtype). Throws
+  /// std::out_of_range when the elements reach outside the allocation, py::type_error when
+  /// ptxjit cannot type the dtype.
   DeviceNDArray(std::shared_ptr<runtime::Allocation> alloc, size_t offset,
                 std::vector<int64_t> shape, std::vector<int64_t> strides, DType dtype,
                 py::object npDtype, codegen::Backend backend, py::object stream);
 
   DType dtype() const { return dtype_; }
-  /// DType::Record: the record type of the elements (null otherwise).
-  const ir::RecordType *record() const { return record_; }
+  /// DType::Record: the numbered type of the elements, a record or a string type
+  /// (numberedDtypeOfDescr; null otherwise).
+  const ir::Type *record() const { return record_; }
   const py::object &numpyDtype() const { return npDtype_; }
   int itemsize() const { return itemsize_; }
   int ndim() const { return static_cast<int>(shape_.size()); }
@@ -86,7 +88,7 @@ private:
   size_t offset_;
   std::vector<int64_t> shape_, strides_;
   DType dtype_;
-  const ir::RecordType *record_ = nullptr;
+  const ir::Type *record_ = nullptr;
   int itemsize_;
   py::object npDtype_;
   codegen::Backend backend_;

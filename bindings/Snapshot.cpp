@@ -162,7 +162,8 @@ std::optional<ir::GlobalValue> numpyGlobal(py::handle v) {
     py::object item = v.attr("item")();
     ir::ConstValue c = constFromPython(item);
     if (c.kind == ir::ConstValue::Kind::Unsupported || c.kind == ir::ConstValue::Kind::String ||
-        c.kind == ir::ConstValue::Kind::Tuple || c.kind == ir::ConstValue::Kind::None)
+        c.kind == ir::ConstValue::Kind::Bytes || c.kind == ir::ConstValue::Kind::Tuple ||
+        c.kind == ir::ConstValue::Kind::None)
       return ir::GlobalValue::unsupported(shortTypeName(v));
     return ir::GlobalValue::makeConstant(c, dtype);
   }
@@ -287,6 +288,9 @@ ir::ConstValue constFromPythonAt(py::handle v, int depth) {
     }
     return ir::ConstValue::string(std::string(s, n));
   }
+  if (PyBytes_CheckExact(o)) // b"XYZ": stored into S<n> elements (NumPy's bytes strings)
+    return ir::ConstValue::bytes(
+        std::string(PyBytes_AS_STRING(o), static_cast<size_t>(PyBytes_GET_SIZE(o))));
   if (PyTuple_Check(o)) {
     if (depth >= kMaxTupleNesting)
       return ir::ConstValue::unsupported(kTooDeep);
@@ -464,7 +468,7 @@ ir::GlobalValue globalFromPython(py::handle v) {
     return *g;
   // Plain values first: None, numbers, strings, tuples of those.
   if (o == Py_None || PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o) ||
-      PyComplex_Check(o) || PyUnicode_Check(o) || PyTuple_Check(o)) {
+      PyComplex_Check(o) || PyUnicode_Check(o) || PyTuple_Check(o) || PyBytes_CheckExact(o)) {
     // NumPy scalars that subclass Python numbers (float64, complex128) keep their dtype.
     bool subclass = (PyFloat_Check(o) && !PyFloat_CheckExact(o)) ||
                     (PyComplex_Check(o) && !PyComplex_CheckExact(o)) ||
@@ -798,6 +802,8 @@ py::object constToPython(const ir::ConstValue &c) {
     return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(c.c.real(), c.c.imag()));
   case K::String:
     return py::str(c.s);
+  case K::Bytes:
+    return py::bytes(c.s);
   case K::Tuple: {
     py::list items;
     for (const auto &e : c.elems)

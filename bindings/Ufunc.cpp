@@ -62,7 +62,7 @@ void noteLaunch(PyUfunc &pu, int64_t smallGrid) {
 
 CallArg callArgOf(const LeafValue &l, uint32_t code) {
   if (l.record)
-    throw py::type_error("ufuncs take numbers and arrays of numbers, not records (" +
+    throw py::type_error("ufuncs take numbers and arrays of numbers, not records or strings (" +
                          l.record->str() + ")");
   if (l.kind != LeafValue::Kind::Array)
     return CallArg::scalar(typeFromCode(code, /*weak=*/true), l);

@@ -109,6 +109,7 @@ llvm::Value *FunctionLowerer::constant(const ConstValue &c, const Type *t, Sourc
     fail(at, DiagCode::UnsupportedConstant, {c.s});
   case ConstValue::Kind::None:
   case ConstValue::Kind::String:
+  case ConstValue::Kind::Bytes:
     break;
   }
   internal(at, "constant " + c.str() + " typed " + t->str());
@@ -592,6 +593,10 @@ llvm::Value *FunctionLowerer::lowerCompare(const CompareInstr &i) {
     return convert(datetimeCompare(B, i.cmp, valueOf(lhs, at), cast<ScalarType>(lt),
                                    valueOf(rhs, at), cast<ScalarType>(rt)),
                    types::boolean(), res, at);
+  if (isa<CharSeqType>(lt) || isa<CharSeqType>(rt)) { // S / U elements (LowerStrings.cpp)
+    llvm::Value *eq = charSeqEqual(lhs, rhs, at);
+    return convert(i.cmp == CmpOp::Eq ? eq : B.CreateNot(eq), types::boolean(), res, at);
+  }
   if (i.cmp == CmpOp::Eq || i.cmp == CmpOp::Ne) // strings known at compile time (typing checked)
     if (std::optional<std::string> ls = constantStringOf(lhs, &fn))
       if (std::optional<std::string> rs = constantStringOf(rhs, &fn))

@@ -143,8 +143,8 @@ llvm::Value *FunctionLowerer::checkedElementAddress(llvm::Value *arr, const Arra
   // `ok` (computed before the branch) dominates this block: out of bounds, the access goes to
   // the scratch element.
   B.SetInsertPoint(contBB);
-  const auto *recordType = dyn_cast<RecordType>(aty->dtype());
-  uint64_t bytes = recordType ? static_cast<uint64_t>(recordType->size()) : 16;
+  // The scratch holds one element of any dtype (records and strings may exceed 16 bytes).
+  uint64_t bytes = std::max<uint64_t>(16, static_cast<uint64_t>(aty->itemSize()));
   return B.CreateSelect(ok, elementAddress(arr, aty, idx), M.boundsScratch(B, bytes));
 }
 
@@ -247,6 +247,8 @@ llvm::Value *FunctionLowerer::lowerGetItem(const GetItemInstr &i) {
     llvm::Value *addr = checkedElementAddress(v, aty, iv, it, obj, at);
     if (isa<RecordType>(aty->dtype()))
       return addr; // a record is its address
+    if (auto *cs = dyn_cast<CharSeqType>(aty->dtype())) // a string: its code units
+      return B.CreateAlignedLoad(M.memType(cs), addr, llvm::Align(cs->unitBytes()), "str");
     const ScalarType *dt = cast<ScalarType>(aty->dtype());
     return convert(loadScalar(B, addr, dt), dt, res, at);
   }
@@ -320,7 +322,7 @@ void FunctionLowerer::lowerSetItem(const SetItemInstr &i) {
     return;
   }
   if (auto *r = dyn_cast<RecordType>(ot)) {
-    storeRecordField(valueOf(obj, at), r, fieldOf(r, index, at), valueOf(value, at),
+    storeRecordField(valueOf(obj, at), r, fieldOf(r, index, at), value, valueOf(value, at),
                      typeOf(value, at), at);
     return;
   }
@@ -332,6 +334,11 @@ void FunctionLowerer::lowerSetItem(const SetItemInstr &i) {
   llvm::Value *arr = valueOf(obj, at);
   llvm::Value *iv = valueOf(index, at);
   const Type *vt = typeOf(value, at);
+  if (auto *cs = dyn_cast<CharSeqType>(aty->dtype())) { // one element (typing refused views)
+    storeCharSeq(checkedElementAddress(arr, aty, iv, it, obj, at), cs,
+                 static_cast<uint64_t>(cs->unitBytes()), value, valueOf(value, at), vt, at);
+    return;
+  }
   if (auto *r = dyn_cast<RecordType>(aty->dtype())) {
     auto *src = dyn_cast<RecordType>(concretize(vt));
     if (!src || src->writable() != r->writable())
@@ -533,6 +540,9 @@ llvm::Value *FunctionLowerer::iterNext(llvm::Value *state, const IteratorType *i
         B.CreateLoad(sty->getStructElementType(1), B.CreateStructGEP(sty, state, 1));
     if (aty->ndim() == 1 && isa<RecordType>(aty->dtype()))
       return elementAddress(arr, aty, {idx}); // a record is its address
+    if (auto *cs = dyn_cast<CharSeqType>(aty->dtype()); cs && aty->ndim() == 1)
+      return B.CreateAlignedLoad(M.memType(cs), elementAddress(arr, aty, {idx}),
+                                 llvm::Align(cs->unitBytes()), "str"); // its code units
     if (aty->ndim() == 1)
       return loadScalar(B, elementAddress(arr, aty, {idx}), cast<ScalarType>(aty->dtype()));
     return subarray(arr, aty, {idx});

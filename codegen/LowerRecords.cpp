@@ -27,12 +27,23 @@ llvm::Value *FunctionLowerer::loadRecordField(llvm::Value *rec, const RecordType
       dims.push_back(B.getInt64(d));
     return cudaArrayValue(addr, dims, n->dtype()->byteSize());
   }
+  if (auto *cs = dyn_cast<CharSeqType>(f.type)) // a string: its code units
+    return B.CreateAlignedLoad(
+        M.memType(cs), addr,
+        llvm::Align(static_cast<uint64_t>(r->fieldAlignment(f.offset, alignmentScalar(cs)))),
+        "str");
   return addr; // a nested record
 }
 
 void FunctionLowerer::storeRecordField(llvm::Value *rec, const RecordType *r, const RecordField &f,
-                                       llvm::Value *v, const Type *vt, SourceLoc at) {
+                                       const Instr *value, llvm::Value *v, const Type *vt,
+                                       SourceLoc at) {
   llvm::Value *addr = recordFieldAddress(rec, f);
+  if (auto *cs = dyn_cast<CharSeqType>(f.type)) {
+    uint64_t align = static_cast<uint64_t>(r->fieldAlignment(f.offset, alignmentScalar(cs)));
+    storeCharSeq(addr, cs, align, value, v, vt, at);
+    return;
+  }
   if (auto *s = dyn_cast<ScalarType>(f.type)) {
     if (!isa<ScalarType>(concretize(vt)))
       internal(at, "storing " + vt->str() + " into the field " + f.name + " of " + r->str());
@@ -69,6 +80,8 @@ llvm::Value *FunctionLowerer::recordArrayFieldView(llvm::Value *arr, const Array
     elemSize = n->dtype()->byteSize();
   } else if (auto *s = dyn_cast<ScalarType>(f.type)) {
     elemSize = s->byteSize();
+  } else if (auto *cs = dyn_cast<CharSeqType>(f.type)) {
+    elemSize = cs->byteSize();
   } else {
     internal(at, "a view of the record field " + f.name + " of " + aty->str());
   }
@@ -109,7 +122,7 @@ void FunctionLowerer::lowerSetAttr(const SetAttrInstr &i) {
   auto *r = dyn_cast<RecordType>(concretize(typeOf(i.operand(0), at)));
   if (!r)
     internal(at, "attribute assignment on " + typeOf(i.operand(0), at)->str());
-  storeRecordField(valueOf(i.operand(0), at), r, fieldNamed(r, i.attr, at),
+  storeRecordField(valueOf(i.operand(0), at), r, fieldNamed(r, i.attr, at), i.operand(1),
                    valueOf(i.operand(1), at), typeOf(i.operand(1), at), at);
 }
 

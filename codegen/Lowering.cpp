@@ -108,6 +108,7 @@ bool ModuleLowerer::isCompileTimeOnly(const Type *t) {
   case TypeKind::Function:
   case TypeKind::Extern:
   case TypeKind::String:
+  case TypeKind::Bytes:
   case TypeKind::StrLiteral:
   case TypeKind::EnumClass: // names its members; members are their values
   case TypeKind::List: // never reaches lowering: typing rejects a list wherever it is used
@@ -124,6 +125,9 @@ llvm::Type *ModuleLowerer::memType(const ScalarType *t) { return memoryType(ctx,
 llvm::Type *ModuleLowerer::memType(const Type *t) {
   if (const auto *r = dyn_cast<RecordType>(t))
     return llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx), static_cast<uint64_t>(r->size()));
+  if (const auto *cs = dyn_cast<CharSeqType>(t)) // its code units: [n x i8] or [n x i32]
+    return llvm::ArrayType::get(llvm::Type::getIntNTy(ctx, 8u * unsigned(cs->unitBytes())),
+                                static_cast<uint64_t>(cs->count()));
   return memoryType(ctx, cast<ScalarType>(t));
 }
 
@@ -135,6 +139,7 @@ llvm::Type *ModuleLowerer::reprType(const Type *t, const Function &fn, SourceLoc
   case TypeKind::Function:
   case TypeKind::Extern:
   case TypeKind::String:
+  case TypeKind::Bytes:
   case TypeKind::StrLiteral:
   case TypeKind::EnumClass:
   case TypeKind::List:
@@ -170,6 +175,8 @@ llvm::Type *ModuleLowerer::reprType(const Type *t, const Function &fn, SourceLoc
     return llvm::PointerType::getUnqual(ctx);
   case TypeKind::NestedArray: // only a field's type: reading the field gives an array view
     break;
+  case TypeKind::CharSeq: // an element read: its code units (see CharSeqType)
+    return memType(t);
   case TypeKind::Slice: { // {start, stop, step}: see the file comment of Lowering.h
     auto *i64 = llvm::Type::getInt64Ty(ctx);
     return llvm::StructType::get(ctx, {i64, i64, i64});

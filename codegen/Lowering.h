@@ -426,6 +426,17 @@ private:
   /// iterator state.
   llvm::Value *lowerIterBuiltin(const ir::CallInstr &i);
 
+  // ---- LowerStrings.cpp: fixed-length strings (see CharSeqType) ----
+  /// Stores into the string element of type `cs` at `addr` (aligned to `align` bytes) what
+  /// instruction `value` computed (`v`, of IR type `vt`, as typing checked): a constant's code
+  /// units, cut or zero-padded to the length, or an element of the same type.
+  void storeCharSeq(llvm::Value *addr, const ir::CharSeqType *cs, uint64_t align,
+                    const ir::Instr *value, llvm::Value *v, const ir::Type *vt, ir::SourceLoc at);
+  /// `lhs == rhs` (an i1) where one side is a string element and the other an element or a
+  /// constant of its kind (as typing checked), by numba's rule: equal lengths (up to the last
+  /// nonzero code unit) and equal code units.
+  llvm::Value *charSeqEqual(const ir::Instr *lhs, const ir::Instr *rhs, ir::SourceLoc at);
+
   // ---- LowerRecords.cpp: records (see RecordType) ----
   void lowerSetAttr(const ir::SetAttrInstr &i);
   /// The address of field `f` of the record at `rec`.
@@ -434,9 +445,11 @@ private:
   /// array view of a nested array, a nested record's address.
   llvm::Value *loadRecordField(llvm::Value *rec, const ir::RecordType *r, const ir::RecordField &f,
                                const ir::Type *res, ir::SourceLoc at);
-  /// Stores `v` (of IR type `vt`, as typing checked) into field `f` of record `r` at `rec`.
+  /// Stores `v` (of IR type `vt`, as typing checked; computed by instruction `value`) into
+  /// field `f` of record `r` at `rec`.
   void storeRecordField(llvm::Value *rec, const ir::RecordType *r, const ir::RecordField &f,
-                        llvm::Value *v, const ir::Type *vt, ir::SourceLoc at);
+                        const ir::Instr *value, llvm::Value *v, const ir::Type *vt,
+                        ir::SourceLoc at);
   /// Copies the bytes of record `r` from `src` to `dst` (which may overlap).
   void copyRecord(llvm::Value *dst, llvm::Value *src, const ir::RecordType *r);
   /// `arr.f` for an array of records: a strided view of field `f` in every element.

@@ -78,6 +78,7 @@ void addConst(CacheKey &k, const ir::ConstValue &c) {
         .addInt("im", static_cast<int64_t>(bitsOf(c.c.imag())));
     break;
   case ir::ConstValue::Kind::String:
+  case ir::ConstValue::Kind::Bytes:
   case ir::ConstValue::Kind::Unsupported:
     k.add("s", c.s);
     break;

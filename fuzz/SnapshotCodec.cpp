@@ -92,7 +92,11 @@ private:
 };
 
 ConstValue readConst(Reader &r, int depth) {
-  switch (r.u8() % 8) {
+  uint8_t tag = r.u8();
+  // 8 (bytes) came after the others: the tags below it keep their meanings modulo 8.
+  switch (tag == 8 ? 8 : tag % 8) {
+  case 8:
+    return ConstValue::bytes(r.str());
   case 0:
     return ConstValue::none();
   case 1:
@@ -157,6 +161,10 @@ void writeConst(Writer &w, const ConstValue &c) {
     return;
   case ConstValue::Kind::Unsupported:
     w.u8(7);
+    w.str(c.s);
+    return;
+  case ConstValue::Kind::Bytes:
+    w.u8(8);
     w.str(c.s);
     return;
   }

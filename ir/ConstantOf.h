@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ptxjit::ir {
 
@@ -22,6 +23,21 @@ const Instr *onlyStoredValue(const Function &fn, int var);
 /// assigned exactly once from one of those; nullopt otherwise.
 std::optional<std::string> constantStringOf(const Instr *i, const Function *fn = nullptr,
                                             int depth = 0);
+
+/// The bytes `i` denotes at compile time: a bytes constant (constantValueOf) or, given `fn`, a
+/// local of `fn` assigned exactly once from one; nullopt otherwise (TypingStrings.cpp).
+std::optional<std::string> constantBytesOf(const Instr *i, const Function *fn = nullptr,
+                                           int depth = 0);
+
+/// The code points of UTF-8 text `s` (a str constant of the snapshot).
+std::vector<uint32_t> utf8CodePoints(const std::string &s);
+
+/// The `cs->count()` code units a store of `v` into an element of type `cs` writes, when `v`
+/// denotes a constant of the kind `cs` takes (str for U<n>, bytes for S<n>, as numba casts):
+/// its bytes or code points, cut to the length or padded with zeros as NumPy assigns; nullopt
+/// otherwise (TypingStrings.cpp).
+std::optional<std::vector<uint32_t>> charSeqConstantUnits(const Instr *v, const CharSeqType *cs,
+                                                          const Function *fn);
 
 /// Python's float(s) of a string: a decimal literal (underscores between digits allowed),
 /// "inf", "infinity" or "nan" in any case, each with an optional sign and surrounded by

@@ -68,6 +68,7 @@ enum class DiagKind : uint8_t {
   X(NoRecordField, Typing, "{0} has no field '{1}'")                                               \
   X(UnalignedRecordField, Typing, "{0}.{1} of type {2} is not aligned")                            \
   X(SetItemTypes, Typing, "cannot store {2} into {0}[{1}]")                                        \
+  X(StringStore, Typing, "cannot store {2} into {0}[{1}]: {3}")                                    \
   X(ReadonlyArray, Typing, "cannot write to read-only array {0}")                                  \
   X(VoidPointerIndex, Typing,                                                                      \
     "cannot index {0}: a void pointer has no element type (use CPointer(dtype) in the "            \

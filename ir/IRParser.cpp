@@ -235,7 +235,8 @@ public:
 
 private:
   const ArrayType *arrayBody(bool readonly);
-  /// A record or nested array type at the cursor (types::parseRecordSpelling).
+  /// A record, nested array or character sequence type at the cursor
+  /// (types::parseRecordSpelling).
   const Type *recordSpelling() {
     try {
       return types::parseRecordSpelling(text_, pos_);
@@ -272,6 +273,9 @@ const Type *Cursor::type() {
     expectWord("array");
     return arrayBody(true);
   }
+  skipSpace();
+  if (text_.substr(pos_, 1) == "[") // "[char x 12]", "[unichr x 12]"
+    return recordSpelling();
   size_t start = pos_;
   std::string w = word();
   if (w.empty())
@@ -387,7 +391,7 @@ const ArrayType *Cursor::arrayBody(bool readonly) {
   skipSpace();
   const Type *dtype = nullptr;
   std::string dt;
-  if (text_.substr(pos_, 7) == "Record(")
+  if (text_.substr(pos_, 7) == "Record(" || text_.substr(pos_, 1) == "[") // [char x 12] too
     dtype = recordSpelling();
   else
     dtype = types::scalarByName(dt = word());
@@ -628,6 +632,10 @@ ConstValue Cursor::constant() {
   char c = peek();
   if (c == '\'')
     return ConstValue::string(stringLiteral());
+  if (c == 'b' && text_.substr(pos_, 2) == "b'") { // bytes: b'...', escaped as strings are
+    ++pos_;
+    return ConstValue::bytes(stringLiteral());
+  }
   if (c == '<') {
     ++pos_;
     std::string t = until('>');

@@ -63,6 +63,19 @@ public:
   /// A type: a scalar name, optionally followed by array dimensions "[:, ::1]"; "void"/"none"
   /// only when `allowVoid`.
   const Type *type(bool allowVoid) {
+    skipSpace();
+    if (peek() == '[') { // "[char x 12][::1]": an array of NumPy S12 (Numba's CharSeq)
+      const Type *t = nullptr;
+      try {
+        t = types::parseRecordSpelling(text_, pos_);
+      } catch (const std::invalid_argument &e) {
+        error(std::string("malformed type: ") + e.what());
+      }
+      if (peek() != '[')
+        error("a string type such as " + t->str() +
+              " is only the element type of an array or a record field");
+      return arrayDims(t);
+    }
     std::string name = identifier();
     if (name.empty())
       error("expected a type name at " + where());

@@ -95,6 +95,15 @@ const Type *void_() { return simple(TypeKind::Void, "void"); }
 const Type *none() { return simple(TypeKind::None, "none"); }
 const Type *range() { return simple(TypeKind::Range, "range_state64"); }
 const Type *string() { return simple(TypeKind::String, "unicode_type"); }
+const Type *bytes() { return simple(TypeKind::Bytes, "readonly bytes(uint8, 1d, C)"); }
+const CharSeqType *charSeq(int64_t count, bool unicode) {
+  if (count < 1)
+    throw std::invalid_argument("a character sequence needs a length >= 1, not " +
+                                std::to_string(count));
+  std::string s = std::string(unicode ? "[unichr x " : "[char x ") + std::to_string(count) + "]";
+  return table().get<CharSeqType>("charseq:" + s,
+                                  [&] { return std::make_unique<CharSeqType>(count, unicode, s); });
+}
 const SliceType *slice(bool hasStep) {
   const char *s = hasStep ? "slice<a:b:c>" : "slice<a:b>";
   return table().get<SliceType>(std::string("slice:") + s,
@@ -400,10 +409,12 @@ const RecordType *record(std::vector<RecordField> fields, int64_t size, bool ali
       bytes = na->byteSize();
     else if (const auto *r = dyn_cast<RecordType>(f.type))
       bytes = r->size();
+    else if (const auto *cs = dyn_cast<CharSeqType>(f.type))
+      bytes = cs->byteSize();
     else
       throw std::invalid_argument("record field '" + f.name + "' has type " +
                                   (f.type ? f.type->str() : std::string("null")) +
-                                  ": fields are scalars, nested arrays or records");
+                                  ": fields are scalars, nested arrays, strings or records");
     if (f.offset < 0 || f.offset + bytes > size)
       throw std::invalid_argument("record field '" + f.name + "' lies outside the record's " +
                                   std::to_string(size) + " bytes");
@@ -428,7 +439,11 @@ public:
       return recordBody();
     if (accept("nestedarray("))
       return nestedBody();
-    fail("'Record(' or 'nestedarray('");
+    if (accept("[char x "))
+      return charSeqBody(false);
+    if (accept("[unichr x "))
+      return charSeqBody(true);
+    fail("'Record(', 'nestedarray(', '[char x ' or '[unichr x '");
   }
 
 private:
@@ -459,7 +474,8 @@ private:
     return std::stoll(std::string(t_.substr(start, pos_ - start)));
   }
   const Type *fieldType() {
-    if (t_.substr(pos_, 7) == "Record(" || t_.substr(pos_, 12) == "nestedarray(")
+    if (t_.substr(pos_, 7) == "Record(" || t_.substr(pos_, 12) == "nestedarray(" ||
+        t_.substr(pos_, 1) == "[")
       return any();
     const ScalarType *s = scalar();
     return s;
@@ -502,6 +518,13 @@ private:
       fail("'True' or 'False'");
     expect(")");
     return record(std::move(fields), size, aligned);
+  }
+  const Type *charSeqBody(bool unicode) {
+    int64_t n = number();
+    if (n < 1)
+      fail("a length >= 1");
+    expect("]");
+    return charSeq(n, unicode);
   }
   const Type *nestedBody() {
     const ScalarType *dtype = scalar();
@@ -560,6 +583,8 @@ const ScalarType *ArrayType::scalarDtype() const { return dyn_cast<ScalarType>(d
 int64_t ArrayType::itemSize() const {
   if (const auto *r = dyn_cast<RecordType>(dtype_))
     return r->size();
+  if (const auto *cs = dyn_cast<CharSeqType>(dtype_))
+    return cs->byteSize();
   return cast<ScalarType>(dtype_)->byteSize();
 }
 
@@ -615,6 +640,8 @@ const ScalarType *alignmentScalar(const Type *fieldType) {
     return s;
   if (const auto *n = dyn_cast<NestedArrayType>(fieldType))
     return n->dtype();
+  if (const auto *cs = dyn_cast<CharSeqType>(fieldType))
+    return cs->isUnicode() ? types::uint32() : types::uint8();
   return nullptr;
 }
 

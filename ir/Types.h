@@ -43,6 +43,8 @@ enum class TypeKind : uint8_t {
   EnumClass,   ///< an enum.Enum / IntEnum class (Numba's EnumClass): see ir/Enums.h
   EnumMember,  ///< a member of one (Numba's EnumMember / IntEnumMember): see ir/Enums.h
   List,        ///< a list display `[a, b]` (compile-time only: kernels cannot allocate lists)
+  CharSeq,     ///< a NumPy `S<n>` / `U<n>` element (Numba's CharSeq / UnicodeCharSeq)
+  Bytes,       ///< a bytes constant `b"..."` (compile-time only: stored into `S<n>` elements)
 };
 
 /// The unit of a datetime64 / timedelta64 (ir/Datetime.h), numbered as NumPy's
@@ -147,12 +149,13 @@ private:
   bool hasValue_ = false;
 };
 
-/// The element type of an array: a ScalarType or a RecordType (numba's Array dtypes).
+/// The element type of an array: a ScalarType, a RecordType or a CharSeqType (numba's Array
+/// dtypes).
 class ArrayType final : public Type {
 public:
-  /// A ScalarType or a RecordType.
+  /// A ScalarType, a RecordType or a CharSeqType.
   const Type *dtype() const { return dtype_; }
-  /// The dtype when it is a scalar; null for an array of records.
+  /// The dtype when it is a scalar; null for an array of records or of character sequences.
   const ScalarType *scalarDtype() const;
   /// Bytes of one element (records: their itemsize).
   int64_t itemSize() const;
@@ -258,12 +261,13 @@ private:
   std::string value_;
 };
 
-/// Types without parameters: Void, None, Range, String.
+/// Types without parameters: Void, None, Range, String, Bytes.
 class SimpleType final : public Type {
 public:
   static bool classof(const Type *t) {
     return t->kind() == TypeKind::Void || t->kind() == TypeKind::None ||
-           t->kind() == TypeKind::Range || t->kind() == TypeKind::String;
+           t->kind() == TypeKind::Range || t->kind() == TypeKind::String ||
+           t->kind() == TypeKind::Bytes;
   }
   SimpleType(TypeKind k, std::string s) : Type(k, std::move(s)) {}
 };
@@ -329,8 +333,31 @@ private:
   const Type *dtype_;
 };
 
-/// One field of a record: its name, its type (a ScalarType, a NestedArrayType or a nested
-/// RecordType) and its byte offset from the start of the record.
+/// A fixed-length string, NumPy's `S<n>` (n bytes; Numba's CharSeq, spelled "[char x n]") or
+/// `U<n>` (n UCS4 code points of four bytes each; Numba's UnicodeCharSeq, "[unichr x n]"): an
+/// array element or a record field. As a value (an element read) it is its n code units; a
+/// shorter string ends at the first zero code unit, as NumPy reads it.
+class CharSeqType final : public Type {
+public:
+  /// The number of code units (bytes for S, code points for U).
+  int64_t count() const { return count_; }
+  /// True for `U<n>` (code units are uint32), false for `S<n>` (bytes).
+  bool isUnicode() const { return unicode_; }
+  /// Bytes of one code unit: 1 or 4.
+  int unitBytes() const { return unicode_ ? 4 : 1; }
+  /// Bytes of the whole sequence (NumPy's itemsize).
+  int64_t byteSize() const { return count_ * unitBytes(); }
+  static bool classof(const Type *t) { return t->kind() == TypeKind::CharSeq; }
+  CharSeqType(int64_t count, bool unicode, std::string s)
+      : Type(TypeKind::CharSeq, std::move(s)), count_(count), unicode_(unicode) {}
+
+private:
+  int64_t count_;
+  bool unicode_;
+};
+
+/// One field of a record: its name, its type (a ScalarType, a NestedArrayType, a CharSeqType or
+/// a nested RecordType) and its byte offset from the start of the record.
 struct RecordField {
   std::string name;
   const Type *type = nullptr;
@@ -387,7 +414,8 @@ private:
 int64_t naturalAlignment(const ScalarType *t);
 
 /// The scalar of a record field's memory for alignment purposes: the scalar itself, a nested
-/// array's element type; null for a nested record.
+/// array's element type, a character sequence's code unit (uint8 or uint32); null for a nested
+/// record.
 const ScalarType *alignmentScalar(const Type *fieldType);
 
 // ---- Factories (interned, thread-safe) ----
@@ -426,7 +454,7 @@ const WeakType *weakComplex();
 /// The int literal type carrying `value` ("Literal[int](32)"), interned per value.
 const WeakType *intLiteral(int64_t value);
 /// ndim in 1..3 for kernel arguments; views made inside kernels may have other ndims (>= 0).
-/// `dtype` is a ScalarType or a RecordType.
+/// `dtype` is a ScalarType, a RecordType or a CharSeqType.
 const ArrayType *array(const Type *dtype, int ndim, Layout layout, bool readonly = false);
 /// A record of `fields` (any order: they are sorted by offset, then name) in `size` bytes.
 /// Throws std::invalid_argument naming the problem when a field is malformed: an empty or
@@ -435,14 +463,20 @@ const ArrayType *array(const Type *dtype, int ndim, Layout layout, bool readonly
 const RecordType *record(std::vector<RecordField> fields, int64_t size, bool aligned);
 /// The read-only form of record `r` (r itself when it is read-only).
 const RecordType *readonlyRecord(const RecordType *r);
+/// NumPy's `S<count>` ("[char x count]") or, when `unicode`, `U<count>` ("[unichr x count]");
+/// count >= 1 (throws std::invalid_argument otherwise).
+const CharSeqType *charSeq(int64_t count, bool unicode);
+/// The type of a bytes constant ("readonly bytes(uint8, 1d, C)", as Numba spells it).
+const Type *bytes();
 /// A nested array field type: `shape` (at least one dimension, each >= 0) of `dtype`.
 const NestedArrayType *nestedArray(const ScalarType *dtype, std::vector<int64_t> shape);
 /// An array element type from its name: a scalar name (scalarByName) or a record's spelling
-/// ("Record(...)"); null when it is neither (a malformed record spelling included).
+/// ("Record(...)"); null when it is neither (a malformed record spelling included). Character
+/// sequences are not named here: local, shared and constant arrays of them are not supported.
 const Type *dtypeByName(const std::string &name);
-/// Reads a record or nested array spelling ("Record(...)" / "nestedarray(...)", as str() writes
-/// them) starting at `text[pos]`, advancing `pos` past it. Throws std::invalid_argument naming
-/// what was expected where. Both IR text and signature parsing read records through this.
+/// Reads a record, nested array or string spelling ("Record(...)", "nestedarray(...)", "[char x
+/// 12]", as str() writes them) at `text[pos]`, advancing `pos` past it; throws invalid_argument
+/// naming what was expected where. IR text and signature parsing read records through this.
 const Type *parseRecordSpelling(std::string_view text, size_t &pos);
 const TupleType *tuple(const std::vector<const Type *> &elems);
 /// A pointer to `pointee` ("int32*"), or void* when `pointee` is null.

@@ -66,8 +66,10 @@ std::string complexRepr(std::complex<double> c) {
   return "(" + real + imag + ")";
 }
 
-std::string stringRepr(const std::string &s) {
-  std::string out = "'";
+/// `s` quoted and escaped as ConstValue::str writes it (IRParser reads it back); bytes
+/// constants (`asBytes`) also escape every byte above 0x7e, as Python's repr of bytes does.
+std::string quotedRepr(const std::string &s, bool asBytes) {
+  std::string out = asBytes ? "b'" : "'";
   for (unsigned char ch : s) {
     switch (ch) {
     case '\\':
@@ -86,7 +88,7 @@ std::string stringRepr(const std::string &s) {
       out += "\\t";
       break;
     default:
-      if (ch < 0x20 || ch == 0x7f) {
+      if (ch < 0x20 || ch == 0x7f || (asBytes && ch > 0x7f)) {
         char buf[8];
         std::snprintf(buf, sizeof buf, "\\x%02x", ch);
         out += buf;
@@ -97,6 +99,8 @@ std::string stringRepr(const std::string &s) {
   }
   return out + "'";
 }
+
+std::string stringRepr(const std::string &s) { return quotedRepr(s, false); }
 
 bool sameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
@@ -116,6 +120,8 @@ std::string ConstValue::str() const {
     return complexRepr(c);
   case Kind::String:
     return stringRepr(s);
+  case Kind::Bytes:
+    return quotedRepr(s, true);
   case Kind::Tuple: {
     std::string out = "(";
     for (size_t k = 0; k < elems.size(); ++k) {
@@ -149,6 +155,7 @@ bool ConstValue::operator==(const ConstValue &o) const {
   case Kind::Complex:
     return sameBits(c.real(), o.c.real()) && sameBits(c.imag(), o.c.imag());
   case Kind::String:
+  case Kind::Bytes:
   case Kind::Unsupported:
     return s == o.s;
   case Kind::Tuple:

@@ -15,7 +15,7 @@ namespace ptxjit::ir {
 /// A Python constant: None, bool, int, float, complex, str, a tuple of those, or a marker for
 /// a constant the compiler cannot represent (a nested code object, bytes, a huge int, ...).
 struct ConstValue {
-  enum class Kind : uint8_t { None, Bool, Int, Float, Complex, String, Tuple, Unsupported };
+  enum class Kind : uint8_t { None, Bool, Int, Float, Complex, String, Tuple, Unsupported, Bytes };
   Kind kind = Kind::None;
   bool b = false;
   /// Kind::Int: the value. Python ints outside int64 that fit uint64 set `isUnsigned`;
@@ -24,7 +24,8 @@ struct ConstValue {
   bool isUnsigned = false;
   double f = 0.0;
   std::complex<double> c;
-  /// Kind::String: the text; Kind::Unsupported: the Python type name (e.g. "code", "bytes").
+  /// Kind::String: the text (UTF-8); Kind::Bytes: the bytes; Kind::Unsupported: the Python type
+  /// name (e.g. "code", "bytearray").
   std::string s;
   std::vector<ConstValue> elems; ///< Kind::Tuple
 
@@ -34,10 +35,11 @@ struct ConstValue {
   static ConstValue floating(double v) { ConstValue r; r.kind = Kind::Float; r.f = v; return r; }
   static ConstValue complexNum(std::complex<double> v) { ConstValue r; r.kind = Kind::Complex; r.c = v; return r; }
   static ConstValue string(std::string v) { ConstValue r; r.kind = Kind::String; r.s = std::move(v); return r; }
+  static ConstValue bytes(std::string v) { ConstValue r; r.kind = Kind::Bytes; r.s = std::move(v); return r; }
   static ConstValue tuple(std::vector<ConstValue> v) { ConstValue r; r.kind = Kind::Tuple; r.elems = std::move(v); return r; }
   static ConstValue unsupported(std::string typeName) { ConstValue r; r.kind = Kind::Unsupported; r.s = std::move(typeName); return r; }
 
-  /// Python's repr-like text ("1", "2.5", "(1, 2)", "None", "'abc'", "<code>").
+  /// Python's repr-like text ("1", "2.5", "(1, 2)", "None", "'abc'", "b'abc'", "<code>").
   std::string str() const;
   bool operator==(const ConstValue &o) const;
 };

@@ -204,7 +204,8 @@ UfuncCall resolveUfuncCall(const NumpyUfunc &u, const std::vector<const Type *> 
     if (outType->readonly())
       return refuse("the output array " + outType->str() + " is read-only");
     if (!outType->scalarDtype())
-      return refuse("the output array " + outType->str() + " holds records, not numbers");
+      return refuse("the output array " + outType->str() + " holds " +
+                    (isa<RecordType>(outType->dtype()) ? "records" : "strings") + ", not numbers");
   }
   std::vector<InputType> inputs;
   bool anyArray = false;
@@ -217,8 +218,8 @@ UfuncCall resolveUfuncCall(const NumpyUfunc &u, const std::vector<const Type *> 
                       " dimensions, more than the output array's " +
                       std::to_string(outType->ndim()) + ": it cannot broadcast onto the output");
       if (!a->scalarDtype())
-        return refuse("input " + std::to_string(k) + " is " + t->str() +
-                      ", an array of records, not of numbers");
+        return refuse("input " + std::to_string(k) + " is " + t->str() + ", an array of " +
+                      (isa<RecordType>(a->dtype()) ? "records" : "strings") + ", not of numbers");
       inputs.push_back(a->scalarDtype());
     } else if (t->isScalarNumber()) {
       inputs.push_back(t);

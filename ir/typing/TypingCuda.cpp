@@ -374,6 +374,8 @@ std::string numbaConstSpelling(const ConstValue &v) {
     return "float64";
   case ConstValue::Kind::Complex:
     return "complex128";
+  case ConstValue::Kind::Bytes:
+    return "readonly bytes(uint8, 1d, C)";
   case ConstValue::Kind::None:
     return "none";
   case ConstValue::Kind::Tuple: {

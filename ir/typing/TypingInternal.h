@@ -140,11 +140,22 @@ private:
   /// The field a constant index selects in `r[index]`: a string names it, an int counts the
   /// fields in offset order; null when `index` is not a constant string or int.
   const RecordField *recordKey(Instr *at, const RecordType *r, const Instr *index);
-  /// Fails with SetItemTypes (naming `container`[`index`]) unless a value of type `v` can be
-  /// stored into memory of type `target` (a field's scalar, nested array or record type, or an
-  /// array's record dtype).
-  void checkRecordStore(Instr *at, const Type *target, const Type *v, const std::string &container,
-                        const std::string &index);
+  /// Fails with SetItemTypes (naming `container`[`index`]) unless `value`, of type `v`, can be
+  /// stored into memory of type `target` (a field's scalar, nested array, string or record
+  /// type, or an array's record dtype).
+  void checkRecordStore(Instr *at, const Type *target, const Instr *value, const Type *v,
+                        const std::string &container, const std::string &index);
+
+  // ---- fixed-length strings (TypingStrings.cpp) ----
+  /// Fails with SetItemTypes (naming `container`[`index`] and why) unless `value` can be stored
+  /// into an element of type `cs`: a constant of its kind (charSeqConstantUnits) or an element
+  /// of the same type.
+  void checkCharSeqStore(Instr *at, const CharSeqType *cs, const Instr *value,
+                         const std::string &container, const std::string &index);
+  /// The type of `a == b` / `a != b` (comparison `i`) where `a` or `b` is a string element
+  /// (CharSeqType): bool when the other side is an element or constant of the same kind (bytes
+  /// for S, str for U); OperatorTypes, saying why, otherwise.
+  const Type *typeCharSeqCompare(CompareInstr *i, const Type *a, const Type *b);
   /// The type of `arr.name` / `arr['name']` for an array of records: a strided view of that
   /// field in every element (nested array fields add their dimensions).
   const Type *recordArrayField(Instr *at, const ArrayType *arr, const std::string &name);

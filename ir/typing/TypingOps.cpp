@@ -74,6 +74,8 @@ const Type *Typer::typeConstValue(const ConstValue &v, Instr *at) {
     return types::weakComplex();
   case ConstValue::Kind::String:
     return types::string();
+  case ConstValue::Kind::Bytes: // compile-time only: stored into S<n> elements (TypingStrings)
+    return types::bytes();
   case ConstValue::Kind::Tuple: {
     // A string element keeps its value (numba's Literal[str]), as a string constant passed to a
     // device function does: `for op in literal_unroll(("add", "mul"))` compares `op == "add"`
@@ -288,6 +290,8 @@ const Type *Typer::typeCompare(CompareInstr *i) {
     a = intEnumAsInt(a);
     b = intEnumAsInt(b);
   }
+  if (isa<CharSeqType>(a) || isa<CharSeqType>(b)) // S and U elements (TypingStrings.cpp)
+    return typeCharSeqCompare(i, a, b);
   if (isDatetimeLike(a) || isDatetimeLike(b)) { // TypingDatetime.cpp
     if (!isNot && datetimeComparable(i->cmp, a, b))
       return types::boolean();
@@ -627,7 +631,7 @@ const Type *Typer::typeSetItem(SetItemInstr *i) {
                                  "constant name or position)"});
     if (r->readonly())
       fail(DiagCode::ReadonlyArray, i, {c->str() + " (an element of a read-only array)"});
-    checkRecordStore(i, f->type, v, c->str(), "'" + f->name + "'");
+    checkRecordStore(i, f->type, i->operand(2), v, c->str(), "'" + f->name + "'");
     return types::void_();
   }
   auto *arr = dyn_cast<ArrayType>(c);
@@ -635,13 +639,16 @@ const Type *Typer::typeSetItem(SetItemInstr *i) {
     fail(DiagCode::SetItemTypes, i, {c->str(), x->str(), v->str()});
   if (arr->readonly())
     fail(DiagCode::ReadonlyArray, i, {c->str()});
-  if (isa<RecordType>(arr->dtype())) {
-    // One element: a record of the same dtype, copied. Views of records are not assignable.
+  if (isa<RecordType>(arr->dtype()) || isa<CharSeqType>(arr->dtype())) {
+    // One element: a record of the same dtype, copied; a string constant or element. Views
+    // of records and strings are not assignable.
     const Type *target = arrayIndex(i, arr, x);
     if (isa<ArrayType>(target))
       fail(DiagCode::UnsupportedConstruct, i,
-           {"assigning to a view of an array of records (assign its elements one by one)"});
-    checkRecordStore(i, target, v, c->str(), x->str());
+           {"assigning to a view of an array of " +
+            std::string(isa<RecordType>(arr->dtype()) ? "records" : arr->dtype()->str()) +
+            " (assign its elements one by one)"});
+    checkRecordStore(i, target, i->operand(2), v, c->str(), x->str());
     return types::void_();
   }
   bool ok = v->isScalarNumber() || isDatetimeLike(v);

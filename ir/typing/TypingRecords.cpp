@@ -71,8 +71,10 @@ const RecordField *Typer::recordKey(Instr *at, const RecordType *r, const Instr 
   return nullptr;
 }
 
-void Typer::checkRecordStore(Instr *at, const Type *target, const Type *v,
+void Typer::checkRecordStore(Instr *at, const Type *target, const Instr *value, const Type *v,
                              const std::string &container, const std::string &index) {
+  if (auto *cs = dyn_cast<CharSeqType>(target))
+    return checkCharSeqStore(at, cs, value, container, index);
   bool ok = false;
   if (auto *s = dyn_cast<ScalarType>(target))
     ok = v->isScalarNumber() && (!isComplexLike(v) || s->kind() == TypeKind::Complex);
@@ -102,6 +104,8 @@ const Type *Typer::recordArrayField(Instr *at, const ArrayType *arr, const std::
     fail(DiagCode::UnsupportedConstruct, at,
          {"the view of the record field '" + name + "' across an array of records"});
   int nd = arr->ndim();
+  if (auto *cs = dyn_cast<CharSeqType>(f.type)) // a["y"] of a U12 field: its strings
+    return types::array(cs, nd, Layout::A, arr->readonly());
   const ScalarType *dt = alignmentScalar(f.type);
   if (auto *n = dyn_cast<NestedArrayType>(f.type))
     nd += static_cast<int>(n->shape().size());
@@ -119,7 +123,7 @@ const Type *Typer::typeSetAttr(SetAttrInstr *i) {
   const RecordField &f = recordField(i, r, i->attr);
   if (r->readonly())
     fail(DiagCode::ReadonlyArray, i, {t->str() + " (an element of a read-only array)"});
-  checkRecordStore(i, f.type, v, t->str(), "'" + i->attr + "'");
+  checkRecordStore(i, f.type, i->operand(1), v, t->str(), "'" + i->attr + "'");
   return types::void_();
 }
 

@@ -129,7 +129,9 @@ ReductionCall resolveReduction(const CallInstr *i, Reduction op) {
     return refuse("it takes an array in kernels, not " + concretize(c.array->type)->str());
   const ScalarType *elem = c.arrayType->scalarDtype();
   if (!elem)
-    return refuse("an array of records cannot be reduced");
+    return refuse(std::string("an array of ") +
+                  (isa<RecordType>(c.arrayType->dtype()) ? "records" : "strings") +
+                  " cannot be reduced");
   c.op = op;
   for (size_t k = first; k < bound.size(); ++k) {
     const Instr *a = bound[k];

@@ -11,6 +11,7 @@ __all__ = [
     "Type", "Scalar", "Number", "Integer", "Float", "Complex", "Boolean", "NoneType", "Array",
     "BaseTuple", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "Signature", "as_type", "as_signature",
     "CPointer", "RawPointer", "voidptr", "IntegerLiteral", "Record", "NestedArray", "from_dtype",
+    "CharSeq", "UnicodeCharSeq",
     "NPDatetime", "NPTimedelta",
     "void", "none", "boolean", "bool_", "b1",
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -239,6 +240,52 @@ class NestedArray(Type):
         return len(self.shape)
 
 
+class _CharSeqBase(Type):
+    """A fixed-length string element: :class:`CharSeq` or :class:`UnicodeCharSeq`."""
+
+    __slots__ = ("count",)
+
+    def __init__(self, count):
+        count = int(count)
+        if count < 1:
+            raise ValueError(f"{type(self).__name__} needs a length >= 1, got {count}")
+        super().__init__(f"[{self._spelling} x {count}]")
+        self.count = count
+
+    @property
+    def _sig_text(self):
+        return self.name
+
+    def __getitem__(self, item):
+        return _array_of(self, item)
+
+    @property
+    def dtype(self):
+        """The NumPy dtype of these elements (``S12``, ``<U12``)."""
+        import numpy as np
+        return np.dtype(f"{self._np_kind}{self.count}")
+
+
+class CharSeq(_CharSeqBase):
+    """Numba's ``CharSeq``: an element of NumPy dtype ``S<count>`` (``count`` bytes), printed
+    ``[char x count]``. Arrays and record fields of this type take bytes constants in kernels
+    (``a[i] = b"abc"``), cut to the length or padded with zeros as NumPy assigns."""
+
+    __slots__ = ()
+    _spelling = "char"
+    _np_kind = "S"
+
+
+class UnicodeCharSeq(_CharSeqBase):
+    """Numba's ``UnicodeCharSeq``: an element of NumPy dtype ``U<count>`` (``count`` UCS4 code
+    points, four bytes each), printed ``[unichr x count]``. Arrays and record fields of this
+    type take str constants in kernels (``a[i] = "abc"``)."""
+
+    __slots__ = ()
+    _spelling = "unichr"
+    _np_kind = "U"
+
+
 class Record(Type):
     """Numba's ``Record``: a NumPy structured dtype, its fields at byte offsets within ``size``
     bytes. ``Record(fields, size, aligned)`` takes Numba's arguments: ``fields`` a list of
@@ -255,9 +302,10 @@ class Record(Type):
             t = info["type"] if isinstance(info, dict) else info[0]
             offset = info["offset"] if isinstance(info, dict) else info[1]
             t = _SCALARS.get(t) if isinstance(t, str) else as_type(t)
-            if not isinstance(t, (Scalar, NestedArray, Record)) or isinstance(t, IntegerLiteral):
+            if (not isinstance(t, (Scalar, NestedArray, Record, _CharSeqBase))
+                    or isinstance(t, IntegerLiteral)):
                 raise TypeError(f"record field {name!r} has type {t!r}: fields are scalars, "
-                                f"nested arrays or records")
+                                f"nested arrays, strings or records")
             norm.append((str(name), t, int(offset)))
         norm.sort(key=lambda f: (f[2], f[0]))
         desc = ",".join(f"{n}[type={t.name};offset={o}]" for n, t, o in norm)
@@ -291,7 +339,7 @@ class Record(Type):
         import numpy as np
 
         def np_of(t):
-            if isinstance(t, Record):
+            if isinstance(t, (Record, _CharSeqBase)):
                 return t.dtype
             if isinstance(t, NestedArray):
                 return np.dtype((np.dtype(t.dtype.name), t.shape))
@@ -310,6 +358,10 @@ def from_dtype(dtype):
     import numpy as np
 
     dtype = np.dtype(dtype)
+    if dtype.kind in "SU" and dtype.names is None:
+        if dtype.kind == "U" and dtype.byteorder == ">":
+            raise TypeError(f"dtype {dtype} (a big-endian string) has no ptxjit type")
+        return CharSeq(dtype.itemsize) if dtype.kind == "S" else UnicodeCharSeq(dtype.itemsize // 4)
     if dtype.names is None:
         if dtype.subdtype is not None:
             raise TypeError(f"a subarray dtype {dtype} is only a record field's type")
@@ -346,8 +398,8 @@ class Array(Type):
             dtype = _scalar_named(dtype)
         else:
             dtype = as_type(dtype)
-        if not isinstance(dtype, (Scalar, Record)):
-            raise TypeError(f"array elements must be scalars or records, not {dtype!r}")
+        if not isinstance(dtype, (Scalar, Record, _CharSeqBase)):
+            raise TypeError(f"array elements must be scalars, records or strings, not {dtype!r}")
         if not isinstance(ndim, int) or ndim < 0:
             raise ValueError(f"ndim must be a non-negative int, not {ndim!r}")
         if layout not in ("C", "F", "A"):
@@ -704,6 +756,7 @@ def from_description(desc):
     Descriptions are tuples: ``("scalar", "float32")``, ``("array", dtype, ndim, layout,
     readonly)`` (dtype a scalar name or a record's description), ``("record", [(name,
     description, offset)...], size, aligned)``, ``("nestedarray", "float32", shape)``,
+    ``("charseq", count, unicode)``,
     ``("tuple", [descriptions...])``, ``("namedtuple", class_name, [fields...],
     [descriptions...])``, ``("pointer", "int32")`` (``None`` for void*),
     ``("none",)``; anything else is ``("other", "spelling")``.
@@ -719,6 +772,8 @@ def from_description(desc):
                       desc[2], desc[3])
     if tag == "nestedarray":
         return NestedArray(_scalar_named(desc[1]), desc[2])
+    if tag == "charseq":
+        return UnicodeCharSeq(desc[1]) if desc[2] else CharSeq(desc[1])
     if tag == "tuple":
         return Tuple(from_description(d) for d in desc[1])
     if tag == "namedtuple":
@@ -753,6 +808,8 @@ def as_type(obj):
     name = str(getattr(obj, "name", ""))
     if cls == "NestedArray" and hasattr(obj, "shape"):
         return NestedArray(as_type(obj.dtype), tuple(obj.shape))
+    if cls in ("CharSeq", "UnicodeCharSeq") and hasattr(obj, "count"):
+        return (CharSeq if cls == "CharSeq" else UnicodeCharSeq)(obj.count)
     if cls == "Record" and hasattr(obj, "fields") and hasattr(obj, "size"):
         return Record([(n, {"type": as_type(f.type), "offset": f.offset})
                        for n, f in obj.fields.items()], obj.size, obj.aligned)

@@ -181,6 +181,8 @@ TEST(IRParserConsts, ConstantsReadBack) {
       ConstValue::complexNum({inf, -inf}),
       ConstValue::string(""),
       ConstValue::string("a'b\\c\n\r\t\x01\x7f caf\xc3\xa9 ) , ]"),
+      ConstValue::bytes(""),
+      ConstValue::bytes(std::string("a'b\\c\n\x00\x7f\x80\xff ) , ]", 16)),
       ConstValue::tuple({}),
       ConstValue::tuple({ConstValue::integer(1)}),
       ConstValue::tuple({ConstValue::complexNum({1, 2})}),

@@ -37,6 +37,35 @@ const Type *parseRecord(const std::string &s) {
 
 } // namespace
 
+TEST(Records, StringTypesAreSpelledAsNumbaAndReadBack) {
+  const CharSeqType *s = types::charSeq(12, false);
+  const CharSeqType *u = types::charSeq(12, true);
+  EXPECT_EQ(s->str(), "[char x 12]");
+  EXPECT_EQ(u->str(), "[unichr x 12]");
+  EXPECT_EQ(s, types::charSeq(12, false));
+  EXPECT_NE(s, u);
+  EXPECT_EQ(s->byteSize(), 12);
+  EXPECT_EQ(u->byteSize(), 48);
+  EXPECT_THROW(types::charSeq(0, false), std::invalid_argument);
+  EXPECT_EQ(types::array(u, 1, Layout::C)->itemSize(), 48);
+  EXPECT_EQ(types::array(s, 1, Layout::C)->scalarDtype(), nullptr);
+  EXPECT_EQ(alignmentScalar(u), types::uint32());
+  EXPECT_EQ(alignmentScalar(s), types::uint8());
+  // np.dtype([('x', 'i4'), ('y', 'U3')]): the string field's spelling reads back.
+  const RecordType *r = types::record({{"x", types::int32(), 0}, {"y", u, 4}}, 52, false);
+  EXPECT_EQ(r->str(), "Record(x[type=int32;offset=0],y[type=[unichr x 12];offset=4];52;False)");
+  EXPECT_EQ(parseRecord(r->str()), r);
+  EXPECT_EQ(r->maxAlignment(), 4);
+  EXPECT_EQ(parseRecord("[char x 12]"), s);
+  EXPECT_THROW(types::record({{"y", s, 1}}, 12, false), std::invalid_argument); // past the end
+  EXPECT_EQ(types::dtypeByName("[char x 12]"), nullptr); // not a local/shared array dtype
+  Signature sig = parseSignature("void([char x 12][::1], [unichr x 12][:, :])");
+  ASSERT_EQ(sig.args.size(), 2u);
+  EXPECT_EQ(sig.args[0], types::array(s, 1, Layout::C));
+  EXPECT_EQ(sig.args[1], types::array(u, 2, Layout::A));
+  EXPECT_THROW(parseSignature("void([char x 12])"), std::exception);
+}
+
 TEST(Records, SpelledAsNumbaInOffsetOrderAndInterned) {
   const RecordType *r = alignedAB();
   EXPECT_EQ(r->str(), "Record(a[type=float64;offset=0],b[type=int32;offset=8];16;True)");
