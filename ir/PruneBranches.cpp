@@ -69,12 +69,8 @@ public:
     const Instr *only = reachingValue(ld);
     if (!only)
       return std::nullopt;
-    if (auto *c = dyn_cast<ConstInstr>(only)) {
-      std::optional<Known> k = knownConstant(c->value);
-      if (k)
-        k->truth.reset(); // only None-ness: a default's truth is for typing to use
-      return k;
-    }
+    if (isa<ConstInstr>(only) || isa<GlobalInstr>(only))
+      return known(only);
     auto *arg = dyn_cast<ArgInstr>(only);
     if (!arg || arg->index < 0 || static_cast<size_t>(arg->index) >= argTypes_.size() ||
         !argTypes_[arg->index])
@@ -124,11 +120,13 @@ public:
       std::optional<bool> c = condition(br->operand(0));
       if (!c)
         continue;
+      Instr *cond = br->operand(0);
       auto jump = std::make_unique<JumpInstr>(*c ? br->ifTrue : br->ifFalse);
       jump->loc = br->loc;
       jump->parent = b.get();
       jump->id = br->id;
       b->instrs.back() = std::move(jump);
+      eraseIfDead(*b, cond);
       ++folded;
     }
     if (folded)
@@ -145,6 +143,38 @@ public:
   }
 
 private:
+  /// Erases `i` from `b` when nothing uses it and it only computes a value (the condition of a
+  /// folded branch: it would still be typed, and `y != None` with y a float64 does not type),
+  /// then its operands the same way.
+  void eraseIfDead(Block &b, Instr *i) {
+    switch (i->op()) {
+    case Opcode::Truth:
+    case Opcode::Compare:
+    case Opcode::UnaryOp:
+    case Opcode::Const:
+    case Opcode::Global:
+    case Opcode::LoadLocal:
+      break;
+    default:
+      return;
+    }
+    if (i->parent != &b)
+      return;
+    for (auto &blk : fn_.blocks)
+      for (auto &user : blk->instrs)
+        for (const Instr *o : user->operands())
+          if (o == i)
+            return;
+    std::vector<Instr *> operands = i->operands();
+    for (auto it = b.instrs.begin(); it != b.instrs.end(); ++it)
+      if (it->get() == i) {
+        b.instrs.erase(it);
+        break;
+      }
+    for (Instr *o : operands)
+      eraseIfDead(b, o);
+  }
+
   /// The value stored by the only StoreLocal that reaches `ld` (reaching definitions over the
   /// blocks), or null when several (or none) do.
   const Instr *reachingValue(const LoadLocalInstr *ld) const {
