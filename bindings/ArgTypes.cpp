@@ -723,8 +723,9 @@ bool ArgReader::readNumpyArray(PyObject *o, int arg, std::string &why) {
   NumpyArrayFields f = numpyFields(o);
   DType d = numpyArrayDType(o);
   const ir::Type *record = nullptr;
-  int typeNum = reinterpret_cast<PyArray_Descr *>(f.descr)->type_num;
-  if (d == DType::Invalid && typeNum == NPY_VOID) {
+  // Not a number: a record or a string dtype (the descriptor is read only then).
+  auto typeNum = [&] { return reinterpret_cast<PyArray_Descr *>(f.descr)->type_num; };
+  if (d == DType::Invalid && typeNum() == NPY_VOID) {
     std::string whyRecord;
     record = recordOfDescr(f.descr, whyRecord);
     if (!record) {
@@ -732,7 +733,7 @@ bool ArgReader::readNumpyArray(PyObject *o, int arg, std::string &why) {
       return false;
     }
     d = DType::Record;
-  } else if (d == DType::Invalid && (typeNum == NPY_STRING || typeNum == NPY_UNICODE)) {
+  } else if (d == DType::Invalid && (typeNum() == NPY_STRING || typeNum() == NPY_UNICODE)) {
     std::string whyString; // S<n> / U<n>: numba's CharSeq / UnicodeCharSeq elements
     record = numberedDtypeOfDescr(f.descr, whyString);
     if (!record) {

@@ -234,9 +234,15 @@ std::shared_ptr<DeviceNDArray> makeDeviceArray(const std::vector<int64_t> &shape
                                                codegen::Backend backend) {
   DType d = dtypeFromNumpy(npDtype);
   int itemsize = dtypeSize(d);
-  std::string kind = py::cast<std::string>(npDtype.attr("kind"));
-  if (d == DType::Invalid &&
-      (!npDtype.attr("names").is_none() || kind == "S" || kind == "U")) { // records, strings
+  // Records and strings; the dtype's Python attributes are read only when it is not a number
+  // (every device array of numbers is made here).
+  auto numbered = [&] {
+    if (!npDtype.attr("names").is_none())
+      return true;
+    std::string kind = py::cast<std::string>(npDtype.attr("kind"));
+    return kind == "S" || kind == "U";
+  };
+  if (d == DType::Invalid && numbered()) {
     std::string why;
     const ir::Type *r = numberedDtypeOfDescr(npDtype.ptr(), why);
     if (!r)
