@@ -357,7 +357,8 @@ print(json.dumps(out))
 RSS_BOUND_PER_ITERATION = 64
 
 
-def test_rss_is_stable_over_dispatchers_launches_and_ufunc_calls(tmp_path, subprocess_env):
+def _rss_growth(tmp_path, env, script_text, iterations):
+    """Runs an RSS script in a fresh interpreter; returns the JSON it prints last."""
     import json
     import subprocess
     import sys
@@ -365,11 +366,15 @@ def test_rss_is_stable_over_dispatchers_launches_and_ufunc_calls(tmp_path, subpr
     if not os.path.exists("/proc/self/statm"):
         pytest.skip("needs /proc/self/statm")
     script = tmp_path / "rss.py"
-    script.write_text(RSS_SCRIPT)
-    r = subprocess.run([sys.executable, str(script), "10000"], env=subprocess_env,
+    script.write_text(script_text)
+    r = subprocess.run([sys.executable, str(script), str(iterations)], env=env,
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
-    growth = json.loads(r.stdout.strip().splitlines()[-1])
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_rss_is_stable_over_dispatchers_launches_and_ufunc_calls(tmp_path, subprocess_env):
+    growth = _rss_growth(tmp_path, subprocess_env, RSS_SCRIPT, 10000)
     assert set(growth) == {"dispatchers", "launches", "ufunc_calls"}
     for name, per_iteration in growth.items():
         assert per_iteration <= RSS_BOUND_PER_ITERATION, (name, per_iteration)
@@ -414,18 +419,7 @@ COMPILE_RSS_BOUND_PER_ITERATION = 8192
 
 
 def test_rss_is_stable_over_kernels_compiled_and_dropped(tmp_path, subprocess_env):
-    import json
-    import subprocess
-    import sys
-
-    if not os.path.exists("/proc/self/statm"):
-        pytest.skip("needs /proc/self/statm")
-    script = tmp_path / "compile_rss.py"
-    script.write_text(COMPILE_RSS_SCRIPT)
-    r = subprocess.run([sys.executable, str(script), "400"], env=subprocess_env,
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    per_iteration = json.loads(r.stdout.strip().splitlines()[-1])
+    per_iteration = _rss_growth(tmp_path, subprocess_env, COMPILE_RSS_SCRIPT, 400)
     assert per_iteration <= COMPILE_RSS_BOUND_PER_ITERATION, per_iteration
 
 
