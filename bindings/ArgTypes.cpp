@@ -400,19 +400,33 @@ const ir::RecordType *recordFromNumpy(py::handle dtype, std::string &why) {
   return nullptr;
 }
 
-const ir::RecordType *recordOfDescr(PyObject *descr, std::string &why) {
-  // Keyed by the descr object, which the cache keeps alive so that its address is never
-  // reused by another dtype. Arrays made from one dtype share its descr.
-  static auto *cache = new std::unordered_map<PyObject *, const ir::RecordType *>();
-  auto it = cache->find(descr);
-  if (it != cache->end())
-    return it->second;
-  const ir::RecordType *r = recordFromNumpy(descr, why);
-  if (r && cache->size() < 4096) {
+namespace {
+
+/// The numbered dtypes (records and strings) of the descr objects seen, so that launches of the
+/// same array types do not read the dtype again. Keyed by the descr object, which the cache
+/// keeps alive so that its address is never reused by another dtype (arrays made from one dtype
+/// share its descr). Used with the GIL held.
+std::unordered_map<PyObject *, const ir::Type *> &descrTypes() {
+  static auto *cache = new std::unordered_map<PyObject *, const ir::Type *>();
+  return *cache;
+}
+
+/// `t`, remembered as the type of `descr` when it is one (and the cache has room).
+template <class T> const T *rememberDescr(PyObject *descr, const T *t) {
+  if (t && descrTypes().size() < 4096) {
     Py_INCREF(descr);
-    cache->emplace(descr, r);
+    descrTypes().emplace(descr, t);
   }
-  return r;
+  return t;
+}
+
+} // namespace
+
+const ir::RecordType *recordOfDescr(PyObject *descr, std::string &why) {
+  auto it = descrTypes().find(descr);
+  if (it != descrTypes().end())
+    return ir::dyn_cast<ir::RecordType>(it->second);
+  return rememberDescr(descr, recordFromNumpy(descr, why));
 }
 
 const ir::CharSeqType *charSeqFromNumpy(py::handle dtype, std::string &why) {
@@ -435,11 +449,13 @@ const ir::CharSeqType *charSeqFromNumpy(py::handle dtype, std::string &why) {
 }
 
 const ir::Type *numberedDtypeOfDescr(PyObject *descr, std::string &why) {
+  if (auto it = descrTypes().find(descr); it != descrTypes().end())
+    return it->second;
   py::handle d(descr);
   if (!d.attr("names").is_none())
     return recordOfDescr(descr, why);
   if (const ir::CharSeqType *cs = charSeqFromNumpy(d, why))
-    return cs;
+    return rememberDescr(descr, cs);
   if (why.empty())
     why = "dtype " + py::cast<std::string>(py::str(d)) + " is neither a record nor a string";
   return nullptr;
@@ -723,24 +739,17 @@ bool ArgReader::readNumpyArray(PyObject *o, int arg, std::string &why) {
   NumpyArrayFields f = numpyFields(o);
   DType d = numpyArrayDType(o);
   const ir::Type *record = nullptr;
-  // Not a number: a record or a string dtype (the descriptor is read only then).
-  auto typeNum = [&] { return reinterpret_cast<PyArray_Descr *>(f.descr)->type_num; };
-  if (d == DType::Invalid && typeNum() == NPY_VOID) {
-    std::string whyRecord;
-    record = recordOfDescr(f.descr, whyRecord);
-    if (!record) {
-      why = "its structured dtype is not supported: " + whyRecord;
-      return false;
+  if (d == DType::Invalid) { // not a number: a record, or an S<n> / U<n> string (CharSeq)
+    int typeNum = reinterpret_cast<PyArray_Descr *>(f.descr)->type_num;
+    if (typeNum == NPY_VOID || typeNum == NPY_STRING || typeNum == NPY_UNICODE) {
+      std::string whyNot;
+      record = numberedDtypeOfDescr(f.descr, whyNot);
+      if (!record) {
+        why = (typeNum == NPY_VOID ? "its structured dtype is not supported: " : "") + whyNot;
+        return false;
+      }
+      d = DType::Record;
     }
-    d = DType::Record;
-  } else if (d == DType::Invalid && (typeNum() == NPY_STRING || typeNum() == NPY_UNICODE)) {
-    std::string whyString; // S<n> / U<n>: numba's CharSeq / UnicodeCharSeq elements
-    record = numberedDtypeOfDescr(f.descr, whyString);
-    if (!record) {
-      why = whyString;
-      return false;
-    }
-    d = DType::Record;
   }
   if (d == DType::Invalid) {
     py::object dt = py::reinterpret_borrow<py::object>(o).attr("dtype");

@@ -68,7 +68,7 @@ DType dtypeFromNumpy(py::handle dtype);
 
 /// The record type of structured numpy.dtype `dtype` (fields from dtype.names and dtype.fields,
 /// itemsize, isalignedstruct); null with `why` set when it is not a structured dtype or has a
-/// field ptxjit cannot type (objects, strings, non-native byte order, ...). Needs the GIL.
+/// field ptxjit cannot type (objects, arrays of strings, non-native byte order, ...). Needs the GIL.
 const ir::RecordType *recordFromNumpy(py::handle dtype, std::string &why);
 /// recordFromNumpy for the descr of a NumPy array (cached per descr object: launches of the same
 /// array types do not read the dtype again).
@@ -79,6 +79,7 @@ const ir::RecordType *recordOfDescr(PyObject *descr, std::string &why);
 const ir::CharSeqType *charSeqFromNumpy(py::handle dtype, std::string &why);
 /// The element type of a NumPy array's descr that fingerprints carry by number (DType::Record):
 /// a record (recordOfDescr) or a string (charSeqFromNumpy); null with `why` set otherwise.
+/// Cached per descr object, as recordOfDescr.
 const ir::Type *numberedDtypeOfDescr(PyObject *descr, std::string &why);
 /// Bytes of one element of numbered dtype `t` (a record's size, a string's itemsize).
 int64_t numberedDtypeSize(const ir::Type *t);
