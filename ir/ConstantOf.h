@@ -25,7 +25,7 @@ std::optional<std::string> constantStringOf(const Instr *i, const Function *fn =
                                             int depth = 0);
 
 /// The bytes `i` denotes at compile time: a bytes constant (constantValueOf) or, given `fn`, a
-/// local of `fn` assigned exactly once from one; nullopt otherwise (TypingStrings.cpp).
+/// local of `fn` assigned exactly once from one; nullopt otherwise.
 std::optional<std::string> constantBytesOf(const Instr *i, const Function *fn = nullptr,
                                            int depth = 0);
 

@@ -39,21 +39,40 @@ const Instr *onlyStoredValue(const Function &fn, int var) {
   return stores == 1 ? only : nullptr;
 }
 
-std::optional<std::string> constantStringOf(const Instr *i, const Function *fn, int depth) {
+namespace {
+
+/// constantStringOf (`bytes` false) and constantBytesOf (`bytes` true).
+std::optional<std::string> constantTextOf(const Instr *i, const Function *fn, int depth,
+                                          bool bytes) {
   if (!i || depth > 16)
     return std::nullopt;
-  // A typed value that is not a string has no string value: answered before any search of the
+  // A typed value of another type has no such value: answered before any search of the
   // function's stores (numeric comparisons ask too).
-  if (i->type && i->type->kind() != TypeKind::String && i->type->kind() != TypeKind::StrLiteral)
-    return std::nullopt;
-  if (auto *lit = i->type ? dyn_cast<StringLiteralType>(i->type) : nullptr)
-    return lit->value();
-  if (const ConstValue *c = constantValueOf(i); c && c->kind == ConstValue::Kind::String)
+  if (const Type *t = i->type) {
+    bool text = bytes ? t->kind() == TypeKind::Bytes
+                      : t->kind() == TypeKind::String || t->kind() == TypeKind::StrLiteral;
+    if (!text)
+      return std::nullopt;
+    if (auto *lit = dyn_cast<StringLiteralType>(t))
+      return lit->value();
+  }
+  const ConstValue::Kind kind = bytes ? ConstValue::Kind::Bytes : ConstValue::Kind::String;
+  if (const ConstValue *c = constantValueOf(i); c && c->kind == kind)
     return c->s;
   if (auto *ld = dyn_cast<LoadLocalInstr>(i); ld && fn) // s = "add"; ...; f(s)
     if (const Instr *only = onlyStoredValue(*fn, ld->var))
-      return constantStringOf(only, fn, depth + 1);
+      return constantTextOf(only, fn, depth + 1, bytes);
   return std::nullopt;
+}
+
+} // namespace
+
+std::optional<std::string> constantStringOf(const Instr *i, const Function *fn, int depth) {
+  return constantTextOf(i, fn, depth, false);
+}
+
+std::optional<std::string> constantBytesOf(const Instr *i, const Function *fn, int depth) {
+  return constantTextOf(i, fn, depth, true);
 }
 
 std::optional<double> floatOfPythonString(const std::string &s) {

@@ -8,19 +8,6 @@
 
 namespace ptxjit::ir {
 
-std::optional<std::string> constantBytesOf(const Instr *i, const Function *fn, int depth) {
-  if (!i || depth > 16)
-    return std::nullopt;
-  if (i->type && i->type->kind() != TypeKind::Bytes)
-    return std::nullopt;
-  if (const ConstValue *c = constantValueOf(i); c && c->kind == ConstValue::Kind::Bytes)
-    return c->s;
-  if (auto *ld = dyn_cast<LoadLocalInstr>(i); ld && fn) // b = b"abc"; ...; a[i] = b
-    if (const Instr *only = onlyStoredValue(*fn, ld->var))
-      return constantBytesOf(only, fn, depth + 1);
-  return std::nullopt;
-}
-
 std::vector<uint32_t> utf8CodePoints(const std::string &s) {
   // The snapshot holds str constants as valid UTF-8 (lone surrogates are refused there), so
   // every sequence is well formed; a malformed byte is taken as its own value regardless.
