@@ -6,6 +6,8 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_set>
+#include <utility>
 
 namespace ptxjit::ir {
 
@@ -39,6 +41,7 @@ std::optional<Known> knownConstant(const ConstValue &c) {
     k.truth = c.c != std::complex<double>(0.0, 0.0);
     return k;
   case ConstValue::Kind::String:
+  case ConstValue::Kind::Bytes:
   case ConstValue::Kind::Tuple:
     return k; // not None; truth left to typing
   case ConstValue::Kind::Unsupported:
@@ -97,14 +100,19 @@ public:
       bool equality = c->cmp == CmpOp::Eq || c->cmp == CmpOp::Ne;
       if (!identity && !equality)
         return std::nullopt;
-      std::optional<Known> l = known(c->operand(0)), r = known(c->operand(1));
-      if (!l || !r || !(l->isNone || r->isNone)) // only comparisons with None are known
+      // Only comparisons with a None constant are decided: that side first, so that `a == b`
+      // of two locals searches no assignments.
+      const Instr *noneSide = c->operand(1), *other = c->operand(0);
+      if (isa<LoadLocalInstr>(noneSide))
+        std::swap(noneSide, other);
+      std::optional<Known> none = isa<LoadLocalInstr>(noneSide) ? std::nullopt : known(noneSide);
+      if (!none || !none->isNone)
         return std::nullopt;
-      if (equality && (l->array || r->array))
+      std::optional<Known> value = known(other);
+      if (!value || (equality && value->array))
         return std::nullopt;
-      bool same = l->isNone && r->isNone; // None is None; None == None
-      bool positive = c->cmp == CmpOp::Is || c->cmp == CmpOp::Eq;
-      return positive ? same : !same;
+      bool positive = c->cmp == CmpOp::Is || c->cmp == CmpOp::Eq; // None is None; None == None
+      return positive ? value->isNone : !value->isNone;
     }
     if (std::optional<Known> k = known(i); k && k->truth && !isa<LoadLocalInstr>(i))
       return k->truth;
@@ -224,19 +232,12 @@ private:
 
   void removeUnreachable() {
     std::vector<Block *> stack{fn_.entry()};
-    std::vector<const Block *> seen;
-    auto visited = [&](const Block *b) {
-      for (const Block *s : seen)
-        if (s == b)
-          return true;
-      return false;
-    };
+    std::unordered_set<const Block *> seen;
     while (!stack.empty()) {
       Block *b = stack.back();
       stack.pop_back();
-      if (visited(b))
+      if (!seen.insert(b).second)
         continue;
-      seen.push_back(b);
       for (Block *s : b->successors())
         stack.push_back(s);
     }
@@ -244,7 +245,7 @@ private:
     // never dominated by an unreachable one), so whole blocks go.
     std::vector<std::unique_ptr<Block>> kept;
     for (auto &b : fn_.blocks)
-      if (visited(b.get()))
+      if (seen.count(b.get()))
         kept.push_back(std::move(b));
     fn_.blocks = std::move(kept);
     for (size_t k = 0; k < fn_.blocks.size(); ++k)
