@@ -176,15 +176,14 @@ llvm::Value *FunctionLowerer::lowerCall(const CallInstr &i) {
       std::optional<std::vector<int64_t>> shape = constantArrayShape(obj, fn);
       if (!shape)
         internal(at, "a.copy() of an array without a constant shape");
-      const Type *dt = rty->dtype();
       const uint64_t itemSize = static_cast<uint64_t>(rty->itemSize());
-      llvm::Value *copy = localArray(dt, *shape, std::max<uint64_t>(16, itemSize));
+      llvm::Value *copy = localArray(rty, *shape, std::max<uint64_t>(16, itemSize));
       uint64_t count = 1;
       for (int64_t d : *shape)
         count *= static_cast<uint64_t>(d);
       if (count) {
-        llvm::MaybeAlign srcAlign(isa<ScalarType>(dt) ? itemSize : 1);
-        B.CreateMemCpy(B.CreateExtractValue(copy, 0), llvm::MaybeAlign(16),
+        llvm::Align srcAlign(isa<ScalarType>(rty->dtype()) ? itemSize : 1);
+        B.CreateMemCpy(B.CreateExtractValue(copy, 0), llvm::Align(16),
                        B.CreateExtractValue(arr, 0), srcAlign, count * itemSize);
       }
       return copy;

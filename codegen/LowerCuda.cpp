@@ -188,11 +188,9 @@ llvm::Value *FunctionLowerer::lowerGlobalDeviceArray(const GlobalValue &g, const
   return arr;
 }
 
-llvm::Value *FunctionLowerer::localArray(const Type *dtype, const std::vector<int64_t> &shape,
+llvm::Value *FunctionLowerer::localArray(const ArrayType *aty, const std::vector<int64_t> &shape,
                                          uint64_t align) {
-  const uint64_t itemSize =
-      static_cast<uint64_t>(isa<RecordType>(dtype) ? cast<RecordType>(dtype)->size()
-                                                   : cast<ScalarType>(dtype)->byteSize());
+  const uint64_t itemSize = static_cast<uint64_t>(aty->itemSize());
   uint64_t count = 1;
   std::vector<llvm::Value *> dims;
   for (int64_t d : shape) {
@@ -203,7 +201,7 @@ llvm::Value *FunctionLowerer::localArray(const Type *dtype, const std::vector<in
   // In the entry block, so that a loop around the call reuses one slot (as numba-cuda's alloca).
   llvm::IRBuilder<> eb(allocaBlock, allocaBlock->getFirstInsertionPt());
   llvm::AllocaInst *a =
-      eb.CreateAlloca(llvm::ArrayType::get(M.memType(dtype), count), nullptr, "local.array");
+      eb.CreateAlloca(llvm::ArrayType::get(M.memType(aty->dtype()), count), nullptr, "local.array");
   a->setAlignment(llvm::Align(align));
   return cudaArrayValue(a, dims, static_cast<int64_t>(itemSize));
 }
@@ -249,7 +247,7 @@ llvm::Value *FunctionLowerer::lowerCudaCall(const CallInstr &i, const CudaBuilti
         requested ? requested : std::max<uint64_t>(16, isa<ScalarType>(dt) ? itemSize : 16);
     llvm::Type *elem = M.memType(dt);
     if (info.kind == CudaKind::LocalArray)
-      return localArray(dt, *shape, align);
+      return localArray(aty, *shape, align);
     const bool dynamic = shape->size() == 1 && (*shape)[0] == 0;
     if (dynamic) {
       // Every dynamic shared array aliases the launch's dynamic shared memory (as in Numba);

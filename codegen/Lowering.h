@@ -360,10 +360,11 @@ private:
   /// elements as {}).
   llvm::Value *globalValue(const ir::GlobalValue &g, const std::string &name, const ir::Type *t,
                            ir::SourceLoc at);
-  /// A new C-contiguous array of `dtype` (a scalar or record type) and constant `shape` in the
-  /// thread's local memory (an alloca of the function's entry block, aligned to `align`),
-  /// counted in the module's local-memory bytes: cuda.local.array's storage and a.copy()'s.
-  llvm::Value *localArray(const ir::Type *dtype, const std::vector<int64_t> &shape, uint64_t align);
+  /// A new C-contiguous array of `aty`'s dtype and constant `shape` in the thread's local memory
+  /// (an alloca of the function's entry block, aligned to `align`), counted in the module's
+  /// local-memory bytes: cuda.local.array's storage and a.copy()'s.
+  llvm::Value *localArray(const ir::ArrayType *aty, const std::vector<int64_t> &shape,
+                          uint64_t align);
   /// A C-contiguous array value at `data` of shape `dims` and elements of `itemSize` bytes.
   llvm::Value *cudaArrayValue(llvm::Value *data, const std::vector<llvm::Value *> &dims,
                               int64_t itemSize);

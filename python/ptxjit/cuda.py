@@ -115,8 +115,10 @@ def _kernel_options(device=False, inline=False, forceinline=False, fastmath=Fals
 def _inline_always(inline):
     """True when cuda.jit's ``inline=`` asks for a device function to be inlined into every
     caller: "always" or a true bool ("never" and False leave it to the optimizer)."""
-    if inline in ("always", "never") or isinstance(inline, (bool, int)):
-        return inline == "always" or (not isinstance(inline, str) and bool(inline))
+    if isinstance(inline, (bool, int)):
+        return bool(inline)
+    if inline in ("always", "never"):
+        return inline == "always"
     if callable(inline):
         raise NotImplementedError(
             "inline= given a cost-model function: it decides on Numba's IR, which ptxjit does "
