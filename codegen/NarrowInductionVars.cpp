@@ -390,6 +390,12 @@ void narrowInPlace(Candidate &c) {
     c.phi->replaceAllUsesWith(
         new SExtInst(p32, i64, name + ".sext", header->getFirstInsertionPt()));
   c.phi->eraseFromParent();
+  // The loop terminates (the counter moves by |Step| >= 1 toward Bound without wrapping, the
+  // exit test runs in every iteration). LLVM does not assume it of a loop whose step is a
+  // run-time value (a grid-stride loop's `cuda.gridsize(1)` may be 0 as far as it knows), and
+  // without it ScalarEvolution cannot count such a loop's iterations, which runtime unrolling
+  // needs (GpuUnroll.h).
+  l->setLoopMustProgress();
 }
 
 /// Versions c's loop (simplified, LCSSA form) on the guard: the original loop, to be narrowed,

@@ -33,11 +33,13 @@ constexpr const char *kNarrowIVMarker = "ptxjit.narrow_iv";
 /// the sign of Step. When Start and Bound lie in [-2^30, 2^30 - 1] and |Step| <= 2^29 (and, for
 /// eq/ne, Start does not lie beyond Bound), every value P and Next take fits in i32: the loop
 /// is rewritten with an i32 PHI, an `add nsw i32` and an i32 compare, other uses of P and Next
-/// get a sext. What ScalarEvolution/ValueTracking (and conditions dominating the loop) prove
-/// is not checked again; when something is left to check, the loop is versioned: a guard in
-/// the preheader branches to the narrowed loop or to an untouched wide copy. Returns true when
-/// `f` changed. Loops that cannot be proven safe are left untouched (except that candidates
-/// may be put into loop-simplify/LCSSA form first).
+/// get a sext, and the loop is marked llvm.loop.mustprogress (it provably terminates, which lets
+/// ScalarEvolution count the iterations of a loop with a run-time step). What
+/// ScalarEvolution/ValueTracking (and conditions dominating the loop) prove is not checked again;
+/// when something is left to check, the loop is versioned: a guard in the preheader branches to the
+/// narrowed loop or to an untouched wide copy. Returns true when `f` changed. Loops that cannot be
+/// proven safe are left untouched (except that candidates may be put into loop-simplify/LCSSA form
+/// first).
 bool narrowInductionVariables(llvm::Function &f, llvm::TargetLibraryInfo &tli);
 
 /// narrowInductionVariables as a new-pass-manager function pass (registered for NVPTX at O2+

@@ -1,7 +1,9 @@
 // Process-wide LLVM target setup (NVPTX and the native target only), NVPTX target machines
 // and the optimization pipeline shared by both backends.
-#include "codegen/ModuleImpl.h"
+#include "codegen/GpuUnroll.h"
 #include "codegen/HoistLoads.h"
+#include "codegen/MergeBackedges.h"
+#include "codegen/ModuleImpl.h"
 #include "codegen/NarrowInductionVars.h"
 #include "codegen/SplitLoopExits.h"
 
@@ -134,11 +136,19 @@ void runOptimizationPipeline(llvm::Module &m, llvm::TargetMachine &tm, int optLe
   pto.SLPVectorization = optLevel >= 2;
   llvm::PassBuilder pb(&tm, pto);
   tm.registerPassBuilderCallbacks(pb);
+  // Every target, before the first LoopSimplify: one backedge per loop (MergeBackedges.h), so
+  // that a loop with `continue` or a trailing `if` stays one loop.
+  pb.registerPipelineStartEPCallback([](llvm::ModulePassManager &mpm, llvm::OptimizationLevel) {
+    mpm.addPass(llvm::createModuleToFunctionPassAdaptor(MergeBackedgesPass()));
+  });
   if (tm.getTargetTriple().isNVPTX() && optLevel >= 2) { // GPU only: free on x86-64
     // 32-bit counters for innermost loops, after IndVarSimplify (which would widen them back).
     pb.registerVectorizerStartEPCallback(
         [](llvm::FunctionPassManager &fpm, llvm::OptimizationLevel) {
           fpm.addPass(NarrowInductionVarsPass());
+          // Then an unroll count for small innermost loops, as nvcc unrolls them (GpuUnroll.h);
+          // LoopUnrollPass, later in the pipeline, does the unrolling.
+          fpm.addPass(GpuUnrollPass());
         });
     // Exit values computed on the exit paths, not copied inside the loop (SplitLoopExits.h);
     // a block's loads first, so that ptxas issues them before the slow-path branches it makes

@@ -289,7 +289,7 @@ TEST(NarrowIV, RuntimeBoundsVersionTheLoop) {
     CHECK: %acc.next = add i64 %m, %i.sext
     CHECK: %i.next.i32 = add nsw i32 %i.i32, 1
     CHECK-NEXT: %c.i32 = icmp slt i32 %i.next.i32, %i.bound32
-    CHECK-NEXT: br i1 %c.i32, label %loop, label %exit, !ptxjit.narrow_iv !{{[0-9]+}}
+    CHECK-NEXT: br i1 %c.i32, label %loop, label %exit, !llvm.loop !{{[0-9]+}}, !ptxjit.narrow_iv !{{[0-9]+}}
     CHECK: loop.narrow.ph.wide:
     CHECK: loop.wide:
     CHECK-NEXT: %i.wide = phi i64 [ %start, %loop.narrow.ph.wide ], [ %i.next.wide, %loop.wide ]
@@ -302,6 +302,7 @@ TEST(NarrowIV, RuntimeBoundsVersionTheLoop) {
     CHECK: %i.lcssa.sext = sext i32 %i.lcssa.i32 to i64
     CHECK-NEXT: %i.lcssa.value = add i64 %i.lcssa, %i.lcssa.sext
     CHECK: xor i64 %i.lcssa.value, %acc.lcssa
+    CHECK: !{!"llvm.loop.mustprogress"}
     CHECK: !{!"narrowed"}
     CHECK: !{!"wide"}
   )"));

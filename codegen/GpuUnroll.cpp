@@ -1,0 +1,80 @@
+// Unrolling small innermost loops on NVPTX (see GpuUnroll.h).
+#include "codegen/GpuUnroll.h"
+
+#include "codegen/NarrowInductionVars.h"
+
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/InstrTypes.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/Transforms/Utils/LoopUtils.h>
+
+namespace ptxjit::codegen::detail {
+namespace {
+
+using namespace llvm;
+
+/// NarrowInductionVars's copy of a loop for bounds outside the 32-bit range.
+bool isWideCopy(const Loop &l) {
+  const BasicBlock *latch = l.getLoopLatch();
+  const MDNode *md = latch ? latch->getTerminator()->getMetadata(kNarrowIVMarker) : nullptr;
+  const auto *what = md && md->getNumOperands() ? dyn_cast<MDString>(md->getOperand(0)) : nullptr;
+  return what && what->getString() == "wide";
+}
+
+/// The loop's instructions that become code (PHIs and debug intrinsics aside); 0 when one is a
+/// convergent call.
+unsigned bodySize(const Loop &l) {
+  unsigned n = 0;
+  for (const BasicBlock *b : l.blocks())
+    for (const Instruction &i : *b) {
+      if (isa<PHINode>(i) || isa<DbgInfoIntrinsic>(i))
+        continue;
+      if (const auto *call = dyn_cast<CallBase>(&i); call && call->isConvergent())
+        return 0;
+      ++n;
+    }
+  return n;
+}
+
+} // namespace
+
+unsigned gpuUnrollCount(const Loop &l, ScalarEvolution &se) {
+  if (!l.isInnermost() || isWideCopy(l) || hasUnrollTransformation(&l) != TM_Unspecified)
+    return 0;
+  BasicBlock *latch = l.getLoopLatch();
+  if (!latch || l.getExitingBlock() != latch)
+    return 0;
+  if (isa<SCEVCouldNotCompute>(se.getBackedgeTakenCount(&l)))
+    return 0;
+  unsigned size = bodySize(l);
+  if (size == 0)
+    return 0;
+  unsigned tripCount = se.getSmallConstantTripCount(&l); // 0: not a (small) constant
+  for (unsigned count = kGpuUnrollMaxCount; count >= 2; count /= 2)
+    if (size * count <= kGpuUnrollBudget && (tripCount == 0 || count <= tripCount))
+      return count;
+  return 0;
+}
+
+PreservedAnalyses GpuUnrollPass::run(Function &f, FunctionAnalysisManager &fam) {
+  if (f.isDeclaration())
+    return PreservedAnalyses::all();
+  LoopInfo &li = fam.getResult<LoopAnalysis>(f);
+  ScalarEvolution &se = fam.getResult<ScalarEvolutionAnalysis>(f);
+  bool changed = false;
+  for (Loop *l : li.getLoopsInPreorder())
+    if (unsigned count = gpuUnrollCount(*l, se)) {
+      addStringMetadataToLoop(l, "llvm.loop.unroll.count", count);
+      changed = true;
+    }
+  if (!changed)
+    return PreservedAnalyses::all();
+  PreservedAnalyses pa;
+  pa.preserveSet<CFGAnalyses>();
+  return pa;
+}
+
+} // namespace ptxjit::codegen::detail
