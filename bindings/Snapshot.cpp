@@ -255,6 +255,8 @@ ir::ConstValue constFromPythonAt(py::handle v, int depth) {
   PyObject *o = v.ptr();
   if (o == Py_None)
     return ir::ConstValue::none();
+  if (o == Py_Ellipsis)
+    return ir::ConstValue::ellipsis();
   if (PyBool_Check(o))
     return ir::ConstValue::boolean(o == Py_True);
   if (PyLong_Check(o)) {
@@ -466,8 +468,8 @@ ir::GlobalValue globalFromPython(py::handle v) {
   PyObject *o = v.ptr();
   if (auto g = enumGlobal(v)) // IntEnum members are ints: before the numbers
     return *g;
-  // Plain values first: None, numbers, strings, tuples of those.
-  if (o == Py_None || PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o) ||
+  // Plain values first: None, Ellipsis, numbers, strings, tuples of those.
+  if (o == Py_None || o == Py_Ellipsis || PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o) ||
       PyComplex_Check(o) || PyUnicode_Check(o) || PyTuple_Check(o) || PyBytes_CheckExact(o)) {
     // NumPy scalars that subclass Python numbers (float64, complex128) keep their dtype.
     bool subclass = (PyFloat_Check(o) && !PyFloat_CheckExact(o)) ||
@@ -790,6 +792,8 @@ py::object constToPython(const ir::ConstValue &c) {
   switch (c.kind) {
   case K::None:
     return py::none();
+  case K::Ellipsis:
+    return py::ellipsis();
   case K::Bool:
     return py::bool_(c.b);
   case K::Int:

@@ -72,8 +72,12 @@ PreservedAnalyses GpuUnrollPass::run(Function &f, FunctionAnalysisManager &fam) 
     }
   if (!changed)
     return PreservedAnalyses::all();
+  // Only loop metadata changed, and none that these analyses read (ScalarEvolution reads
+  // llvm.loop.mustprogress, which this pass does not add): LoopVectorize, next in the pipeline,
+  // reuses them.
   PreservedAnalyses pa;
   pa.preserveSet<CFGAnalyses>();
+  pa.preserve<ScalarEvolutionAnalysis>();
   return pa;
 }
 

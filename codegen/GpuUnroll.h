@@ -42,7 +42,7 @@ unsigned gpuUnrollCount(const llvm::Loop &l, llvm::ScalarEvolution &se);
 /// Puts `llvm.loop.unroll.count` (gpuUnrollCount) on the loops of a function, for LLVM's
 /// LoopUnrollPass that runs later in the pipeline (registered for NVPTX at O2+ at the
 /// vectorizer-start extension point, after NarrowInductionVarsPass). Changes only loop
-/// metadata; preserves the control-flow analyses.
+/// metadata; preserves the control-flow analyses and ScalarEvolution.
 class GpuUnrollPass : public llvm::PassInfoMixin<GpuUnrollPass> {
 public:
   llvm::PreservedAnalyses run(llvm::Function &f, llvm::FunctionAnalysisManager &fam);

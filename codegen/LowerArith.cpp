@@ -110,6 +110,7 @@ llvm::Value *FunctionLowerer::constant(const ConstValue &c, const Type *t, Sourc
   case ConstValue::Kind::None:
   case ConstValue::Kind::String:
   case ConstValue::Kind::Bytes:
+  case ConstValue::Kind::Ellipsis:
     break;
   }
   internal(at, "constant " + c.str() + " typed " + t->str());

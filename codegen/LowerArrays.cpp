@@ -7,6 +7,7 @@
 #include <llvm/IR/MDBuilder.h>
 
 #include <array>
+#include <tuple>
 
 namespace ptxjit::codegen::detail {
 
@@ -235,6 +236,7 @@ llvm::Value *FunctionLowerer::lowerGetItem(const GetItemInstr &i) {
     if (auto *r = dyn_cast<RecordType>(aty->dtype()); r && typeOf(index, at) == types::string())
       return recordArrayFieldView(v, aty, fieldOf(r, index, at), at);
     llvm::Value *iv = valueOf(index, at);
+    std::tie(iv, it) = expandEllipsis(iv, it, aty, at);
     std::vector<IndexComponent> comps = indexComponents(iv, it);
     if (selectsView(aty, comps)) {
       llvm::Value *view = indexView(v, aty, comps, at);
@@ -333,6 +335,7 @@ void FunctionLowerer::lowerSetItem(const SetItemInstr &i) {
     fail(at, DiagCode::ReadonlyArray, {ot->str()});
   llvm::Value *arr = valueOf(obj, at);
   llvm::Value *iv = valueOf(index, at);
+  std::tie(iv, it) = expandEllipsis(iv, it, aty, at);
   const Type *vt = typeOf(value, at);
   if (auto *cs = dyn_cast<CharSeqType>(aty->dtype())) { // one element (typing refused views)
     storeCharSeq(checkedElementAddress(arr, aty, iv, it, obj, at), cs,

@@ -30,6 +30,39 @@ std::vector<FunctionLowerer::IndexComponent> FunctionLowerer::indexComponents(ll
   return comps;
 }
 
+std::pair<llvm::Value *, const Type *> FunctionLowerer::expandEllipsis(llvm::Value *idx,
+                                                                       const Type *idxType,
+                                                                       const ArrayType *aty,
+                                                                       SourceLoc at) {
+  int ellipses = 0;
+  std::vector<const Type *> types = indexComponentTypes(idxType, aty->ndim(), &ellipses);
+  if (ellipses != 1)
+    return {idx, idxType}; // typing refused two or more
+  std::vector<IndexComponent> comps = indexComponents(idx, idxType);
+  const size_t fullSlices = types.size() - (comps.size() - 1);
+  const SliceType *full = types::slice(/*hasStep=*/false);
+  std::vector<llvm::Value *> values;
+  for (const IndexComponent &c : comps) {
+    if (c.type->kind() != TypeKind::Ellipsis) {
+      values.push_back(c.value);
+      continue;
+    }
+    for (size_t k = 0; k < fullSlices; ++k) { // `:` as lowerBuildSlice makes it: 0, max, 1
+      llvm::Value *s = llvm::PoisonValue::get(repr(full, at));
+      s = B.CreateInsertValue(s, B.getInt64(0), 0);
+      s = B.CreateInsertValue(s, B.getInt64(kMax), 1);
+      values.push_back(B.CreateInsertValue(s, B.getInt64(1), 2));
+    }
+  }
+  if (types.size() == 1)
+    return {values[0], types[0]};
+  const Type *tt = types::tuple(types);
+  llvm::Value *out = llvm::PoisonValue::get(repr(tt, at));
+  for (size_t k = 0; k < values.size(); ++k)
+    out = B.CreateInsertValue(out, values[k], unsigned(k));
+  return {out, tt};
+}
+
 bool FunctionLowerer::selectsView(const ArrayType *aty, const std::vector<IndexComponent> &comps) {
   if (comps.size() < static_cast<size_t>(aty->ndim()))
     return true;

@@ -109,6 +109,7 @@ bool ModuleLowerer::isCompileTimeOnly(const Type *t) {
   case TypeKind::Extern:
   case TypeKind::String:
   case TypeKind::Bytes:
+  case TypeKind::Ellipsis:
   case TypeKind::StrLiteral:
   case TypeKind::EnumClass: // names its members; members are their values
   case TypeKind::List: // never reaches lowering: typing rejects a list wherever it is used
@@ -140,6 +141,7 @@ llvm::Type *ModuleLowerer::reprType(const Type *t, const Function &fn, SourceLoc
   case TypeKind::Extern:
   case TypeKind::String:
   case TypeKind::Bytes:
+  case TypeKind::Ellipsis:
   case TypeKind::StrLiteral:
   case TypeKind::EnumClass:
   case TypeKind::List:

@@ -470,6 +470,12 @@ private:
   };
   /// The components of index value `idx` of type `idxType` (a tuple gives one per element).
   std::vector<IndexComponent> indexComponents(llvm::Value *idx, const ir::Type *idxType);
+  /// Index `idx` of type `idxType` into `aty` with its Ellipsis replaced by full slices, the
+  /// value and its type (ir::indexComponentTypes, as typing saw it); unchanged without one.
+  std::pair<llvm::Value *, const ir::Type *> expandEllipsis(llvm::Value *idx,
+                                                            const ir::Type *idxType,
+                                                            const ir::ArrayType *aty,
+                                                            ir::SourceLoc at);
   /// True when indexing `aty` with `comps` selects a view rather than one element.
   static bool selectsView(const ir::ArrayType *aty, const std::vector<IndexComponent> &comps);
   /// {start, stop, step} from a BuildSlice (see the file comment for None parts).

@@ -63,6 +63,7 @@ void addConst(CacheKey &k, const ir::ConstValue &c) {
   k.addInt("const.kind", static_cast<int>(c.kind));
   switch (c.kind) {
   case ir::ConstValue::Kind::None:
+  case ir::ConstValue::Kind::Ellipsis:
     break;
   case ir::ConstValue::Kind::Bool:
     k.addInt("b", c.b);

@@ -93,10 +93,13 @@ private:
 
 ConstValue readConst(Reader &r, int depth) {
   uint8_t tag = r.u8();
-  // 8 (bytes) came after the others: the tags below it keep their meanings modulo 8.
-  switch (tag == 8 ? 8 : tag % 8) {
+  // 8 (bytes) and 9 (Ellipsis) came after the others: the tags below 8 keep their meanings
+  // modulo 8.
+  switch (tag == 8 || tag == 9 ? tag : tag % 8) {
   case 8:
     return ConstValue::bytes(r.str());
+  case 9:
+    return ConstValue::ellipsis();
   case 0:
     return ConstValue::none();
   case 1:
@@ -166,6 +169,9 @@ void writeConst(Writer &w, const ConstValue &c) {
   case ConstValue::Kind::Bytes:
     w.u8(8);
     w.str(c.s);
+    return;
+  case ConstValue::Kind::Ellipsis:
+    w.u8(9);
     return;
   }
 }

@@ -136,6 +136,19 @@ Instr *Block::insertBefore(const Instr *pos, std::unique_ptr<Instr> i) {
   return raw;
 }
 
+std::unordered_set<const Block *> reachableBlocks(const Function &fn) {
+  std::unordered_set<const Block *> seen;
+  std::vector<const Block *> work{fn.entry()};
+  while (!work.empty()) {
+    const Block *b = work.back();
+    work.pop_back();
+    if (seen.insert(b).second)
+      for (const Block *s : b->successors())
+        work.push_back(s);
+  }
+  return seen;
+}
+
 std::vector<Block *> Block::successors() const {
   Instr *t = terminator();
   if (!t)

@@ -21,6 +21,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -403,6 +404,9 @@ public:
 private:
   int nextId_ = 0;
 };
+
+/// The blocks of `fn` reachable from its entry (following Block::successors).
+std::unordered_set<const Block *> reachableBlocks(const Function &fn);
 
 template <typename T> T *Block::append(std::unique_ptr<T> i) {
   T *raw = i.get();

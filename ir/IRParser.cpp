@@ -288,6 +288,8 @@ const Type *Cursor::type() {
     return types::void_();
   if (w == "none")
     return types::none();
+  if (w == "ellipsis")
+    return types::ellipsis();
   if (w == "range_state64")
     return types::range();
   if (w == "unicode_type")
@@ -625,6 +627,8 @@ std::string Cursor::stringLiteral() {
 ConstValue Cursor::constant() {
   if (acceptWord("None"))
     return ConstValue::none();
+  if (acceptWord("Ellipsis"))
+    return ConstValue::ellipsis();
   if (acceptWord("True"))
     return ConstValue::boolean(true);
   if (acceptWord("False"))

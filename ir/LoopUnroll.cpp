@@ -165,18 +165,7 @@ void unrollTupleLoop(Function &fn, GetIterInstr *getIter, size_t count) {
   Block *exitBlock = headerBranch->ifFalse;
 
   // ---- Reachability and predecessors (reachable blocks only). ----
-  std::unordered_set<const Block *> reachable;
-  {
-    std::vector<Block *> work{fn.entry()};
-    while (!work.empty()) {
-      Block *b = work.back();
-      work.pop_back();
-      if (!reachable.insert(b).second)
-        continue;
-      for (Block *s : b->successors())
-        work.push_back(s);
-    }
-  }
+  std::unordered_set<const Block *> reachable = reachableBlocks(fn);
   std::unordered_map<const Block *, std::vector<Block *>> preds;
   for (auto &bp : fn.blocks)
     if (reachable.count(bp.get()))

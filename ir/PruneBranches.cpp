@@ -44,6 +44,9 @@ std::optional<Known> knownConstant(const ConstValue &c) {
   case ConstValue::Kind::Bytes:
   case ConstValue::Kind::Tuple:
     return k; // not None; truth left to typing
+  case ConstValue::Kind::Ellipsis:
+    k.truth = true;
+    return k;
   case ConstValue::Kind::Unsupported:
     return std::nullopt;
   }
@@ -231,16 +234,7 @@ private:
   }
 
   void removeUnreachable() {
-    std::vector<Block *> stack{fn_.entry()};
-    std::unordered_set<const Block *> seen;
-    while (!stack.empty()) {
-      Block *b = stack.back();
-      stack.pop_back();
-      if (!seen.insert(b).second)
-        continue;
-      for (Block *s : b->successors())
-        stack.push_back(s);
-    }
+    std::unordered_set<const Block *> seen = reachableBlocks(fn_);
     // Values do not cross from an unreachable block into a reachable one (a reachable block is
     // never dominated by an unreachable one), so whole blocks go.
     std::vector<std::unique_ptr<Block>> kept;

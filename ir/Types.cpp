@@ -96,6 +96,7 @@ const Type *none() { return simple(TypeKind::None, "none"); }
 const Type *range() { return simple(TypeKind::Range, "range_state64"); }
 const Type *string() { return simple(TypeKind::String, "unicode_type"); }
 const Type *bytes() { return simple(TypeKind::Bytes, "readonly bytes(uint8, 1d, C)"); }
+const Type *ellipsis() { return simple(TypeKind::Ellipsis, "ellipsis"); }
 const CharSeqType *charSeq(int64_t count, bool unicode) {
   if (count < 1)
     throw std::invalid_argument("a character sequence needs a length >= 1, not " +
@@ -679,6 +680,31 @@ bool hasIntLiteral(const Type *t) {
       if (hasIntLiteral(e))
         return true;
   return false;
+}
+
+std::vector<const Type *> indexComponentTypes(const Type *index, int ndim, int *ellipses) {
+  std::vector<const Type *> comps;
+  if (auto *tup = dyn_cast<TupleType>(index))
+    comps = tup->elements();
+  else
+    comps.push_back(index);
+  int n = 0;
+  size_t at = 0;
+  for (size_t k = 0; k < comps.size(); ++k)
+    if (comps[k]->kind() == TypeKind::Ellipsis) {
+      ++n;
+      at = k;
+    }
+  if (ellipses)
+    *ellipses = n;
+  if (n != 1)
+    return comps;
+  int others = static_cast<int>(comps.size()) - 1;
+  std::vector<const Type *> out(comps.begin(), comps.begin() + static_cast<long>(at));
+  for (int k = others; k < ndim; ++k)
+    out.push_back(types::slice(/*hasStep=*/false));
+  out.insert(out.end(), comps.begin() + static_cast<long>(at) + 1, comps.end());
+  return out;
 }
 
 const Type *concretize(const Type *t) {

@@ -45,6 +45,7 @@ enum class TypeKind : uint8_t {
   List,        ///< a list display `[a, b]` (compile-time only: kernels cannot allocate lists)
   CharSeq,     ///< a NumPy `S<n>` / `U<n>` element (Numba's CharSeq / UnicodeCharSeq)
   Bytes,       ///< a bytes constant `b"..."` (compile-time only: stored into `S<n>` elements)
+  Ellipsis,    ///< `...` (compile-time only: an array index component, NumPy's basic indexing)
 };
 
 /// The unit of a datetime64 / timedelta64 (ir/Datetime.h), numbered as NumPy's
@@ -261,13 +262,13 @@ private:
   std::string value_;
 };
 
-/// Types without parameters: Void, None, Range, String, Bytes.
+/// Types without parameters: Void, None, Range, String, Bytes, Ellipsis.
 class SimpleType final : public Type {
 public:
   static bool classof(const Type *t) {
     return t->kind() == TypeKind::Void || t->kind() == TypeKind::None ||
            t->kind() == TypeKind::Range || t->kind() == TypeKind::String ||
-           t->kind() == TypeKind::Bytes;
+           t->kind() == TypeKind::Bytes || t->kind() == TypeKind::Ellipsis;
   }
   SimpleType(TypeKind k, std::string s) : Type(k, std::move(s)) {}
 };
@@ -468,6 +469,8 @@ const RecordType *readonlyRecord(const RecordType *r);
 const CharSeqType *charSeq(int64_t count, bool unicode);
 /// The type of a bytes constant ("readonly bytes(uint8, 1d, C)", as Numba spells it).
 const Type *bytes();
+/// The type of the `...` constant ("ellipsis", as Numba spells it).
+const Type *ellipsis();
 /// A nested array field type: `shape` (at least one dimension, each >= 0) of `dtype`.
 const NestedArrayType *nestedArray(const ScalarType *dtype, std::vector<int64_t> shape);
 /// An array element type from its name: a scalar name (scalarByName) or a record's spelling
@@ -514,5 +517,12 @@ bool hasIntLiteral(const Type *t);
 /// The concrete type a value of type `t` gets when it must be materialized on its own:
 /// weak types become their default; everything else is returned unchanged.
 const Type *concretize(const Type *t);
+
+/// The components of an index of type `index` into an array of `ndim` dimensions (NumPy's basic
+/// indexing): a tuple gives its elements, any other type is one component; one Ellipsis
+/// component becomes as many full slices (`slice<a:b>`) as the other components leave
+/// dimensions (none when they leave none). `ellipses` (when given) receives the number of
+/// Ellipsis components; with two or more they are all kept, for the caller to report.
+std::vector<const Type *> indexComponentTypes(const Type *index, int ndim, int *ellipses = nullptr);
 
 } // namespace ptxjit::ir

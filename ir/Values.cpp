@@ -110,6 +110,8 @@ std::string ConstValue::str() const {
   switch (kind) {
   case Kind::None:
     return "None";
+  case Kind::Ellipsis:
+    return "Ellipsis";
   case Kind::Bool:
     return b ? "True" : "False";
   case Kind::Int:
@@ -144,6 +146,7 @@ bool ConstValue::operator==(const ConstValue &o) const {
     return false;
   switch (kind) {
   case Kind::None:
+  case Kind::Ellipsis:
     return true;
   case Kind::Bool:
     return b == o.b;

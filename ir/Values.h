@@ -12,10 +12,22 @@
 
 namespace ptxjit::ir {
 
-/// A Python constant: None, bool, int, float, complex, str, a tuple of those, or a marker for
-/// a constant the compiler cannot represent (a nested code object, bytes, a huge int, ...).
+/// A Python constant: None, bool, int, float, complex, str, bytes, Ellipsis (`...`), a tuple of
+/// those, or a marker for a constant the compiler cannot represent (a nested code object, a huge
+/// int, ...).
 struct ConstValue {
-  enum class Kind : uint8_t { None, Bool, Int, Float, Complex, String, Tuple, Unsupported, Bytes };
+  enum class Kind : uint8_t {
+    None,
+    Bool,
+    Int,
+    Float,
+    Complex,
+    String,
+    Tuple,
+    Unsupported,
+    Bytes,
+    Ellipsis
+  };
   Kind kind = Kind::None;
   bool b = false;
   /// Kind::Int: the value. Python ints outside int64 that fit uint64 set `isUnsigned`;
@@ -36,10 +48,12 @@ struct ConstValue {
   static ConstValue complexNum(std::complex<double> v) { ConstValue r; r.kind = Kind::Complex; r.c = v; return r; }
   static ConstValue string(std::string v) { ConstValue r; r.kind = Kind::String; r.s = std::move(v); return r; }
   static ConstValue bytes(std::string v) { ConstValue r; r.kind = Kind::Bytes; r.s = std::move(v); return r; }
+  static ConstValue ellipsis() { ConstValue r; r.kind = Kind::Ellipsis; return r; }
   static ConstValue tuple(std::vector<ConstValue> v) { ConstValue r; r.kind = Kind::Tuple; r.elems = std::move(v); return r; }
   static ConstValue unsupported(std::string typeName) { ConstValue r; r.kind = Kind::Unsupported; r.s = std::move(typeName); return r; }
 
-  /// Python's repr-like text ("1", "2.5", "(1, 2)", "None", "'abc'", "b'abc'", "<code>").
+  /// Python's repr-like text ("1", "2.5", "(1, 2)", "None", "'abc'", "b'abc'", "Ellipsis",
+  /// "<code>").
   std::string str() const;
   bool operator==(const ConstValue &o) const;
 };

@@ -378,6 +378,8 @@ std::string numbaConstSpelling(const ConstValue &v) {
     return "readonly bytes(uint8, 1d, C)";
   case ConstValue::Kind::None:
     return "none";
+  case ConstValue::Kind::Ellipsis:
+    return "ellipsis";
   case ConstValue::Kind::Tuple: {
     std::vector<std::string> elems;
     for (const ConstValue &e : v.elems)

@@ -63,6 +63,8 @@ const Type *Typer::typeConstValue(const ConstValue &v, Instr *at) {
   switch (v.kind) {
   case ConstValue::Kind::None:
     return types::none();
+  case ConstValue::Kind::Ellipsis: // compile-time only: an index component (arrayIndex)
+    return types::ellipsis();
   case ConstValue::Kind::Bool:
     return types::boolean();
   case ConstValue::Kind::Int:
@@ -473,13 +475,14 @@ bool keepsContiguity(const std::vector<const Type *> &comps) {
 
 const Type *Typer::arrayIndex(Instr *at, const ArrayType *arr, const Type *index) {
   // An index is one component or a tuple of them; each component is an integer (removes its
-  // dimension) or a slice (keeps it). Fewer components than dimensions keep the trailing
-  // dimensions whole (`out[y][x]`). All integers for all dimensions give the element.
-  std::vector<const Type *> comps;
-  if (auto *tup = dyn_cast<TupleType>(index))
-    comps = tup->elements();
-  else
-    comps.push_back(index);
+  // dimension) or a slice (keeps it), and one Ellipsis stands for full slices of the dimensions
+  // the others leave. Fewer components than dimensions keep the trailing dimensions whole
+  // (`out[y][x]`). All integers for all dimensions give the element.
+  int ellipses = 0;
+  std::vector<const Type *> comps = indexComponentTypes(index, arr->ndim(), &ellipses);
+  if (ellipses > 1)
+    fail(DiagCode::IndexTypes, at,
+         {arr->str(), index->str() + " (an index can only have a single ellipsis ('...'))"});
   int ints = 0;
   // `a[()]`: the element of a 0-d array, or the whole of any other (NumPy's rule).
   bool ok = true;
@@ -501,14 +504,34 @@ const Type *Typer::arrayIndex(Instr *at, const ArrayType *arr, const Type *index
       return types::readonlyRecord(r); // its fields cannot be written either
     return arr->dtype();
   }
-  // The view's layout, by Numba's rules: a C array stays C when the components keep it
-  // contiguous; an F array only when every dimension is indexed and the components, read
-  // from the innermost (last) dimension, keep it contiguous. Anything else may be strided.
+  // The view's layout, by Numba's rules, on the components as written (an Ellipsis splits
+  // them into those before and after it; when every dimension is indexed its place does not
+  // matter): a C array stays C when nothing follows an Ellipsis and the components before it
+  // keep it contiguous; an F array stays F when nothing precedes one and those after it, read
+  // from the innermost (last) dimension, do (without an Ellipsis: only when every dimension is
+  // indexed). Anything else may be strided.
+  std::vector<const Type *> before, after;
+  auto *tup = dyn_cast<TupleType>(index);
+  bool afterEllipsis = false;
+  for (const Type *c : tup ? tup->elements() : std::vector<const Type *>{index})
+    if (c->kind() == TypeKind::Ellipsis)
+      afterEllipsis = true;
+    else
+      (afterEllipsis ? after : before).push_back(c);
+  int indexed = static_cast<int>(before.size() + after.size());
+  if (!afterEllipsis || indexed == nd) { // the Ellipsis (if any) stands for no dimension
+    before.insert(before.end(), after.begin(), after.end());
+    after.clear();
+  }
+  if (arr->layout() == Layout::F && indexed == nd) {
+    after = std::move(before);
+    before.clear();
+  }
   Layout layout = Layout::A;
-  if (arr->layout() == Layout::C && keepsContiguity(comps))
+  if (arr->layout() == Layout::C && after.empty() && keepsContiguity(before))
     layout = Layout::C;
-  else if (arr->layout() == Layout::F && static_cast<int>(comps.size()) == nd &&
-           keepsContiguity(std::vector<const Type *>(comps.rbegin(), comps.rend())))
+  else if (arr->layout() == Layout::F && before.empty() &&
+           keepsContiguity(std::vector<const Type *>(after.rbegin(), after.rend())))
     layout = Layout::F;
   if (nd - ints == 1 && layout == Layout::F)
     layout = Layout::C; // a contiguous 1-d view: C and F are the same, and kernels take C

@@ -218,22 +218,13 @@ exit:
 
 /// Runs NarrowInductionVarsPass then GpuUnrollPass (alone) over every function of `m`.
 void runNarrowThenUnroll(llvm::Module &m) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb;
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  AnalysisManagers am;
   llvm::FunctionPassManager fpm;
   fpm.addPass(detail::NarrowInductionVarsPass());
   fpm.addPass(detail::GpuUnrollPass());
   for (llvm::Function &f : m)
     if (!f.isDeclaration())
-      fpm.run(f, fam);
+      fpm.run(f, am.fam);
   expectValidIR(m);
 }
 
@@ -255,17 +246,15 @@ TEST(GpuUnroll, NarrowedGridStrideLoopIsFiniteAndUnrolledByFour) {
   EXPECT_TRUE(r.ok) << r.message << "\n" << text;
 }
 
-/// gpuUnrollCount of the (one) loop of `ir`'s function `name`, after narrowing when `narrow`.
+/// gpuUnrollCount of the (one) loop of `ir`'s function `name`.
 unsigned countFor(const std::string &ir, const char *name) {
   Parsed p = parse(ir);
   if (!p.module)
     return 99;
   llvm::Function *f = p.module->getFunction(name);
-  llvm::FunctionAnalysisManager fam;
-  llvm::PassBuilder pb;
-  pb.registerFunctionAnalyses(fam);
-  llvm::LoopInfo &li = fam.getResult<llvm::LoopAnalysis>(*f);
-  llvm::ScalarEvolution &se = fam.getResult<llvm::ScalarEvolutionAnalysis>(*f);
+  AnalysisManagers am;
+  llvm::LoopInfo &li = am.fam.getResult<llvm::LoopAnalysis>(*f);
+  llvm::ScalarEvolution &se = am.fam.getResult<llvm::ScalarEvolutionAnalysis>(*f);
   if (li.getLoopsInPreorder().size() != 1)
     return 98;
   return detail::gpuUnrollCount(*li.getLoopsInPreorder().front(), se);

@@ -42,20 +42,11 @@ ParsedModule parseIR(const std::string &text) {
 
 /// Runs the pass (alone) over every function of `m`; true when something changed.
 bool runNarrowing(llvm::Module &m) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb;
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  AnalysisManagers am;
   bool changed = false;
   for (llvm::Function &f : m)
     if (!f.isDeclaration())
-      changed |= !detail::NarrowInductionVarsPass().run(f, fam).areAllPreserved();
+      changed |= !detail::NarrowInductionVarsPass().run(f, am.fam).areAllPreserved();
   expectValidIR(m);
   return changed;
 }

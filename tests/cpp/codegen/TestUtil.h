@@ -9,6 +9,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -76,5 +77,22 @@ inline std::string moduleText(const llvm::Module &m) {
 
 using testutil::havePtxas;
 using testutil::ptxasAccepts;
+
+/// New-pass-manager analysis managers with every analysis registered and the proxies wired,
+/// for running codegen's passes alone over hand-written IR (`fam` for function passes).
+struct AnalysisManagers {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb;
+  AnalysisManagers() {
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+  }
+};
 
 } // namespace ptxjit::codegen::test

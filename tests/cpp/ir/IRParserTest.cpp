@@ -45,6 +45,7 @@ TEST(IRParserTypes, EveryTypeSpellingReadsBackToTheSameType) {
   std::vector<const Type *> all = {
       types::void_(),
       types::none(),
+      types::ellipsis(),
       types::boolean(),
       types::int8(),
       types::int16(),
@@ -183,8 +184,10 @@ TEST(IRParserConsts, ConstantsReadBack) {
       ConstValue::string("a'b\\c\n\r\t\x01\x7f caf\xc3\xa9 ) , ]"),
       ConstValue::bytes(""),
       ConstValue::bytes(std::string("a'b\\c\n\x00\x7f\x80\xff ) , ]", 16)),
+      ConstValue::ellipsis(),
       ConstValue::tuple({}),
       ConstValue::tuple({ConstValue::integer(1)}),
+      ConstValue::tuple({ConstValue::ellipsis(), ConstValue::integer(0)}),
       ConstValue::tuple({ConstValue::complexNum({1, 2})}),
       ConstValue::tuple({ConstValue::integer(1), ConstValue::floating(nan),
                          ConstValue::tuple({ConstValue::string("x, y)"), ConstValue::none()})}),
