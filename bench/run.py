@@ -54,10 +54,12 @@ ROOT = os.path.dirname(HERE)
 
 FULL = dict(launch_iters=10000, launch_reps=15, saxpy_n=1 << 26, saxpy_reps=50, mandel_size=4096,
             mandel_iters=256, mandel_reps=10, bs_n=1 << 24, bs_reps=20, compile_reps=10,
-            vec_n=1000, vec_iters=2000, fresh_reps=3, import_reps=5)
+            vec_n=1000, vec_iters=2000, fresh_reps=3, import_reps=5, ufunc_n=1 << 26,
+            ufunc_reps=20, hav_n=1 << 20, hav_reps=5)
 DRY = dict(launch_iters=50, launch_reps=3, saxpy_n=1 << 12, saxpy_reps=2, mandel_size=64,
            mandel_iters=16, mandel_reps=2, bs_n=1 << 10, bs_reps=2, compile_reps=2,
-           vec_n=1000, vec_iters=5, fresh_reps=1, import_reps=1)
+           vec_n=1000, vec_iters=5, fresh_reps=1, import_reps=1, ufunc_n=1 << 12, ufunc_reps=2,
+           hav_n=1000, hav_reps=2)
 
 # name, unit, target text, reference peer and bound: (None, x) figure ≤ x; (peer, x) ratio to
 # the peer ≤ x; (peer, ("plus", x)) figure ≤ the peer's + x
@@ -79,6 +81,9 @@ METRICS = [
     ("black_scholes_2^24_f32_kernel", "ms", "≤ 1.05× CUDA C++", "cuda_cpp", 1.05),
     ("vectorize_add_f32_1000", "µs", "≤ 8 µs, below CuPy and PyTorch", None, 8.0),
     ("vectorize_add_f32_1000_scalar", "µs", "≤ 8 µs, below CuPy and PyTorch", None, 8.0),
+    # ufuncs at scale (issue 20): judged by judge_ufunc_scale
+    ("ufunc_add_f32_2^26", "ms", "≥ 90% of D2D copy bandwidth", None, "copy"),
+    ("ufunc_haversine_4x1M_f64_host", "ms", "≤ numba-cuda and CuPy", None, "peers"),
 ] + suite.METRICS + suite.GRAPH_METRICS  # the kernels people write, CUDA graphs (bench/suite.py)
 
 PEERS = ["bare", "cuda_cpp", "numba", "cupy", "torch"]
@@ -87,6 +92,7 @@ PEERS = ["bare", "cuda_cpp", "numba", "cupy", "torch"]
 KERNEL_METRICS = [m[0] for m in METRICS if m[0].startswith(("launch", "compile_warm", "saxpy",
                                                               "mandel", "black"))]
 VECTORIZE_METRICS = [m[0] for m in METRICS if m[0].startswith("vectorize")]
+UFUNC_METRICS = [m[0] for m in METRICS if m[0].startswith("ufunc_")]
 SUITE_METRICS = [m[0] for m in suite.METRICS]
 GRAPH_METRICS = [m[0] for m in suite.GRAPH_METRICS]
 LAUNCH_METRICS = [m for m in KERNEL_METRICS if m.startswith("launch")]
@@ -378,6 +384,82 @@ def worker_vectorize(impl, cfg):
     }
 
 
+def worker_ufunc_scale(impl, cfg):
+    """Ufuncs at scale (issue 20), milliseconds per call: a float32 add of two 2^26-element
+    device arrays into a preallocated output (`out=`: the kernel's bandwidth), and the seed
+    program's haversine ufunc on four 1M float64 host arrays and a scalar scale, copies to and
+    from the device included (CuPy: `cupy.asarray` of each, the same formula as an
+    ElementwiseKernel, `cupy.asnumpy`; PyTorch: the same with tensors). Results are checked
+    against NumPy."""
+    import numpy as np
+
+    n, m = cfg["ufunc_n"], cfg["hav_n"]
+    rng = np.random.default_rng(5)
+    a_host, b_host = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    pts = workloads.haversine_inputs(m)
+    scale = 6371.0
+    if impl in ("ptxjit", "numba"):
+        if impl == "ptxjit":
+            from ptxjit import cuda, vectorize
+        else:
+            cuda = import_impl("numba")
+            from numba import vectorize
+        add = workloads.build_ufunc(workloads.UFUNC_ADD, vectorize, "add")
+        hav = workloads.build_ufunc(workloads.HAVERSINE, vectorize, "hav")
+        a, b = cuda.to_device(a_host), cuda.to_device(b_host)
+        c = cuda.device_array(n, np.float32)
+        sync = cuda.synchronize
+        add_call = lambda: add(a, b, out=c)  # noqa: E731
+        hav_call = lambda: hav(*pts, scale)  # noqa: E731
+        to_host = lambda d: d.copy_to_host()  # noqa: E731
+    elif impl == "cupy":
+        import cupy as cp
+
+        a, b, c = cp.asarray(a_host), cp.asarray(b_host), cp.empty(n, cp.float32)
+        kernel = cp.ElementwiseKernel(
+            "float64 lat1, float64 lon1, float64 lat2, float64 lon2, float64 s", "float64 z",
+            workloads.HAVERSINE_C, "bench_haversine")
+        sync = cp.cuda.Device().synchronize
+        add_call = lambda: cp.add(a, b, out=c)  # noqa: E731
+        hav_call = lambda: cp.asnumpy(kernel(*(cp.asarray(p) for p in pts), scale))  # noqa: E731
+        to_host = cp.asnumpy
+    else:
+        import torch
+
+        a, b = torch.from_numpy(a_host).cuda(), torch.from_numpy(b_host).cuda()
+        c = torch.empty_like(a)
+        sync = torch.cuda.synchronize
+
+        def hav_call():
+            lat1, lon1, lat2, lon2 = (torch.from_numpy(p).cuda() for p in pts)
+            u, v = torch.sin(0.008726645 * (lat2 - lat1)), torch.sin(0.008726645 * (lon2 - lon1))
+            h = u * u + torch.cos(0.01745329 * lat1) * torch.cos(0.01745329 * lat2) * v * v
+            return (torch.atan2(h, 1 - h) * scale).cpu().numpy()
+
+        add_call = lambda: torch.add(a, b, out=c)  # noqa: E731
+        to_host = lambda t: t.cpu().numpy()  # noqa: E731
+    add_call()
+    sync()
+    np.testing.assert_allclose(to_host(c), a_host + b_host, rtol=1e-6)
+    np.testing.assert_allclose(hav_call(), workloads.haversine_reference(*pts, scale),
+                               rtol=1e-9, atol=1e-9)
+    return {"ufunc_add_f32_2^26": kernel_time(add_call, (), cfg["ufunc_reps"], sync),
+            "ufunc_haversine_4x1M_f64_host": kernel_time(hav_call, (), cfg["hav_reps"], sync)}
+
+
+def judge_ufunc_scale(name, mine, figures, extra):
+    """Whether ufunc-at-scale metric `name` meets its target: the add at ≥ 90% of the copy
+    bandwidth measured in the same run (3 x 4 bytes per element), the haversine call no slower
+    than numba-cuda's and CuPy's (None when a figure is missing)."""
+    if mine is None:
+        return None
+    if name == "ufunc_add_f32_2^26":
+        frac = extra.get("ptxjit.ufunc_add_fraction_of_copy_bandwidth")
+        return None if frac is None else frac >= 0.9
+    peers = [figures[name][p] for p in ("numba", "cupy") if p in figures[name]]
+    return None if not peers else mine <= min(peers)
+
+
 def worker_copy(impl, cfg):
     """Device-to-device copy bandwidth (GB/s) of 2^26 float32, when nvcc is missing."""
     n = cfg["saxpy_n"]
@@ -409,6 +491,7 @@ def run_worker(args):
             args.worker, import_impl(args.worker), args.dry_run, interleave_rounds,
             args.suite_lib)))
     parts.append(("vectorize", lambda: worker_vectorize(args.worker, cfg)))
+    parts.append(("ufunc_scale", lambda: worker_ufunc_scale(args.worker, cfg)))
     if args.worker in ("ptxjit", "cupy"):
         parts.append(("graphs", lambda: suite.worker_graphs(args.worker, args.dry_run,
                                                             interleave_rounds)))
@@ -756,7 +839,8 @@ def orchestrate(args):
             fail_all("cuda_cpp", suite_why, SUITE_METRICS)
     except Exception as e:
         fail_all("ptxjit", str(e)[:300],
-                 KERNEL_METRICS + VECTORIZE_METRICS + SUITE_METRICS + GRAPH_METRICS)
+                 KERNEL_METRICS + VECTORIZE_METRICS + UFUNC_METRICS + SUITE_METRICS +
+                 GRAPH_METRICS)
         interleaved_errors["all"] = "ptxjit's worker failed"
     progress(t_start, "ptxjit: fresh processes (import, first compile and launch, cache)")
     res, errs = fresh_process_metrics("ptxjit", cfg, env, peer=startup)
@@ -776,9 +860,9 @@ def orchestrate(args):
     # Python peers
     gpu_reason = "dry run: no GPU used" if args.dry_run else None
     for impl in ("numba", "cupy", "torch"):
-        metrics = (KERNEL_METRICS + VECTORIZE_METRICS + FRESH_METRICS + SUITE_METRICS) \
-            if impl == "numba" \
-            else VECTORIZE_METRICS + (GRAPH_METRICS if impl == "cupy" else [])
+        metrics = (KERNEL_METRICS + VECTORIZE_METRICS + UFUNC_METRICS + FRESH_METRICS +
+                   SUITE_METRICS) if impl == "numba" \
+            else VECTORIZE_METRICS + UFUNC_METRICS + (GRAPH_METRICS if impl == "cupy" else [])
         why = gpu_reason or importable(impl, env, args.peer_python)
         if why:
             fail_all(impl, f"missing ({why})", metrics)
@@ -860,6 +944,12 @@ def orchestrate(args):
     if t and copy_gbs:
         extra["ptxjit.saxpy_gbs"] = 3 * 4 * cfg["saxpy_n"] / (t * 1e6)
         extra["ptxjit.saxpy_fraction_of_copy_bandwidth"] = extra["ptxjit.saxpy_gbs"] / copy_gbs
+    t = figures["ufunc_add_f32_2^26"].get("ptxjit")
+    copy_gbs = extra.get("ptxjit.suite", {}).get("copy_gbs") or copy_gbs
+    if t and copy_gbs:
+        extra["ptxjit.ufunc_add_gbs"] = 3 * 4 * cfg["ufunc_n"] / (t * 1e6)
+        extra["ptxjit.ufunc_add_fraction_of_copy_bandwidth"] = \
+            extra["ptxjit.ufunc_add_gbs"] / copy_gbs
 
     report = {
         "date": datetime.datetime.now().isoformat(timespec="seconds"),
@@ -878,6 +968,8 @@ def orchestrate(args):
             ok = None  # CPU backend and tiny sizes: nothing to judge
         elif name in SUITE_METRICS:  # the median of the round ratios, not the medians' ratio
             ok = suite.judge(name, ratios, extra)
+        elif name in UFUNC_METRICS:
+            ok = judge_ufunc_scale(name, mine, figures, extra)
         elif name in GRAPH_METRICS:  # replay against ptxjit's own direct launches
             ok = suite.judge_graph(extra) if bound is not None else None
         elif isinstance(bound, tuple):  # ("plus", x): at most x above the reference peer
@@ -916,6 +1008,8 @@ def record_worker(impl, out, figures, missing, extra):
             figures[name][impl] = results[name]
         elif name in VECTORIZE_METRICS and "vectorize" in errors:
             missing[name][impl] = errors["vectorize"]
+        elif name in UFUNC_METRICS and "ufunc_scale" in errors:
+            missing[name][impl] = errors["ufunc_scale"]
         elif name in KERNEL_METRICS and "kernels" in errors:  # ptxjit's and numba's workers
             missing[name][impl] = errors["kernels"]
         elif name in SUITE_METRICS and "suite" in errors:
@@ -1014,6 +1108,9 @@ def markdown(report):
     if frac is not None:
         lines.append(f"\nsaxpy reaches {frac * 100:.1f}% of the device-to-device copy bandwidth "
                      f"measured in the same run.")
+    frac = report["extra"].get("ptxjit.ufunc_add_fraction_of_copy_bandwidth")
+    if frac is not None:
+        lines.append(f"\nThe ufunc add of 2^26 float32 (out=) reaches {frac * 100:.1f}% of it.")
     notes = sorted({f"{p}: {why}" for m in report["metrics"] for p, why in m["missing"].items()})
     if notes:
         lines.append("\nMissing figures:")

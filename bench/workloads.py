@@ -107,6 +107,49 @@ def build(source, cuda, name):
     return ns[name]
 
 
+# Ufuncs at scale (issue 20): the seed program's haversine ufunc (examples/haversine.py's `hav`),
+# called on host arrays, and a float32 add. HAVERSINE_C is the same formula for CuPy's
+# ElementwiseKernel.
+UFUNC_ADD = '''
+@vectorize(["float32(float32, float32)"], target="cuda")
+def add(a, b):
+    return a + b
+'''
+
+HAVERSINE = '''
+@vectorize(["float64(float64, float64, float64, float64, float64)"], target="cuda")
+def hav(lat1, lon1, lat2, lon2, s):
+    a = (math.sin(0.008726645 * (lat2 - lat1)) ** 2 +
+         math.cos(0.01745329 * lat1) * math.cos(0.01745329 * lat2) *
+         math.sin(0.008726645 * (lon2 - lon1)) ** 2)
+    return math.atan2(a, 1 - a) * s
+'''
+
+HAVERSINE_C = ("double u = sin(0.008726645 * (lat2 - lat1)), v = sin(0.008726645 * (lon2 - lon1));"
+               " double a = u * u + cos(0.01745329 * lat1) * cos(0.01745329 * lat2) * v * v;"
+               " z = atan2(a, 1 - a) * s;")
+
+
+def build_ufunc(source, vectorize, name):
+    """Executes ufunc `source` with `vectorize` (ptxjit's or Numba's) and returns `name`."""
+    ns = {"vectorize": vectorize, "math": math, "np": np}
+    exec(compile(source, f"<bench:{name}>", "exec"), ns)
+    return ns[name]
+
+
+def haversine_inputs(n, seed=7):
+    """Four float64 arrays of n points (latitudes, longitudes of two points each)."""
+    rng = np.random.default_rng(seed)
+    return (rng.uniform(-90, 90, n), rng.uniform(-180, 180, n), rng.uniform(-90, 90, n),
+            rng.uniform(-180, 180, n))
+
+
+def haversine_reference(lat1, lon1, lat2, lon2, s):
+    u, v = np.sin(0.008726645 * (lat2 - lat1)), np.sin(0.008726645 * (lon2 - lon1))
+    a = u * u + np.cos(0.01745329 * lat1) * np.cos(0.01745329 * lat2) * v * v
+    return np.arctan2(a, 1 - a) * s
+
+
 def black_scholes_inputs(n, seed=0):
     """Non-trivial float32 inputs (stock price, strike, years) as in Numba's example."""
     rng = np.random.default_rng(seed)

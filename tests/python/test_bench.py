@@ -27,14 +27,16 @@ METRIC_NAMES = ["launch_empty", "launch_saxpy_args", "launch_16_arrays", "launch
                 "cache_warm_first_call", "saxpy_2^26_f32_kernel",
                 "mandelbrot_4096^2_f64_256it_kernel", "black_scholes_2^24_f32_kernel",
                 "vectorize_add_f32_1000", "vectorize_add_f32_1000_scalar",
+                # ufuncs at scale (issue 20)
+                "ufunc_add_f32_2^26", "ufunc_haversine_4x1M_f64_host",
                 # the kernels people write (bench/suite.py, issue 20)
                 "reduce_2^26_f32_kernel", "matmul_4096^2_f32_kernel", "histogram_2^26_u8_kernel",
                 "transpose_8192^2_f32_kernel", "jacobi_8192^2_f64_100steps",
                 "nbody_65536_f32_kernel", "monte_carlo_pi_2^28_kernel",
                 # CUDA graphs
                 "graph_direct_100_launches", "graph_replay_100_launches"]
-SUITE = METRIC_NAMES[15:22]
-GRAPHS = METRIC_NAMES[22:]
+SUITE = METRIC_NAMES[17:24]
+GRAPHS = METRIC_NAMES[24:]
 LAUNCH = METRIC_NAMES[:4]
 STARTUP = ["first_compile_fresh_process", "first_launch_fresh_process"]
 HAVE_CXX = bool(shutil.which("g++") or shutil.which("c++"))
@@ -195,6 +197,8 @@ def test_dry_run_covers_every_metric(tmp_path, subprocess_env):
         by_name["first_compile_fresh_process"]["ptxjit"]
     assert set(by_name["saxpy_2^26_f32_kernel"]["missing"]) == {"cuda_cpp", "numba"}
     assert {"numba", "cupy", "torch"} <= set(by_name["vectorize_add_f32_1000"]["missing"])
+    for name in ("ufunc_add_f32_2^26", "ufunc_haversine_4x1M_f64_host"):  # checked vs NumPy
+        assert set(by_name[name]["missing"]) == {"numba", "cupy", "torch"}, by_name[name]
     for name in SUITE:  # measured by ptxjit on the CPU backend (each checked against NumPy)
         assert set(by_name[name]["missing"]) == {"cuda_cpp", "numba"}, by_name[name]
     suite = report["extra"]["ptxjit.suite"]
