@@ -150,10 +150,17 @@ llvm::Value *MathLib::call(llvm::IRBuilderBase &b, MathFn fn, llvm::ArrayRef<llv
     return b.CreateFPTrunc(call(b, fn, extendHalf(b, args)), ty);
   }
   bool isDouble = ty->isDoubleTy();
-  if (fn == MathFn::Pow && backend_ == Backend::Host && !fastmath_) {
-    // C's pow, as the docs promise, in a call LLVM does not treat as the builtin: LLVM rewrites
-    // llvm.pow/pow(2**n, x) as exp2(n * x) even without fast-math flags, which rounds n * x
-    // first (math.pow(8.0, x) was up to 7 ULP off; issue 19).
+  // On the host the C library's routines, as the docs promise, in calls LLVM does not treat as
+  // builtins: C's pow, because LLVM rewrites llvm.pow/pow(2**n, x) as exp2(n * x) even without
+  // fast-math flags, which rounds n * x first (math.pow(8.0, x) was up to 7 ULP off; issue 19);
+  // and every float32 routine that is not exact (sinf, expf, atan2f, ...), because LLVM folds a
+  // call with constant arguments by computing it in double and rounding, which can differ in
+  // the last bit from the library's float routine that runs when the arguments are not
+  // constants (math.atan2(np.float32(65535), np.float32(-0.001)): one ULP apart; difftest seed
+  // 702181). float64 folds with the same library the code calls, and the exact operations
+  // (sqrt, floor, fma, ...) fold to the value they compute.
+  if (backend_ == Backend::Host && !fastmath_ &&
+      (fn == MathFn::Pow || (!isDouble && mi.use != IntrBoth))) {
     llvm::CallInst *c =
         b.CreateCall(declare(isDouble ? mi.libmDouble : mi.libmFloat, ty, mi.arity), args);
     c->addFnAttr(llvm::Attribute::NoBuiltin);

@@ -539,6 +539,23 @@ def test_float_power_of_runtime_int(backend, fastmath, edtype):
     np.testing.assert_allclose(out32, expected.astype(np.float32), rtol=2e-6)
 
 
+def test_float32_math_of_constants_is_the_c_librarys_value(cpu):
+    # LLVM folded a float32 library call with constant arguments by computing it in double and
+    # rounding, one ULP from glibc's atan2f that runs when the arguments are not constants
+    # (difftest seed 702181): the same expression gave two values on the CPU backend.
+    @cuda.jit
+    def k(x, out):
+        out[0] = math.atan2(np.float32(65535.0), np.float32(-0.001))
+        out[1] = math.atan2(x[0], x[1])
+        out[2] = math.sin(np.float32(1e6)) + math.exp(np.float32(-3.25)) + math.log(np.float32(7))
+        out[3] = math.sin(x[2]) + math.exp(x[3]) + math.log(x[4])
+
+    x = np.array([65535.0, -0.001, 1e6, -3.25, 7.0], np.float32)
+    out = np.zeros(4, np.float32)
+    k[1, 1](x, out)
+    assert out[0] == out[1] and out[2] == out[3], out
+
+
 def test_pow_of_a_power_of_two_is_the_c_librarys_pow(cpu):
     # LLVM rewrote pow(2**n, x) as exp2(n * x) on the CPU backend, without fastmath, rounding
     # n * x first: math.pow(8.0, 7.3577) was off CPython's (the C library's) pow (issue 19).

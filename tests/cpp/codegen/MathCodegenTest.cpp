@@ -56,8 +56,13 @@ TEST(MathCodegen, RoutinePerTypeAndBackend) {
             std::string::npos);
   EXPECT_EQ(loweredIR(*f64, Backend::CUDA, true).find("__nv_fast"),
             std::string::npos);
-  EXPECT_NE(loweredIR(*f32, Backend::Host).find("@llvm.sin.f32("),
-            std::string::npos);
+  // On the host a float32 routine is the C library's, in a call LLVM does not fold
+  // (nobuiltin: MathLib.cpp); float64 and fastmath keep the intrinsic.
+  std::string host32 = loweredIR(*f32, Backend::Host);
+  EXPECT_NE(host32.find("@sinf("), std::string::npos) << host32;
+  EXPECT_NE(host32.find("nobuiltin"), std::string::npos) << host32;
+  EXPECT_NE(loweredIR(*f64, Backend::Host).find("@llvm.sin.f64("), std::string::npos);
+  EXPECT_NE(loweredIR(*f32, Backend::Host, true).find("@llvm.sin.f32("), std::string::npos);
   auto tan32 = makeCall("numpy", "tan", 1, types::float32(), types::float32());
   EXPECT_NE(loweredIR(*tan32, Backend::Host).find("@tanf("), std::string::npos);
   auto na =
