@@ -16,14 +16,6 @@ namespace {
 
 using namespace llvm;
 
-/// NarrowInductionVars's copy of a loop for bounds outside the 32-bit range.
-bool isWideCopy(const Loop &l) {
-  const BasicBlock *latch = l.getLoopLatch();
-  const MDNode *md = latch ? latch->getTerminator()->getMetadata(kNarrowIVMarker) : nullptr;
-  const auto *what = md && md->getNumOperands() ? dyn_cast<MDString>(md->getOperand(0)) : nullptr;
-  return what && what->getString() == "wide";
-}
-
 /// The loop's instructions that become code (PHIs and debug intrinsics aside); 0 when one is a
 /// convergent call.
 unsigned bodySize(const Loop &l) {
@@ -42,7 +34,7 @@ unsigned bodySize(const Loop &l) {
 } // namespace
 
 unsigned gpuUnrollCount(const Loop &l, ScalarEvolution &se) {
-  if (!l.isInnermost() || isWideCopy(l) || hasUnrollTransformation(&l) != TM_Unspecified)
+  if (!l.isInnermost() || isNarrowIVWideCopy(l) || hasUnrollTransformation(&l) != TM_Unspecified)
     return 0;
   BasicBlock *latch = l.getLoopLatch();
   if (!latch || l.getExitingBlock() != latch)

@@ -47,12 +47,8 @@ std::pair<llvm::Value *, const Type *> FunctionLowerer::expandEllipsis(llvm::Val
       values.push_back(c.value);
       continue;
     }
-    for (size_t k = 0; k < fullSlices; ++k) { // `:` as lowerBuildSlice makes it: 0, max, 1
-      llvm::Value *s = llvm::PoisonValue::get(repr(full, at));
-      s = B.CreateInsertValue(s, B.getInt64(0), 0);
-      s = B.CreateInsertValue(s, B.getInt64(kMax), 1);
-      values.push_back(B.CreateInsertValue(s, B.getInt64(1), 2));
-    }
+    for (size_t k = 0; k < fullSlices; ++k) // `:` as lowerBuildSlice makes it: 0, max, 1
+      values.push_back(sliceValue(full, B.getInt64(0), B.getInt64(kMax), B.getInt64(1), at));
   }
   if (types.size() == 1)
     return {values[0], types[0]};
@@ -104,7 +100,12 @@ llvm::Value *FunctionLowerer::lowerBuildSlice(const BuildSliceInstr &i) {
     start = B.CreateSelect(neg, B.getInt64(kMax), B.getInt64(0));
   if (!stop)
     stop = B.CreateSelect(neg, B.getInt64(kMin), B.getInt64(kMax));
-  llvm::Value *out = llvm::PoisonValue::get(repr(typeOf(&i, at), at));
+  return sliceValue(typeOf(&i, at), start, stop, step, at);
+}
+
+llvm::Value *FunctionLowerer::sliceValue(const Type *t, llvm::Value *start, llvm::Value *stop,
+                                         llvm::Value *step, SourceLoc at) {
+  llvm::Value *out = llvm::PoisonValue::get(repr(t, at));
   out = B.CreateInsertValue(out, start, 0);
   out = B.CreateInsertValue(out, stop, 1);
   return B.CreateInsertValue(out, step, 2);

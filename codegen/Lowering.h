@@ -480,6 +480,9 @@ private:
   static bool selectsView(const ir::ArrayType *aty, const std::vector<IndexComponent> &comps);
   /// {start, stop, step} from a BuildSlice (see the file comment for None parts).
   llvm::Value *lowerBuildSlice(const ir::BuildSliceInstr &i);
+  /// A slice value of type `t` from its three parts (i64, None already resolved).
+  llvm::Value *sliceValue(const ir::Type *t, llvm::Value *start, llvm::Value *stop,
+                          llvm::Value *step, ir::SourceLoc at);
   /// A slice {start, stop, step} applied to a dimension of length `len`: the first index, the
   /// number of elements and the step (Python's slice semantics; count 0 for step 0).
   struct SliceDim {

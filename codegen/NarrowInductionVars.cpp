@@ -449,6 +449,13 @@ void version(Candidate &c, DominatorTree &dt, LoopInfo &li) {
 
 } // namespace
 
+bool isNarrowIVWideCopy(const Loop &l) {
+  const BasicBlock *latch = l.getLoopLatch();
+  const MDNode *md = latch ? latch->getTerminator()->getMetadata(kNarrowIVMarker) : nullptr;
+  const auto *what = md && md->getNumOperands() ? dyn_cast<MDString>(md->getOperand(0)) : nullptr;
+  return what && what->getString() == "wide";
+}
+
 bool narrowInductionVariables(Function &f, TargetLibraryInfo &tli) {
   if (f.isDeclaration())
     return false;

@@ -12,6 +12,7 @@
 
 namespace llvm {
 class Function;
+class Loop;
 class TargetLibraryInfo;
 } // namespace llvm
 
@@ -41,6 +42,10 @@ constexpr const char *kNarrowIVMarker = "ptxjit.narrow_iv";
 /// proven safe are left untouched (except that candidates may be put into loop-simplify/LCSSA form
 /// first).
 bool narrowInductionVariables(llvm::Function &f, llvm::TargetLibraryInfo &tli);
+
+/// True for the untouched wide copy narrowInductionVariables makes of a loop it versions (it
+/// runs only for bounds beyond the 32-bit range).
+bool isNarrowIVWideCopy(const llvm::Loop &l);
 
 /// narrowInductionVariables as a new-pass-manager function pass (registered for NVPTX at O2+
 /// at the vectorizer-start extension point). Preserves nothing when it changed the function.
