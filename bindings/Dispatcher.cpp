@@ -4,6 +4,7 @@
 #include "bindings/ArgTypes.h"
 #include "bindings/DeviceArray.h"
 #include "bindings/Errors.h"
+#include "bindings/Gc.h"
 #include "bindings/Snapshot.h"
 #include "bindings/Streams.h"
 #include "bindings/Target.h"
@@ -689,8 +690,18 @@ std::optional<DispatcherIdentity> dispatcherIdentity(py::handle v) {
   return DispatcherIdentity{d.id, d.device, d.name, d.pyFunc};
 }
 
+namespace {
+/// The Python objects a Dispatcher holds, for the cyclic collector: its function's globals or
+/// closure usually hold the Dispatcher again.
+void dispatcherReferents(const Dispatcher &d, GcVisitor &visit) {
+  visit(d.pyFunc);
+  visit(d.extensions);
+}
+} // namespace
+
 void defineDispatcher(py::module_ &m) {
   py::class_<Dispatcher> cls(m, "Dispatcher", py::dynamic_attr(),
+                             gcTraversed<Dispatcher, dispatcherReferents>(),
                              "A function compiled by @cuda.jit: launch it with kernel[grid, block]"
                              "(args...).");
   cls.def(py::init<py::object, py::dict, std::vector<std::string>>(), py::arg("py_func"),

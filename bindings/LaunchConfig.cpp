@@ -142,11 +142,30 @@ PyObject *launchVectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
 void launchConfigDealloc(PyObject *self) {
   auto *c = reinterpret_cast<LaunchConfigObject *>(self);
   PyTypeObject *tp = Py_TYPE(self);
+  PyObject_GC_UnTrack(self);
   Py_XDECREF(c->owner);
   Py_XDECREF(c->stream);
   Py_XDECREF(c->callbacks);
   tp->tp_free(self);
   Py_DECREF(tp);
+}
+
+// A configuration kept in the kernel's own module (`launch = kernel[grid, block]` in a namespace
+// made by exec) is in a cycle through the kernel's function: the collector must see its
+// references. Clearing drops only the callbacks: the owner stays, so a configuration the
+// collector is tearing down can still be called by another object's finalizer.
+int launchConfigTraverse(PyObject *self, visitproc visit, void *arg) {
+  auto *c = reinterpret_cast<LaunchConfigObject *>(self);
+  Py_VISIT(Py_TYPE(self));
+  Py_VISIT(c->owner);
+  Py_VISIT(c->stream);
+  Py_VISIT(c->callbacks);
+  return 0;
+}
+
+int launchConfigClear(PyObject *self) {
+  Py_CLEAR(reinterpret_cast<LaunchConfigObject *>(self)->callbacks);
+  return 0;
 }
 
 PyObject *dimsTuple(const runtime::Dim3 &d) { return Py_BuildValue("(III)", d.x, d.y, d.z); }
@@ -209,6 +228,8 @@ PyMemberDef launchConfigMembers[] = {
 
 PyType_Slot launchConfigSlots[] = {
     {Py_tp_dealloc, reinterpret_cast<void *>(launchConfigDealloc)},
+    {Py_tp_traverse, reinterpret_cast<void *>(launchConfigTraverse)},
+    {Py_tp_clear, reinterpret_cast<void *>(launchConfigClear)},
     {Py_tp_call, reinterpret_cast<void *>(PyVectorcall_Call)},
     {Py_tp_getset, launchConfigGetSet},
     {Py_tp_members, launchConfigMembers},
@@ -222,7 +243,8 @@ PyType_Spec launchConfigSpec = {
     "ptxjit._core.LaunchConfig",
     sizeof(LaunchConfigObject),
     0,
-    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_DISALLOW_INSTANTIATION |
+        Py_TPFLAGS_HAVE_GC,
     launchConfigSlots,
 };
 

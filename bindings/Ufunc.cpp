@@ -10,6 +10,7 @@
 #include "bindings/Dispatcher.h"
 #include "bindings/DispatcherImpl.h"
 #include "bindings/Errors.h"
+#include "bindings/Gc.h"
 #include "bindings/Snapshot.h"
 #include "bindings/Streams.h"
 #include "bindings/Target.h"
@@ -494,11 +495,11 @@ std::unique_ptr<PyUfunc> makeUfunc(py::object dispatcher, const std::string &nam
     py::gil_scoped_release release;
     work();
   };
-  // Loop kernels are not bounds-checked and raise nothing on the host (a raise ends the
-  // thread): their launches have no reader of the record yet (docs/reliability.md).
+  // Loop kernels are bounds-checked as kernels are (the launch reads the fault record and
+  // raises IndexError naming the ufunc), but raise nothing on the host: a `raise` in the body
+  // ends its thread (docs/reliability.md).
   hooks.options = [fopts](codegen::Backend b) {
     codegen::CompileOptions o = compileOptionsFor(b, fopts);
-    o.boundscheck = false;
     o.exceptions = false;
     return o;
   };
@@ -522,10 +523,18 @@ std::unique_ptr<PyUfunc> makeUfunc(py::object dispatcher, const std::string &nam
   return pu;
 }
 
+/// The Python objects a PyUfunc holds, for the cyclic collector (the device function's
+/// globals usually hold the ufunc).
+void ufuncReferents(const PyUfunc &pu, GcVisitor &visit) {
+  visit(pu.dispatcher);
+  visit(pu.identity);
+  visit(pu.fast.outNpDtype);
+}
+
 } // namespace
 
 void defineUfunc(py::module_ &m) {
-  py::class_<PyUfunc> cls(m, "Ufunc", py::dynamic_attr(),
+  py::class_<PyUfunc> cls(m, "Ufunc", py::dynamic_attr(), gcTraversed<PyUfunc, ufuncReferents>(),
                           "A ufunc made by @vectorize or @guvectorize.");
   cls.def(py::init(&makeUfunc), py::arg("dispatcher"), py::arg("name"), py::arg("signatures"),
           py::arg("target"), py::arg("layout"), py::arg("identity"), py::arg("nin"))

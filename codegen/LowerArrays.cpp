@@ -65,6 +65,8 @@ std::string arrayNameOf(const Instr *i, const Function &fn) {
   if (auto *a = dyn_cast<ArgInstr>(i);
       a && a->index >= 0 && static_cast<size_t>(a->index) < fn.argNames.size())
     return fn.argNames[static_cast<size_t>(a->index)];
+  if (auto *g = dyn_cast<GlobalInstr>(i)) // a global array frozen into the kernel
+    return g->name;
   return "array";
 }
 
@@ -77,42 +79,26 @@ std::array<uint64_t, 4> nameWords(const std::string &s) {
   return w;
 }
 
-llvm::Value *FunctionLowerer::checkedElementAddress(llvm::Value *arr, const ArrayType *aty,
-                                                    llvm::Value *index, const Type *idxType,
-                                                    const Instr *array, SourceLoc at) {
-  std::vector<llvm::Value *> idx = arrayIndices(arr, aty, index, idxType, at);
-  if (!M.opts.boundscheck || idx.empty())
-    return elementAddress(arr, aty, idx);
-  // The indices as written, for the message (arrayIndices has wrapped negative ones).
-  std::vector<llvm::Value *> raw;
-  if (auto *tt = dyn_cast<TupleType>(concretize(idxType))) {
-    for (size_t k = 0; k < idx.size(); ++k)
-      raw.push_back(toIndex(B.CreateExtractValue(index, unsigned(k)), tt->elements()[k], at));
-  } else {
-    raw.push_back(toIndex(index, idxType, at));
-  }
-  // In bounds: 0 <= i < size for every wrapped index (one unsigned compare each).
+llvm::Value *FunctionLowerer::recordOutOfBounds(const std::vector<BoundsCheck> &checks,
+                                                const Instr *array, SourceLoc at) {
   llvm::Value *ok = B.getTrue();
-  std::vector<llvm::Value *> oks, dims;
-  for (size_t k = 0; k < idx.size(); ++k) {
-    dims.push_back(B.CreateExtractValue(arr, {1u, unsigned(k)}));
-    oks.push_back(B.CreateICmpULT(idx[k], dims.back()));
-    ok = B.CreateAnd(ok, oks.back());
-  }
+  for (const BoundsCheck &c : checks)
+    ok = B.CreateAnd(ok, c.ok);
   llvm::BasicBlock *failBB = llvm::BasicBlock::Create(M.ctx, "bounds.fail", F);
   llvm::BasicBlock *recordBB = llvm::BasicBlock::Create(M.ctx, "bounds.record", F);
   llvm::BasicBlock *contBB = llvm::BasicBlock::Create(M.ctx, "bounds.ok", F);
   llvm::MDBuilder md(M.ctx);
   B.CreateCondBr(ok, contBB, failBB, md.createBranchWeights(1 << 20, 1));
 
-  // The first failing axis: its index and size. The first thread to fail records them.
+  // The first failing check: its index, size and axis. The first thread to fail records them.
   B.SetInsertPoint(failBB);
-  llvm::Value *axis = B.getInt64(0), *badIndex = raw[0], *size = dims[0];
-  for (size_t k = idx.size(); k-- > 0;) {
-    llvm::Value *bad = B.CreateNot(oks[k]);
-    axis = B.CreateSelect(bad, B.getInt64(static_cast<int64_t>(k)), axis);
-    badIndex = B.CreateSelect(bad, raw[k], badIndex);
-    size = B.CreateSelect(bad, dims[k], size);
+  llvm::Value *axis = B.getInt64(checks[0].axis), *badIndex = checks[0].index,
+              *size = checks[0].size;
+  for (size_t k = checks.size(); k-- > 0;) {
+    llvm::Value *bad = B.CreateNot(checks[k].ok);
+    axis = B.CreateSelect(bad, B.getInt64(checks[k].axis), axis);
+    badIndex = B.CreateSelect(bad, checks[k].index, badIndex);
+    size = B.CreateSelect(bad, checks[k].size, size);
   }
   llvm::Value *rec = M.boundsRecord(B);
   llvm::Value *won = B.CreateExtractValue(
@@ -140,11 +126,33 @@ llvm::Value *FunctionLowerer::checkedElementAddress(llvm::Value *arr, const Arra
     word(15 + k, B.getInt64(fnName[k]));
   }
   B.CreateBr(contBB);
-
-  // `ok` (computed before the branch) dominates this block: out of bounds, the access goes to
-  // the scratch element.
   B.SetInsertPoint(contBB);
-  // The scratch holds one element of any dtype (records and strings may exceed 16 bytes).
+  return ok;
+}
+
+llvm::Value *FunctionLowerer::checkedElementAddress(llvm::Value *arr, const ArrayType *aty,
+                                                    llvm::Value *index, const Type *idxType,
+                                                    const Instr *array, SourceLoc at) {
+  std::vector<llvm::Value *> idx = arrayIndices(arr, aty, index, idxType, at);
+  if (!M.opts.boundscheck || idx.empty())
+    return elementAddress(arr, aty, idx);
+  // The indices as written, for the message (arrayIndices has wrapped negative ones).
+  std::vector<llvm::Value *> raw;
+  if (auto *tt = dyn_cast<TupleType>(concretize(idxType))) {
+    for (size_t k = 0; k < idx.size(); ++k)
+      raw.push_back(toIndex(B.CreateExtractValue(index, unsigned(k)), tt->elements()[k], at));
+  } else {
+    raw.push_back(toIndex(index, idxType, at));
+  }
+  // In bounds: 0 <= i < size for every wrapped index (one unsigned compare each).
+  std::vector<BoundsCheck> checks;
+  for (size_t k = 0; k < idx.size(); ++k) {
+    llvm::Value *size = B.CreateExtractValue(arr, {1u, unsigned(k)});
+    checks.push_back({B.CreateICmpULT(idx[k], size), raw[k], size, static_cast<int64_t>(k)});
+  }
+  // Out of bounds, the access goes to the scratch element, which holds one element of any dtype
+  // (records and strings may exceed 16 bytes).
+  llvm::Value *ok = recordOutOfBounds(checks, array, at);
   uint64_t bytes = std::max<uint64_t>(16, static_cast<uint64_t>(aty->itemSize()));
   return B.CreateSelect(ok, elementAddress(arr, aty, idx), M.boundsScratch(B, bytes));
 }
@@ -239,7 +247,7 @@ llvm::Value *FunctionLowerer::lowerGetItem(const GetItemInstr &i) {
     std::tie(iv, it) = expandEllipsis(iv, it, aty, at);
     std::vector<IndexComponent> comps = indexComponents(iv, it);
     if (selectsView(aty, comps)) {
-      llvm::Value *view = indexView(v, aty, comps, at);
+      llvm::Value *view = indexView(v, aty, comps, obj, at);
       auto *rty = dyn_cast<ArrayType>(concretize(res));
       if (!rty || rty->dtype() != aty->dtype() ||
           M.arrayType(rty->ndim()) != view->getType())
@@ -352,7 +360,7 @@ void FunctionLowerer::lowerSetItem(const SetItemInstr &i) {
   std::vector<IndexComponent> comps = indexComponents(iv, it);
   if (selectsView(aty, comps)) {
     // a[i:j] = x, img[y] = 0, a[:, k] = v: every element of the view.
-    llvm::Value *view = indexView(arr, aty, comps, at);
+    llvm::Value *view = indexView(arr, aty, comps, obj, at);
     int vnd = static_cast<int>(
         llvm::cast<llvm::ArrayType>(view->getType()->getStructElementType(1))->getNumElements());
     assignToView(view, types::array(aty->dtype(), vnd, Layout::A), valueOf(value, at), vt, at);

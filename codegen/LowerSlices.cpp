@@ -63,7 +63,7 @@ bool FunctionLowerer::selectsView(const ArrayType *aty, const std::vector<IndexC
   if (comps.size() < static_cast<size_t>(aty->ndim()))
     return true;
   for (const IndexComponent &c : comps)
-    if (concretize(c.type)->kind() == TypeKind::Slice)
+    if (TypeKind k = concretize(c.type)->kind(); k == TypeKind::Slice || k == TypeKind::None)
       return true;
   return false;
 }
@@ -140,41 +140,58 @@ FunctionLowerer::SliceDim FunctionLowerer::sliceDimension(llvm::Value *slice, ll
 }
 
 llvm::Value *FunctionLowerer::indexView(llvm::Value *arr, const ArrayType *aty,
-                                        const std::vector<IndexComponent> &comps, SourceLoc at) {
+                                        const std::vector<IndexComponent> &comps,
+                                        const Instr *array, SourceLoc at) {
   const int nd = aty->ndim();
-  if (comps.size() > static_cast<size_t>(nd))
-    fail(at, DiagCode::IndexTypes, {aty->str(), "too many indices"});
   llvm::Value *offset = B.getInt64(0);                       // bytes
   std::vector<std::pair<llvm::Value *, llvm::Value *>> dims; // (shape, stride) of the view
-  for (int d = 0; d < nd; ++d) {
-    llvm::Value *len = B.CreateExtractValue(arr, {1u, unsigned(d)});
-    llvm::Value *stride = B.CreateExtractValue(arr, {2u, unsigned(d)});
-    if (d >= static_cast<int>(comps.size())) {
-      dims.push_back({len, stride});
+  std::vector<BoundsCheck> checks;                           // the integer components
+  int d = 0; // the array's dimension the next component indexes
+  for (const IndexComponent &c : comps) {
+    const Type *ct = concretize(c.type);
+    if (ct->kind() == TypeKind::None) { // a new axis: length 1 (its stride is never used)
+      dims.push_back({B.getInt64(1), B.getInt64(0)});
       continue;
     }
-    const IndexComponent &c = comps[d];
-    const Type *ct = concretize(c.type);
+    if (d == nd)
+      fail(at, DiagCode::IndexTypes, {aty->str(), "too many indices"});
+    llvm::Value *len = B.CreateExtractValue(arr, {1u, unsigned(d)});
+    llvm::Value *stride = B.CreateExtractValue(arr, {2u, unsigned(d)});
     if (ct->kind() == TypeKind::Slice) {
       SliceDim s = sliceDimension(c.value, len);
       offset = B.CreateAdd(offset, B.CreateMul(s.start, stride));
       dims.push_back({s.count, B.CreateMul(stride, s.step)});
+      ++d;
       continue;
     }
     auto *s = dyn_cast<ScalarType>(ct);
     if (!s || s->kind() != TypeKind::Int)
       fail(at, DiagCode::IndexTypes, {aty->str(), c.type->str()});
-    llvm::Value *i = toIndex(c.value, c.type, at);
+    llvm::Value *written = toIndex(c.value, c.type, at), *i = written;
     if (s->isSigned()) // a negative index counts from the end
       i = B.CreateSelect(B.CreateICmpSLT(i, B.getInt64(0)), B.CreateAdd(i, len), i);
+    if (M.opts.boundscheck)
+      checks.push_back({B.CreateICmpULT(i, len), written, len, d});
     offset = B.CreateAdd(offset, B.CreateMul(i, stride));
+    ++d;
+  }
+  for (; d < nd; ++d) // the dimensions no component indexes stay whole
+    dims.push_back({B.CreateExtractValue(arr, {1u, unsigned(d)}),
+                    B.CreateExtractValue(arr, {2u, unsigned(d)})});
+  if (!checks.empty()) {
+    // Out of bounds: an empty view at the array's start (every access through it fails its
+    // own check, after this failure was recorded).
+    llvm::Value *ok = recordOutOfBounds(checks, array, at);
+    offset = B.CreateSelect(ok, offset, B.getInt64(0));
+    for (auto &[len, stride] : dims)
+      len = B.CreateSelect(ok, len, B.getInt64(0));
   }
   llvm::Value *data = B.CreateGEP(B.getInt8Ty(), B.CreateExtractValue(arr, 0), offset);
   llvm::Value *out = llvm::PoisonValue::get(M.arrayType(static_cast<int>(dims.size())));
   out = B.CreateInsertValue(out, data, 0);
-  for (size_t d = 0; d < dims.size(); ++d) {
-    out = B.CreateInsertValue(out, dims[d].first, {1u, unsigned(d)});
-    out = B.CreateInsertValue(out, dims[d].second, {2u, unsigned(d)});
+  for (size_t k = 0; k < dims.size(); ++k) {
+    out = B.CreateInsertValue(out, dims[k].first, {1u, unsigned(k)});
+    out = B.CreateInsertValue(out, dims[k].second, {2u, unsigned(k)});
   }
   return out;
 }

@@ -401,6 +401,18 @@ private:
                                      ir::SourceLoc at);
   llvm::Value *elementAddress(llvm::Value *arr, const ir::ArrayType *aty,
                               const std::vector<llvm::Value *> &idx);
+  /// One index checked against its axis: `ok` is 0 <= index < size (after negative indices
+  /// wrapped), `index` the index as written (for the message).
+  struct BoundsCheck {
+    llvm::Value *ok, *index, *size;
+    int64_t axis;
+  };
+  /// Emits the failure path of `checks` (non-empty): when one fails, the first thread to fail
+  /// records the first failing check, the array `array` names, `at` and the thread in the
+  /// module's bounds record (BoundsRecord, failed = 1), and goes on. Returns whether all
+  /// passed; the builder continues in the block both paths join.
+  llvm::Value *recordOutOfBounds(const std::vector<BoundsCheck> &checks, const ir::Instr *array,
+                                 ir::SourceLoc at);
   /// A sub-array view `arr[idx...]` for fewer indices than dimensions.
   llvm::Value *subarray(llvm::Value *arr, const ir::ArrayType *aty,
                         const std::vector<llvm::Value *> &idx);
@@ -490,9 +502,13 @@ private:
   };
   SliceDim sliceDimension(llvm::Value *slice, llvm::Value *len);
   /// The view `arr[comps]` (integers and slices, fewer components than dimensions allowed)
-  /// as an array value of ndim = ndim(aty) - (number of integer components).
+  /// as an array value of ndim = ndim(aty) - (number of integer components). With
+  /// opts.boundscheck an integer component out of its axis records the failure (naming the
+  /// array `array` names) and gives an empty view at the array's start, so that nothing outside
+  /// the array is reached through it.
   llvm::Value *indexView(llvm::Value *arr, const ir::ArrayType *aty,
-                         const std::vector<IndexComponent> &comps, ir::SourceLoc at);
+                         const std::vector<IndexComponent> &comps, const ir::Instr *array,
+                         ir::SourceLoc at);
   /// Stores `value` (a scalar, or an array broadcast NumPy-style) into every element of the
   /// view `dst`. Mismatched shapes copy the overlapping part; overlapping memory is copied in
   /// the direction that keeps shifted copies (a[1:] = a[:-1]) correct.

@@ -152,17 +152,21 @@ std::string recordName(const char (&chars)[32]) { return std::string(chars, strn
 
 } // namespace
 
-ArrayIndexError::ArrayIndexError(const std::string &kernel, const codegen::BoundsRecord &r)
+ArrayIndexError::ArrayIndexError(const std::string &kernel, const codegen::BoundsRecord &r,
+                                 bool ufunc)
     : std::out_of_range([&] {
         std::string where = "array '" + recordName(r.array) + "'";
         std::string fn = recordName(r.function);
         where += fn == kernel ? "" : " in device function '" + fn + "'";
-        return "index " + std::to_string(r.index) + " is out of bounds for axis " +
-               std::to_string(r.axis) + " with size " + std::to_string(r.size) + ": " + where +
-               " at line " + std::to_string(r.line) + " of kernel '" + kernel + "', thread (" +
-               std::to_string(r.tid[0]) + ", " + std::to_string(r.tid[1]) + ", " +
-               std::to_string(r.tid[2]) + ") of block (" + std::to_string(r.ctaid[0]) + ", " +
-               std::to_string(r.ctaid[1]) + ", " + std::to_string(r.ctaid[2]) + ")";
+        std::string what = "index " + std::to_string(r.index) + " is out of bounds for axis " +
+                           std::to_string(r.axis) + " with size " + std::to_string(r.size) + ": " +
+                           where + " at line " + std::to_string(r.line);
+        if (ufunc)
+          return what + " of ufunc '" + kernel + "'";
+        return what + " of kernel '" + kernel + "', thread (" + std::to_string(r.tid[0]) + ", " +
+               std::to_string(r.tid[1]) + ", " + std::to_string(r.tid[2]) + ") of block (" +
+               std::to_string(r.ctaid[0]) + ", " + std::to_string(r.ctaid[1]) + ", " +
+               std::to_string(r.ctaid[2]) + ")";
       }()),
       record(r) {}
 
@@ -200,7 +204,7 @@ void Specialization::throwFault(const codegen::BoundsRecord &r) const {
   if (r.failed == codegen::BoundsRecord::kRaised && r.index >= 0 &&
       static_cast<size_t>(r.index) < raiseSites.size())
     throw KernelException(raiseSites[static_cast<size_t>(r.index)], r);
-  throw ArrayIndexError(functionName, r);
+  throw ArrayIndexError(functionName, r, loop.has_value());
 }
 
 void Specialization::launchCuda(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem,
@@ -252,11 +256,13 @@ void Specialization::launchHost(runtime::Dim3 grid, runtime::Dim3 block, unsigne
     if (!hostBounds || !hostBounds->failed)
       throw;
   }
-  if (codegen::BoundsRecord *rec = hostBounds; rec && rec->failed) {
-    codegen::BoundsRecord r = *rec;
-    *rec = codegen::BoundsRecord{};
-    throwFault(r);
-  }
+  checkHostFaults();
+}
+
+void Specialization::takeHostFault() const {
+  codegen::BoundsRecord r = *hostBounds;
+  *hostBounds = codegen::BoundsRecord{};
+  throwFault(r);
 }
 
 // ---- Compiler internals ---------------------------------------------------------------------

@@ -98,10 +98,12 @@ struct LoopKey {
 /// A checked launch (CompileOptions::boundscheck) whose kernel indexed an array out of bounds:
 /// what() names the index, axis and size, the array, the line, the kernel and the thread
 /// ("index 12 is out of bounds for axis 0 with size 10: array 'a' at line 7 of kernel 'k',
-/// thread (2, 0, 0) of block (1, 0, 0)"). An std::out_of_range: an IndexError in Python.
+/// thread (2, 0, 0) of block (1, 0, 0)"). For a ufunc loop (`ufunc`), the ufunc instead of the
+/// kernel and no thread (a loop's threads are chunks of elements, nothing the user wrote): "...
+/// at line 7 of ufunc 'f'". An std::out_of_range: an IndexError in Python.
 class ArrayIndexError : public std::out_of_range {
 public:
-  ArrayIndexError(const std::string &kernel, const codegen::BoundsRecord &r);
+  ArrayIndexError(const std::string &kernel, const codegen::BoundsRecord &r, bool ufunc = false);
   codegen::BoundsRecord record;
 };
 
@@ -197,11 +199,20 @@ public:
   /// KernelException when a thread raised (options.exceptions).
   void launchHost(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem, char *buf,
                   void **params) const;
+  /// Host entries: after a run of hostEntry called directly (not through launchHost), throws
+  /// as launchHost does when that run recorded a fault in hostBounds (clearing the record);
+  /// nothing otherwise.
+  void checkHostFaults() const {
+    if (hostBounds && hostBounds->failed) [[unlikely]]
+      takeHostFault();
+  }
 
 private:
   void checkCudaFaults(CUstream stream) const;
   /// Throws the error that fault record `r` (failed != 0) describes.
   [[noreturn]] void throwFault(const codegen::BoundsRecord &r) const;
+  /// Clears hostBounds (which recorded a fault) and throws it.
+  [[noreturn]] void takeHostFault() const;
   /// What one device holds of this entry: its module, function and occupancy.
   struct PerDevice {
     std::shared_ptr<runtime::Module> module;

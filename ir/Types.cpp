@@ -699,7 +699,9 @@ std::vector<const Type *> indexComponentTypes(const Type *index, int ndim, int *
     *ellipses = n;
   if (n != 1)
     return comps;
-  int others = static_cast<int>(comps.size()) - 1;
+  int others = 0; // the components that take a dimension (not the Ellipsis, not a new axis)
+  for (const Type *c : comps)
+    others += c->kind() != TypeKind::Ellipsis && c->kind() != TypeKind::None;
   std::vector<const Type *> out(comps.begin(), comps.begin() + static_cast<long>(at));
   for (int k = others; k < ndim; ++k)
     out.push_back(types::slice(/*hasStep=*/false));

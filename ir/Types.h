@@ -521,8 +521,9 @@ const Type *concretize(const Type *t);
 /// The components of an index of type `index` into an array of `ndim` dimensions (NumPy's basic
 /// indexing): a tuple gives its elements, any other type is one component; one Ellipsis
 /// component becomes as many full slices (`slice<a:b>`) as the other components leave
-/// dimensions (none when they leave none). `ellipses` (when given) receives the number of
-/// Ellipsis components; with two or more they are all kept, for the caller to report.
+/// dimensions (none when they leave none; a None component, a new axis, takes no dimension).
+/// `ellipses` (when given) receives the number of Ellipsis components; with two or more they are
+/// all kept, for the caller to report.
 std::vector<const Type *> indexComponentTypes(const Type *index, int ndim, int *ellipses = nullptr);
 
 } // namespace ptxjit::ir

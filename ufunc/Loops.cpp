@@ -47,6 +47,7 @@ void runHost(const compiler::Specialization &spec, int64_t chunks, Packed &p) {
     runtime::HostThreadCtx ctx{{0, 0, 0}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, nullptr,
                                nullptr,   nullptr,   0,         0};
     spec.hostEntry(p.params(), &ctx);
+    spec.checkHostFaults();
     return;
   }
   spec.launchHost({static_cast<unsigned>(chunks), 1, 1}, {1, 1, 1}, 0, p.buffer(), p.params());

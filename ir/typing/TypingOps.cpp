@@ -409,6 +409,8 @@ const Type *Typer::typeGetAttr(GetAttrInstr *i) {
       i->builtin = id; // math.pi, numpy.inf, ...: a weak float constant
       return types::weakFloat();
     }
+    if (full == "numpy.newaxis") // NumPy's name for None in indexes: `a[:, np.newaxis]`
+      return types::none();
     if (id != BuiltinId::None || isBuiltinPrefix(full) || isModule(path))
       return types::symbol(full);
     fail(DiagCode::UnsupportedAttribute, i, {path, attr}, attributeHint(path, attr));
@@ -475,31 +477,34 @@ bool keepsContiguity(const std::vector<const Type *> &comps) {
 
 const Type *Typer::arrayIndex(Instr *at, const ArrayType *arr, const Type *index) {
   // An index is one component or a tuple of them; each component is an integer (removes its
-  // dimension) or a slice (keeps it), and one Ellipsis stands for full slices of the dimensions
-  // the others leave. Fewer components than dimensions keep the trailing dimensions whole
-  // (`out[y][x]`). All integers for all dimensions give the element.
+  // dimension), a slice (keeps it) or None (np.newaxis: adds a dimension of length 1), and one
+  // Ellipsis stands for full slices of the dimensions the others leave. Fewer components than
+  // dimensions keep the trailing dimensions whole (`out[y][x]`). All integers for all
+  // dimensions give the element.
   int ellipses = 0;
   std::vector<const Type *> comps = indexComponentTypes(index, arr->ndim(), &ellipses);
   if (ellipses > 1)
     fail(DiagCode::IndexTypes, at,
          {arr->str(), index->str() + " (an index can only have a single ellipsis ('...'))"});
-  int ints = 0;
+  int ints = 0, newAxes = 0;
   // `a[()]`: the element of a 0-d array, or the whole of any other (NumPy's rule).
   bool ok = true;
   for (const Type *c : comps) {
     if (isIntLike(c))
       ++ints;
+    else if (c->kind() == TypeKind::None)
+      ++newAxes;
     else if (!isa<SliceType>(c))
       ok = false;
   }
   const int nd = arr->ndim();
-  if (ok && static_cast<int>(comps.size()) > nd)
+  if (ok && static_cast<int>(comps.size()) - newAxes > nd)
     fail(DiagCode::IndexTypes, at,
          {arr->str(), index->str() + " (too many indices for a " + std::to_string(nd) +
                           "-d array)"});
   if (!ok)
     fail(DiagCode::IndexTypes, at, {arr->str(), index->str()});
-  if (ints == nd) {
+  if (ints == nd && newAxes == 0) {
     if (auto *r = dyn_cast<RecordType>(arr->dtype()); r && arr->readonly())
       return types::readonlyRecord(r); // its fields cannot be written either
     return arr->dtype();
@@ -509,7 +514,8 @@ const Type *Typer::arrayIndex(Instr *at, const ArrayType *arr, const Type *index
   // matter): a C array stays C when nothing follows an Ellipsis and the components before it
   // keep it contiguous; an F array stays F when nothing precedes one and those after it, read
   // from the innermost (last) dimension, do (without an Ellipsis: only when every dimension is
-  // indexed). Anything else may be strided.
+  // indexed). Anything else may be strided, a new axis included (Numba's rule: None does not
+  // keep contiguity, although its stride does not matter).
   std::vector<const Type *> before, after;
   auto *tup = dyn_cast<TupleType>(index);
   bool afterEllipsis = false;
@@ -518,7 +524,7 @@ const Type *Typer::arrayIndex(Instr *at, const ArrayType *arr, const Type *index
       afterEllipsis = true;
     else
       (afterEllipsis ? after : before).push_back(c);
-  int indexed = static_cast<int>(before.size() + after.size());
+  int indexed = static_cast<int>(before.size() + after.size()) - newAxes;
   if (!afterEllipsis || indexed == nd) { // the Ellipsis (if any) stands for no dimension
     before.insert(before.end(), after.begin(), after.end());
     after.clear();
@@ -533,9 +539,10 @@ const Type *Typer::arrayIndex(Instr *at, const ArrayType *arr, const Type *index
   else if (arr->layout() == Layout::F && before.empty() &&
            keepsContiguity(std::vector<const Type *>(after.rbegin(), after.rend())))
     layout = Layout::F;
-  if (nd - ints == 1 && layout == Layout::F)
+  const int viewDims = nd - ints + newAxes;
+  if (viewDims == 1 && layout == Layout::F)
     layout = Layout::C; // a contiguous 1-d view: C and F are the same, and kernels take C
-  return types::array(arr->dtype(), nd - ints, layout, arr->readonly());
+  return types::array(arr->dtype(), viewDims, layout, arr->readonly());
 }
 
 const Type *Typer::typeBuildSlice(BuildSliceInstr *i) {

@@ -307,6 +307,54 @@ def test_dropped_kernels_leave_no_compiler_entry(cpu):
     assert _core._compiler_entry_count() == before
 
 
+CYCLE_SOURCE = """
+from ptxjit import cuda, vectorize
+
+@cuda.jit
+def kernel(out):
+    out[0] = helper(2.0)
+
+@cuda.jit(device=True)
+def helper(x):
+    return x + 1.0
+
+@vectorize(["float64(float64)"])
+def plus_one(x):
+    return x + 1.0
+
+launch = kernel[1, 1]
+"""
+
+
+def test_kernels_in_reference_cycles_are_collected(cpu):
+    """A kernel, a device function, a ufunc and a launch configuration whose functions' globals
+    hold them again (a namespace made by exec) are freed by the cyclic collector once the
+    namespace is dropped, compiler entries and host code with them: the dispatcher, the ufunc
+    and the configuration show the collector what they hold."""
+    import gc
+    import weakref
+
+    from ptxjit import _core
+
+    gc.collect()
+    before = _core._compiler_entry_count()
+    alive = []
+    for _ in range(10):
+        ns = {}
+        exec(compile(CYCLE_SOURCE, "<cycle>", "exec"), ns)
+        out = np.zeros(1)
+        ns["launch"](out)
+        assert out[0] == 3.0
+        np.testing.assert_array_equal(ns["plus_one"](np.arange(3.0)), [1.0, 2.0, 3.0])
+        assert _core._compiler_entry_count() > before
+        # (the configuration holds the kernel: the kernel's weak reference covers it)
+        alive += [weakref.ref(ns[name]) for name in ("kernel", "helper", "plus_one")]
+        del ns
+    gc.collect()
+    assert [r for r in alive if r() is not None] == []
+    assert _core._compiler_entry_count() == before
+
+
 # --------------------------------------------------------------------------------------------
 # Memory stays flat over repeated work (issue 19, item 5)
 # --------------------------------------------------------------------------------------------
@@ -423,6 +471,79 @@ def test_rss_is_stable_over_kernels_compiled_and_dropped(tmp_path, subprocess_en
     assert per_iteration <= COMPILE_RSS_BOUND_PER_ITERATION, per_iteration
 
 
+DEVICE_MEMORY_SCRIPT = r'''
+import gc, json, sys
+import numpy as np
+from ptxjit import _core, cuda, vectorize
+_core.select_target("cuda")
+ctx = cuda.current_context()
+
+def used():
+    cuda.synchronize()
+    gc.collect()
+    free, total = ctx.get_memory_info()
+    return total - free
+
+@cuda.jit
+def k(x):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i] += 1.0
+
+@vectorize(["float64(float64, float64)"], target="cuda")
+def u(a, b):
+    return a * b + 1.0
+
+def body(x):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i] = x[i] * 2.0 + 1.0
+
+x = np.zeros(4096)
+a = np.arange(4096.0)
+d = cuda.to_device(a)
+
+def new_kernel():
+    f = cuda.jit(body)  # compiled afresh, loaded, launched once, dropped
+    f[16, 256](d)
+
+loops = {"auto_transfer_launches": (lambda: k[16, 256](x), 10000),
+         "ufunc_calls_on_host_arrays": (lambda: u(a, a), 10000),
+         "device_arrays": (lambda: cuda.to_device(a).copy_to_host(), 10000),
+         "kernels_compiled_and_dropped": (new_kernel, int(sys.argv[1]))}
+out = {}
+for name, (f, n) in loops.items():
+    for _ in range(min(n, 200)):  # warm-up: caches, pools, first compiles and loads
+        f()
+    u0 = used()
+    for _ in range(n):
+        f()
+    out[name] = [n, used() - u0]
+print(json.dumps(out))
+'''
+
+
+@pytest.mark.gpu
+def test_device_memory_is_stable_over_repeated_work(tmp_path, subprocess_env):
+    """Device memory in use (cuMemGetInfo) after 10,000 auto-transfer launches, ufunc calls on
+    host arrays and device arrays made and dropped, and after kernels compiled, loaded and
+    dropped, is what it was before (the driver reports it in 2 MiB pages: one page of slack
+    per loop)."""
+    import json
+    import subprocess
+    import sys
+
+    script = tmp_path / "devmem.py"
+    script.write_text(DEVICE_MEMORY_SCRIPT)
+    r = subprocess.run([sys.executable, str(script), "300"], env=subprocess_env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    growth = json.loads(r.stdout.strip().splitlines()[-1])
+    print("device memory growth (iterations, bytes):", growth)
+    for name, (iterations, grown) in growth.items():
+        assert grown <= 2 << 20, (name, iterations, grown)
+
+
 # --------------------------------------------------------------------------------------------
 # Bounds checking (issue 19, item 1)
 # --------------------------------------------------------------------------------------------
@@ -465,6 +586,63 @@ def test_out_of_bounds_index_raises_index_error_on_the_cpu(cpu):
 
     with pytest.raises(IndexError, match="array 'x' in device function '_dev_read'"):
         cuda.jit(_via_device)[1, 1](np.zeros(10), np.zeros(1))
+
+
+def _row_of(a, i):
+    row = a[i]  # a view: its integer index is checked against axis 0
+    row[0] = 7.0
+
+
+def _column_set(a, j):
+    a[:, j] = 1.0
+
+
+def test_views_taken_with_an_integer_out_of_bounds_raise(cpu):
+    a = np.zeros((4, 3))
+    k = cuda.jit(_row_of)
+    for bad in (4, 9, -5):
+        with pytest.raises(IndexError, match=rf"^index {bad} is out of bounds for axis 0 with "
+                                             r"size 4: array 'a' at line \d+ of kernel '_row_of'"):
+            k[1, 1](a, bad)
+    assert (a == 0).all()  # nothing written, inside or outside
+    k[1, 1](a, -1)
+    assert a[3, 0] == 7.0 and a.sum() == 7.0
+    with pytest.raises(IndexError, match="index 3 is out of bounds for axis 1 with size 3"):
+        cuda.jit(_column_set)[1, 1](a, 3)
+    assert a.sum() == 7.0
+
+
+TABLE = np.arange(4.0)
+
+
+def test_ufunc_and_gufunc_bodies_are_bounds_checked_on_the_cpu(cpu):
+    from ptxjit import guvectorize, vectorize
+
+    @guvectorize(["void(float64[:], float64[:])"], "(n)->()")
+    def one_past(x, out):
+        out[0] = x[x.shape[0]]
+
+    @guvectorize(["void(float64[:], float64[:])"], "(n)->()")
+    def last(x, out):
+        out[0] = x[x.shape[0] - 1]
+
+    @vectorize(["float64(int64)"])
+    def look_up(i):
+        return TABLE[i]
+
+    with pytest.raises(IndexError, match=r"^index 3 is out of bounds for axis 0 with size 3: "
+                                         r"array 'x' at line \d+ of ufunc 'one_past'$"):
+        one_past(np.ones((2, 3)))
+    np.testing.assert_array_equal(last(np.arange(6.0).reshape(2, 3)), [2.0, 5.0])
+    np.testing.assert_array_equal(look_up(np.arange(4)), TABLE)
+    with pytest.raises(IndexError, match="index 4 is out of bounds for axis 0 with size 4: "
+                                         "array 'TABLE' at line"):
+        look_up(np.arange(6))
+    # target='parallel': the loop runs in chunks on several host threads, each checked.
+    parallel = vectorize(["float64(int64)"], target="parallel")(look_up.py_func)
+    with pytest.raises(IndexError, match="of ufunc 'look_up'"):
+        parallel(np.arange(200_000) % 5)
+    np.testing.assert_array_equal(parallel(np.arange(200_000) % 4), np.arange(200_000) % 4)
 
 
 def test_boundscheck_false_and_the_environment_turn_it_off(cpu, subprocess_env):
