@@ -35,6 +35,9 @@ def test_oracle_rules_are_the_documented_values():
     assert oracle.fpow(0.0, -1.0) == math.inf and oracle.fpow(-0.0, -3.0) == -math.inf
     assert math.isnan(oracle.fpow(-8.0, 1 / 3)) and oracle.fpow(-10.0, 401.0) == -math.inf
     assert math.isnan(oracle.m("log", -1.0)) and oracle.m("exp", 1000.0) == math.inf
+    # np.floor keeps a zero's sign (campaign run 7, seed 870703: the oracle's floor lost it).
+    assert math.copysign(1.0, oracle.t_math("floor", "float64", "float64", -0.0)) == -1.0
+    assert oracle.t_math("floor", "float64", "float64", -0.5) == -1.0
     with pytest.raises(oracle.Undefined):
         oracle.fmod(1.0, 0.0)
 

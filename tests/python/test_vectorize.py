@@ -121,6 +121,31 @@ def test_out_argument(backend):
     np.testing.assert_array_equal(d_out.copy_to_host(), 2 * x)
 
 
+def test_contiguous_loops_cover_every_element_in_place_too(backend):
+    # A CUDA loop over contiguous operands takes four elements per trip, then one at a time:
+    # every count around the multiples of the launch's threads, and an output that is an input.
+    @vectorize(["float32(float32, float32)", "int8(int8, int8)", "boolean(boolean, boolean)"],
+               target="cuda")
+    def combine(a, b):
+        return a * b + a
+
+    @vectorize(["boolean(boolean, boolean)"], target="cuda")
+    def either(a, b):
+        return a or b
+
+    for n in (1, 2, 3, 4, 5, 7, 1000, 4097, 65535, (1 << 20) + 3, 3 * (1 << 20) + 1):
+        x = (np.arange(n) % 97).astype(np.float32)
+        y = (np.arange(n) % 5).astype(np.float32)
+        np.testing.assert_array_equal(combine(x, y), x * y + x)
+        d = cuda.to_device(x)
+        combine(d, cuda.to_device(y), out=d)  # in place: each element read before written
+        np.testing.assert_array_equal(d.copy_to_host(), x * y + x)
+    i8 = (np.arange(4099) % 7).astype(np.int8)
+    np.testing.assert_array_equal(combine(i8, i8), (i8 * i8 + i8).astype(np.int8))
+    flags = np.arange(4099) % 3 == 0
+    np.testing.assert_array_equal(either(flags, ~flags), np.ones(4099, bool))
+
+
 def test_device_arrays_and_streams(backend):
     add = make_add()
     x = np.arange(100, dtype=np.float32)

@@ -219,6 +219,31 @@ TEST(UfuncKernel, CudaLoopsPassPtxas) {
   }
 }
 
+TEST(UfuncKernel, CudaFlatLoopsLoadFourElementsBeforeStoring) {
+  // a + b over contiguous float32 arrays: the main loop of the grid-stride loop loads four
+  // elements of each input before its first store (lowerElementwise's kFlatUnroll), then a
+  // loop of single elements takes the rest.
+  auto fn = makeAdd(types::float32());
+  ElementwiseKernelDesc flat;
+  flat.operands = {{LoopOperand::Kind::Array, types::float32(), 0},
+                   {LoopOperand::Kind::Array, types::float32(), 0},
+                   {LoopOperand::Kind::Array, types::float32(), 0}};
+  LoweredModule m = lowerLoopKernel(*fn, elementwise(flat), cudaOpts(), "add_flat");
+  std::string ptx = emitPTX(m, cudaOpts());
+  EXPECT_TRUE(testutil::ptxasAccepts(ptx));
+  auto count = [&](const std::string &what, size_t from, size_t to) {
+    size_t n = 0;
+    for (size_t at = ptx.find(what, from); at < to; at = ptx.find(what, at + 1))
+      ++n;
+    return n;
+  };
+  size_t firstStore = ptx.find("st.global.f32");
+  ASSERT_NE(firstStore, std::string::npos);
+  EXPECT_EQ(count("ld.global.f32", 0, firstStore), 8u) << ptx;
+  EXPECT_EQ(count("st.global.f32", 0, ptx.size()), 5u) << ptx; // 4 in the main loop, 1 after
+  EXPECT_EQ(count("ld.global.f32", 0, ptx.size()), 10u) << ptx;
+}
+
 TEST(UfuncKernel, MismatchedOperandsAreInternalErrors) {
   auto fn = makeAdd(types::float64());
   ElementwiseKernelDesc d;

@@ -526,8 +526,8 @@ def t_math(fn, t, s, a):
     """math.<fn>(a) (or np.floor for 'floor') of an `s` value, giving type t: the float32
     routine for a float32 argument, else float64's."""
     x = t_conv(t, s, a)
-    if fn == "floor":
-        return float(math.floor(x)) if math.isfinite(x) else x
+    if fn == "floor":  # np.floor keeps the sign of a zero: np.floor(-0.0) is -0.0
+        return math.copysign(float(math.floor(x)), x) if math.isfinite(x) else x
     if t == "float32":
         return _libm32(_MATH32[fn], x)
     return m(fn, x)
