@@ -361,6 +361,13 @@ llvm::Value *FunctionLowerer::lowerBuiltinCall(const CallInstr &i) {
     return lowerReduction(i, r);
   if (i.builtin == BuiltinId::LiteralUnroll) // the identity (its loops are unrolled by typing)
     return convert(valueOf(i.arg(0), at), typeOf(i.arg(0), at), res, at);
+  if (i.builtin == BuiltinId::IsInstance) { // decided by the value's type (typing checked it)
+    std::string why;
+    std::optional<bool> r = isInstanceOf(typeOf(i.arg(0), at), typeOf(i.arg(1), at), why);
+    if (!r)
+      internal(at, "isinstance typed but undecided: " + why);
+    return B.getInt1(*r);
+  }
   if (const NumpyUfunc *u = numpyUfunc(i.builtin)) { // LowerNumpyUfuncs.cpp (takes out=)
     std::vector<const Type *> argTypes;
     for (size_t k = 0; k < i.numArgs(); ++k)

@@ -2,7 +2,9 @@
 #include "ir/PruneBranches.h"
 
 #include "ir/Types.h"
+#include "ir/typing/MathBuiltins.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -117,9 +119,59 @@ public:
       bool positive = c->cmp == CmpOp::Is || c->cmp == CmpOp::Eq; // None is None; None == None
       return positive ? value->isNone : !value->isNone;
     }
+    if (auto *call = dyn_cast<CallInstr>(i))
+      return isInstanceCall(call);
     if (std::optional<Known> k = known(i); k && k->truth && !isa<LoadLocalInstr>(i))
       return k->truth;
     return std::nullopt;
+  }
+
+  /// `isinstance(p, C)` with `p` a parameter read (the one assignment reaching it is the
+  /// parameter's) and `C` a class or a tuple of classes written as globals (`int`, `np.float32`,
+  /// `(int, float)`): decided as typing decides it (isInstanceOf), so that the path the
+  /// parameter's type does not take is never typed (Numba prunes it too).
+  std::optional<bool> isInstanceCall(const CallInstr *call) const {
+    auto *g = dyn_cast<GlobalInstr>(call->callee());
+    if (!g || g->value.kind != GlobalValue::Kind::Symbol ||
+        g->value.path != "builtins.isinstance" || call->numArgs() != 2 || !call->kwNames.empty() ||
+        call->starArgs)
+      return std::nullopt;
+    auto *ld = dyn_cast<LoadLocalInstr>(call->arg(0));
+    const Instr *only = ld ? reachingValue(ld) : nullptr;
+    auto *arg = only ? dyn_cast<ArgInstr>(only) : nullptr;
+    if (!arg || arg->index < 0 || static_cast<size_t>(arg->index) >= argTypes_.size() ||
+        !argTypes_[arg->index])
+      return std::nullopt;
+    const Type *cls = classType(call->arg(1), 0);
+    if (!cls)
+      return std::nullopt;
+    std::string why;
+    return isInstanceOf(argTypes_[arg->index], cls, why); // nullopt: typing reports it
+  }
+
+  /// The type typing gives the class argument `i` of isinstance when it is a global symbol, an
+  /// attribute of one (`np.float32`) or a tuple of those; null for anything else.
+  static const Type *classType(const Instr *i, int depth) {
+    if (depth > 8)
+      return nullptr;
+    if (auto *g = dyn_cast<GlobalInstr>(i))
+      return g->value.kind == GlobalValue::Kind::Symbol ? types::symbol(g->value.path) : nullptr;
+    if (auto *a = dyn_cast<GetAttrInstr>(i)) {
+      const Type *t = classType(a->operand(0), depth + 1);
+      auto *base = t ? dyn_cast<SymbolType>(t) : nullptr;
+      return base ? types::symbol(base->path() + "." + a->attr) : nullptr;
+    }
+    if (auto *t = dyn_cast<BuildTupleInstr>(i);
+        t && !t->isList && std::find(t->spread.begin(), t->spread.end(), true) == t->spread.end()) {
+      std::vector<const Type *> elems;
+      for (const Instr *e : t->operands()) {
+        elems.push_back(classType(e, depth + 1));
+        if (!elems.back())
+          return nullptr;
+      }
+      return types::tuple(elems);
+    }
+    return nullptr;
   }
 
   int run() {

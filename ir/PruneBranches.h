@@ -21,7 +21,10 @@ namespace ptxjit::ir {
 ///    types, so such a value is never None) or of a constant;
 ///  - `v is None` and the others for `v` a constant (a literal, a frozen global or closure
 ///    constant);
-///  - a constant itself: `if DEBUG:` with DEBUG a module global bool, int, float or None.
+///  - a constant itself: `if DEBUG:` with DEBUG a module global bool, int, float or None;
+///  - `isinstance(p, C)` with `p` read as above (the parameter's own assignment) and `C` a class
+///    or a tuple of classes written as globals or their attributes (`int`, `np.float32`),
+///    decided as typing decides it (ir/typing/MathBuiltins.h isInstanceOf).
 /// Other branches are left alone. Returns the number of branches folded.
 int pruneConstantBranches(Function &fn, const std::vector<const Type *> &argTypes);
 

@@ -28,6 +28,60 @@ const ScalarType *mathCastType(BuiltinId id) {
   return types::scalarByName(path.substr(path.find('.') + 1));
 }
 
+std::optional<bool> isInstanceOf(const Type *value, const Type *cls, std::string &why) {
+  const Type *v = concretize(value); // a literal is its default type, as Numba types it
+  switch (v->kind()) {
+  case TypeKind::Int:
+  case TypeKind::Float:
+  case TypeKind::Complex:
+  case TypeKind::Bool:
+  case TypeKind::Tuple:
+  case TypeKind::Array:
+  case TypeKind::None:
+  case TypeKind::String:
+  case TypeKind::StrLiteral:
+  case TypeKind::CharSeq:
+    break;
+  default:
+    why = "isinstance() does not support values of type " + v->str();
+    return std::nullopt;
+  }
+  std::vector<const Type *> classes{cls};
+  if (auto *t = dyn_cast<TupleType>(cls))
+    classes = t->elements();
+  bool result = false;
+  for (const Type *c : classes) {
+    auto *sym = dyn_cast<SymbolType>(c);
+    if (!sym) {
+      why = "isinstance()'s second argument must be a class or a tuple of classes, not " + c->str();
+      return std::nullopt;
+    }
+    const std::string &path = sym->path();
+    if (path == "builtins.tuple") {
+      result = result || v->kind() == TypeKind::Tuple;
+      continue;
+    }
+    if (path == "builtins.str") {
+      TypeKind k = v->kind();
+      result =
+          result || k == TypeKind::String || k == TypeKind::StrLiteral || k == TypeKind::CharSeq;
+      continue;
+    }
+    const Type *exact = path == "builtins.int"       ? types::int64()
+                        : path == "builtins.float"   ? types::float64()
+                        : path == "builtins.complex" ? types::complex128()
+                        : path == "builtins.bool"    ? types::boolean()
+                                                     : mathCastType(builtinByPath(path));
+    if (!exact) {
+      why = "isinstance() does not support the class " + path.substr(path.find('.') + 1) +
+            " (classes: int, float, complex, bool, tuple, str and NumPy's scalar types)";
+      return std::nullopt;
+    }
+    result = result || v == exact;
+  }
+  return result;
+}
+
 double mathConstantValue(BuiltinId id) {
   std::string path = builtinPath(id);
   std::string name = path.substr(path.find('.') + 1);

@@ -5,6 +5,8 @@
 #include "ir/IR.h"
 #include "ir/Types.h"
 
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace ptxjit::ir {
@@ -43,6 +45,15 @@ const MathKind *mathKindOf(BuiltinId id);
 /// The scalar type a Cast builtin converts to ("numpy.float32" -> float32);
 /// null otherwise.
 const ScalarType *mathCastType(BuiltinId id);
+
+/// Numba's isinstance(v, cls) for `v` of type `value` and `cls` of type `cls` (the class, or a
+/// tuple of classes: true when v is an instance of any), decided at compile time. A class is
+/// `int`, `float`, `complex` or `bool` (the exact types Numba maps them to: int64, float64,
+/// complex128, bool), `tuple` (any tuple), `str` (any string), or a scalar type used as a cast
+/// (np.float32, ptxjit's or numba's types.int16, cuda.bf16's nv_bfloat16: that exact type).
+/// Returns nullopt, with `why` set, for a class it does not know or a value of a kind Numba
+/// refuses (records, functions, modules, ...).
+std::optional<bool> isInstanceOf(const Type *value, const Type *cls, std::string &why);
 
 /// The value of a Constant builtin (math.pi -> 3.14159...).
 double mathConstantValue(BuiltinId id);

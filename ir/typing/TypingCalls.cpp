@@ -161,6 +161,16 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
     }
     return c.result;
   }
+  if (id == BuiltinId::IsInstance) { // a constant decided by the value's type (MathBuiltins.h)
+    if (args.size() != 2 || !i->kwNames.empty())
+      fail(DiagCode::CallArgs, i,
+           {"isinstance", argListStr(i) + "; it takes a value and a class (or a tuple of them)"});
+    std::string why;
+    if (!isInstanceOf(args[0], args[1], why))
+      fail(DiagCode::CallArgs, i, {"isinstance", argListStr(i) + "; " + why});
+    i->builtin = id;
+    return types::boolean();
+  }
   if (id == BuiltinId::LiteralUnroll) { // the identity; `for` over it unrolls (LoopUnroll.h)
     if (args.size() != 1 || !i->kwNames.empty())
       fail(DiagCode::CallArgs, i, {"literal_unroll", argListStr(i) + "; it takes one argument"});

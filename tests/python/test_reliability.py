@@ -359,6 +359,19 @@ def test_kernels_in_reference_cycles_are_collected(cpu):
 # Memory stays flat over repeated work (issue 19, item 5)
 # --------------------------------------------------------------------------------------------
 
+# The kernel and ufunc the memory scripts below call over and over.
+REPEATED_WORK = '''
+@cuda.jit
+def k(x):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i] += 1.0
+
+@vectorize(["float64(float64, float64)"], target="cuda")
+def u(a, b):
+    return a * b + 1.0
+'''
+
 RSS_SCRIPT = r'''
 import gc, json, sys
 import numpy as np
@@ -371,17 +384,7 @@ def rss():
 
 def body(x):
     x[0] = 1.0
-
-@cuda.jit
-def k(x):
-    i = cuda.grid(1)
-    if i < x.size:
-        x[i] += 1.0
-
-@vectorize(["float64(float64, float64)"], target="cuda")
-def u(a, b):
-    return a * b + 1.0
-
+''' + REPEATED_WORK + r'''
 x = np.zeros(64)
 a = np.arange(64.0)
 loops = {"dispatchers": lambda: cuda.jit(body), "launches": lambda: k[1, 64](x),
@@ -483,17 +486,7 @@ def used():
     gc.collect()
     free, total = ctx.get_memory_info()
     return total - free
-
-@cuda.jit
-def k(x):
-    i = cuda.grid(1)
-    if i < x.size:
-        x[i] += 1.0
-
-@vectorize(["float64(float64, float64)"], target="cuda")
-def u(a, b):
-    return a * b + 1.0
-
+''' + REPEATED_WORK + r'''
 def body(x):
     i = cuda.grid(1)
     if i < x.size:
