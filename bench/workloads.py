@@ -116,6 +116,16 @@ def add(a, b):
     return a + b
 '''
 
+# A row-wise dot product as a generalized ufunc (issue 20's guvectorize case).
+ROWDOT = '''
+@guvectorize(["void(float32[:], float32[:], float32[:])"], "(n),(n)->()", target="cuda")
+def rowdot(x, y, out):
+    s = np.float32(0)
+    for k in range(x.shape[0]):
+        s += x[k] * y[k]
+    out[0] = s
+'''
+
 HAVERSINE = '''
 @vectorize(["float64(float64, float64, float64, float64, float64)"], target="cuda")
 def hav(lat1, lon1, lat2, lon2, s):
@@ -130,9 +140,10 @@ HAVERSINE_C = ("double u = sin(0.008726645 * (lat2 - lat1)), v = sin(0.008726645
                " z = atan2(a, 1 - a) * s;")
 
 
-def build_ufunc(source, vectorize, name):
-    """Executes ufunc `source` with `vectorize` (ptxjit's or Numba's) and returns `name`."""
-    ns = {"vectorize": vectorize, "math": math, "np": np}
+def build_ufunc(source, vectorize, name, guvectorize=None):
+    """Executes ufunc `source` with `vectorize` and `guvectorize` (ptxjit's or Numba's) and
+    returns `name`."""
+    ns = {"vectorize": vectorize, "guvectorize": guvectorize, "math": math, "np": np}
     exec(compile(source, f"<bench:{name}>", "exec"), ns)
     return ns[name]
 

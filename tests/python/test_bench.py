@@ -24,19 +24,20 @@ import run as bench_run  # noqa: E402
 METRIC_NAMES = ["launch_empty", "launch_saxpy_args", "launch_16_arrays", "launch_16_scalars",
                 "first_compile_fresh_process", "first_launch_fresh_process",
                 "compile_warm_saxpy", "compile_warm_mandelbrot", "import",
-                "cache_warm_first_call", "saxpy_2^26_f32_kernel",
+                "cache_warm_first_call", "cache_warm_first_ufunc_call", "saxpy_2^26_f32_kernel",
                 "mandelbrot_4096^2_f64_256it_kernel", "black_scholes_2^24_f32_kernel",
                 "vectorize_add_f32_1000", "vectorize_add_f32_1000_scalar",
                 # ufuncs at scale (issue 20)
                 "ufunc_add_f32_2^26", "ufunc_haversine_4x1M_f64_host",
+                "ufunc_reduce_add_f32_2^26", "ufunc_guvectorize_rowdot_f32_2^20x64",
                 # the kernels people write (bench/suite.py, issue 20)
                 "reduce_2^26_f32_kernel", "matmul_4096^2_f32_kernel", "histogram_2^26_u8_kernel",
                 "transpose_8192^2_f32_kernel", "jacobi_8192^2_f64_100steps",
                 "nbody_65536_f32_kernel", "monte_carlo_pi_2^28_kernel",
                 # CUDA graphs
                 "graph_direct_100_launches", "graph_replay_100_launches"]
-SUITE = METRIC_NAMES[17:24]
-GRAPHS = METRIC_NAMES[24:]
+SUITE = METRIC_NAMES[20:27]
+GRAPHS = METRIC_NAMES[27:]
 LAUNCH = METRIC_NAMES[:4]
 STARTUP = ["first_compile_fresh_process", "first_launch_fresh_process"]
 HAVE_CXX = bool(shutil.which("g++") or shutil.which("c++"))
