@@ -425,14 +425,9 @@ def worker_ufunc_scale(impl, cfg):
     if impl in ("ptxjit", "numba"):
         if impl == "ptxjit":
             from ptxjit import cuda, guvectorize, vectorize
-
-            reduce_call = None  # add.reduce, below
         else:
             cuda = import_impl("numba")
             from numba import guvectorize, vectorize
-
-            numba_sum = cuda.reduce(lambda p, q: p + q)
-            reduce_call = lambda: numba_sum(a)  # noqa: E731
         add = workloads.build_ufunc(workloads.UFUNC_ADD, vectorize, "add")
         hav = workloads.build_ufunc(workloads.HAVERSINE, vectorize, "hav")
         rowdot = workloads.build_ufunc(workloads.ROWDOT, vectorize, "rowdot", guvectorize)
@@ -443,7 +438,9 @@ def worker_ufunc_scale(impl, cfg):
         sync = cuda.synchronize
         add_call = lambda: add(a, b, out=c)  # noqa: E731
         hav_call = lambda: hav(*pts, scale)  # noqa: E731
-        reduce_call = reduce_call or (lambda: add.reduce(a))  # noqa: E731
+        # ptxjit's ufuncs reduce as NumPy's do; numba-cuda's CUDA ufuncs have no reduce
+        summed = add.reduce if impl == "ptxjit" else cuda.reduce(lambda p, q: p + q)
+        reduce_call = lambda: summed(a)  # noqa: E731
         dot_call = lambda: rowdot(x, y, out=dots)  # noqa: E731
         to_host = lambda d: d.copy_to_host()  # noqa: E731
     elif impl == "cupy":

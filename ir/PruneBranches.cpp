@@ -79,11 +79,9 @@ public:
       return std::nullopt;
     if (isa<ConstInstr>(only) || isa<GlobalInstr>(only))
       return known(only);
-    auto *arg = dyn_cast<ArgInstr>(only);
-    if (!arg || arg->index < 0 || static_cast<size_t>(arg->index) >= argTypes_.size() ||
-        !argTypes_[arg->index])
+    const Type *t = parameterType(only);
+    if (!t)
       return std::nullopt;
-    const Type *t = argTypes_[arg->index];
     Known k;
     k.isNone = t->kind() == TypeKind::None;
     k.array = t->kind() == TypeKind::Array;
@@ -137,16 +135,21 @@ public:
         call->starArgs)
       return std::nullopt;
     auto *ld = dyn_cast<LoadLocalInstr>(call->arg(0));
-    const Instr *only = ld ? reachingValue(ld) : nullptr;
-    auto *arg = only ? dyn_cast<ArgInstr>(only) : nullptr;
-    if (!arg || arg->index < 0 || static_cast<size_t>(arg->index) >= argTypes_.size() ||
-        !argTypes_[arg->index])
-      return std::nullopt;
-    const Type *cls = classType(call->arg(1), 0);
+    const Type *value = ld ? parameterType(reachingValue(ld)) : nullptr;
+    const Type *cls = value ? classType(call->arg(1), 0) : nullptr;
     if (!cls)
       return std::nullopt;
     std::string why;
-    return isInstanceOf(argTypes_[arg->index], cls, why); // nullopt: typing reports it
+    return isInstanceOf(value, cls, why); // nullopt: typing reports it
+  }
+
+  /// The type of the parameter whose Arg `only` is (the one assignment reaching a read), or
+  /// null when `only` is not a parameter's Arg with a known type.
+  const Type *parameterType(const Instr *only) const {
+    auto *arg = only ? dyn_cast<ArgInstr>(only) : nullptr;
+    if (!arg || arg->index < 0 || static_cast<size_t>(arg->index) >= argTypes_.size())
+      return nullptr;
+    return argTypes_[static_cast<size_t>(arg->index)];
   }
 
   /// The type typing gives the class argument `i` of isinstance when it is a global symbol, an
