@@ -7,20 +7,31 @@ scalars and smaller vectors of the same base type; its components read as ``.x``
 and ``.w``. They have no value on the host: calling one there raises.
 """
 
-import numpy as _np
+import ctypes as _ct
 
 _BASES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32",
           "float64")
 _COMPONENTS = ("x", "y", "z", "w")
 
-# CUDA C's base names and the NumPy type of the same C type on this platform (numba-cuda's
-# table: long and ulong follow NumPy's int_ and uint).
+# CUDA C's base names and the C type each names on this platform: the base type is the integer
+# of the C type's size and signedness (numba-cuda's table, where long and ulong follow NumPy's
+# int_ and uint, gives the same on the platforms CUDA supports). ctypes, not NumPy, so that
+# `import ptxjit` does not import NumPy.
 _C_NAMES = (
-    ("char", _np.byte), ("short", _np.short), ("int", _np.intc), ("long", _np.int_),
-    ("longlong", _np.longlong), ("uchar", _np.ubyte), ("ushort", _np.ushort),
-    ("uint", _np.uintc), ("ulong", _np.uint), ("ulonglong", _np.ulonglong),
-    ("float", _np.single), ("double", _np.double),
+    ("char", _ct.c_byte, True), ("short", _ct.c_short, True), ("int", _ct.c_int, True),
+    ("long", _ct.c_long, True), ("longlong", _ct.c_longlong, True),
+    ("uchar", _ct.c_ubyte, False), ("ushort", _ct.c_ushort, False), ("uint", _ct.c_uint, False),
+    ("ulong", _ct.c_ulong, False), ("ulonglong", _ct.c_ulonglong, False),
+    ("float", _ct.c_float, None), ("double", _ct.c_double, None),
 )
+
+
+def _base_name(ctype, signed):
+    """The base type name (`int32`, `float64`, ...) of a ctypes scalar type."""
+    bits = 8 * _ct.sizeof(ctype)
+    if signed is None:
+        return f"float{bits}"
+    return f"{'int' if signed else 'uint'}{bits}"
 
 
 class VectorType:
@@ -59,8 +70,8 @@ def _make():
             v = VectorType(base, count)
             table[v.__name__] = v
     aliases = {}
-    for cname, nptype in _C_NAMES:
-        base = _np.dtype(nptype).name
+    for cname, ctype, signed in _C_NAMES:
+        base = _base_name(ctype, signed)
         for count in range(1, 5):
             v = table[f"{base}x{count}"]
             v.aliases.append(f"{cname}{count}")

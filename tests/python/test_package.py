@@ -14,6 +14,7 @@ def test_import_is_lazy(subprocess_env):
     code = ("import sys, ptxjit\n"
             "from ptxjit import cuda, float32\n"
             "assert 'ptxjit._core' not in sys.modules, 'extension loaded at import'\n"
+            "assert 'numpy' not in sys.modules, 'NumPy imported by import ptxjit'\n"
             "print('ok')\n")
     r = subprocess.run([sys.executable, "-c", code], env=subprocess_env, capture_output=True,
                        text=True, timeout=60)
