@@ -37,6 +37,8 @@ if [ -z "${PYTHON:-}" ]; then
   [ -f "/usr/include/python3.$(/usr/bin/python3 -c 'import sys; print(sys.version_info[1])' 2>/dev/null || echo 11)/Python.h" ] || need+=(python3-dev)
   if [ "$mode" = test ]; then
     /usr/bin/python3 -c 'import pytest' 2>/dev/null || need+=(python3-pytest)
+    # cffi: ffi.from_buffer in kernels (tests/python/test_cffi.py)
+    /usr/bin/python3 -c 'import cffi' 2>/dev/null || need+=(python3-cffi)
     [ -d /usr/lib/x86_64-linux-gnu/cmake/GTest ] || [ -d /usr/lib/cmake/GTest ] ||
       [ -d /usr/lib/aarch64-linux-gnu/cmake/GTest ] || need+=(libgtest-dev)
   fi

@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <unordered_map>
@@ -670,6 +671,27 @@ runtime::FunctionAttributes Dispatcher::attributes(py::handle signature) {
   return runtime::functionAttributes(f);
 }
 
+bool Dispatcher::cooperative(py::handle signature) {
+  if (device)
+    notALaunch();
+  return compileFor(paramsFromPython(signature), currentBackend()).cooperativeLaunch;
+}
+
+int Dispatcher::maxCooperativeGridBlocks(py::handle signature, int64_t threadsPerBlock,
+                                         int64_t dynamicSharedMem) {
+  if (device)
+    notALaunch();
+  if (threadsPerBlock < 1 || threadsPerBlock > std::numeric_limits<int>::max())
+    throw py::value_error("max_cooperative_grid_blocks: the block has " +
+                          std::to_string(threadsPerBlock) + " threads");
+  if (dynamicSharedMem < 0)
+    throw py::value_error("max_cooperative_grid_blocks: negative dynamic shared memory");
+  const compiler::Specialization &spec = compileFor(paramsFromPython(signature), currentBackend());
+  py::gil_scoped_release release;
+  return spec.maxCooperativeGridBlocks(static_cast<int>(threadsPerBlock),
+                                       static_cast<size_t>(dynamicSharedMem));
+}
+
 std::string Dispatcher::launchParams(py::handle signature) {
   if (device)
     notALaunch();
@@ -771,6 +793,17 @@ void defineDispatcher(py::module_ &m) {
           },
           py::arg("signature"),
           "The CUDA driver's attributes of the kernel compiled for `signature`.")
+      .def(
+          "_cooperative", [](Dispatcher &d, py::object sig) { return d.cooperative(sig); },
+          py::arg("signature"),
+          "Whether the kernel compiled for `signature` is launched cooperatively (cuda.cg).")
+      .def(
+          "_max_cooperative_grid_blocks",
+          [](Dispatcher &d, py::object sig, int64_t threads, int64_t dynsmem) {
+            return d.maxCooperativeGridBlocks(sig, threads, dynsmem);
+          },
+          py::arg("signature"), py::arg("threads_per_block"), py::arg("dynamic_shared_mem") = 0,
+          "The most blocks a cooperative launch of `signature`'s kernel may have.")
       .def(
           "_launch_params", [](Dispatcher &d, py::object sig) { return d.launchParams(sig); },
           py::arg("signature"),

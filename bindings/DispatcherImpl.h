@@ -124,6 +124,16 @@ public:
   /// Throws UnsupportedError for device functions and on the CPU backend (the attributes are
   /// the CUDA binary's), CudaDriverError / CudaSupportError from the driver.
   runtime::FunctionAttributes attributes(py::handle signature);
+  /// Whether `signature`'s kernel, compiled for the backend in use, synchronizes its grid and
+  /// so is launched cooperatively (numba-cuda's `overloads[sig].cooperative`).
+  bool cooperative(py::handle signature);
+  /// numba-cuda's max_cooperative_grid_blocks: the most blocks of `threadsPerBlock` threads
+  /// (with `dynamicSharedMem` bytes each) a cooperative launch of `signature`'s kernel may have
+  /// on the backend in use (compiler::Specialization::maxCooperativeGridBlocks; loads the
+  /// module on CUDA). Throws UnsupportedError for device functions, ValueError for fewer than
+  /// one thread.
+  int maxCooperativeGridBlocks(py::handle signature, int64_t threadsPerBlock,
+                               int64_t dynamicSharedMem);
   /// How CUDA launches of `signature` (compiled for the CUDA backend, loaded on its first
   /// launch) pass the parameters: "buffer" (one packed buffer, the driver confirmed its
   /// layout), "pointers" (one pointer per parameter), or "not loaded" (not launched yet).

@@ -9,10 +9,12 @@
 #include <pybind11/stl.h>
 
 #include "frontend/Bytecode.h"
+#include "ir/typing/ArrayMethods.h"
 #include "ir/typing/CudaBuiltins.h"
 #include "ir/typing/Typing.h"
 
 #include <climits>
+#include <cstring>
 #include <set>
 #include <unordered_map>
 
@@ -68,11 +70,28 @@ py::object numpyModule() {
   return py::none();
 }
 
+/// A cffi FFI object (cffi.FFI(), or the `ffi` of a module cffi built, of class
+/// _cffi_backend.FFI), recognized by its class so that cffi is never imported.
+bool isCffiFfi(PyObject *o) {
+  PyTypeObject *t = Py_TYPE(o);
+  for (PyTypeObject *c = t; c; c = c->tp_base) {
+    const char *name = c->tp_name ? c->tp_name : "";
+    if (std::strcmp(name, "_cffi_backend.FFI") == 0)
+      return true;
+    if (std::strcmp(name, "FFI") == 0) {
+      PyObject *mod = PyDict_GetItemString(c->tp_dict, "__module__"); // borrowed
+      if (mod && PyUnicode_Check(mod) && PyUnicode_CompareWithASCIIString(mod, "cffi.api") == 0)
+        return true;
+    }
+  }
+  return false;
+}
+
 /// A cuda.declare_device descriptor's `_ptxjit_extern`: (id, name, signature text, C ABI?,
-/// link items).
+/// link items, needs a cooperative launch?).
 ir::GlobalValue externFromPython(py::handle desc) {
   auto t = py::cast<py::tuple>(desc);
-  if (t.size() != 5)
+  if (t.size() != 6)
     throw py::type_error("malformed cuda.declare_device descriptor");
   auto d = std::make_shared<ir::ExternDecl>();
   d->id = py::cast<int>(t[0]);
@@ -82,6 +101,7 @@ ir::GlobalValue externFromPython(py::handle desc) {
   d->params = sig.args;
   d->cAbi = py::cast<bool>(t[3]);
   d->links = linkItemsFrom(t[4]);
+  d->cooperative = py::cast<bool>(t[5]);
   return ir::GlobalValue::externFunction(std::move(d));
 }
 
@@ -508,6 +528,8 @@ ir::GlobalValue globalFromPython(py::handle v) {
     return externFromPython(sym);
   if (!PyType_Check(o) && hasAttrNoThrow(v, "_ptxjit_symbol", &sym) && PyUnicode_Check(sym.ptr()))
     return ir::GlobalValue::symbol(py::cast<std::string>(sym));
+  if (isCffiFfi(o)) // ffi.from_buffer(array) in kernels (numba's cffi support)
+    return ir::GlobalValue::symbol(ir::kFfiPath);
   if (auto g = deviceArrayGlobal(v))
     return *g;
   if (auto g = numpyArrayGlobal(v))

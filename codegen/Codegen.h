@@ -56,6 +56,9 @@ public:
   /// With CompileOptions::exceptions: the module's raise sites, numbered as the fault record's
   /// `index` names them (BoundsRecord, failed = 2). Empty when nothing can raise.
   const std::vector<ir::RaiseSite> &raiseSites() const;
+  /// True when the kernel synchronizes its grid (cuda.cg, or a foreign device function declared
+  /// with use_cooperative=True): it must be launched cooperatively, every block at once.
+  bool gridSync() const;
 
   /// Codegen-internal access. Null after the module was moved from or handed to the JIT.
   Impl *impl() { return impl_.get(); }
@@ -115,8 +118,8 @@ std::string hostTargetId();
 
 /// What the host grid runner needs to know about a host kernel besides its arguments
 /// (cooperating threads: see docs/cooperation.md). Lowering stores it in the host module as the
-/// constant `<entry>__launch` (four uint64: shared bytes, cooperative, local bytes, raises), so it
-/// survives compiling to an object file.
+/// constant `<entry>__launch` (four uint64: shared bytes, cooperative (bit 0: fibers, bit 1: grid
+/// synchronization), local bytes, raises), so it survives compiling to an object file.
 /// The fault record of a launch: the first out-of-bounds array index (a module compiled with
 /// CompileOptions::boundscheck) or the first exception raised (CompileOptions::exceptions), as
 /// the first failing thread records it in the module's global `<entry>__bounds` (all zero until
@@ -140,6 +143,7 @@ static_assert(sizeof(BoundsRecord) == kBoundsRecordWords * 8);
 struct HostLaunchInfo {
   uint64_t staticSharedBytes = 0; ///< bytes of cuda.shared.array with constant shapes per block
   bool cooperative = false;       ///< uses barriers or warp collectives: threads run as fibers
+  bool gridSync = false;          ///< uses cuda.cg's grid synchronization: all blocks run at once
   uint64_t localBytes = 0;        ///< bytes of cuda.local.array per thread (all functions)
   bool raises = false;            ///< a thread may end early (a raise: ptxjit_host_exit_thread)
   /// The module's bounds record (CompileOptions::boundscheck), null without one.

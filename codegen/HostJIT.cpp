@@ -185,6 +185,7 @@ void recordLaunchInfo(llvm::orc::JITDylib &jd, const std::string &entry, const v
     const auto *words = info->toPtr<const uint64_t *>();
     h.staticSharedBytes = words[0];
     h.cooperative = words[1] != 0;
+    h.gridSync = (words[1] & 2) != 0;
     h.localBytes = words[2];
     h.raises = words[3] != 0;
   } else {

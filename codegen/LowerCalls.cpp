@@ -227,6 +227,12 @@ llvm::Value *FunctionLowerer::lowerCall(const CallInstr &i) {
     return pointerArrayView(B, M.arrayType(rty->ndim()), valueOf(bound[0], at), dims,
                             rty->itemSize(), s->path() == kFarrayPath);
   }
+  if (auto *s = dyn_cast<SymbolType>(ct); s && s->path() == kFfiFromBufferPath) {
+    // ffi.from_buffer(a): the array's data pointer (typing checked a contiguous array)
+    if (i.numArgs() != 1 || !isa<ArrayType>(concretize(typeOf(i.arg(0), at))))
+      internal(at, "ffi.from_buffer call typed " + typeOf(&i, at)->str());
+    return B.CreateExtractValue(valueOf(i.arg(0), at), 0);
+  }
   if (auto *s = dyn_cast<SymbolType>(ct))
     fail(at, DiagCode::UnsupportedCall, {s->path()});
   if (auto *ext = dyn_cast<ExternFunctionType>(ct))

@@ -100,11 +100,11 @@ void ModuleLowerer::finishCuda(const std::string &entry, const Function &kernel)
   // files from the disk cache carry them too.
   auto *i64 = llvm::Type::getInt64Ty(ctx);
   auto *ty = llvm::ArrayType::get(i64, 4);
-  llvm::Constant *init =
-      llvm::ConstantArray::get(ty, {llvm::ConstantInt::get(i64, cuda.sharedBytes),
-                                    llvm::ConstantInt::get(i64, cuda.cooperative ? 1 : 0),
-                                    llvm::ConstantInt::get(i64, cuda.localBytes),
-                                    llvm::ConstantInt::get(i64, cuda.raises ? 1 : 0)});
+  llvm::Constant *init = llvm::ConstantArray::get(
+      ty, {llvm::ConstantInt::get(i64, cuda.sharedBytes),
+           llvm::ConstantInt::get(i64, (cuda.cooperative ? 1 : 0) | (cuda.gridSync ? 2 : 0)),
+           llvm::ConstantInt::get(i64, cuda.localBytes),
+           llvm::ConstantInt::get(i64, cuda.raises ? 1 : 0)});
   auto *g = new llvm::GlobalVariable(mod, ty, true, llvm::GlobalValue::ExternalLinkage, init,
                                      entry + "__launch");
   g->setAlignment(llvm::Align(8));
@@ -419,6 +419,18 @@ llvm::Value *FunctionLowerer::lowerCudaCall(const CallInstr &i, const CudaBuilti
             std::to_string(M.opts.ccMinor) + " (nanosleep needs 7.0 or newer)"});
     nvvm(llvm::Intrinsic::nvvm_nanosleep, {i32Arg(0)});
     return placeholder();
+  case CudaKind::Grid:
+    // Both make the kernel need a cooperative launch (numba-cuda marks this_grid() alone too).
+    M.cuda.cooperative = true;
+    M.cuda.gridSync = true;
+    if (info.variant == 0)
+      return placeholder(); // the group is a compile-time value
+    if (M.isHost()) {
+      B.CreateCall(hostHelper("ptxjit_host_grid_sync", B.getVoidTy(), {ptr}), {ctxArg});
+      return placeholder();
+    }
+    lowerGridSync();
+    return placeholder();
   case CudaKind::Vector: {
     // The components in order: a scalar converted to the base type, a vector's own components.
     const VectorTypeInfo v = vectorTypeOfVariant(info.variant);
@@ -670,6 +682,82 @@ llvm::Value *FunctionLowerer::lowerCacheHint(const CallInstr &i, const CudaBuilt
   llvm::Value *loaded = bits == 8 ? B.CreateTrunc(call, B.getInt8Ty()) : call;
   llvm::Value *v = B.CreateBitCast(loaded, elemTy);
   return convert(v, dt, typeOf(&i, at), at);
+}
+
+// ---- Grid synchronization ----
+
+// What CUDA's cooperative_groups::grid_group::sync() does (its sync_grids_arrive/_wait): a
+// barrier of the block; then one thread per block adds to the barrier word of the grid
+// workspace the driver gives a cooperative launch (its address in %envreg1 (high half) and
+// %envreg2 (low half), the word at offset 4), block (0, 0, 0) adding 0x80000000 - (blocks - 1)
+// and every other block 1, so that the word's top bit flips once every block has arrived; that
+// thread waits for the flip; a second barrier of the block releases the others. Release/acquire
+// at GPU scope on sm_70+, fences around relaxed accesses before.
+void FunctionLowerer::lowerGridSync() {
+  auto *i32 = B.getInt32Ty();
+  auto *i64 = B.getInt64Ty();
+  auto sreg = [&](llvm::Intrinsic::ID id) {
+    return B.CreateCall(llvm::Intrinsic::getDeclaration(&M.mod, id));
+  };
+  auto envreg = [&](const char *reg) {
+    auto *fty = llvm::FunctionType::get(i32, false);
+    return B.CreateCall(
+        llvm::InlineAsm::get(fty, std::string("mov.u32 $0, %") + reg + ";", "=r", false), {});
+  };
+  const bool scoped = M.opts.ccMajor >= 7;
+  llvm::Function *F = B.GetInsertBlock()->getParent();
+  llvm::BasicBlock *arrive = llvm::BasicBlock::Create(M.ctx, "gridsync.arrive", F);
+  llvm::BasicBlock *wait = llvm::BasicBlock::Create(M.ctx, "gridsync.wait", F);
+  llvm::BasicBlock *done = llvm::BasicBlock::Create(M.ctx, "gridsync.done", F);
+
+  sreg(llvm::Intrinsic::nvvm_barrier0);
+  llvm::Value *tsum = B.CreateAdd(B.CreateAdd(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x),
+                                              sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y)),
+                                  sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_z));
+  B.CreateCondBr(B.CreateICmpEQ(tsum, B.getInt32(0)), arrive, done);
+
+  B.SetInsertPoint(arrive);
+  llvm::Value *blocks = B.CreateMul(B.CreateMul(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
+                                                sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_y)),
+                                    sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_z));
+  llvm::Value *csum = B.CreateAdd(B.CreateAdd(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                                              sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y)),
+                                  sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z));
+  llvm::Value *first = B.CreateSub(B.getInt32(0x80000001u), blocks);
+  llvm::Value *add = B.CreateSelect(B.CreateICmpEQ(csum, B.getInt32(0)), first, B.getInt32(1));
+  llvm::Value *ws = B.CreateOr(B.CreateShl(B.CreateZExt(envreg("envreg1"), i64), 32),
+                               B.CreateZExt(envreg("envreg2"), i64));
+  llvm::Value *word = B.CreateAdd(ws, B.getInt64(4));
+  auto *rmwTy = llvm::FunctionType::get(i32, {i64, i32}, false);
+  if (!scoped)
+    sreg(llvm::Intrinsic::nvvm_membar_gl);
+  llvm::Value *old = B.CreateCall(
+      llvm::InlineAsm::get(
+          rmwTy, scoped ? "atom.add.release.gpu.u32 $0, [$1], $2;" : "atom.add.u32 $0, [$1], $2;",
+          "=r,l,r,~{memory}", true),
+      {word, add});
+  B.CreateBr(wait);
+
+  B.SetInsertPoint(wait);
+  auto *ldTy = llvm::FunctionType::get(i32, {i64}, false);
+  llvm::Value *now =
+      B.CreateCall(llvm::InlineAsm::get(
+                       ldTy, scoped ? "ld.acquire.gpu.u32 $0, [$1];" : "ld.volatile.u32 $0, [$1];",
+                       "=r,l,~{memory}", true),
+                   {word});
+  llvm::Value *flipped =
+      B.CreateICmpNE(B.CreateAnd(B.CreateXor(old, now), B.getInt32(0x80000000u)), B.getInt32(0));
+  llvm::BasicBlock *waited = B.GetInsertBlock();
+  llvm::BasicBlock *fence = scoped ? done : llvm::BasicBlock::Create(M.ctx, "gridsync.fence", F);
+  B.CreateCondBr(flipped, fence, waited);
+  if (!scoped) {
+    B.SetInsertPoint(fence);
+    sreg(llvm::Intrinsic::nvvm_membar_gl);
+    B.CreateBr(done);
+  }
+
+  B.SetInsertPoint(done);
+  sreg(llvm::Intrinsic::nvvm_barrier0);
 }
 
 // ---- Atomics ----

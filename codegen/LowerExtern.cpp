@@ -69,6 +69,8 @@ llvm::Value *FunctionLowerer::lowerExternCall(const CallInstr &i, const ExternFu
          {"external device function '" + d.name +
           "' declared twice with different signatures in one kernel"});
   }
+  if (d.cooperative)
+    M.cuda.gridSync = true;
   if (M.linkedDecls.insert(d.id).second)
     for (const LinkItem &l : d.links)
       if (std::find(M.links.begin(), M.links.end(), l) == M.links.end())

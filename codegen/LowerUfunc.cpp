@@ -165,6 +165,10 @@ public:
     M.lowerQueued();
     // The fault record's name and the host launch facts (a body that raises ends the thread).
     M.finishCuda(impl->entry, fn);
+    if (M.cuda.gridSync) // a loop's elements are spread over no fixed grid
+      ir::raiseDiag(ir::DiagCode::UnsupportedConstruct, fn.filename,
+                    ir::SourceLoc{fn.firstLine, 0, 0, 0},
+                    {"cuda.cg grid synchronization in a ufunc body (@vectorize/@guvectorize)"});
     detail::verifyModule(*impl->module, fn);
     impl->links = std::move(M.links);
     impl->raiseSites = std::move(M.raiseSites);

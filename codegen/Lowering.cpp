@@ -59,6 +59,8 @@ const std::vector<ir::RaiseSite> &LoweredModule::raiseSites() const {
   return impl_ ? impl_->raiseSites : none;
 }
 
+bool LoweredModule::gridSync() const { return impl_ && impl_->gridSync; }
+
 namespace detail {
 
 [[noreturn]] void internalError(const std::string &message) {
@@ -728,6 +730,7 @@ LoweredModule lowerKernel(const Function &kernel, const CompileOptions &opts,
   verifyModule(mod, kernel);
   impl->links = std::move(M.links);
   impl->raiseSites = std::move(M.raiseSites);
+  impl->gridSync = M.cuda.gridSync;
   return LoweredModule(std::move(impl));
 }
 
@@ -759,6 +762,7 @@ LoweredModule lowerDeviceFunction(const Function &fn, const CompileOptions &opts
   verifyModule(mod, fn);
   impl->links = std::move(M.links);
   impl->raiseSites = std::move(M.raiseSites);
+  impl->gridSync = M.cuda.gridSync;
   return LoweredModule(std::move(impl));
 }
 

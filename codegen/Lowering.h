@@ -165,6 +165,7 @@ public:
     uint64_t sharedBytes = 0; ///< static shared memory laid out so far (host offsets)
     uint64_t dynSharedAlign = 16; ///< the largest alignment= of a dynamic shared array
     bool cooperative = false; ///< a barrier or warp collective was lowered
+    bool gridSync = false;    ///< cuda.cg was used: the kernel needs a cooperative launch
     uint64_t localBytes = 0;  ///< cuda.local.array bytes (all functions; host stack sizing)
     uint32_t activeSites = 0; ///< cuda.activemask() calls numbered so far (host call sites)
     bool raises = false;      ///< a raise was lowered: host threads may end early (LowerRaise)
@@ -369,6 +370,9 @@ private:
   llvm::Value *cudaArrayValue(llvm::Value *data, const std::vector<llvm::Value *> &dims,
                               int64_t itemSize);
   llvm::Value *lowerAtomic(const ir::CallInstr &i, const ir::CudaBuiltinInfo &info);
+  /// CUDA: cuda.cg's grid.sync() at the builder's position (LowerCuda.cpp); leaves the builder
+  /// in the block after it.
+  void lowerGridSync();
   /// cuda.ldca ... cuda.ldcv and cuda.stcg ... cuda.stwt: PTX ld.global / st.global with the
   /// builtin's cache operator (inline assembly) on CUDA; plain loads and stores on the host.
   llvm::Value *lowerCacheHint(const ir::CallInstr &i, const ir::CudaBuiltinInfo &info);

@@ -27,6 +27,8 @@ struct LoweredModule::Impl {
   std::vector<ir::LinkItem> links;
   /// The raise sites of opts.exceptions (LoweredModule::raiseSites).
   std::vector<ir::RaiseSite> raiseSites;
+  /// The kernel synchronizes its grid (LoweredModule::gridSync).
+  bool gridSync = false;
 };
 
 namespace detail {

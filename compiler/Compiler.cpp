@@ -210,7 +210,10 @@ void Specialization::throwFault(const codegen::BoundsRecord &r) const {
 void Specialization::launchCuda(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem,
                                 CUstream stream, char *buf, void **params) const {
   CUfunction f = cudaFunction();
-  if (paramBuffer()) {
+  if (cooperativeLaunch) [[unlikely]] { // cuLaunchCooperativeKernel takes no packed buffer
+    pointAtSlots(plan, buf, params);
+    runtime::launchCooperativeKernel(f, grid, block, sharedMem, stream, params);
+  } else if (paramBuffer()) {
     runtime::launchKernelBuffer(f, grid, block, sharedMem, stream, buf, plan.paramBytes);
   } else {
     pointAtSlots(plan, buf, params);
@@ -218,6 +221,12 @@ void Specialization::launchCuda(runtime::Dim3 grid, runtime::Dim3 block, unsigne
   }
   if (checksFaults)
     checkCudaFaults(stream);
+}
+
+int Specialization::maxCooperativeGridBlocks(int threadsPerBlock, size_t dynamicSharedMem) const {
+  if (options.backend == codegen::Backend::CUDA)
+    return runtime::maxCooperativeGridBlocks(cudaFunction(), threadsPerBlock, dynamicSharedMem);
+  return runtime::hostMaxCooperativeBlocks(threadsPerBlock);
 }
 
 void Specialization::checkCudaFaults(CUstream stream) const {
@@ -360,11 +369,16 @@ void defineHostHelpers() {
   });
 }
 
+/// A disk cache entry's fourth section for a kernel launched cooperatively (CUDA).
+constexpr const char *kCooperativeSection = "cooperative";
+
 void recordHostLaunch(Specialization &spec) {
   codegen::HostLaunchInfo info =
       codegen::hostLaunchInfo(reinterpret_cast<const void *>(spec.hostEntry));
   spec.hostLaunch.staticSharedBytes = info.staticSharedBytes;
   spec.hostLaunch.cooperative = info.cooperative;
+  spec.hostLaunch.gridSync = info.gridSync;
+  spec.cooperativeLaunch = info.gridSync;
   spec.hostLaunch.extraStackBytes = info.localBytes;
   spec.hostLaunch.threadsMayExit = info.raises;
   spec.hostBounds = info.bounds;
@@ -933,7 +947,7 @@ bool Compiler::loadFromDiskLocked(const DiskKey &k, Specialization &spec) {
     return false;
   bool cuda = spec.options.backend == codegen::Backend::CUDA;
   auto kind = static_cast<uint32_t>(cuda ? EntryKind::Ptx : EntryKind::HostObject);
-  if (entry->kind != kind || entry->sections.size() != 3 || entry->sections[0].empty()) {
+  if (entry->kind != kind || entry->sections.size() != 4 || entry->sections[0].empty()) {
     ++cacheCounters().rejected;
     return false;
   }
@@ -945,6 +959,7 @@ bool Compiler::loadFromDiskLocked(const DiskKey &k, Specialization &spec) {
       return false;
     }
     spec.ptx = std::move(code);
+    spec.cooperativeLaunch = entry->sections[3] == kCooperativeSection;
   } else {
     try {
       defineHostHelpers();
@@ -1040,6 +1055,7 @@ const Specialization &Compiler::compileLocked(
     disk.reset();
   std::string code; // what the disk cache stores: the PTX or the host object file
   if (opts.backend == codegen::Backend::CUDA) {
+    spec->cooperativeLaunch = m.gridSync();
     spec->ptx = codegen::emitPTX(m, opts);
     spec->llvmIR = m.llvmIR();
     code = spec->ptx;
@@ -1066,8 +1082,12 @@ const Specialization &Compiler::compileLocked(
   if (disk) {
     uint32_t kind = static_cast<uint32_t>(
         opts.backend == codegen::Backend::CUDA ? EntryKind::Ptx : EntryKind::HostObject);
-    diskcache::store(disk->path, disk->key, CacheEntry{kind, {spec->symbol, code, spec->llvmIR}},
-                     disk->prefix);
+    // The fourth section: the CUDA launch facts (the host object carries its own).
+    std::string launch = spec->cooperativeLaunch && opts.backend == codegen::Backend::CUDA
+                             ? kCooperativeSection
+                             : "";
+    diskcache::store(disk->path, disk->key,
+                     CacheEntry{kind, {spec->symbol, code, spec->llvmIR, launch}}, disk->prefix);
     spec->cachePath = disk->path;
   }
   ++compiled_;

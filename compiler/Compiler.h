@@ -158,6 +158,10 @@ public:
   std::vector<ir::RaiseSite> raiseSites;
   /// CUDA: the launch waits and reads the fault record (options.boundscheck, or raise sites).
   bool checksFaults = false;
+  /// The kernel synchronizes its grid (cuda.cg; codegen::LoweredModule::gridSync): CUDA
+  /// launches it with cuLaunchCooperativeKernel (every block resident at once), the CPU
+  /// backend runs all its blocks at once (hostLaunch.gridSync).
+  bool cooperativeLaunch = false;
   /// cache=True only: true when the code was loaded from the disk cache (not compiled), and
   /// the entry's file (read or written; empty when no cache directory could be used).
   bool fromDiskCache = false;
@@ -185,11 +189,19 @@ public:
   /// cudaFunction().
   runtime::BlockSizeSuggestion occupancy() const;
 
+  /// The most blocks of `threadsPerBlock` threads a cooperative launch of this kernel may have
+  /// (numba-cuda's max_cooperative_grid_blocks): on CUDA the blocks resident at once on the
+  /// current device (runtime::maxCooperativeGridBlocks; loads the module), on the CPU backend
+  /// runtime::hostMaxCooperativeBlocks. Throws std::invalid_argument for threadsPerBlock < 1,
+  /// as cudaFunction().
+  int maxCooperativeGridBlocks(int threadsPerBlock, size_t dynamicSharedMem = 0) const;
+
   /// Launches on CUDA with the arguments packed in `buf` (plan.bufferSize() bytes): the buffer
   /// in one piece when paramBuffer(), else one pointer per parameter (`params`: room for one
-  /// per slot). Asynchronous on `stream`, except with checksFaults: then it waits for the
-  /// kernel and throws ArrayIndexError when a thread indexed out of bounds, KernelException
-  /// when one raised. Throws as runtime::launchKernel.
+  /// per slot; always pointers for a cooperativeLaunch, through cuLaunchCooperativeKernel).
+  /// Asynchronous on `stream`, except with checksFaults: then it waits for the kernel and
+  /// throws ArrayIndexError when a thread indexed out of bounds, KernelException when one
+  /// raised. Throws as runtime::launchKernel.
   void launchCuda(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem, CUstream stream,
                   char *buf, void **params) const;
   /// Runs the host entry over `grid` x `block` (runtime::launchHost, with hostLaunch and

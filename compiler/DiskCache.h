@@ -94,7 +94,8 @@ struct CacheEntry {
   bool operator==(const CacheEntry &o) const = default;
 };
 
-/// Entry kinds written by the compiler; sections are {symbol, code, llvm IR}.
+/// Entry kinds written by the compiler; sections are {symbol, code, llvm IR, launch facts}
+/// (CUDA: "cooperative" for a kernel that needs a cooperative launch, else empty).
 enum class EntryKind : uint32_t { Ptx = 1, HostObject = 2 };
 
 /// Process-wide counters (all functions), for tests and debugging.

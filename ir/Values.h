@@ -86,6 +86,9 @@ struct ExternDecl {
   std::vector<const Type *> params;
   bool cAbi = false;
   std::vector<LinkItem> links;
+  /// use_cooperative=True: the code needs a cooperative launch (it synchronizes the grid), so
+  /// every kernel calling it gets one.
+  bool cooperative = false;
 };
 
 /// An enum.Enum or enum.IntEnum class as kernels see it (Numba's EnumClass / IntEnumClass; see

@@ -87,6 +87,8 @@ namespace ptxjit::runtime {
 // reach of kernels even with peer access enabled.
 // Stream capture and graphs (runtime/Graph.h): CUDA 11.4 (cuGraphInstantiateWithFlags); without
 // them cuda.graph() raises, everything else works.
+// cuLaunchCooperativeKernel (CUDA 9) and cuOccupancyMaxActiveBlocksPerMultiprocessor: kernels
+// that synchronize their grid (cuda.cg); without them such kernels cannot be launched.
 // cuDeviceGetUuid_v2 (CUDA 11.4): Device.uuid. cuStreamGetFlags: whether an external stream is
 // non-blocking (runtime/Stream.h, joinLegacyStreamAfter); without it none is taken to be.
 #define PTXJIT_CUDA_DRIVER_OPTIONAL_ENTRY_POINTS(X)                                                \
@@ -107,7 +109,9 @@ namespace ptxjit::runtime {
   X(cuGraphGetNodes)                                                                               \
   X(cuGraphExecDestroy)                                                                            \
   X(cuGraphDestroy)                                                                                \
-  X(cuMemPoolSetAccess)
+  X(cuMemPoolSetAccess)                                                                            \
+  X(cuLaunchCooperativeKernel)                                                                     \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)
 
 // The resolved entry points. Every member of PTXJIT_CUDA_DRIVER_ENTRY_POINTS is non-null in the
 // object returned by driver(); those of PTXJIT_CUDA_DRIVER_OPTIONAL_ENTRY_POINTS may be null.

@@ -28,6 +28,8 @@ const char *barrierName(BarrierOp op) {
     return "cuda.syncthreads_and()";
   case BarrierOp::Or:
     return "cuda.syncthreads_or()";
+  case BarrierOp::Grid:
+    return "cuda.cg grid.sync()";
   }
   return "a barrier";
 }
@@ -410,6 +412,15 @@ int32_t HostBlockRunner::releaseBarrier(uint32_t rank, BarrierOp op) {
   case BarrierOp::Or:
     result = count != 0;
     break;
+  case BarrierOp::Grid:
+    // Every thread of the block is here: the block arrives at the grid barrier, and this OS
+    // thread (the whole block) waits until every block of the launch has.
+    if (!grid_)
+      break; // a block run alone (a hand-written caller): the grid is this block
+    if (!grid_->arriveAndWait())
+      failFromFiber(rank, std::string(barrierName(op)) + " in " + blockName() +
+                              " abandoned: " + grid_->why());
+    break;
   }
   for (uint32_t t = 0; t < threads_; ++t) {
     if (fibers_[t].state == State::Done)
@@ -596,9 +607,58 @@ void HostBlockRunner::tryCompleteWarp(uint32_t rank) {
   }
 }
 
+bool HostGridBarrier::arriveAndWait() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (!why_.empty())
+    return false;
+  const uint64_t generation = generation_;
+  if (++arrived_ + ended_ == blocks_) {
+    if (ended_ != 0) {
+      abandonLocked(endedMessage());
+      return false;
+    }
+    arrived_ = 0;
+    ++generation_;
+    released_.notify_all();
+    return true;
+  }
+  released_.wait(lock, [&] { return generation_ != generation || !why_.empty(); });
+  return generation_ != generation;
+}
+
+void HostGridBarrier::blockEnded(const std::string &block) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (ended_++ == 0)
+    firstEnded_ = block;
+  if (arrived_ != 0 && arrived_ + ended_ == blocks_)
+    abandonLocked(endedMessage());
+}
+
+std::string HostGridBarrier::endedMessage() const {
+  return firstEnded_ + " ended without reaching it (" + std::to_string(ended_) + " of " +
+         std::to_string(blocks_) + " blocks did) while " + std::to_string(arrived_) + " wait at it";
+}
+
+void HostGridBarrier::abandon(const std::string &why) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  abandonLocked(why);
+}
+
+void HostGridBarrier::abandonLocked(const std::string &why) {
+  if (why_.empty())
+    why_ = why.empty() ? "the launch failed" : why;
+  released_.notify_all();
+}
+
+std::string HostGridBarrier::why() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return why_;
+}
+
 std::vector<std::pair<const char *, void *>> hostIntrinsicSymbols() {
   return {
       {"ptxjit_host_syncthreads", reinterpret_cast<void *>(&ptxjit_host_syncthreads)},
+      {"ptxjit_host_grid_sync", reinterpret_cast<void *>(&ptxjit_host_grid_sync)},
       {"ptxjit_host_syncthreads_reduce", reinterpret_cast<void *>(&ptxjit_host_syncthreads_reduce)},
       {"ptxjit_host_syncwarp", reinterpret_cast<void *>(&ptxjit_host_syncwarp)},
       {"ptxjit_host_shfl", reinterpret_cast<void *>(&ptxjit_host_shfl)},
@@ -631,6 +691,11 @@ extern "C" int32_t ptxjit_host_syncthreads_reduce(const HostThreadCtx *ctx, int3
   if (ctx->block)
     return ctx->block->barrier(ctx->linearTid, static_cast<BarrierOp>(op), pred);
   return static_cast<BarrierOp>(op) == BarrierOp::Sync ? 0 : int32_t(pred != 0);
+}
+
+extern "C" void ptxjit_host_grid_sync(const HostThreadCtx *ctx) {
+  if (ctx->block)
+    ctx->block->barrier(ctx->linearTid, BarrierOp::Grid, 0);
 }
 
 extern "C" void ptxjit_host_syncwarp(const HostThreadCtx *ctx, uint32_t mask) {

@@ -18,8 +18,10 @@
 
 #include "runtime/HostGrid.h"
 
+#include <condition_variable>
 #include <cstdint>
 #include <exception>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -39,8 +41,37 @@ enum class WarpOp : int32_t { Sync = 0, Shfl = 1, Vote = 2, Match = 3, Active = 
 enum class ShflMode : int32_t { Idx = 0, Up = 1, Down = 2, Xor = 3 };
 enum class VoteMode : int32_t { All = 0, Any = 1, Eq = 2, Ballot = 3 };
 enum class MatchMode : int32_t { Any = 0, All = 1 };
-// syncthreads variants: plain, and the reductions syncthreads_count/and/or.
-enum class BarrierOp : int32_t { Sync = 0, Count = 1, And = 2, Or = 3 };
+// syncthreads variants: plain, and the reductions syncthreads_count/and/or; Grid: cuda.cg's
+// grid.sync() (a block barrier whose release waits for every block of the launch).
+enum class BarrierOp : int32_t { Sync = 0, Count = 1, And = 2, Or = 3, Grid = 4 };
+
+// The grid-wide barrier of a launch whose blocks all run at once (HostLaunchOptions::gridSync):
+// each block arrives once all its threads wait at grid.sync(). Thread-safe.
+class HostGridBarrier {
+public:
+  explicit HostGridBarrier(uint64_t blocks) : blocks_(blocks) {}
+
+  // A block arrives; returns when every block has, true then, or false when the launch was
+  // abandoned meanwhile (why() says why).
+  bool arriveAndWait();
+  // Every thread of block `block` returned: when the other blocks all wait at grid.sync(), the
+  // launch is abandoned (they would wait forever).
+  void blockEnded(const std::string &block);
+  // Abandons the launch (a block failed): every waiting block wakes with false.
+  void abandon(const std::string &why);
+  // The first reason the launch was abandoned; empty while it was not.
+  std::string why() const;
+
+private:
+  void abandonLocked(const std::string &why);
+  std::string endedMessage() const; // with mutex_ held
+
+  mutable std::mutex mutex_;
+  std::condition_variable released_;
+  const uint64_t blocks_;
+  uint64_t arrived_ = 0, ended_ = 0, generation_ = 0;
+  std::string why_, firstEnded_;
+};
 
 // Runs blocks of a cooperative kernel. One runner per OS thread (not thread-safe); it keeps its
 // fiber stacks between blocks. Not copyable.
@@ -57,6 +88,9 @@ public:
   // (see the file comment), rethrows an exception thrown by `entry` (the block is abandoned),
   // std::bad_alloc / std::system_error when stacks cannot be mapped.
   void run(HostKernelEntry entry, void **args, const HostThreadCtx &base, size_t extraStackBytes);
+
+  // The grid barrier of the launch whose block this runner runs (null: no grid.sync()).
+  void setGridBarrier(HostGridBarrier *grid) { grid_ = grid; }
 
   // ---- called by the helpers, from inside a fiber of this runner ----
   // syncthreads (op Sync) or a reduction over `pred` (Count: threads with pred != 0; And/Or: 1
@@ -102,6 +136,7 @@ private:
   std::string error_;
   std::exception_ptr exception_;
   HostThreadCtx base_{};
+  HostGridBarrier *grid_ = nullptr;
 };
 
 // The helpers JIT-compiled host kernels call, by name, with their addresses; the compiler
@@ -116,6 +151,8 @@ void ptxjit_host_syncthreads(const ptxjit::runtime::HostThreadCtx *ctx);
 // syncthreads_count/and/or: op is a BarrierOp.
 int32_t ptxjit_host_syncthreads_reduce(const ptxjit::runtime::HostThreadCtx *ctx, int32_t op,
                                        int32_t pred);
+// cuda.cg.this_grid().sync().
+void ptxjit_host_grid_sync(const ptxjit::runtime::HostThreadCtx *ctx);
 // cuda.syncwarp(mask).
 void ptxjit_host_syncwarp(const ptxjit::runtime::HostThreadCtx *ctx, uint32_t mask);
 // shfl_*_sync: mode is a ShflMode; value holds the bits (32-bit values zero-extended).

@@ -230,7 +230,86 @@ HostPool &pool() {
   return *p;
 }
 
+// A launch with opts.gridSync: every block at once, each on an OS thread of its own (the caller
+// runs the last) with a scheduler of its own, meeting at `barrier` on grid.sync().
+void runAllBlocksAtOnce(Job &job) {
+  const uint64_t n = job.totalBlocks;
+  HostGridBarrier barrier(n);
+  auto runBlock = [&](uint64_t b) noexcept {
+    HostThreadCtx ctx{};
+    ctx.ntid[0] = job.block.x, ctx.ntid[1] = job.block.y, ctx.ntid[2] = job.block.z;
+    ctx.nctaid[0] = job.grid.x, ctx.nctaid[1] = job.grid.y, ctx.nctaid[2] = job.grid.z;
+    uint64_t rest = b / job.grid.x;
+    ctx.ctaid[0] = static_cast<uint32_t>(b % job.grid.x);
+    ctx.ctaid[1] = static_cast<uint32_t>(rest % job.grid.y);
+    ctx.ctaid[2] = static_cast<uint32_t>(rest / job.grid.y);
+    const std::string name = "block (" + std::to_string(ctx.ctaid[0]) + ", " +
+                             std::to_string(ctx.ctaid[1]) + ", " + std::to_string(ctx.ctaid[2]) +
+                             ")";
+    bool wasRunning = tlsRunningBlocks;
+    tlsRunningBlocks = true;
+    try {
+      WorkerState ws; // this block's shared memory and scheduler
+      const size_t staticBytes = alignUp(job.opts.staticSharedBytes, 16);
+      const size_t sharedBytes = staticBytes + alignUp(job.opts.dynamicSharedBytes, 16);
+      if (sharedBytes) {
+        char *mem = ws.sharedMemory(sharedBytes);
+        std::memset(mem, 0xff, sharedBytes);
+        ctx.shared = job.opts.staticSharedBytes ? mem : nullptr;
+        ctx.dynShared = mem + staticBytes;
+      }
+      ctx.dynSharedBytes = static_cast<uint32_t>(job.opts.dynamicSharedBytes);
+      ws.runner = std::make_unique<HostBlockRunner>();
+      ws.runner->setGridBarrier(&barrier);
+      ws.runner->run(job.entry, job.args, ctx, job.opts.extraStackBytes);
+      barrier.blockEnded(name);
+    } catch (...) {
+      // Recorded before the others are woken, so the launch reports this cause, not their
+      // report of being abandoned because of it.
+      std::exception_ptr error = std::current_exception();
+      std::string why = name + " failed";
+      try {
+        std::rethrow_exception(error);
+      } catch (const std::exception &e) {
+        why += std::string(": ") + e.what();
+      } catch (...) {
+      }
+      {
+        std::lock_guard<std::mutex> lock(job.errorMutex);
+        if (!job.error)
+          job.error = error;
+      }
+      barrier.abandon(why);
+    }
+    tlsRunningBlocks = wasRunning;
+  };
+  std::vector<std::thread> threads;
+  threads.reserve(n - 1);
+  for (uint64_t b = 0; b + 1 < n; ++b) {
+    try {
+      threads.emplace_back(runBlock, b);
+    } catch (const std::system_error &e) {
+      barrier.abandon(std::string("could not start a thread for every block: ") + e.what());
+      break;
+    }
+  }
+  if (threads.size() == n - 1)
+    runBlock(n - 1);
+  for (std::thread &t : threads)
+    t.join();
+  if (job.error)
+    std::rethrow_exception(job.error);
+  if (std::string why = barrier.why(); !why.empty()) // no block failed: threads did not start
+    throw HostSyncError(why);
+}
+
 } // namespace
+
+int hostMaxCooperativeBlocks(int threadsPerBlock) {
+  if (threadsPerBlock < 1)
+    throw std::invalid_argument("max_cooperative_grid_blocks: a block needs at least one thread");
+  return std::max(1, std::min(256, 8192 / threadsPerBlock));
+}
 
 bool runHostThread(HostKernelEntry entry, void **args, HostThreadCtx *ctx) {
   std::jmp_buf exitJump;
@@ -267,6 +346,19 @@ void launchHost(HostKernelEntry entry, Dim3 grid, Dim3 block, void **args,
   job.totalBlocks = uint64_t(grid.x) * grid.y * grid.z;
   job.chunk = 1;
 
+  if (opts.gridSync) {
+    const uint64_t threads = uint64_t(block.x) * block.y * block.z;
+    const int most = hostMaxCooperativeBlocks(static_cast<int>(threads));
+    if (job.totalBlocks > static_cast<uint64_t>(most))
+      throw std::invalid_argument(
+          "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE: a kernel that synchronizes its grid "
+          "(cuda.cg) runs every block at once; " +
+          std::to_string(job.totalBlocks) + " blocks of " + std::to_string(threads) +
+          " threads asked, the CPU backend runs at most " + std::to_string(most) +
+          " (max_cooperative_grid_blocks)");
+    runAllBlocksAtOnce(job);
+    return;
+  }
   if (job.totalBlocks == 1 || tlsRunningBlocks) {
     runBlocks(job);
   } else {

@@ -59,7 +59,16 @@ struct HostLaunchOptions {
   // True when a thread may end early by calling ptxjit_host_exit_thread (a kernel that can
   // raise): each thread then runs through runHostThread. False costs nothing per thread.
   bool threadsMayExit = false;
+  // True when the kernel synchronizes its grid (cuda.cg; implies cooperative): every block of
+  // the launch runs at once, each on an OS thread of its own, and grid.sync() waits for all.
+  bool gridSync = false;
 };
+
+// The most blocks of `threadsPerBlock` threads a launch with HostLaunchOptions::gridSync may have
+// (max_cooperative_grid_blocks on the CPU backend): every block is an OS thread and every
+// thread a fiber, so at most 256 blocks and 8192 threads in all (at least one block). Throws
+// std::invalid_argument for threadsPerBlock < 1.
+int hostMaxCooperativeBlocks(int threadsPerBlock);
 
 // Runs `entry` for one thread so that ptxjit_host_exit_thread(ctx) called from anywhere inside
 // it (a `raise` in a device function too) ends just this thread: it returns here, true then.
@@ -81,13 +90,16 @@ inline constexpr size_t kHostMaxSharedBytes = size_t(16) << 20;
 // worker threads (created on first use, sized by std::thread::hardware_concurrency() or the
 // environment variable PTXJIT_HOST_THREADS, reused by every launch) plus the calling thread.
 // Concurrent launches from several threads are serialized; a launch from inside a running host
-// kernel runs inline on the calling thread. The configuration is checked like a GPU launch with
-// the default LaunchLimits (1024 threads per block, block dims 1024/1024/64, grid x < 2^31, y and
-// z < 65536) and shared memory up to kHostMaxSharedBytes.
-// Throws std::invalid_argument (bad configuration or null entry); HostSyncError (HostBlock.h)
-// when the threads of a block do not all reach a barrier or warp collective; if `entry` throws,
-// the first exception is rethrown here after the running blocks end (blocks not yet started are
-// skipped).
+// kernel runs inline on the calling thread. With opts.gridSync every block runs at once on an OS
+// thread of its own instead (more blocks than hostMaxCooperativeBlocks: std::invalid_argument
+// naming CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, as the driver would refuse it); a block that
+// ends while the others wait at grid.sync() is a HostSyncError, as are the barriers' own. The
+// configuration is checked like a GPU launch with the default LaunchLimits (1024 threads per block,
+// block dims 1024/1024/64, grid x < 2^31, y and z < 65536) and shared memory up to
+// kHostMaxSharedBytes. Throws std::invalid_argument (bad configuration or null entry);
+// HostSyncError (HostBlock.h) when the threads of a block do not all reach a barrier or warp
+// collective; if `entry` throws, the first exception is rethrown here after the running blocks end
+// (blocks not yet started are skipped).
 void launchHost(HostKernelEntry entry, Dim3 grid, Dim3 block, void **args,
                 const HostLaunchOptions &opts = {});
 

@@ -88,9 +88,10 @@ const LaunchLimits &deviceLaunchLimits() { return Device::current().launchLimits
 
 namespace {
 
-// launchKernel and launchKernelBuffer: cuLaunchKernel with `params` or `extra`.
+// launchKernel and launchKernelBuffer: cuLaunchKernel with `params` or `extra`;
+// launchCooperativeKernel: cuLaunchCooperativeKernel with `params` (it takes no `extra`).
 void launch(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem, CUstream stream, void **params,
-            void **extra) {
+            void **extra, bool cooperative = false) {
   if (!f) [[unlikely]]
     throw std::invalid_argument("launchKernel: the kernel (CUfunction) is null");
   const Device &dev = Device::current();
@@ -106,8 +107,11 @@ void launch(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem, CUstream st
     if (a != CUDA_SUCCESS)
       throwLaunchError(a, f, grid, block, sharedMem);
   }
-  CUresult r = driver().cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                                       sharedMem, stream, params, extra);
+  CUresult r = cooperative
+                   ? driver().cuLaunchCooperativeKernel(f, grid.x, grid.y, grid.z, block.x, block.y,
+                                                        block.z, sharedMem, stream, params)
+                   : driver().cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                                             sharedMem, stream, params, extra);
   if (r != CUDA_SUCCESS) [[unlikely]]
     throwLaunchError(r, f, grid, block, sharedMem);
   joinLegacyStreamAfter(stream); // memory freed later waits for the kernel (runtime/Stream.h)
@@ -129,6 +133,29 @@ void launchKernelBuffer(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem,
   void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buffer, CU_LAUNCH_PARAM_BUFFER_SIZE, &bytes,
                    CU_LAUNCH_PARAM_END};
   launch(f, grid, block, sharedMem, stream, nullptr, extra);
+}
+
+void launchCooperativeKernel(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem,
+                             CUstream stream, void **params) {
+  if (!driver().cuLaunchCooperativeKernel)
+    throw DriverUnavailable("the CUDA driver has no cuLaunchCooperativeKernel: kernels that "
+                            "synchronize their grid (cuda.cg) cannot be launched");
+  launch(f, grid, block, sharedMem, stream, params, nullptr, /*cooperative=*/true);
+}
+
+int maxCooperativeGridBlocks(CUfunction f, int threadsPerBlock, size_t dynamicSharedMem) {
+  if (!f)
+    throw std::invalid_argument("maxCooperativeGridBlocks: the kernel (CUfunction) is null");
+  if (threadsPerBlock <= 0)
+    throw std::invalid_argument("maxCooperativeGridBlocks: a block needs at least one thread");
+  const Device &dev = Device::current();
+  if (!driver().cuOccupancyMaxActiveBlocksPerMultiprocessor)
+    throw DriverUnavailable("the CUDA driver has no cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  int perSm = 0;
+  check(driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, f, threadsPerBlock,
+                                                             dynamicSharedMem),
+        "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  return perSm * dev.multiprocessorCount();
 }
 
 bool paramLayoutMatches(const std::vector<ParamExtent> &expected,

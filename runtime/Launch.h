@@ -52,6 +52,20 @@ void launchKernel(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem, CUstr
 void launchKernelBuffer(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem, CUstream stream,
                         void *buffer, size_t bytes);
 
+// As launchKernel, with cuLaunchCooperativeKernel: every block of the grid is resident at once,
+// as a kernel that synchronizes its grid (cuda.cg) needs; a grid larger than
+// maxCooperativeGridBlocks allows fails with CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE. Throws as
+// launchKernel; DriverUnavailable when the driver lacks the entry point.
+void launchCooperativeKernel(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem,
+                             CUstream stream, void **params);
+
+// The most blocks of `threadsPerBlock` threads (with `dynamicSharedMem` bytes of dynamic shared
+// memory each) a cooperative launch of `f` may have on the current device: the blocks resident
+// per multiprocessor (cuOccupancyMaxActiveBlocksPerMultiprocessor) times the multiprocessors.
+// Throws std::invalid_argument for a null `f` or threadsPerBlock 0, DriverUnavailable,
+// CudaError.
+int maxCooperativeGridBlocks(CUfunction f, int threadsPerBlock, size_t dynamicSharedMem = 0);
+
 // Where one kernel parameter lies in the kernel's parameter buffer.
 struct ParamExtent {
   size_t offset = 0;

@@ -1,6 +1,7 @@
 #include "runtime/Nvrtc.h"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 
 #include <cstdlib>
 #include <type_traits>
@@ -110,8 +111,14 @@ std::string compileCudaToPtx(const std::string &source, const std::string &name,
   } destroy{a, prog};
   std::string arch = "--gpu-architecture=compute_" + std::to_string(ccMajor * 10 + ccMinor);
   std::vector<std::string> opts = {arch, "-rdc=true"};
-  if (std::string inc = nvrtcIncludeDir(); !inc.empty())
+  if (std::string inc = nvrtcIncludeDir(); !inc.empty()) {
     opts.push_back("-I" + inc);
+    // CUDA 13 keeps CCCL (<cuda/std/...>, <cuda/barrier>, which <curand_kernel.h> and
+    // <cooperative_groups.h> users include) in include/cccl.
+    struct stat st;
+    if (::stat((inc + "/cccl").c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+      opts.push_back("-I" + inc + "/cccl");
+  }
   std::vector<const char *> argv;
   for (const std::string &o : opts)
     argv.push_back(o.c_str());

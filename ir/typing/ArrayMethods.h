@@ -57,4 +57,15 @@ inline constexpr const char *kFarrayPath = "numpy_support.farray";
 const Type *pointerArrayCallType(const CallInstr *i, const std::string &path,
                                  const std::string &file);
 
+/// A cffi.FFI object a kernel reads (numba's cffi support; the bindings recognize it without
+/// importing cffi), and its one method kernels may call: `ffi.from_buffer(array)`.
+inline constexpr const char *kFfiPath = "cffi.ffi";
+inline constexpr const char *kFfiFromBufferPath = "cffi.ffi.from_buffer";
+
+/// The result type of call `i` of ffi.from_buffer: one contiguous (C or F) array of a scalar
+/// dtype gives a CPointer to its first element (the array's data pointer), as numba's. Raises
+/// the diagnostic, located in `file`, for anything else (numba: "from_buffer() unsupported on
+/// non-contiguous buffers").
+const Type *ffiFromBufferCallType(const CallInstr *i, const std::string &file);
+
 } // namespace ptxjit::ir

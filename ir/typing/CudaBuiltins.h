@@ -36,7 +36,11 @@ enum class CudaKind : uint8_t {
   CacheLoad,   ///< ldca/ldcg/ldcs/ldlu/ldcv(array, index): see cacheOperator for the variant
   CacheStore,  ///< stcg/stcs/stwb/stwt(array, index, value): see cacheOperator
   Vector,      ///< a vector type's constructor (float32x4(...)): see vectorTypeOfVariant
+  Grid,        ///< cuda.cg.this_grid() (0), GridGroup.sync() (1): a cooperative launch
 };
+
+/// The type of cuda.cg.this_grid()'s value (numba-cuda's GridGroup): compile-time only.
+inline constexpr const char *kGridGroupSymbol = "cuda.cg.GridGroup";
 
 /// The variants of CudaKind::Atomic.
 enum class AtomicOp : uint8_t { Add, Sub, And, Or, Xor, Inc, Dec, Exch, Max, Min, NanMax, NanMin };

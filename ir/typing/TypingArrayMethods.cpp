@@ -206,4 +206,21 @@ const Type *pointerArrayCallType(const CallInstr *i, const std::string &path,
                       path == kCarrayPath ? Layout::C : Layout::F);
 }
 
+const Type *ffiFromBufferCallType(const CallInstr *i, const std::string &file) {
+  auto bad = [&](const std::string &why) {
+    raiseDiag(DiagCode::CallArgs, file, i->loc, {"ffi.from_buffer", argTypes(i) + "; " + why});
+  };
+  if (!i->kwNames.empty() || i->numArgs() != 1)
+    bad("it takes one array");
+  auto *arr = i->arg(0)->type ? dyn_cast<ArrayType>(concretize(i->arg(0)->type)) : nullptr;
+  if (!arr)
+    bad("it takes one array");
+  auto *st = dyn_cast<ScalarType>(arr->dtype());
+  if (!st)
+    bad("the array's dtype must be a scalar type");
+  if (arr->layout() == Layout::A && arr->ndim() > 0)
+    bad("from_buffer() unsupported on non-contiguous buffers (the array's layout is A)");
+  return types::pointer(st);
+}
+
 } // namespace ptxjit::ir

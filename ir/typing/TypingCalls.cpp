@@ -122,6 +122,8 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
     return arrayMethodCallType(i, path, fn_);
   if (path == kCarrayPath || path == kFarrayPath) // carray/farray (TypingArrayMethods.cpp)
     return pointerArrayCallType(i, path, fn_.filename);
+  if (path == kFfiFromBufferPath) // ffi.from_buffer(array) (TypingArrayMethods.cpp)
+    return ffiFromBufferCallType(i, fn_.filename);
   BuiltinId id = builtinByPath(path);
   // Builtins without a case below (threadIdx.x, array attributes, ...) are not callables.
   // A path the compiler does not know at all (cuda.grdi) may be a misspelling.

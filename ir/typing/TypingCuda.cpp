@@ -677,6 +677,11 @@ const Type *cudaCallType(const Function &fn, CallInstr *i, const CudaBuiltinInfo
       bad("expected the time in nanoseconds");
     intArg(0, "the time");
     return types::void_();
+  case CudaKind::Grid: // this_grid() gives the group (a compile-time value); group.sync()
+    noKeywords();
+    if (n != 0)
+      bad("expected no arguments");
+    return info.variant == 0 ? types::symbol(kGridGroupSymbol) : types::void_();
   case CudaKind::Value:
     raiseDiag(DiagCode::UnsupportedCall, file, i->loc,
               {name + " (it is a value: write " + name + " without parentheses)"});

@@ -370,6 +370,12 @@ const Type *Typer::typeGetAttr(GetAttrInstr *i) {
       i->builtin = BuiltinId::ArrayCtypesData;
       return types::uint64();
     }
+    if (path == kFfiPath) { // a cffi.FFI object: only from_buffer compiles (numba's set)
+      if (attr == "from_buffer")
+        return types::symbol(kFfiFromBufferPath);
+      fail(DiagCode::UnsupportedAttribute, i, {"cffi.FFI", attr},
+           " (kernels can call ffi.from_buffer(array) only)");
+    }
     if (path == "ptxjit") { // the package: the names it shares with the kernel language
       if (attr == "literal_unroll" || attr == "cuda")
         return types::symbol(attr == "cuda" ? "cuda" : builtinPath(BuiltinId::LiteralUnroll));

@@ -8,6 +8,8 @@ Signatures are keyed as Numba keys them: by the tuple of argument types (``sig.a
 ptxjit's type objects, which compare equal to Numba's (``types.as_type``).
 """
 
+import operator as _operator
+
 from . import types as _types
 
 _ATTRIBUTES = ("regs_per_thread", "const_mem_size", "shared_mem_per_block",
@@ -60,6 +62,28 @@ class CompiledKernel:
 
     def _attribute(self, name):
         return self._dispatcher._attributes(self.argument_types)[name]
+
+    @property
+    def cooperative(self):
+        """True when the kernel synchronizes its grid (``cuda.cg.this_grid()``, or a foreign
+        function declared with ``use_cooperative=True``): it is launched cooperatively, every
+        block resident at once."""
+        return self._dispatcher._cooperative(self.argument_types)
+
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
+        """The most blocks of ``blockdim`` threads (an int or a tuple of up to three) a
+        cooperative launch of this kernel may have on the current device, with ``dynsmemsize``
+        bytes of dynamic shared memory per block (numba-cuda's)."""
+        if isinstance(blockdim, tuple):
+            if not 1 <= len(blockdim) <= 3:
+                raise ValueError(f"blockdim must have 1 to 3 dimensions, got {blockdim!r}")
+            threads = 1
+            for d in blockdim:
+                threads *= _operator.index(d)
+        else:
+            threads = _operator.index(blockdim)
+        return self._dispatcher._max_cooperative_grid_blocks(self.argument_types, threads,
+                                                             _operator.index(dynsmemsize))
 
     regs_per_thread = property(lambda self: self._attribute("regs_per_thread"))
     const_mem_size = property(lambda self: self._attribute("const_mem_size"))
@@ -153,6 +177,10 @@ def _per_signature(name):
 
 def _inspect_sass(self, signature=None):
     """SASS, through the CUDA toolkit's ptxas and cuobjdump (or nvdisasm)."""
+    if self.device:  # compiled into its callers: no binary of its own (numba-cuda's message)
+        raise RuntimeError(f"Cannot inspect SASS of a device function "
+                           f"('{self.py_func.__name__}' is compiled into the kernels that call "
+                           f"it)")
     if signature is not None:
         return _sass(self.inspect_ptx(signature))
     return {sig: _sass(ptx) for sig, ptx in self.inspect_ptx().items()}

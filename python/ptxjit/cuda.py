@@ -428,16 +428,45 @@ def _link_items(link):
     return items
 
 
-class ExternFunction:
-    """A foreign device function declared with ``cuda.declare_device``; kernels call it."""
+def _signature_object(text):
+    """The Signature a signature string denotes (``"int32(float32[:])"``, ``"(int32, int32) ->
+    int32"``), read with the names of ptxjit.types as numba reads them with numba's; TypeError
+    when it is not such a string."""
+    names = {n: getattr(_types, n) for n in dir(_types) if not n.startswith("_")}
+    # The compiler's pointer spelling (what signature_text writes for a CPointer): int32*, void*
+    text = _re.sub(r"(\w+)\s*\*", r"CPointer(\1)", _re.sub(r"\bvoid\s*\*", "voidptr", text))
 
-    __slots__ = ("name", "sig", "abi", "link", "_ptxjit_extern")
+    def read(part):
+        return eval(part, {"__builtins__": {}}, names)  # noqa: S307 (type names only)
+
+    try:
+        if "->" in text:
+            args, ret = text.split("->", 1)
+            args = read(args)
+            sig = _types.Signature(read(ret), args if isinstance(args, tuple) else (args,))
+        else:
+            sig = read(text)
+    except Exception as e:
+        raise TypeError(f"cannot read the signature {text!r}: {e}") from None
+    if not isinstance(sig, _types.Signature):
+        raise TypeError(f"{text!r} is not a signature (write e.g. 'int32(float32[:])')")
+    return sig
+
+
+class ExternFunction:
+    """A foreign device function declared with ``cuda.declare_device``; kernels call it.
+    ``sig`` is its Signature (``sig.args``, ``sig.return_type``)."""
+
+    __slots__ = ("name", "sig", "abi", "link", "use_cooperative", "_ptxjit_extern")
     _next_id = 0
 
-    def __init__(self, name, sig, abi, link):
-        self.name, self.sig, self.abi, self.link = name, sig, abi, link
+    def __init__(self, name, text, abi, link, use_cooperative=False):
+        self.name, self.abi, self.link = name, abi, link
+        self.sig = _signature_object(text)
+        self.use_cooperative = bool(use_cooperative)
         ExternFunction._next_id += 1
-        self._ptxjit_extern = (ExternFunction._next_id, name, sig, abi == "c", link)
+        self._ptxjit_extern = (ExternFunction._next_id, name, text, abi == "c", link,
+                               self.use_cooperative)
 
     def __repr__(self):
         return f"<external device function {self.name} {self.sig}>"
@@ -451,18 +480,17 @@ def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
     """Declares foreign device function ``name`` (CUDA C++ or PTX, linked from ``link``) with
     Numba signature ``sig`` so that kernels can call it, as numba-cuda's: Numba's ABI
     (``extern "C" __device__ int name(ret *out, args...)``) or ``abi="c"`` (``ret name(args...)``).
+    ``use_cooperative=True``: the code synchronizes the grid (cooperative groups), so kernels
+    that call it are launched cooperatively (docs/cooperation.md#grid-synchronization).
     """
     if abi not in ("numba", "c"):
         raise NotImplementedError(f"Unsupported ABI: {abi}")
-    if use_cooperative:
-        raise NotImplementedError("use_cooperative (external code that needs a cooperative "
-                                  "launch) is not supported by ptxjit")
     if not isinstance(name, str) or not _re.fullmatch(r"[A-Za-z_$][\w$]*", name, _re.ASCII):
         raise ValueError(f"declare_device: {name!r} is not a valid device function name")
     text = _types.signature_text(sig)
     if text.lstrip().startswith("(") and "->" not in text:  # argument types only
         raise TypeError("Return type must be provided for device declarations")
-    return ExternFunction(name, text, abi, _link_items(link))
+    return ExternFunction(name, text, abi, _link_items(link), use_cooperative)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -985,6 +1013,8 @@ stcs = _Intrinsic("stcs")
 stwb = _Intrinsic("stwb")
 stwt = _Intrinsic("stwt")
 shared = _Namespace("shared", ["array"])
+# Cooperative groups (numba-cuda's cuda.cg): cuda.cg.this_grid().sync() synchronizes the grid.
+cg = _Namespace("cg", ["this_grid"])
 local = _Namespace("local", ["array"])
 const = _Namespace("const", ["array_like"])
 atomic = _Namespace("atomic", ["add", "sub", "max", "min", "nanmax", "nanmin", "and_", "or_",
@@ -1066,7 +1096,7 @@ __all__ = [
     "get_current_device", "detect", "gpus", "select_device", "current_context", "list_devices",
     "close", "grid", "gridsize",
     "threadIdx", "blockIdx", "blockDim", "gridDim", "syncthreads", "shared", "local", "const",
-    "atomic",
+    "atomic", "cg",
     # cooperating threads (docs/cooperation.md)
     "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp", "threadfence",
     "threadfence_block", "threadfence_system", "laneid", "warpsize", "shfl_sync",

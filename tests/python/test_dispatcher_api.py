@@ -118,6 +118,12 @@ def _have_sass_tools():
         _dispatcher._toolkit_tool("cuobjdump") or _dispatcher._toolkit_tool("nvdisasm"))
 
 
+def test_device_functions_have_no_sass_of_their_own(cpu):
+    d = cuda.jit(device=True)(lambda a: a)
+    with pytest.raises(RuntimeError, match="Cannot inspect SASS of a device function"):
+        d.inspect_sass((int32,))
+
+
 @pytest.mark.skipif(not _have_sass_tools(), reason="no CUDA toolkit with cuobjdump/nvdisasm")
 def test_inspect_sass(cpu):
     k = cuda.jit("void(float32[::1], int64)")(pi_sin)
