@@ -674,6 +674,55 @@ ir::GlobalValue globalOf(py::handle v, py::object &used) {
   return globalFromPython(eq);
 }
 
+/// A module other than those kernels know by name (moduleSymbol: math, numpy, cuda, ...), as a
+/// global or closure value `name` of the function: the symbol kModuleSymbolPrefix + its name,
+/// and into `table`, as "name.attr", each of its attributes that the code names (co_names), so
+/// that the frontend reads `name.attr` as a global of its own (a device function, a constant, an
+/// array, ...). Attributes that are such modules again are entered the same way, to a depth of
+/// 4. Appends the device functions it finds to `callees`.
+void enterModule(py::handle module, const std::string &name, const std::vector<std::string> &names,
+                 std::map<std::string, ir::GlobalValue> &table, std::vector<py::object> *callees,
+                 int depth = 0) {
+  const char *modname = PyModule_GetName(module.ptr());
+  if (!modname) {
+    PyErr_Clear();
+    return;
+  }
+  table[name] = ir::GlobalValue::symbol(frontend::kModuleSymbolPrefix + std::string(modname));
+  if (depth >= 4)
+    return;
+  for (const std::string &attr : names) {
+    PyObject *a = PyObject_GetAttrString(module.ptr(), attr.c_str());
+    if (!a) {
+      PyErr_Clear();
+      continue;
+    }
+    py::object value = py::reinterpret_steal<py::object>(a);
+    const std::string key = name + "." + attr;
+    if (PyModule_Check(a) && !moduleSymbol(PyModule_GetName(a) ? PyModule_GetName(a) : "")) {
+      PyErr_Clear();
+      enterModule(value, key, names, table, callees, depth + 1);
+      continue;
+    }
+    py::object used;
+    table[key] = globalOf(value, used);
+    if (callees)
+      appendCallables(used, table[key], *callees);
+  }
+}
+
+/// True for a module that kernels do not know by name (see enterModule).
+bool isUserModule(py::handle v) {
+  if (!PyModule_Check(v.ptr()))
+    return false;
+  const char *name = PyModule_GetName(v.ptr());
+  if (!name) {
+    PyErr_Clear();
+    return false;
+  }
+  return !moduleSymbol(name).has_value();
+}
+
 } // namespace
 
 std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
@@ -753,6 +802,10 @@ std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
         throw py::error_already_set();
     }
     py::object used;
+    if (v && isUserModule(v)) { // `import helpers` ... helpers.f(x): its attributes
+      enterModule(v, name, s->names, s->globals, callees);
+      continue;
+    }
     if (!v && self && name == s->name) // itself, before its decorator bound the name
       s->globals[name] = *self;
     else
@@ -769,6 +822,10 @@ std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
     for (size_t i = 0; i < cells.size() && i < s->freevars.size(); ++i) {
       PyObject *contents = PyCell_GET(cells[i].ptr());
       py::object used;
+      if (contents && isUserModule(contents)) {
+        enterModule(contents, s->freevars[i], s->names, s->closure, callees);
+        continue;
+      }
       if (!contents && self && s->freevars[i] == s->name) // itself, before the cell is filled
         s->closure[s->freevars[i]] = *self;
       else

@@ -52,13 +52,18 @@ struct CodeSnapshot {
   std::vector<uint8_t> exceptionTable; ///< co_exceptiontable (non-empty means try/with)
   std::vector<Position> positions;     ///< co_positions(), one per 2-byte code unit
   /// Every name in co_names that the function may load as a global, resolved through
-  /// __globals__ then __builtins__ at snapshot time.
+  /// __globals__ then __builtins__ at snapshot time. A module kernels do not know by name
+  /// (`import helpers`) is the symbol kModuleSymbolPrefix + its name, and each of its
+  /// attributes the code names is an entry "helpers.attr" of its own (see translateLoadAttr).
   std::map<std::string, ir::GlobalValue> globals;
-  /// Contents of the closure cells, by free-variable name.
+  /// Contents of the closure cells, by free-variable name (modules as in `globals`).
   std::map<std::string, ir::GlobalValue> closure;
   /// Default values of parameters, aligned to the last parameters (co_argcount order).
   std::vector<ir::ConstValue> defaults;
 };
+
+/// The symbol path prefix of a Python module that kernels do not know by name: "module:helpers".
+inline constexpr const char *kModuleSymbolPrefix = "module:";
 
 /// CPython co_flags bits the frontend checks.
 namespace coflags {

@@ -520,7 +520,23 @@ void IRBuilder::translateLoadGlobal(const Instruction &in) {
 void IRBuilder::translateLoadAttr(const Instruction &in) {
   AttrOperand a = view_.loadAttr(in);
   ir::Instr *obj = popValue();
-  Cell *attr = valueCell(emit<ir::GetAttrInstr>(obj, *a.name));
+  Cell *attr = nullptr;
+  // `helpers.f` of a module snapshotted with its attributes (CodeSnapshot::globals): the global
+  // "helpers.f" itself, as if the function had imported f by name.
+  if (auto *g = ir::dyn_cast<ir::GlobalInstr>(obj);
+      g && g->value.kind == ir::GlobalValue::Kind::Symbol &&
+      g->value.path.rfind(kModuleSymbolPrefix, 0) == 0) {
+    const CodeSnapshot &s = view_.snapshot();
+    const std::string key = g->name + "." + *a.name;
+    ir::GlobalValue v = ir::GlobalValue::missing();
+    if (auto it = s.globals.find(key); it != s.globals.end())
+      v = it->second;
+    else if (auto jt = s.closure.find(key); jt != s.closure.end())
+      v = jt->second;
+    attr = valueCell(emit<ir::GlobalInstr>(key, std::move(v)));
+  } else {
+    attr = valueCell(emit<ir::GetAttrInstr>(obj, *a.name));
+  }
   if (!a.method) {
     push(attr);
     return;

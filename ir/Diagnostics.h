@@ -39,6 +39,7 @@ enum class DiagKind : uint8_t {
   X(UnsupportedAttribute, Unsupported, "attribute '{1}' of {0} is not supported")                  \
   X(UnsupportedCall, Unsupported, "call to {0} is not supported")                                  \
   X(UndefinedName, Typing, "NameError: name '{0}' is not defined")                                 \
+  X(MissingModuleAttribute, Typing, "AttributeError: module '{0}' has no attribute '{1}'")         \
   X(UndecoratedFunction, Unsupported,                                                              \
     "'{0}' is a plain Python function: decorate it with @cuda.jit(device=True) to call it from "   \
     "a kernel")                                                                                    \
@@ -48,7 +49,7 @@ enum class DiagKind : uint8_t {
   X(RunawayRecursion, Typing,                                                                      \
     "cannot type infer runaway recursion: every return of '{0}' goes through a recursive call, "   \
     "so nothing gives its return type")                                                            \
-  X(RecursiveReturn, Typing, "Return type of recursive function does not converge: {0}")          \
+  X(RecursiveReturn, Typing, "Return type of recursive function does not converge: {0}")           \
   X(UnboundLocal, Typing, "local variable '{0}' may be used before assignment")                    \
   X(OperatorTypes, Typing, "operator {0} is not defined for {1} and {2}")                          \
   X(UnaryTypes, Typing, "unary operator {0} is not defined for {1}")                               \

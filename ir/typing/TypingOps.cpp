@@ -121,6 +121,8 @@ const Type *Typer::typeGlobalValue(const GlobalValue &g, GlobalInstr *i) {
   case GlobalValue::Kind::Unsupported: // an object Numba cannot type: its TypingError and words
     fail(DiagCode::UntypedGlobal, i, {i->name, g.path});
   case GlobalValue::Kind::Missing: // `path`: the closest defined name (bindings/Snapshot.cpp)
+    if (size_t dot = i->name.rfind('.'); dot != std::string::npos) // helpers.f of a module
+      fail(DiagCode::MissingModuleAttribute, i, {i->name.substr(0, dot), i->name.substr(dot + 1)});
     fail(DiagCode::UndefinedName, i, {i->name}, didYouMean(g.path));
   case GlobalValue::Kind::Array: // a frozen NumPy array (TypingCuda.cpp)
     return globalArrayType(g, i, fn_.filename);
