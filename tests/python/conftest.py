@@ -101,6 +101,30 @@ def subprocess_env():
     return env
 
 
+@pytest.fixture
+def cached_runs(backend, subprocess_env, tmp_path):
+    """Runs a program (its source) in fresh interpreters on the `backend` fixture's backend,
+    sharing one disk cache (PTXJIT_CACHE_DIR) between them: `cached_runs(source, count=2)` is
+    the JSON value each run printed on its last line (for cache=True tests)."""
+    import json
+    import subprocess
+
+    def run(source, count=2):
+        program = tmp_path / "cached_program.py"
+        program.write_text(source)
+        env = dict(subprocess_env, PTXJIT_TARGET=backend,
+                   PTXJIT_CACHE_DIR=str(tmp_path / "cache"))
+        results = []
+        for _ in range(count):
+            proc = subprocess.run([sys.executable, str(program)], capture_output=True, text=True,
+                                  env=env, timeout=300)
+            assert proc.returncode == 0, proc.stderr
+            results.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+        return results
+
+    return run
+
+
 @pytest.fixture(scope="session")
 def fake_libcuda(tmp_path_factory):
     """The fake CUDA driver of tests/cpp/fakecuda (its controls and counters: FakeCuda.cpp),

@@ -4,9 +4,6 @@
 Such kernels are launched cooperatively (every block resident at once): on CUDA through
 cuLaunchCooperativeKernel, on the CPU backend with every block on an OS thread of its own.
 """
-import json
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -229,16 +226,8 @@ CACHED = textwrap.dedent('''
 ''')
 
 
-def test_cooperative_kernels_from_the_disk_cache(backend, subprocess_env, tmp_path):
-    program = tmp_path / "cg_cached.py"
-    program.write_text(CACHED)
-    env = dict(subprocess_env, PTXJIT_TARGET=backend, PTXJIT_CACHE_DIR=str(tmp_path / "cache"))
-    results = []
-    for _ in range(2):
-        proc = subprocess.run([sys.executable, str(program)], capture_output=True, text=True,
-                              env=env, timeout=300)
-        assert proc.returncode == 0, proc.stderr
-        results.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+def test_cooperative_kernels_from_the_disk_cache(cached_runs):
+    results = cached_runs(CACHED)
     assert [r["hits"] for r in results] == [0, 1]
     for r in results:
         assert r["out"] == list(range(63, -1, -1))

@@ -519,20 +519,8 @@ print(json.dumps({"a": a.tolist(), "s": [x.decode() for x in s], "y": r["y"].tol
 '''
 
 
-def test_string_kernels_load_from_the_disk_cache(backend, subprocess_env, tmp_path):
-    import json
-    import subprocess
-    import sys
-
-    program = tmp_path / "strings_cached.py"
-    program.write_text(CACHED_PROGRAM)
-    env = dict(subprocess_env, PTXJIT_TARGET=backend, PTXJIT_CACHE_DIR=str(tmp_path / "cache"))
-    runs = []
-    for _ in range(2):
-        proc = subprocess.run([sys.executable, str(program)], capture_output=True, text=True,
-                              env=env, timeout=300)
-        assert proc.returncode == 0, proc.stderr
-        runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+def test_string_kernels_load_from_the_disk_cache(cached_runs):
+    runs = cached_runs(CACHED_PROGRAM)
     assert [r["hits"] for r in runs] == [0, 1]  # the string types' spellings read back
     for r in runs:
         assert r["a"] == ["XYZ", ""] and r["s"] == ["", "hi"]
