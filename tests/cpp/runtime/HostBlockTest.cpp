@@ -359,3 +359,87 @@ TEST(HostBlock, ExceptionsAndLargeStacks) {
   launchHost(deepStackKernel, {2}, {8}, args, o);
   EXPECT_EQ(ok.load(), 16);
 }
+
+// ---- Grid synchronization (HostLaunchOptions::gridSync, cuda.cg) ----
+
+namespace {
+
+HostLaunchOptions gridSync() {
+  HostLaunchOptions o = cooperative();
+  o.gridSync = true;
+  return o;
+}
+
+// Each thread writes its global index, waits for the whole grid, then reads the element the
+// thread at the mirrored position wrote (in another block): right only when every block's
+// writes come before every block's reads.
+void mirrorKernel(void **args, const HostThreadCtx *c) {
+  auto *a = static_cast<int64_t *>(args[0]);
+  auto *out = static_cast<int64_t *>(args[1]);
+  const int64_t n = int64_t(c->nctaid[0]) * c->ntid[0];
+  const int64_t i = int64_t(c->ctaid[0]) * c->ntid[0] + c->tid[0];
+  for (int round = 0; round < 3; ++round) { // the barrier is reusable
+    a[i] = i + 1000 * round;
+    ptxjit_host_grid_sync(c);
+    out[i] = a[n - 1 - i];
+    ptxjit_host_grid_sync(c);
+  }
+}
+
+// Block 1 returns at once; the others wait at the grid barrier.
+void blockSkipsKernel(void **, const HostThreadCtx *c) {
+  if (c->ctaid[0] == 1)
+    return;
+  ptxjit_host_grid_sync(c);
+}
+
+} // namespace
+
+TEST(HostGridSync, EveryBlockMeetsAtTheGridBarrier) {
+  for (unsigned blocks : {1u, 3u, 16u}) {
+    const unsigned threads = 32;
+    std::vector<int64_t> a(blocks * threads, -1), out(blocks * threads, -1);
+    void *args[2] = {a.data(), out.data()};
+    launchHost(mirrorKernel, {blocks}, {threads}, args, gridSync());
+    const int64_t n = blocks * threads;
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(out[i], n - 1 - i + 2000) << "element " << i << " of " << n;
+  }
+}
+
+TEST(HostGridSync, MostBlocksAndTooLargeGrids) {
+  EXPECT_EQ(hostMaxCooperativeBlocks(32), 256);
+  EXPECT_EQ(hostMaxCooperativeBlocks(256), 32);
+  EXPECT_EQ(hostMaxCooperativeBlocks(1024), 8);
+  EXPECT_EQ(hostMaxCooperativeBlocks(8193), 1);
+  EXPECT_THROW(hostMaxCooperativeBlocks(0), std::invalid_argument);
+  try {
+    launchHost(blockSkipsKernel, {33}, {256}, nullptr, gridSync());
+    FAIL() << "no error";
+  } catch (const std::invalid_argument &e) {
+    EXPECT_NE(std::string(e.what()).find("CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(HostGridSync, ABlockThatEndsWithoutSyncingIsAnErrorNotAHang) {
+  try {
+    launchHost(blockSkipsKernel, {4}, {8}, nullptr, gridSync());
+    FAIL() << "no error";
+  } catch (const HostSyncError &e) {
+    EXPECT_NE(std::string(e.what()).find("block (1, 0, 0) ended without reaching it (1 of 4 "
+                                         "blocks did) while 3 wait at it"),
+              std::string::npos)
+        << e.what();
+  }
+  // A thread that returns while its block waits at grid.sync() is the block's error.
+  std::atomic<int> passed{0};
+  void *counter[1] = {&passed};
+  EXPECT_THROW(launchHost(earlyReturnKernel, {2}, {8}, counter, gridSync()), HostSyncError);
+  EXPECT_EQ(passed.load(), 0);
+  std::vector<int64_t> a(64), out(64);
+  void *args[2] = {a.data(), out.data()};
+  launchHost(mirrorKernel, {2}, {32}, args, gridSync()); // later launches work
+  EXPECT_EQ(out[0], 63 + 2000);
+}
