@@ -308,7 +308,9 @@ const Type *Typer::typeCompare(CompareInstr *i) {
          {std::string("the '") + cmpOpName(i->cmp) + "' operator"});
   case CmpOp::Is:
   case CmpOp::IsNot:
-    if (noneSide)
+    // None on a side; two bools (`pred is True`): the singletons compare by value, as numba's
+    if (noneSide ||
+        (concretize(a)->kind() == TypeKind::Bool && concretize(b)->kind() == TypeKind::Bool))
       return types::boolean();
     fail(DiagCode::UnsupportedConstruct, i,
          {std::string("'") + cmpOpName(i->cmp) + "' between " + a->str() + " and " + b->str()});

@@ -3,7 +3,7 @@ Python semantics of the kernel language, on the CPU backend and (where present) 
 import numpy as np
 import pytest
 
-from ptxjit import cuda, float32
+from ptxjit import cuda, errors, float32
 
 
 # --------------------------------------------------------------------------------------------
@@ -830,3 +830,26 @@ def test_default_arguments(backend):
     assert x[3] == 30.0
     with pytest.raises(TypeError, match="from 1 to 2 positional arguments but 3 were given"):
         uses_defaults[1, 1](x, 1.0, 2.0)
+
+
+def test_is_between_bools_compares_the_values(backend):
+    # `pred is True` (numba-cuda's test_ssa); other scalars keep `is` an error
+    @cuda.jit
+    def k(pred, out):
+        if pred is True:
+            out[0] = 1
+        if pred is not False:
+            out[1] = 1
+        out[2] = pred is pred
+
+    for pred, expected in ((True, [1, 1, 1]), (False, [0, 0, 1])):
+        out = np.zeros(3, dtype=np.int64)
+        k[1, 1](pred, out)
+        assert out.tolist() == expected
+
+    @cuda.jit
+    def ints(x, out):
+        out[0] = x is 1  # noqa: F632
+
+    with pytest.raises(errors.UnsupportedError, match="'is' between int64 and"):
+        ints[1, 1](1, np.zeros(1, dtype=np.int64))
