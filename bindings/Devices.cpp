@@ -5,6 +5,7 @@
 
 #include "runtime/Device.h"
 #include "runtime/Memory.h"
+#include "runtime/Nvrtc.h"
 
 #include <pybind11/pybind11.h>
 
@@ -97,6 +98,33 @@ void defineDevices(py::module_ &m) {
         return py::make_tuple(info.free, info.total);
       },
       "(free, total) bytes of the current device's memory (cuMemGetInfo).");
+  m.def(
+      "_driver_version",
+      [] {
+        int v = runtime::driver().version; // DriverUnavailable without a usable driver
+        return py::make_tuple(v / 1000, (v % 1000) / 10);
+      },
+      "The CUDA version of the driver (cuDriverGetVersion) as (major, minor).");
+  m.def(
+      "_nvrtc_version",
+      [] {
+        auto [major, minor] = runtime::nvrtcVersion();
+        return py::make_tuple(major, minor);
+      },
+      "The version (major, minor) of the CUDA toolkit's NVRTC that ptxjit uses.");
+  m.def(
+      "_defer_cleanup",
+      [](bool begin) {
+        if (begin)
+          runtime::beginDeferredCleanup();
+        else
+          runtime::endDeferredCleanup();
+      },
+      py::arg("begin"),
+      "Opens (True) or closes (False) a deferral of memory cleanup (cuda.defer_cleanup).");
+  m.def(
+      "_deferred_allocations", [] { return runtime::deferredAllocationCount(); },
+      "The allocations kept by open cleanup deferrals (for tests).");
   m.def(
       "_synchronize_device",
       [](int ordinal) {

@@ -263,15 +263,80 @@ Allocation::Allocation(uint64_t ptr, size_t size, bool onDevice, CUstream stream
     : ptr_(ptr), size_(size), onDevice_(onDevice), stream_(stream),
       allocator_(std::move(allocator)) {}
 
+namespace {
+
+// What an Allocation gives back, kept while cleanup is deferred (beginDeferredCleanup).
+struct Released {
+  uint64_t ptr;
+  size_t size;
+  bool onDevice;
+  CUstream stream;
+  std::shared_ptr<DeviceAllocator> allocator;
+  int device;
+};
+
+void giveBack(const Released &r) noexcept {
+  if (!r.onDevice) {
+    std::free(reinterpret_cast<void *>(r.ptr));
+    return;
+  }
+  if (Device::Cleanup in{r.device})
+    r.allocator->deallocate(r.ptr, r.size, r.stream);
+}
+
+struct Deferred {
+  std::mutex mutex;
+  int depth = 0; // open defer_cleanup() blocks, all threads
+  std::vector<Released> kept;
+};
+
+Deferred &deferred() {
+  static Deferred *d = new Deferred; // never destroyed: allocations may die during exit
+  return *d;
+}
+
+} // namespace
+
+void beginDeferredCleanup() {
+  Deferred &d = deferred();
+  std::lock_guard<std::mutex> lock(d.mutex);
+  ++d.depth;
+}
+
+void endDeferredCleanup() noexcept {
+  Deferred &d = deferred();
+  std::vector<Released> kept;
+  {
+    std::lock_guard<std::mutex> lock(d.mutex);
+    if (d.depth > 0 && --d.depth == 0)
+      kept.swap(d.kept);
+  }
+  for (const Released &r : kept) // outside the lock: a deallocation may take time
+    giveBack(r);
+}
+
+size_t deferredAllocationCount() {
+  Deferred &d = deferred();
+  std::lock_guard<std::mutex> lock(d.mutex);
+  return d.kept.size();
+}
+
 Allocation::~Allocation() {
   if (ptr_ == 0 || !owned_)
     return;
-  if (!onDevice_) {
-    std::free(reinterpret_cast<void *>(ptr_));
-    return;
+  Released r{ptr_, size_, onDevice_, stream_, std::move(allocator_), device_};
+  Deferred &d = deferred();
+  {
+    std::lock_guard<std::mutex> lock(d.mutex);
+    if (d.depth > 0) {
+      try {
+        d.kept.push_back(std::move(r));
+        return;
+      } catch (const std::bad_alloc &) { // no room to keep it: given back now
+      }
+    }
   }
-  if (Device::Cleanup in{device_})
-    allocator_->deallocate(ptr_, size_, stream_);
+  giveBack(r);
 }
 
 void Allocation::checkRange(size_t offset, size_t n, const char *what) const {

@@ -154,6 +154,16 @@ private:
 std::shared_ptr<Allocation> allocateDevice(size_t bytes, CUstream stream = nullptr,
                                            FirstUse use = FirstUse::Unknown);
 
+// numba-cuda's cuda.defer_cleanup(): while a deferral begun by beginDeferredCleanup() is open
+// (any thread; they nest), the memory of Allocations destroyed is kept instead of given back,
+// and endDeferredCleanup() closing the last one gives it all back (device memory in its
+// stream's order, as ~Allocation does). So memory is not returned in the middle of timed or
+// latency-sensitive work. Thread-safe; endDeferredCleanup never throws and ignores calls
+// without an open deferral. deferredAllocationCount(): the allocations kept now (for tests).
+void beginDeferredCleanup();
+void endDeferredCleanup() noexcept;
+size_t deferredAllocationCount();
+
 // A host allocation that failed: a std::bad_alloc whose what() names the size asked for
 // ("cannot allocate 8000000000000000 bytes (7.11 PiB) of host memory"), so that the user sees
 // more than "std::bad_alloc".

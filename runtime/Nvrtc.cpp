@@ -23,6 +23,7 @@ struct NvrtcApi {
   nvrtcResult (*getPTX)(nvrtcProgram, char *) = nullptr;
   nvrtcResult (*destroyProgram)(nvrtcProgram *) = nullptr;
   const char *(*getErrorString)(nvrtcResult) = nullptr;
+  nvrtcResult (*version)(int *, int *) = nullptr;
   std::string path;  // the library opened
   std::string error; // why none could be opened (when path is empty)
 };
@@ -48,7 +49,7 @@ const NvrtcApi &nvrtc() {
           sym(a.getProgramLogSize, "nvrtcGetProgramLogSize") &&
           sym(a.getProgramLog, "nvrtcGetProgramLog") && sym(a.getPTXSize, "nvrtcGetPTXSize") &&
           sym(a.getPTX, "nvrtcGetPTX") && sym(a.destroyProgram, "nvrtcDestroyProgram") &&
-          sym(a.getErrorString, "nvrtcGetErrorString")) {
+          sym(a.getErrorString, "nvrtcGetErrorString") && sym(a.version, "nvrtcVersion")) {
         a.path = p;
         return a;
       }
@@ -80,6 +81,16 @@ std::vector<std::string> nvrtcCandidates() {
   for (const char *soname : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"})
     c.push_back(soname);
   return c;
+}
+
+std::pair<int, int> nvrtcVersion() {
+  const NvrtcApi &a = nvrtc();
+  if (a.path.empty())
+    throw NvrtcError(a.error);
+  int major = 0, minor = 0;
+  if (nvrtcResult r = a.version(&major, &minor); r != 0)
+    throw NvrtcError(std::string("nvrtcVersion failed: ") + a.getErrorString(r));
+  return {major, minor};
 }
 
 std::string nvrtcIncludeDir() {

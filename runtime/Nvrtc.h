@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ptxjit::runtime {
@@ -23,6 +24,10 @@ std::vector<std::string> nvrtcCandidates();
 // The CUDA include directory passed to NVRTC (-I) so that sources may include the toolkit's
 // headers (cuda_fp16.h, ...): next to the libnvrtc found (../include), or empty.
 std::string nvrtcIncludeDir();
+
+// The version (major, minor) of the libnvrtc found: the CUDA toolkit ptxjit uses at run time.
+// Throws NvrtcError naming every place looked in when none is found.
+std::pair<int, int> nvrtcVersion();
 
 // Compiles CUDA C++ `source` (named `name` in messages) to relocatable PTX (-rdc=true) for
 // compute capability ccMajor.ccMinor (compute_<cc>), so that its device functions can be

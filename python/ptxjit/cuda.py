@@ -868,6 +868,56 @@ def is_available():
     return _lib().is_available()
 
 
+def is_supported_version():
+    """numba-cuda's ``cuda.is_supported_version()``: True when the CUDA driver loads with every
+    entry point ptxjit needs (CUDA 11.2 or newer), whatever the backend in use; False without
+    one."""
+    try:
+        _lib()._driver_version()
+    except _errors.CudaSupportError:
+        return False
+    return True
+
+
+def _version_module(name, doc, get):
+    module = _pytypes.ModuleType(f"{__name__}.{name}", doc)
+    module.get_version = get
+    return module
+
+
+def _driver_version():
+    """The CUDA version of the driver as (major, minor) (cuDriverGetVersion); CudaSupportError
+    without a usable driver."""
+    return tuple(_lib()._driver_version())
+
+
+def _runtime_version():
+    """ptxjit does not use the CUDA runtime library: the version (major, minor) of the CUDA
+    toolkit it uses at run time, its NVRTC's (which compiles CUDA C++ given to ``link=``);
+    RuntimeError naming the places looked in when none is found."""
+    return tuple(_lib()._nvrtc_version())
+
+
+driver = _version_module("driver", "The CUDA driver: get_version() -> (major, minor).",
+                         _driver_version)
+runtime = _version_module("runtime", "The CUDA toolkit ptxjit uses: get_version() -> (major, "
+                          "minor) of its NVRTC (ptxjit has no CUDA runtime library).",
+                          _runtime_version)
+
+
+@_contextlib.contextmanager
+def defer_cleanup():
+    """numba-cuda's ``cuda.defer_cleanup()``: inside the block (blocks nest, across threads),
+    the memory of device arrays that are dropped is kept, and given back when the outermost
+    block ends, so that no memory returns to the pool in the middle of the work."""
+    lib = _lib()
+    lib._defer_cleanup(True)
+    try:
+        yield
+    finally:
+        lib._defer_cleanup(False)
+
+
 def is_float16_supported():
     """numba-cuda's ``cuda.is_float16_supported()``: float16 is always supported (True)."""
     return True
@@ -1094,6 +1144,7 @@ __all__ = [
     "from_cuda_array_interface", "from_dlpack", "external_stream", "per_thread_default_stream",
     "legacy_default_stream", "event", "event_elapsed_time", "graph",
     "get_current_device", "detect", "gpus", "select_device", "current_context", "list_devices",
+    "is_supported_version", "driver", "runtime", "defer_cleanup",
     "close", "grid", "gridsize",
     "threadIdx", "blockIdx", "blockDim", "gridDim", "syncthreads", "shared", "local", "const",
     "atomic", "cg",

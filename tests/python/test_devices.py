@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from ptxjit import cuda, vectorize
+from ptxjit import errors as cuda_errors
 
 
 @cuda.jit
@@ -232,3 +233,43 @@ def test_one_thread_per_device(cuda_target):
     for i, (dev, arr) in enumerate(out):
         assert dev == i
         np.testing.assert_equal(arr, np.full(64, i + 1, dtype=np.float32))
+
+
+def test_versions_and_supported_driver(cpu, fake_cuda_env, run_python):
+    # Without a driver (this machine in CI): not supported, and the driver's version is a
+    # CudaSupportError naming why; with one (the fake driver reports CUDA 13.0): both given.
+    if not cuda.is_available():
+        assert not cuda.is_supported_version()
+        with pytest.raises(cuda_errors.CudaSupportError, match="driver"):
+            cuda.driver.get_version()
+    out = run_python("""
+        from ptxjit import cuda
+        print(cuda.is_supported_version(), cuda.driver.get_version())
+    """, fake_cuda_env)
+    assert out.split() == ["True", "(13,", "0)"]
+    try:
+        version = cuda.runtime.get_version()  # the NVRTC ptxjit would use
+    except RuntimeError as e:
+        assert "nvrtc" in str(e).lower()
+    else:
+        assert isinstance(version, tuple) and len(version) == 2 and version >= (11, 0)
+
+
+def test_defer_cleanup_keeps_memory_until_the_outermost_block_ends(backend):
+    from ptxjit import _core
+
+    base = _core._deferred_allocations()
+    with cuda.defer_cleanup():
+        a = cuda.to_device(np.arange(1000.0))
+        del a
+        with cuda.defer_cleanup():
+            b = cuda.device_array(64)
+            del b
+        assert _core._deferred_allocations() == base + 2  # the inner block kept b too
+        c = cuda.to_device(np.ones(8))
+        np.testing.assert_equal(c.copy_to_host(), 1.0)  # allocating still works
+    assert _core._deferred_allocations() == 0
+    with pytest.raises(ValueError, match="inside"):
+        with cuda.defer_cleanup():
+            raise ValueError("inside")  # the block's exception passes, the deferral ends
+    assert _core._deferred_allocations() == 0
