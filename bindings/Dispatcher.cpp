@@ -822,6 +822,18 @@ void defineDispatcher(py::module_ &m) {
   defineLaunchConfig(m, cls);
 
   m.def(
+      "_signature_types",
+      [](const std::string &text) {
+        ir::Signature sig = ir::parseSignature(text);
+        py::list args;
+        for (const ir::Type *t : sig.args)
+          args.append(typeDescription(t));
+        return py::make_tuple(sig.returnType ? typeDescription(sig.returnType) : py::none(), args);
+      },
+      py::arg("text"),
+      "The compiler's reading of a signature string: (return type description or None, "
+      "[argument type descriptions]) (ArgTypes.h's typeDescription).");
+  m.def(
       "compile_ptx",
       [](py::object func, const std::string &sigText, bool device, py::dict options, int ccMajor,
          int ccMinor, bool archSpecific, const std::string &symbol) {

@@ -674,6 +674,18 @@ ir::GlobalValue globalOf(py::handle v, py::object &used) {
   return globalFromPython(eq);
 }
 
+/// True for a module that kernels do not know by name (see enterModule).
+bool isUserModule(py::handle v) {
+  if (!PyModule_Check(v.ptr()))
+    return false;
+  const char *name = PyModule_GetName(v.ptr());
+  if (!name) {
+    PyErr_Clear();
+    return false;
+  }
+  return !moduleSymbol(name).has_value();
+}
+
 /// A module other than those kernels know by name (moduleSymbol: math, numpy, cuda, ...), as a
 /// global or closure value `name` of the function: the symbol kModuleSymbolPrefix + its name,
 /// and into `table`, as "name.attr", each of its attributes that the code names (co_names), so
@@ -699,8 +711,7 @@ void enterModule(py::handle module, const std::string &name, const std::vector<s
     }
     py::object value = py::reinterpret_steal<py::object>(a);
     const std::string key = name + "." + attr;
-    if (PyModule_Check(a) && !moduleSymbol(PyModule_GetName(a) ? PyModule_GetName(a) : "")) {
-      PyErr_Clear();
+    if (isUserModule(value)) {
       enterModule(value, key, names, table, callees, depth + 1);
       continue;
     }
@@ -709,18 +720,6 @@ void enterModule(py::handle module, const std::string &name, const std::vector<s
     if (callees)
       appendCallables(used, table[key], *callees);
   }
-}
-
-/// True for a module that kernels do not know by name (see enterModule).
-bool isUserModule(py::handle v) {
-  if (!PyModule_Check(v.ptr()))
-    return false;
-  const char *name = PyModule_GetName(v.ptr());
-  if (!name) {
-    PyErr_Clear();
-    return false;
-  }
-  return !moduleSymbol(name).has_value();
 }
 
 } // namespace

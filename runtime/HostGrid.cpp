@@ -64,6 +64,31 @@ thread_local WorkerState tlsWorker;
 
 size_t alignUp(size_t n, size_t a) { return (n + a - 1) / a * a; }
 
+// The context of `job`'s threads that every block shares (block and grid sizes, the block's
+// shared memory in `ws`, sized for the job); `sharedBytes` receives that memory's size.
+HostThreadCtx jobContext(const Job &job, WorkerState &ws, size_t &sharedBytes) {
+  HostThreadCtx ctx{};
+  ctx.ntid[0] = job.block.x, ctx.ntid[1] = job.block.y, ctx.ntid[2] = job.block.z;
+  ctx.nctaid[0] = job.grid.x, ctx.nctaid[1] = job.grid.y, ctx.nctaid[2] = job.grid.z;
+  const size_t staticBytes = alignUp(job.opts.staticSharedBytes, 16);
+  sharedBytes = staticBytes + alignUp(job.opts.dynamicSharedBytes, 16);
+  if (sharedBytes) {
+    char *mem = ws.sharedMemory(sharedBytes);
+    ctx.shared = job.opts.staticSharedBytes ? mem : nullptr;
+    ctx.dynShared = mem + staticBytes;
+  }
+  ctx.dynSharedBytes = static_cast<uint32_t>(job.opts.dynamicSharedBytes);
+  return ctx;
+}
+
+// Block `b` (x fastest) of `job`'s grid in ctx.ctaid.
+void setBlockIndex(HostThreadCtx &ctx, const Job &job, uint64_t b) {
+  const uint64_t rest = b / job.grid.x;
+  ctx.ctaid[0] = static_cast<uint32_t>(b % job.grid.x);
+  ctx.ctaid[1] = static_cast<uint32_t>(rest % job.grid.y);
+  ctx.ctaid[2] = static_cast<uint32_t>(rest / job.grid.y);
+}
+
 void runBlocks(Job &job) noexcept {
   bool wasRunning = tlsRunningBlocks;
   tlsRunningBlocks = true;
@@ -72,20 +97,10 @@ void runBlocks(Job &job) noexcept {
   WorkerState nestedState;
   WorkerState &ws = wasRunning ? nestedState : tlsWorker;
   try {
-    HostThreadCtx ctx{};
-    ctx.ntid[0] = job.block.x, ctx.ntid[1] = job.block.y, ctx.ntid[2] = job.block.z;
-    ctx.nctaid[0] = job.grid.x, ctx.nctaid[1] = job.grid.y, ctx.nctaid[2] = job.grid.z;
-    const size_t staticBytes = alignUp(job.opts.staticSharedBytes, 16);
-    const size_t sharedBytes = staticBytes + alignUp(job.opts.dynamicSharedBytes, 16);
-    if (sharedBytes) {
-      char *mem = ws.sharedMemory(sharedBytes);
-      ctx.shared = job.opts.staticSharedBytes ? mem : nullptr;
-      ctx.dynShared = mem + staticBytes;
-    }
-    ctx.dynSharedBytes = static_cast<uint32_t>(job.opts.dynamicSharedBytes);
+    size_t sharedBytes = 0;
+    HostThreadCtx ctx = jobContext(job, ws, sharedBytes);
     if (job.opts.cooperative && !ws.runner)
       ws.runner = std::make_unique<HostBlockRunner>();
-    const uint64_t gx = job.grid.x, gy = job.grid.y;
     const unsigned bx = job.block.x, by = job.block.y, bz = job.block.z;
     while (!job.failed.load(std::memory_order_relaxed)) {
       uint64_t begin = job.next.fetch_add(job.chunk, std::memory_order_relaxed);
@@ -93,10 +108,7 @@ void runBlocks(Job &job) noexcept {
         break;
       uint64_t end = std::min(begin + job.chunk, job.totalBlocks);
       for (uint64_t b = begin; b < end; ++b) {
-        uint64_t rest = b / gx;
-        ctx.ctaid[0] = static_cast<uint32_t>(b % gx);
-        ctx.ctaid[1] = static_cast<uint32_t>(rest % gy);
-        ctx.ctaid[2] = static_cast<uint32_t>(rest / gy);
+        setBlockIndex(ctx, job, b);
         if (sharedBytes)
           std::memset(ws.shared, 0xff, sharedBytes);
         if (job.opts.cooperative) {
@@ -236,29 +248,20 @@ void runAllBlocksAtOnce(Job &job) {
   const uint64_t n = job.totalBlocks;
   HostGridBarrier barrier(n);
   auto runBlock = [&](uint64_t b) noexcept {
-    HostThreadCtx ctx{};
-    ctx.ntid[0] = job.block.x, ctx.ntid[1] = job.block.y, ctx.ntid[2] = job.block.z;
-    ctx.nctaid[0] = job.grid.x, ctx.nctaid[1] = job.grid.y, ctx.nctaid[2] = job.grid.z;
-    uint64_t rest = b / job.grid.x;
-    ctx.ctaid[0] = static_cast<uint32_t>(b % job.grid.x);
-    ctx.ctaid[1] = static_cast<uint32_t>(rest % job.grid.y);
-    ctx.ctaid[2] = static_cast<uint32_t>(rest / job.grid.y);
-    const std::string name = "block (" + std::to_string(ctx.ctaid[0]) + ", " +
-                             std::to_string(ctx.ctaid[1]) + ", " + std::to_string(ctx.ctaid[2]) +
-                             ")";
+    HostThreadCtx index{};
+    setBlockIndex(index, job, b);
+    const std::string name = "block (" + std::to_string(index.ctaid[0]) + ", " +
+                             std::to_string(index.ctaid[1]) + ", " +
+                             std::to_string(index.ctaid[2]) + ")";
     bool wasRunning = tlsRunningBlocks;
     tlsRunningBlocks = true;
     try {
       WorkerState ws; // this block's shared memory and scheduler
-      const size_t staticBytes = alignUp(job.opts.staticSharedBytes, 16);
-      const size_t sharedBytes = staticBytes + alignUp(job.opts.dynamicSharedBytes, 16);
-      if (sharedBytes) {
-        char *mem = ws.sharedMemory(sharedBytes);
-        std::memset(mem, 0xff, sharedBytes);
-        ctx.shared = job.opts.staticSharedBytes ? mem : nullptr;
-        ctx.dynShared = mem + staticBytes;
-      }
-      ctx.dynSharedBytes = static_cast<uint32_t>(job.opts.dynamicSharedBytes);
+      size_t sharedBytes = 0;
+      HostThreadCtx ctx = jobContext(job, ws, sharedBytes);
+      setBlockIndex(ctx, job, b);
+      if (sharedBytes)
+        std::memset(ws.shared, 0xff, sharedBytes);
       ws.runner = std::make_unique<HostBlockRunner>();
       ws.runner->setGridBarrier(&barrier);
       ws.runner->run(job.entry, job.args, ctx, job.opts.extraStackBytes);

@@ -429,28 +429,14 @@ def _link_items(link):
 
 
 def _signature_object(text):
-    """The Signature a signature string denotes (``"int32(float32[:])"``, ``"(int32, int32) ->
-    int32"``), read with the names of ptxjit.types as numba reads them with numba's; TypeError
-    when it is not such a string."""
-    names = {n: getattr(_types, n) for n in dir(_types) if not n.startswith("_")}
-    # The compiler's pointer spelling (what signature_text writes for a CPointer): int32*, void*
-    text = _re.sub(r"(\w+)\s*\*", r"CPointer(\1)", _re.sub(r"\bvoid\s*\*", "voidptr", text))
-
-    def read(part):
-        return eval(part, {"__builtins__": {}}, names)  # noqa: S307 (type names only)
-
+    """The Signature of signature string ``text`` as the compiler reads it (``"int32(float32[:])"``,
+    ``"(int32, int32) -> int32"``, ``"void(int32*)"``); TypeError when it cannot."""
     try:
-        if "->" in text:
-            args, ret = text.split("->", 1)
-            args = read(args)
-            sig = _types.Signature(read(ret), args if isinstance(args, tuple) else (args,))
-        else:
-            sig = read(text)
+        ret, args = _lib()._signature_types(text)
     except Exception as e:
         raise TypeError(f"cannot read the signature {text!r}: {e}") from None
-    if not isinstance(sig, _types.Signature):
-        raise TypeError(f"{text!r} is not a signature (write e.g. 'int32(float32[:])')")
-    return sig
+    return _types.Signature(None if ret is None else _types.from_description(ret),
+                            [_types.from_description(a) for a in args])
 
 
 class ExternFunction:
