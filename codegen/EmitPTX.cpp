@@ -120,8 +120,7 @@ std::string emitPTX(LoweredModule &lm, const CompileOptions &opts) {
     for (llvm::Function &f : m) {
       if (f.isDeclaration())
         continue;
-      for (const char *a : {"unsafe-fp-math", "no-infs-fp-math", "no-nans-fp-math",
-                            "no-signed-zeros-fp-math", "approx-func-fp-math"})
+      for (const char *a : {"unsafe-fp-math", "no-signed-zeros-fp-math", "approx-func-fp-math"})
         f.addFnAttr(a, "true");
       f.addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign");
     }

@@ -20,10 +20,9 @@ llvm::Value *FunctionLowerer::lowerExternCall(const CallInstr &i, const ExternFu
   SourceLoc at = i.loc;
   const ExternDecl &d = ext.decl();
   if (M.isHost())
-    fail(at, DiagCode::UnsupportedConstruct,
-         {"calling external device function '" + d.name +
-          "' (cuda.declare_device) on the CPU backend: its code is CUDA code, linked when a CUDA "
-          "kernel is loaded"});
+    fail(at, DiagCode::CudaOnly,
+         {"calling external device function '" + d.name + "' (cuda.declare_device)",
+          "its code is CUDA code, linked when a CUDA kernel is loaded"});
   if (i.numArgs() != d.params.size() || !i.kwNames.empty())
     internal(at, "call of external function '" + d.name + "' with a checked argument count");
 

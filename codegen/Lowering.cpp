@@ -82,11 +82,9 @@ std::string sanitize(const std::string &s) {
 void applyFunctionAttributes(llvm::Function *f, const CompileOptions &opts) {
   f->setDoesNotThrow();
   if (opts.fastmath) {
+    // No "no-infs"/"no-nans": NaN and infinities keep IEEE's rules under fastmath (see the
+    // instruction flags in FunctionLowerer).
     f->addFnAttr("unsafe-fp-math", "true");
-    if (opts.backend == Backend::CUDA) { // on the host, see FunctionLowerer's fast-math flags
-      f->addFnAttr("no-infs-fp-math", "true");
-      f->addFnAttr("no-nans-fp-math", "true");
-    }
     f->addFnAttr("no-signed-zeros-fp-math", "true");
     f->addFnAttr("approx-func-fp-math", "true");
     if (opts.backend == Backend::CUDA)
@@ -402,15 +400,14 @@ void FunctionLowerer::run() {
   lineAt(fnLoc);
   if (M.opts.fastmath) {
     llvm::FastMathFlags fast = llvm::FastMathFlags::getFast();
-    if (M.isHost()) {
-      // On the host, a NaN or an infinity that `nnan`/`ninf` promise away is poison, and a
-      // branch on poison is undefined behaviour that can crash the process (a fastmath kernel
-      // comparing with np.float32(-1e39) did). The CPU backend keeps the other fast-math
-      // freedoms (reassociation, contraction, reciprocals, approximate functions, no signed
-      // zeros); the GPU keeps numba-cuda's full set.
-      fast.setNoNaNs(false);
-      fast.setNoInfs(false);
-    }
+    // A NaN or an infinity that `nnan`/`ninf` promise away is poison, and a branch on poison
+    // is undefined behaviour: on the host it crashed the process (a fastmath comparison with
+    // np.float32(-1e39)), on the GPU LLVM turned a kernel testing math.isnan of an infinite
+    // quotient into an endless loop (difftest seed 9002077 hung the H200). Both backends keep
+    // the other fast-math freedoms (reassociation, contraction, reciprocals, approximate
+    // functions, no signed zeros); NaN and infinities keep IEEE's rules.
+    fast.setNoNaNs(false);
+    fast.setNoInfs(false);
     B.setFastMathFlags(fast);
   }
   for (size_t k = 0, j = 0; k < fn.argTypes.size(); ++k)

@@ -6,6 +6,7 @@
 #include <llvm/IR/Function.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
 
 namespace ptxjit::codegen::detail {
 namespace {
@@ -172,6 +173,13 @@ llvm::Value *MathLib::call(llvm::IRBuilderBase &b, MathFn fn, llvm::ArrayRef<llv
   // float64 keeps libdevice's correctly rounded routines (as with Numba's fastmath).
   if (fastmath_ && backend_ == Backend::CUDA && isDouble)
     useIntrinsic = false;
+  if (fastmath_ && backend_ == Backend::CUDA && fn == MathFn::Sqrt && ty->isFloatTy()) {
+    // sqrt.approx.ftz.f32, as NVVM gives Numba's fastmath. LLVM's NVPTX picks it for an `afn`
+    // llvm.sqrt only with `ninf` as well, which fastmath no longer promises (Lowering.cpp);
+    // the instruction itself keeps sqrt(inf) = inf and sqrt(NaN) = NaN.
+    return b.CreateCall(
+        llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::nvvm_sqrt_approx_ftz_f), args);
+  }
   if (useIntrinsic) {
     llvm::Function *decl = llvm::Intrinsic::getDeclaration(&m_, mi.intrinsic, {ty});
     return b.CreateCall(decl, args);

@@ -118,9 +118,9 @@ std::unique_ptr<llvm::TargetMachine> createNvptxTargetMachine(const CompileOptio
   if (opts.optLevel == 0)
     tm->Options.AllowFPOpFusion = llvm::FPOpFusion::Standard;
   if (opts.fastmath) {
+    // Not NoInfsFPMath/NoNaNsFPMath: NaN and infinities keep IEEE's rules under fastmath
+    // (codegen/Lowering.cpp says why).
     tm->Options.UnsafeFPMath = true;
-    tm->Options.NoInfsFPMath = true;
-    tm->Options.NoNaNsFPMath = true;
     tm->Options.NoSignedZerosFPMath = true;
   }
   return tm;

@@ -89,6 +89,7 @@ enum class DiagKind : uint8_t {
   /* a constant argument of a wrong value: the bindings raise NumbaValueError (a ValueError),      \
      as numba-cuda raises ValueError ("cuda.local.array: Alignment must be a power of 2") */       \
   X(ArgumentValue, Typing, "{0}: {1}")                                                             \
+  X(CudaOnly, Unsupported, "{0} is not supported on the CPU backend: {1}")                         \
   X(IRSyntax, Internal, "IR text line {0}: {1}")                                                   \
   X(Internal, Internal, "internal compiler error: {0}")
 

@@ -713,6 +713,53 @@ def test_cuda_out_of_bounds_index_raises_with_boundscheck(cuda_target):
         cuda.jit(debug=True, opt=False)(_read_2d)[1, 4](np.zeros((5, 10)), np.zeros(4))
 
 
+def _fastmath_isnan_of_inf_quotient(x, o):
+    v = 2 // (x[0] / (0 * np.uint64(5)))  # 2 // inf is 0.0, 2 // nan NaN
+    if math.isnan(v):
+        o[0] = 1.0
+    else:
+        o[0] = 2.0
+
+
+def _fastmath_isinf_of_quotient(x, o):
+    v = x[0] / 0.0
+    if math.isinf(v):
+        o[0] = 1.0
+    else:
+        o[0] = 2.0
+
+
+def _fastmath_sqrt_div(x, o):
+    o[0] = math.sqrt(x[0]) / x[1]
+
+
+def test_fastmath_kernels_meeting_nan_and_infinities_keep_their_code():
+    # Found on the H200 by the typed differential campaign (seed 9002077): with LLVM's
+    # `nnan`/`ninf` promises the infinite quotient was poison, the branch on it undefined
+    # behaviour, and LLVM made the first kernel an endless loop (it hung the GPU) and the second
+    # a kernel that stores nothing. fastmath keeps IEEE's NaN and infinities on both backends.
+    sig = "void(float32[:], float64[:])"
+    for f in (_fastmath_isnan_of_inf_quotient, _fastmath_isinf_of_quotient):
+        ptx, _ = cuda.compile_ptx(f, sig, fastmath=True)
+        assert "st.global.f64" in ptx, ptx
+        assert not re.search(r"^(\$L__BB\d+_\d+):\s*\n\s*bra\.uni\s+\1;", ptx, re.M), ptx
+    # the other fastmath freedoms stay: approximate float32 square roots and division
+    ptx, _ = cuda.compile_ptx(_fastmath_sqrt_div, "void(float32[:], float32[:])", fastmath=True)
+    assert "sqrt.approx.ftz.f32" in ptx and "div.approx.ftz.f32" in ptx, ptx
+    ptx, _ = cuda.compile_ptx(_fastmath_sqrt_div, "void(float32[:], float32[:])")
+    assert ".approx" not in ptx and "sqrt.rn.f32" in ptx, ptx
+
+
+def test_fastmath_nan_and_infinities_follow_ieee(backend):
+    o = np.zeros(1)
+    cases = [(_fastmath_isnan_of_inf_quotient, 3.0, 2.0), (_fastmath_isnan_of_inf_quotient,
+             math.nan, 1.0), (_fastmath_isinf_of_quotient, 3.0, 1.0),
+             (_fastmath_isinf_of_quotient, math.nan, 2.0)]
+    for f, x, expected in cases:
+        cuda.jit(fastmath=True)(f)[1, 1](np.array([x], np.float32), o)
+        assert o[0] == expected, (f.__name__, x)
+
+
 def test_fastmath_with_infinities_and_nan_does_not_crash_the_cpu_backend(subprocess_env,
                                                                          run_python):
     # Found by the typed differential campaign (seed 2662): with LLVM's `ninf` flag, the -inf of

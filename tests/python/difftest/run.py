@@ -201,7 +201,38 @@ def check(program, ulps=0):
         kind = "rejected" if _is_compile_error(e) else "error"
         return Outcome(kind, f"{type(e).__name__}: {e}", expected)
     status, detail = compare(expected, got, ulps)
+    if status == "mismatch" and ulps and _contraction_explains(program, expected, got):
+        return Outcome("close", "fma contraction: " + detail, expected, got)
     return Outcome(status, detail, expected, got)
+
+
+def _float_parts(values):
+    for v in values:
+        if isinstance(v, complex):
+            yield v.real
+            yield v.imag
+        elif isinstance(v, float):
+            yield v
+
+
+def _contraction_explains(program, expected, got):
+    """True when CUDA's contraction of a * b + c into one fma.rn (docs/language.md, Arithmetic;
+    allowed for with `ulps`) can account for a difference beyond the ULP bound: the program's
+    PTX has an fma, the ints and bools agree, and each differing float is infinite or NaN on
+    one side (a product that overflows when rounded alone stays finite inside the fma, and
+    inf - inf gives NaN where the fma's finite sum does not)."""
+    if any(type(e) in (int, bool) and e != g for e, g in zip(expected, got)):
+        return False
+    for e, g in zip(_float_parts(expected), _float_parts(got)):
+        if ulp_distance(e, g) and math.isfinite(e) and math.isfinite(g):
+            return False
+    from ptxjit import _core, cuda
+
+    if _core.current_target() != "cuda":  # the CPU backend rounds a * b and + c separately
+        return False
+    arrays = ("int64[:]", "float64[:]", "boolean[:]", "complex128[:]")
+    ptx, _ = cuda.compile_ptx(compile_kernel(program).py_func, f"void({', '.join(arrays * 2)})")
+    return "fma.rn" in ptx
 
 
 def _is_compile_error(e):
