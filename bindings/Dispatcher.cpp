@@ -644,6 +644,13 @@ py::dict Dispatcher::localTypes(py::handle signature) {
   return out;
 }
 
+std::string Dispatcher::typedIR(py::handle signature) {
+  std::vector<const ir::Type *> params = paramsFromPython(signature);
+  compiler::SnapshotSet snaps = snapshotWithCallees(pyFunc, id);
+  py::gil_scoped_release release;
+  return compiler::Compiler::instance().typedIR(id, params, snaps);
+}
+
 py::tuple Dispatcher::compileSignature(py::handle signature) {
   std::vector<const ir::Type *> params = paramsFromPython(signature);
   compileParams(params, currentBackend());
@@ -779,6 +786,10 @@ void defineDispatcher(py::module_ &m) {
           "_local_types", [](Dispatcher &d, py::object sig) { return d.localTypes(sig); },
           py::arg("signature"),
           "The Python locals of the function typed for `signature`: name -> type description.")
+      .def(
+          "_typed_ir", [](Dispatcher &d, py::object sig) { return d.typedIR(sig); },
+          py::arg("signature"),
+          "The typed IR of the function for `signature`, with source lines (inspect_types).")
       .def(
           "_attributes",
           [](Dispatcher &d, py::object sig) {

@@ -829,6 +829,14 @@ Compiler::localTypes(int id, const std::vector<const ir::Type *> &argTypes,
   return out;
 }
 
+std::string Compiler::typedIR(int id, const std::vector<const ir::Type *> &argTypes,
+                              const SnapshotSet &snapshots) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  freeRetiredLocked();
+  SnapshotScope scope(*this, snapshots);
+  return typedLocked(id, argTypes, {}, {}, 0)->print(/*withLocs=*/true);
+}
+
 // ---- Disk cache (cache=True) ----------------------------------------------------------------
 
 struct Compiler::DiskKey {

@@ -323,6 +323,11 @@ public:
   std::vector<std::pair<std::string, const ir::Type *>>
   localTypes(int id, const std::vector<const ir::Type *> &argTypes, const SnapshotSet &snapshots);
 
+  /// The typed IR of function `id` for `argTypes` (typed first if needed), as ir::Function::print
+  /// writes it with source lines ("; line N"). For inspection (`inspect_types`).
+  std::string typedIR(int id, const std::vector<const ir::Type *> &argTypes,
+                      const SnapshotSet &snapshots);
+
   /// The number of specializations compiled so far (all functions, all backends); for tests.
   size_t compiledCount() const;
   /// The number of entries in the table of functions, registered or kept for callers; for

@@ -85,6 +85,12 @@ public:
         error("a tuple cannot be an array element type");
       return t;
     }
+    if (name == "Array" || name == "array") {
+      const Type *t = arrayConstructor(name == "Array");
+      if (peek() == '[')
+        error("an array cannot be an array element type");
+      return t;
+    }
     if (name == "Record" || name == "nestedarray") { // a record: Numba's spelling (Types.h)
       pos_ -= name.size();
       const Type *t = nullptr;
@@ -181,6 +187,52 @@ public:
     }
     expect(')', uniform ? "')' closing UniTuple(type, count)" : "')' closing Tuple((t, ...))");
     return types::tuple(elems);
+  }
+
+  /// After "Array": numba's constructor "(dtype, ndim, 'layout'[, readonly=True|False])"; after
+  /// "array": the way numba prints an array type, "(dtype, Nd, layout)".
+  const Type *arrayConstructor(bool constructor) {
+    const char *form = constructor ? "Array(dtype, ndim, 'layout')" : "array(dtype, Nd, layout)";
+    expect('(', (std::string("'(' in ") + form).c_str());
+    const Type *dtype = type(false);
+    if (isa<ArrayType>(dtype) || isa<TupleType>(dtype) || isa<PointerType>(dtype))
+      error(std::string("the element type of ") + form + " must be a scalar or a record");
+    expect(',', (std::string("',' and the number of dimensions in ") + form).c_str());
+    skipSpace();
+    size_t start = pos_;
+    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_])))
+      ++pos_;
+    if (start == pos_ || pos_ - start > 2)
+      error(std::string("expected the number of dimensions in ") + form + " at " + where());
+    int ndim = std::stoi(text_.substr(start, pos_ - start));
+    if (ndim < 1 || ndim > 32)
+      error("an array has 1 to 32 dimensions, not " + std::to_string(ndim));
+    if (!constructor)
+      expect('d', "'d' after the number of dimensions in array(dtype, Nd, layout)");
+    expect(',', (std::string("',' and the layout in ") + form).c_str());
+    char quote = constructor ? peek() : '\0';
+    if (constructor && quote != '\'' && quote != '"')
+      error("expected a quoted layout ('C', 'F' or 'A') in " + std::string(form) + " at " +
+            where());
+    if (constructor)
+      ++pos_;
+    std::string layoutName = identifier();
+    if (constructor && (pos_ >= text_.size() || text_[pos_++] != quote))
+      error("expected the closing quote of the layout at " + where());
+    Layout layout = layoutName == "C" ? Layout::C : layoutName == "F" ? Layout::F : Layout::A;
+    if (layoutName != "C" && layoutName != "F" && layoutName != "A")
+      error("the layout of an array is 'C', 'F' or 'A', not '" + layoutName + "'");
+    bool readonly = false;
+    if (constructor && accept(',')) {
+      if (identifier() != "readonly" || !accept('='))
+        error("expected readonly=True or readonly=False in Array(...) at " + where());
+      std::string value = identifier();
+      if (value != "True" && value != "False")
+        error("readonly is True or False, not '" + value + "'");
+      readonly = value == "True";
+    }
+    expect(')', (std::string("')' closing ") + form).c_str());
+    return types::array(dtype, ndim, layout, readonly);
   }
 
   /// "-> type" after an argument list, the way Numba prints signatures; nullptr when absent.

@@ -22,6 +22,7 @@ from .types import (  # noqa: F401  (Numba's type names, importable from the pac
     void, none, boolean, bool_, b1,
     int8, int16, int32, int64, uint8, uint16, uint32, uint64,
     i1, i2, i4, i8, u1, u2, u4, u8, intp, uintp, intc, uintc, byte,
+    char, uchar, short, ushort, int_, uint, long_, ulong, longlong, ulonglong,
     float16, float32, float64, f2, f4, f8, half, float_, double,
     complex64, complex128, c8, c16, from_dtype,
 )
@@ -33,6 +34,7 @@ __all__ = [
     "void", "none", "boolean", "bool_", "b1",
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "intp", "uintp", "intc", "uintc", "byte",
+    "char", "uchar", "short", "ushort", "int_", "uint", "long_", "ulong", "longlong", "ulonglong",
     "float16", "float32", "float64", "f2", "f4", "f8", "half", "float_", "double",
     "complex64", "complex128", "c8", "c16", "from_dtype",
 ]

@@ -9,6 +9,7 @@ ptxjit's type objects, which compare equal to Numba's (``types.as_type``).
 """
 
 import operator as _operator
+import re
 
 from . import types as _types
 
@@ -40,8 +41,7 @@ class CompiledKernel:
 
     def inspect_asm(self, cc=None):
         """The PTX of this signature (Numba's "asm" of a CUDA kernel is PTX)."""
-        _check_cc(cc)
-        return self._dispatcher.inspect_ptx(self.argument_types)
+        return _check_cc(cc, self._dispatcher.inspect_ptx(self.argument_types))
 
     def inspect_lto_ptx(self, cc=None):
         """The PTX of this signature: ptxjit compiles a kernel and the device functions it calls
@@ -109,10 +109,22 @@ class TypeAnnotation:
         return f"<TypeAnnotation {self.typemap!r}>"
 
 
-def _check_cc(cc):
-    if cc is not None:
-        raise TypeError("inspect_asm(cc=...) is not supported: ptxjit compiles for the current "
-                        "device; use cuda.compile_ptx(func, sig, cc=...) for another one")
+def _check_cc(cc, ptx):
+    """`ptx` when `cc` is None or the (major, minor) it was compiled for, as its .target line
+    says; a TypeError naming both otherwise."""
+    if cc is None:
+        return ptx
+    m = re.search(r"^\.target sm_(\d+?)(\d)a?\b", ptx, re.M)
+    target = (int(m.group(1)), int(m.group(2))) if m else None
+    try:
+        asked = tuple(_operator.index(c) for c in cc)
+    except TypeError:
+        raise TypeError(f"inspect_asm: cc must be a (major, minor) tuple, got {cc!r}") from None
+    if asked == target:
+        return ptx
+    raise TypeError(f"inspect_asm(cc={cc!r}): this kernel is compiled for the current device, "
+                    f"compute capability {target}; use cuda.compile_ptx(func, sig, cc={cc!r}) "
+                    f"for another one")
 
 
 # ---- methods and properties installed on ptxjit._core.Dispatcher ------------------------------
@@ -120,6 +132,11 @@ def _check_cc(cc):
 def _overloads(self):
     """``{argument types: CompiledKernel}`` for every signature compiled so far."""
     return {sig: CompiledKernel(self, sig) for sig in self.signatures}
+
+
+def _configure(self, griddim, blockdim, stream=0, sharedmem=0):
+    """``kernel[griddim, blockdim, stream, sharedmem]`` (Numba's ``configure``)."""
+    return self[griddim, blockdim, stream, sharedmem]
 
 
 def _specializations(self):
@@ -184,6 +201,55 @@ def _inspect_sass(self, signature=None):
     if signature is not None:
         return _sass(self.inspect_ptx(signature))
     return {sig: _sass(ptx) for sig, ptx in self.inspect_ptx().items()}
+
+
+_LINE = re.compile(r"^(.*?)\s*; line (\d+)$")
+
+
+def _inspect_types(self, file=None, signature=None, pretty=False, style="default"):
+    """Prints the typed IR of each compiled signature (or of `signature`), the Python source
+    line above the instructions it became (Numba's ``inspect_types``; the IR is ptxjit's, one
+    instruction per line with its type after " : "). Writes to `file` (``sys.stdout`` when
+    None)."""
+    import linecache
+    import sys
+
+    if pretty:
+        raise NotImplementedError("inspect_types(pretty=True) is not supported: ptxjit prints "
+                                  "its typed IR as text (pretty=False)")
+    if style != "default":
+        raise ValueError(f"inspect_types: style={style!r} applies to pretty=True, which ptxjit "
+                         f"does not support")
+    out = sys.stdout if file is None else file
+    code = self.py_func.__code__
+    sigs = self.signatures if signature is None else [_argument_types(signature)]
+    for sig in sigs:
+        print(f"{self.py_func.__name__} ({', '.join(str(t) for t in sig)})", file=out)
+        print("-" * 80, file=out)
+        print(f"# File: {code.co_filename}", file=out)
+        shown = None
+        for line in self._typed_ir(sig).splitlines():
+            m = _LINE.match(line)
+            if m:
+                line, number = m.group(1), int(m.group(2))
+                if number != shown:
+                    shown = number
+                    source = linecache.getline(code.co_filename, number).rstrip()
+                    print(f"# --- LINE {number} ---", file=out)
+                    if source:
+                        print(f"# {source}", file=out)
+            print(line, file=out)
+        print("=" * 80, file=out)
+
+
+def _argument_types(signature):
+    """A signature's argument types as ``signatures`` keys them (a Signature, a string or a
+    tuple of types)."""
+    if isinstance(signature, str):
+        _, args = _core._signature_types(signature)
+        return tuple(_types.from_description(a) for a in args)
+    args = getattr(signature, "args", signature)
+    return tuple(_types.as_type(t) for t in args)
 
 
 def _toolkit_tool(name):
@@ -255,6 +321,9 @@ def install(core, make_dispatcher):
     _core, _make_dispatcher = core, make_dispatcher
     cls = core.Dispatcher
     cls.overloads = property(_overloads)
+    # older Numba's name of the same mapping (AutoJitCUDAKernel.definitions)
+    cls.definitions = property(_overloads)
+    cls.configure = _configure
     cls.specializations = property(_specializations)
     cls.specialized = property(_specialized)
     cls.specialize = _specialize
@@ -264,5 +333,6 @@ def install(core, make_dispatcher):
     # the kernel calls, optimized together, so it is the same text.
     cls.inspect_lto_ptx = cls.inspect_ptx
     cls.inspect_sass = _inspect_sass
+    cls.inspect_types = _inspect_types
     for name in _ATTRIBUTES:
         setattr(cls, "get_" + name, _per_signature(name))

@@ -16,6 +16,7 @@ from . import errors as _errors
 from . import types as _types
 
 from . import ufunc as _ufunc
+from ._options import fastmath as _fastmath
 from . import libdevice  # noqa: F401  (Numba's cuda.libdevice; `import ptxjit.cuda.libdevice`)
 import sys as _sys
 
@@ -92,7 +93,7 @@ def _kernel_options(device=False, inline=False, forceinline=False, fastmath=Fals
         "device": bool(device),
         "inline": _inline_always(inline),
         "forceinline": bool(forceinline),
-        "fastmath": bool(fastmath),
+        "fastmath": _fastmath(fastmath),
         "cache": bool(cache),
         "debug": bool(debug),
         "lineinfo": bool(lineinfo),
@@ -236,11 +237,12 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
 def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None,
                 opt=None, abi="c", abi_info=None, output="ltoir", forceinline=False,
                 launch_bounds=None):
-    """Numba's ``cuda.compile_all``: ``compile``, returning ``([code, ...], return_type)``, the
-    codes of the function and of the external code it links. ptxjit links no external code
-    (``link=`` is not supported), so the list holds the one PTX module, the function with every
-    device function it calls. ``output`` must be "ptx" (numba-cuda's default, "ltoir", raises
-    NotImplementedError as in ``compile``)."""
+    """Numba's ``cuda.compile_all``: ``compile``, returning ``([code, ...], return_type)``. The
+    list holds one PTX module, the function with every Python device function it calls; the
+    files of foreign functions it calls (``declare_device(..., link=...)``) are not added:
+    ptxjit links them when a kernel that calls them is loaded (compatibility.md). ``output``
+    must be "ptx" (numba-cuda's default, "ltoir", raises NotImplementedError as in
+    ``compile``)."""
     if output not in ("ptx", "ltoir"):
         raise NotImplementedError(f"Unsupported output type: {output}")
     if forceinline and output != "ltoir":
@@ -520,7 +522,7 @@ def device_array(shape, dtype=None, strides=None, order="C", stream=0):
     import numpy as np
 
     shape = _normalize_shape(shape)
-    dtype = np.dtype(np.float64 if dtype is None else dtype)
+    dtype = _np_dtype(dtype)
     if order not in ("C", "F", "A", "K"):
         raise ValueError(f"order must be 'C' or 'F', not {order!r}")
     if strides is None:
@@ -530,6 +532,25 @@ def device_array(shape, dtype=None, strides=None, order="C", stream=0):
         if len(strides) != len(shape):
             raise ValueError("strides must have one entry per dimension")
     return _lib().device_array(shape, strides, dtype, stream)
+
+
+def _np_dtype(dtype):
+    """The NumPy dtype of an array factory's ``dtype=``: None (float64), anything NumPy reads,
+    or a type object (ptxjit's, or Numba's, mapped by ``types.as_type``)."""
+    import numpy as np
+
+    if dtype is None:
+        return np.dtype(np.float64)
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        try:
+            t = _types.as_type(dtype)
+        except TypeError:
+            raise TypeError(f"dtype {dtype!r} is neither a NumPy dtype nor a type") from None
+        if not hasattr(t, "dtype"):
+            raise TypeError(f"dtype {dtype!r} has no NumPy dtype") from None
+        return np.dtype(t.dtype)
 
 
 def _contiguous_strides(shape, itemsize, fortran):
@@ -576,7 +597,7 @@ def _host_array(kind, shape, dtype, strides, order, **flags):
     import numpy as np
 
     shape = _normalize_shape(shape)
-    dtype = np.dtype(np.float64 if dtype is None else dtype)
+    dtype = _np_dtype(dtype)
     if order not in ("C", "F"):
         raise ValueError(f"order must be 'C' or 'F', not {order!r}")
     if strides is None:

@@ -10,12 +10,14 @@ it like the NumPy scalar type of the same name.
 __all__ = [
     "Type", "Scalar", "Number", "Integer", "Float", "Complex", "Boolean", "NoneType", "Array",
     "BaseTuple", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "Signature", "as_type", "as_signature",
-    "CPointer", "RawPointer", "voidptr", "IntegerLiteral", "Record", "NestedArray", "from_dtype",
+    "CPointer", "RawPointer", "voidptr", "IntegerLiteral", "Literal", "literal", "Record",
+    "NestedArray", "from_dtype",
     "CharSeq", "UnicodeCharSeq",
     "NPDatetime", "NPTimedelta",
     "void", "none", "boolean", "bool_", "b1",
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "intp", "uintp", "intc", "uintc", "byte",
+    "char", "uchar", "short", "ushort", "int_", "uint", "long_", "ulong",
     "longlong", "ulonglong", "float16", "float32", "float64", "f2", "f4", "f8", "half",
     "float_", "double", "Bfloat16", "bfloat16",
     "complex64", "complex128", "c8", "c16",
@@ -198,8 +200,8 @@ def _scalar_named(name):
 def _array_of(dtype, item):
     """``dtype[:]``, ``dtype[:, ::1]``, ...: the array type the slices describe."""
     dims = item if isinstance(item, tuple) else (item,)
-    if not 1 <= len(dims) <= 3 or not all(isinstance(d, slice) for d in dims):
-        raise TypeError(f"{dtype.name}[...] takes 1 to 3 slices (':' or '::1'), got {item!r}")
+    if not 1 <= len(dims) <= 32 or not all(isinstance(d, slice) for d in dims):
+        raise TypeError(f"{dtype.name}[...] takes 1 to 32 slices (':' or '::1'), got {item!r}")
     for d in dims:
         if d.start is not None or d.stop is not None or d.step not in (None, 1):
             raise TypeError(f"only ':' and '::1' are allowed in array types, got {d!r}")
@@ -510,10 +512,22 @@ class NamedUniTuple(UniTuple):
 
     __slots__ = ("fields",)
 
-    def __init__(self, dtype, count, fields, class_name):
+    def __init__(self, dtype, count, fields, class_name=None):
+        fields, class_name = _namedtuple_fields(fields, class_name)
         super().__init__(dtype, count)
         self.name = f"{class_name}({self.dtype.name} x {count})"
         self.fields = tuple(fields)
+
+
+def _namedtuple_fields(fields, class_name):
+    """(fields, class name) from ptxjit's form (field names and a class name) or numba's (the
+    namedtuple class: ``NamedTuple(types, Point)``)."""
+    if class_name is not None:
+        return tuple(fields), class_name
+    if isinstance(fields, type) and hasattr(fields, "_fields"):
+        return tuple(fields._fields), fields.__name__
+    raise TypeError(f"expected a namedtuple class (numba's NamedTuple(types, cls)) or field names "
+                    f"and a class name, got {fields!r}")
 
 
 class NamedTuple(Tuple):
@@ -523,7 +537,8 @@ class NamedTuple(Tuple):
 
     __slots__ = ("fields",)
 
-    def __new__(cls, types, fields, class_name):
+    def __new__(cls, types, fields, class_name=None):
+        fields, class_name = _namedtuple_fields(fields, class_name)
         types = tuple(as_type(t) for t in types)
         if types and all(t == types[0] for t in types):
             return NamedUniTuple(types[0], len(types), fields, class_name)
@@ -533,7 +548,7 @@ class NamedTuple(Tuple):
         self.fields = tuple(fields)
         return self
 
-    def __init__(self, types, fields, class_name):
+    def __init__(self, types, fields, class_name=None):
         pass  # initialized in __new__
 
 
@@ -699,7 +714,24 @@ class RawPointer(Type):
         return self.name
 
 
-class IntegerLiteral(Integer):
+class Literal(Type):
+    """Numba's ``types.Literal``: the class of the types of one constant; ptxjit's one such type
+    is ``IntegerLiteral`` (for ``isinstance``)."""
+
+    __slots__ = ()
+
+
+def literal(value):
+    """Numba's ``types.literal(value)``: the type of the constant ``value``; an int's is
+    ``IntegerLiteral(value)``. TypeError for other values (ptxjit has no literal type of
+    them)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return IntegerLiteral(value)
+    raise TypeError(f"types.literal: ptxjit has literal types of ints only (IntegerLiteral), "
+                    f"not of {type(value).__name__} {value!r}")
+
+
+class IntegerLiteral(Literal, Integer):
     """Numba's ``types.IntegerLiteral(value)``: the type of one integer constant. ptxjit does not
     specialize kernels on argument values, so in a signature it stands for its type,
     ``literal_type`` (int64, or uint64 for a value above int64's range)."""
@@ -729,14 +761,16 @@ class IntegerLiteral(Integer):
 
 void = none = NoneType("none")
 boolean = bool_ = b1 = Boolean("bool", "b", 8)
-int8 = i1 = Integer("int8", "i", 8)
-int16 = i2 = Integer("int16", "i", 16)
+# The C names are numba's, for 64-bit Linux (numba.types.char is np.byte's type, int_ NumPy's
+# default int, long_ C's long).
+int8 = i1 = char = Integer("int8", "i", 8)
+int16 = i2 = short = Integer("int16", "i", 16)
 int32 = i4 = intc = Integer("int32", "i", 32)
-int64 = i8 = intp = longlong = Integer("int64", "i", 64)
-uint8 = u1 = byte = Integer("uint8", "u", 8)
-uint16 = u2 = Integer("uint16", "u", 16)
+int64 = i8 = intp = longlong = int_ = long_ = Integer("int64", "i", 64)
+uint8 = u1 = byte = uchar = Integer("uint8", "u", 8)
+uint16 = u2 = ushort = Integer("uint16", "u", 16)
 uint32 = u4 = uintc = Integer("uint32", "u", 32)
-uint64 = u8 = uintp = ulonglong = Integer("uint64", "u", 64)
+uint64 = u8 = uintp = ulonglong = uint = ulong = Integer("uint64", "u", 64)
 float16 = f2 = half = Float("float16", "f", 16)
 float32 = f4 = float_ = Float("float32", "f", 32)
 float64 = f8 = double = Float("float64", "f", 64)

@@ -10,6 +10,7 @@ import warnings as _warnings
 
 from . import _serialize
 from . import types as _types
+from ._options import fastmath as _fastmath
 from ._loader import lib as _lib
 from ._loader import make_dispatcher as _make_dispatcher
 
@@ -144,12 +145,12 @@ def vectorize(ftylist_or_function=(), target="cpu", identity=None, fastmath=Fals
     """
     _check_options("vectorize", target, kws)
     if isinstance(ftylist_or_function, _pytypes.FunctionType):
-        return _make_ufunc(ftylist_or_function, [], target, identity, None, bool(fastmath),
+        return _make_ufunc(ftylist_or_function, [], target, identity, None, _fastmath(fastmath),
                            bool(cache))
     sigs = _signature_texts(ftylist_or_function)
 
     def decorator(func):
-        return _make_ufunc(func, sigs, target, identity, None, bool(fastmath), bool(cache))
+        return _make_ufunc(func, sigs, target, identity, None, _fastmath(fastmath), bool(cache))
 
     return decorator
 
@@ -176,7 +177,7 @@ def guvectorize(ftylist, signature=None, target="cpu", identity=None, fastmath=F
         layout, sigs = signature, _signature_texts(ftylist)
 
     def decorator(func):
-        return _make_ufunc(func, sigs, target, identity, layout, bool(fastmath), bool(cache))
+        return _make_ufunc(func, sigs, target, identity, layout, _fastmath(fastmath), bool(cache))
 
     return decorator
 

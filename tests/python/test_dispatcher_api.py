@@ -1,6 +1,7 @@
 """Numba's dispatcher API on kernels: overloads, specialize/specializations, compile, the kernel
 attributes (get_regs_per_thread and friends), inspect_asm and inspect_sass."""
 import math
+import re
 import numpy as np
 import pytest
 
@@ -111,6 +112,52 @@ def test_inspect_asm_is_ptx(cpu, needs_libdevice):
     assert k.inspect_asm((float32[::1], int64)) == asm[(float32[::1], int64)]
 
 
+def test_inspect_asm_of_a_compiled_kernel_takes_its_own_compute_capability(cpu, needs_libdevice):
+    k = cuda.jit("void(float32[::1], int64)")(pi_sin)
+    ov = k.overloads[(float32[::1], int64)]
+    ptx = ov.inspect_asm()
+    major, minor = (int(c) for c in re.search(r"\.target sm_(\d+)(\d)", ptx).groups())
+    assert ov.inspect_asm((major, minor)) == ptx  # numba's inspect_asm(current cc)
+    with pytest.raises(TypeError, match=r"compute capability \(\d+, \d\).*cuda.compile_ptx"):
+        ov.inspect_asm((major - 1, 0))
+    with pytest.raises(TypeError, match="cc must be a"):
+        ov.inspect_asm("sm_90")
+
+
+def test_configure_is_the_launch_configuration(backend):
+    k = cuda.jit(smem)
+    x = np.arange(100, dtype=np.float32)
+    k.configure(1, 100)(x)
+    assert x[0] == 99 and x[99] == 0
+    k.configure((1,), (100,), 0, 0)(x)
+    assert x[0] == 0
+    # older numba's name of the same mapping
+    assert list(k.definitions) == list(k.overloads) == [(float32[::1],)]
+
+
+def test_inspect_types_prints_the_typed_code_of_each_signature(cpu):
+    import io
+
+    k = cuda.jit(pi_sin)
+    k[1, 4](np.zeros(4, np.float32), 4)
+    k[1, 4](np.zeros(4), 4)
+    out = io.StringIO()
+    k.inspect_types(file=out)
+    text = out.getvalue()
+    assert "pi_sin (array(float32, 1d, C), int64)" in text
+    assert "pi_sin (array(float64, 1d, C), int64)" in text
+    assert "#         x[i] = 3.14 * math.sin(x[i])" in text  # the source above its code
+    assert re.search(r"GetItem %\d+\[%\d+\] : float32", text)
+    out = io.StringIO()
+    k.inspect_types(file=out, signature=(float64[::1], int64))
+    assert "float32" not in out.getvalue() and "pi_sin (array(float64, 1d, C), int64)" in \
+        out.getvalue()
+    with pytest.raises(NotImplementedError, match="pretty=True"):
+        k.inspect_types(pretty=True)
+    with pytest.raises(ValueError, match="style"):
+        k.inspect_types(style="monokai")
+
+
 def _have_sass_tools():
     from ptxjit import _dispatcher
 
@@ -178,3 +225,17 @@ def test_device_functions_show_their_own_code(cpu):
     assert "define" in twice.inspect_llvm((int32,))
     assert set(twice.inspect_ptx()) == {(float32,), (int32,)}
     assert twice.signatures == [(float32,), (int32,)]
+
+
+def _add(a, b):
+    return a + b
+
+
+def test_compile_for_the_current_device(cpu):
+    cc = cuda.get_current_device().compute_capability
+    ptx, resty = cuda.compile_ptx_for_current_device(_add, "(int32, int32)", device=True)
+    assert resty == int32 and f".target sm_{cc[0]}{cc[1]}" in ptx and ".func" in ptx
+    code, resty = cuda.compile_for_current_device(_add, "(float64, float64)")
+    assert resty == float64 and f".target sm_{cc[0]}{cc[1]}" in code
+    with pytest.raises(NotImplementedError, match="ltoir"):
+        cuda.compile_for_current_device(_add, "(float64, float64)", output="ltoir")

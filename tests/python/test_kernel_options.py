@@ -1,13 +1,14 @@
 """cuda.jit / compile_ptx options with their effect in the PTX: launch_bounds (.maxntid,
 .minnctapersm, .maxclusterrank), max_registers (.maxnreg), lineinfo (.file/.loc), debug (DWARF
 line tables), shared_memory_carveout; Numba's warnings and errors for bad combinations."""
+import math
 import re
 import warnings
 
 import numpy as np
 import pytest
 
-from ptxjit import cuda, errors, float32, int32, types, void
+from ptxjit import cuda, errors, float32, int32, types, vectorize, void
 
 SIG = (float32[::1], float32[::1])
 
@@ -249,3 +250,28 @@ def test_grid_needs_a_literal_dimension_count():
 
     with pytest.raises(errors.TypingError, match="RequireLiteralValue"):
         cuda.jit("void(int32)")(k)
+
+
+def _sqrt_div(x, o):
+    o[0] = math.sqrt(x[0]) / x[1]
+
+
+def test_fastmath_takes_numbas_flag_sets(cpu):
+    sig = "void(float32[:], float32[:])"
+
+    def ptx(**kw):  # without the entry's name, which numbers each compile
+        return re.sub(r"_sqrt_div\w*", "", cuda.compile_ptx(_sqrt_div, sig, **kw)[0])
+
+    fast = ptx(fastmath=True)
+    assert "div.approx.ftz.f32" in fast
+    for flags in ({"arcp", "contract"}, {"fast"}, frozenset({"nsz"})):  # on: ptxjit's fastmath
+        assert ptx(fastmath=flags) == fast
+    assert ptx(fastmath=set()) == ptx()
+    assert cuda.jit(fastmath={"afn"})(_sqrt_div).targetoptions["fastmath"] is True
+    with pytest.raises(ValueError, match="Unrecognized fastmath flags: bogus"):
+        cuda.jit(fastmath={"nnan", "bogus"})(_sqrt_div)
+    with pytest.raises(ValueError, match="Unrecognized fastmath flags: x"):
+        vectorize(["float32(float32)"], fastmath={"x"})(abs)
+    o = np.zeros(1, np.float32)
+    cuda.jit(fastmath={"arcp"})(_sqrt_div)[1, 1](np.array([4.0, 2.0], np.float32), o)
+    assert abs(o[0] - 1.0) < 1e-6

@@ -244,3 +244,72 @@ def test_type_module_attributes_cast_in_kernels(backend):
 
     with pytest.raises(Exception, match="attribute 'Array' of module types is not supported"):
         cuda.jit(bad)[1, 1](out)
+
+
+def test_array_factories_take_numba_and_ptxjit_type_objects(cpu):
+    # numba-cuda's device_array(4, dtype=numba.float32): the dtype of the type object
+    for dtype in (nb_float32, types.float32, np.float32, "float32"):
+        assert cuda.device_array(4, dtype=dtype).dtype == np.float32
+        assert cuda.pinned_array(4, dtype=dtype).dtype == np.float32
+    assert cuda.device_array(2).dtype == np.float64
+    with pytest.raises(TypeError, match="neither a NumPy dtype nor a type"):
+        cuda.device_array(2, dtype=object())
+
+
+def test_numbas_c_names_of_scalar_types(cpu):
+    import ptxjit
+
+    pairs = {"char": "int8", "uchar": "uint8", "short": "int16", "ushort": "uint16",
+             "int_": "int64", "uint": "uint64", "long_": "int64", "ulong": "uint64",
+             "longlong": "int64", "ulonglong": "uint64"}
+    for alias, name in pairs.items():
+        assert getattr(types, alias) == getattr(types, name), alias
+        assert getattr(ptxjit, alias) is getattr(types, alias), alias
+    k = cuda.jit("void(short[:], char[:], ulong)")(scale)
+    assert k.signatures == [(types.int16[:], types.int8[:], types.uint64)]
+    out = np.zeros(3, np.int16)
+    k[1, 4](out, np.arange(3, dtype=np.int8), 2)
+    assert out.tolist() == [0, 2, 4]
+
+
+def test_array_type_sugar_of_more_than_three_dimensions():
+    t = types.float32[:, :, :, ::1]
+    assert t == types.Array(types.float32, 4, "C")
+    assert types.int8[:, :, :, :, :].ndim == 5
+    with pytest.raises(TypeError, match="takes 1 to 32 slices"):
+        types.float32[5]
+
+
+def test_signature_strings_with_numbas_array_constructor(cpu):
+    k = cuda.jit("void(Array(int16, 1, 'C'), Array(int8, 1, 'A', readonly=True), int64)")(scale)
+    assert k.signatures == [(types.int16[::1], types.Array(types.int8, 1, "A", readonly=True),
+                             types.int64)]
+    k2 = cuda.jit("void(array(int16, 1d, C), array(int8, 1d, A), int64)")(scale)  # as printed
+    assert k2.signatures[0][:2] == (types.int16[::1], types.int8[:])
+    from ptxjit import errors
+
+    with pytest.raises(errors.TypingError, match="quoted layout"):
+        cuda.jit("void(Array(int16, 1, C), int8[:], int64)")(scale)
+
+
+def test_literal_types():
+    t = types.literal(7)
+    assert isinstance(t, types.Literal) and isinstance(t, types.IntegerLiteral)
+    assert t.literal_value == 7 and t.literal_type == types.int64
+    assert types.literal(2**64 - 1).literal_type == types.uint64
+    with pytest.raises(TypeError, match="literal types of ints only"):
+        types.literal(1.5)
+
+
+def test_named_tuple_types_from_numbas_constructors():
+    from collections import namedtuple
+
+    Point = namedtuple("Point", "x y")
+    t = types.NamedTuple((types.int32, types.float64), Point)
+    assert t.fields == ("x", "y") and str(t) == "Point(int32, float64)"
+    u = types.NamedUniTuple(types.int32, 2, Point)
+    assert u.fields == ("x", "y") and str(u) == "Point(int32 x 2)"
+    assert types.NamedTuple((types.int32, types.int32), Point).count == 2  # uniform: a UniTuple
+    assert types.NamedTuple((types.int8,), ("a",), "A").fields == ("a",)  # ptxjit's form
+    with pytest.raises(TypeError, match="namedtuple class"):
+        types.NamedTuple((types.int8,), "a")

@@ -125,3 +125,24 @@ TEST(Signature, PointersAsNumbaPrintsThem) {
   EXPECT_THROW(parseType("int32*[:]"), CompileError);
   EXPECT_THROW(parseType("CPointer(float32[:])"), CompileError);
 }
+
+TEST(Signature, NumbasArrayConstructorAndPrintedArrays) {
+  EXPECT_EQ(parseType("Array(float32, 1, 'C')"), types::array(types::float32(), 1, Layout::C));
+  EXPECT_EQ(parseType("Array(int64, 3, \"F\", readonly=True)"),
+            types::array(types::int64(), 3, Layout::F, true));
+  EXPECT_EQ(parseType("Array(f8, 2, 'A', readonly=False)"),
+            types::array(types::float64(), 2, Layout::A));
+  EXPECT_EQ(parseType("array(float32, 2d, C)"), types::array(types::float32(), 2, Layout::C));
+  // numba's C names
+  EXPECT_EQ(parseType("char"), types::int8());
+  EXPECT_EQ(parseType("ushort"), types::uint16());
+  EXPECT_EQ(parseType("ulong"), types::uint64());
+  EXPECT_EQ(parseType("long_"), types::int64());
+  expectBad("void(Array(float32, 0, 'C'))", "1 to 32 dimensions");
+  expectBad("void(Array(float32, 1, C))", "quoted layout");
+  expectBad("void(Array(float32, 1, 'K'))", "'C', 'F' or 'A'");
+  expectBad("void(Array(float32[:], 1, 'C'))", "must be a scalar or a record");
+  expectBad("void(Array(float32, 1, 'C', mutable=True))", "readonly=True or readonly=False");
+  expectBad("void(Array(float32, 1, 'C')[:])", "array element");
+  expectBad("void(array(float32, 2, C))", "'d' after the number of dimensions");
+}
