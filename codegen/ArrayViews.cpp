@@ -11,6 +11,15 @@ llvm::Value *complexPartView(llvm::IRBuilder<> &B, llvm::Value *arr, bool imag, 
   return B.CreateInsertValue(arr, data, 0);
 }
 
+llvm::Value *transposeView(llvm::IRBuilder<> &B, llvm::Value *arr, int ndim) {
+  llvm::Value *out = arr;
+  for (unsigned part : {1u, 2u}) // the shape, then the strides
+    for (int d = 0; d < ndim; ++d)
+      out = B.CreateInsertValue(out, B.CreateExtractValue(arr, {part, unsigned(ndim - 1 - d)}),
+                                {part, unsigned(d)});
+  return out;
+}
+
 llvm::Value *reshapeView(llvm::IRBuilder<> &B, llvm::StructType *resultType, llvm::Value *arr,
                          int srcNdim, std::vector<llvm::Value *> dims, int64_t itemSize) {
   llvm::Value *zero = B.getInt64(0), *one = B.getInt64(1);

@@ -16,6 +16,9 @@ namespace ptxjit::codegen::detail {
 /// (elements of `itemSize` bytes): the same shape and strides, the data moved by the offset.
 llvm::Value *complexPartView(llvm::IRBuilder<> &B, llvm::Value *arr, bool imag, int64_t itemSize);
 
+/// `arr.T`: array value `arr` (`ndim` dimensions) with its shape and strides in reverse order.
+llvm::Value *transposeView(llvm::IRBuilder<> &B, llvm::Value *arr, int ndim);
+
 /// `arr.reshape(dims)` of C-contiguous array value `arr` (`srcNdim` dimensions, elements of
 /// `itemSize` bytes) as a C-contiguous array value of type `resultType` (len(dims) dimensions):
 /// NumPy's shape rules, one dimension -1 inferred from the size; an empty view where NumPy

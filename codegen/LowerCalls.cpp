@@ -70,6 +70,8 @@ llvm::Value *FunctionLowerer::lowerGetAttr(const GetAttrInstr &i) {
     const Type *ot = concretize(typeOf(obj, at));
     if (auto *r = dyn_cast<RecordType>(ot)) // r.x
       return loadRecordField(valueOf(obj, at), r, fieldNamed(r, i.attr, at), res, at);
+    if (auto *aty = dyn_cast<ArrayType>(ot); aty && i.attr == "T") // a.T (ArrayViews.h)
+      return transposeView(B, valueOf(obj, at), aty->ndim());
     if (auto *aty = dyn_cast<ArrayType>(ot); // z.real, z.imag of a complex array (ArrayViews.h)
         aty && (i.attr == "real" || i.attr == "imag") && aty->scalarDtype() &&
         aty->scalarDtype()->kind() == TypeKind::Complex)
@@ -166,6 +168,10 @@ llvm::Value *FunctionLowerer::lowerCall(const CallInstr &i) {
     // a.copy(): a new local array
     const Instr *obj = i.callee()->numOperands() ? i.callee()->operand(0) : nullptr;
     auto *aty = obj ? dyn_cast<ArrayType>(concretize(typeOf(obj, at))) : nullptr;
+    if (s->path() == kArrayFillPath && aty) { // a.fill(v): the store of a[...] = v
+      assignToView(valueOf(obj, at), aty, valueOf(i.arg(0), at), typeOf(i.arg(0), at), at);
+      return placeholder();
+    }
     auto *rty = dyn_cast<ArrayType>(concretize(typeOf(&i, at)));
     if (!aty || !rty)
       internal(at, s->path() + " call typed " + typeOf(&i, at)->str());
@@ -290,6 +296,42 @@ llvm::Value *FunctionLowerer::lowerDeviceCall(const CallInstr &i) {
   return convert(call, callee.returnType, res, at);
 }
 
+llvm::Value *FunctionLowerer::arrayMinMax(llvm::Value *arr, const ArrayType *aty, bool isMax,
+                                          const ScalarType *res, SourceLoc at) {
+  // Python's min/max over the elements of a 1-d array: the first element, then each one that
+  // is strictly smaller (larger), so the first of equal values wins and a NaN is taken only
+  // when it comes first (comparisons with NaN are false), as CPython iterates. An empty array
+  // raises Python's ValueError (reaching the host with debug=True, as every kernel exception).
+  const ScalarType *et = aty->scalarDtype();
+  llvm::Value *n = B.CreateExtractValue(arr, {1u, 0u});
+  if (!M.loopKernel) {
+    llvm::BasicBlock *bad = llvm::BasicBlock::Create(M.ctx, "minmax.empty", F);
+    llvm::BasicBlock *ok = llvm::BasicBlock::Create(M.ctx, "minmax.ok", F);
+    B.CreateCondBr(B.CreateICmpSLE(n, B.getInt64(0)), bad, ok,
+                   llvm::MDBuilder(M.ctx).createBranchWeights(1, 1 << 20));
+    B.SetInsertPoint(bad);
+    RaisedException e;
+    e.cls = GlobalValue::exceptionClass("ValueError", 0);
+    e.args.push_back(
+        ConstValue::string(std::string(isMax ? "max" : "min") + "() arg is an empty sequence"));
+    raiseException(e, at);
+    B.SetInsertPoint(ok);
+  }
+  llvm::AllocaInst *acc = entryAlloca(repr(et, at), "minmax.acc");
+  // An empty array in a ufunc loop (which cannot raise) gives the dtype's zero.
+  llvm::Value *first = B.CreateSelect(B.CreateICmpSGT(n, B.getInt64(0)),
+                                      loadScalar(B, elementAddress(arr, aty, {B.getInt64(0)}), et),
+                                      llvm::Constant::getNullValue(repr(et, at)));
+  B.CreateStore(first, acc);
+  emitLoopNest({n}, [&](const std::vector<llvm::Value *> &k) {
+    llvm::Value *v = loadScalar(B, elementAddress(arr, aty, k), et);
+    llvm::Value *cur = B.CreateLoad(repr(et, at), acc);
+    llvm::Value *better = compareScalars(isMax ? CmpOp::Gt : CmpOp::Lt, v, cur, et, at);
+    B.CreateStore(B.CreateSelect(better, v, cur), acc);
+  });
+  return convert(B.CreateLoad(repr(et, at), acc), et, res, at);
+}
+
 llvm::Value *FunctionLowerer::lowerMinMax(const CallInstr &i, bool isMax) {
   SourceLoc at = i.loc;
   const Type *res = concretize(typeOf(&i, at));
@@ -297,6 +339,9 @@ llvm::Value *FunctionLowerer::lowerMinMax(const CallInstr &i, bool isMax) {
   if (!rs || rs->kind() == TypeKind::Complex)
     fail(at, DiagCode::CallArgs, {isMax ? "max" : "min", res->str()});
   std::vector<std::pair<llvm::Value *, const Type *>> items;
+  if (i.numArgs() == 1)
+    if (auto *aty = dyn_cast<ArrayType>(concretize(typeOf(i.arg(0), at))))
+      return arrayMinMax(valueOf(i.arg(0), at), aty, isMax, rs, at);
   if (i.numArgs() == 1) {
     auto *tt = dyn_cast<TupleType>(concretize(typeOf(i.arg(0), at)));
     if (!tt)

@@ -256,6 +256,10 @@ private:
   llvm::Value *lowerUnaryOp(const ir::UnaryOpInstr &i);
   llvm::Value *lowerCompare(const ir::CompareInstr &i);
   /// l <cmp> r for two values of scalar type `t` (Lt..Ne only).
+  /// Python's min(a) / max(a) of 1-d array value `arr` of type `aty` (the first of equal
+  /// elements; an empty array raises ValueError), converted to `res` (LowerCalls.cpp).
+  llvm::Value *arrayMinMax(llvm::Value *arr, const ir::ArrayType *aty, bool isMax,
+                           const ir::ScalarType *res, ir::SourceLoc at);
   llvm::Value *compareScalars(ir::CmpOp cmp, llvm::Value *l, llvm::Value *r,
                               const ir::ScalarType *t, ir::SourceLoc at);
   /// l <cmp> r for scalar values of types lt and rt with Python's meaning: a signed and an

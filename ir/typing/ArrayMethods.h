@@ -18,13 +18,16 @@ inline constexpr const char *kArrayReshapePath = "array.reshape";
 inline constexpr const char *kArrayViewPath = "array.view";
 /// The SymbolType path of the bound method `a.copy` (typed at its call).
 inline constexpr const char *kArrayCopyPath = "array.copy";
+/// The SymbolType path of the bound method `a.fill` (typed at its call).
+inline constexpr const char *kArrayFillPath = "array.fill";
 
-/// True for kArrayReshapePath, kArrayViewPath and kArrayCopyPath.
+/// True for kArrayReshapePath, kArrayViewPath, kArrayCopyPath and kArrayFillPath.
 bool isArrayMethodPath(const std::string &path);
 
 /// The type of `arr.attr` when it is a view or a method: for `.real`/`.imag` of a complex array
-/// a strided (layout A) array of the part's float type, read-only as `arr` is; for `.reshape`
-/// and `.view` (and `.copy`) the method's SymbolType. Null for other attributes.
+/// a strided (layout A) array of the part's float type, read-only as `arr` is; for `.T` the
+/// transposed view (C and F layouts swap); for `.reshape`
+/// and `.view` (and `.copy`, `.fill`) the method's SymbolType. Null for other attributes.
 const Type *arrayViewAttrType(const ArrayType *arr, const std::string &attr);
 
 /// The result type of call `i` of array method `path` (the callee is the GetAttr on the array,
@@ -33,8 +36,9 @@ const Type *arrayViewAttrType(const ArrayType *arr, const std::string &attr);
 /// as compile-time dtype `dtype`, its layout kept (a Fortran-ordered or 0-d array cannot change
 /// its itemsize); `a.copy()` a writable C-contiguous array of the same dtype and dimensions,
 /// when constantArrayShape knows `a`'s shape (a kernel has no heap: the copy lives in the
-/// thread's local memory, as a cuda.local.array). Raises the diagnostic, located in `fn`'s file,
-/// when the call does not fit.
+/// thread's local memory, as a cuda.local.array); `a.fill(value)` None, storing a number or a
+/// bool into every element of a writable array of numbers (as `a[...] = value`). Raises the
+/// diagnostic, located in `fn`'s file, when the call does not fit.
 const Type *arrayMethodCallType(const CallInstr *i, const std::string &path, const Function &fn);
 
 /// The shape of array value `arr` of `fn` when it is known at compile time and the array is

@@ -8,7 +8,8 @@
 namespace ptxjit::ir {
 
 bool isArrayMethodPath(const std::string &path) {
-  return path == kArrayReshapePath || path == kArrayViewPath || path == kArrayCopyPath;
+  return path == kArrayReshapePath || path == kArrayViewPath || path == kArrayCopyPath ||
+         path == kArrayFillPath;
 }
 
 const Type *arrayViewAttrType(const ArrayType *arr, const std::string &attr) {
@@ -21,12 +22,22 @@ const Type *arrayViewAttrType(const ArrayType *arr, const std::string &attr) {
       return nullptr;
     return types::array(types::floating(s->bits() / 2), arr->ndim(), Layout::A, arr->readonly());
   }
+  if (attr == "T") {
+    // NumPy's transpose: the dimensions (shape and strides) in reverse order, a view of the
+    // same memory, so a C-contiguous array's is Fortran-contiguous and the other way round.
+    Layout l = arr->layout();
+    if (arr->ndim() > 1)
+      l = l == Layout::C ? Layout::F : l == Layout::F ? Layout::C : Layout::A;
+    return types::array(arr->dtype(), arr->ndim(), l, arr->readonly());
+  }
   if (attr == "reshape")
     return types::symbol(kArrayReshapePath);
   if (attr == "view")
     return types::symbol(kArrayViewPath);
   if (attr == "copy")
     return types::symbol(kArrayCopyPath);
+  if (attr == "fill")
+    return types::symbol(kArrayFillPath);
   return nullptr;
 }
 
@@ -91,7 +102,8 @@ const Type *arrayMethodCallType(const CallInstr *i, const std::string &path, con
   auto *arr = obj && obj->type ? dyn_cast<ArrayType>(concretize(obj->type)) : nullptr;
   bool reshape = path == kArrayReshapePath;
   bool copy = path == kArrayCopyPath;
-  std::string method = std::string(reshape ? "reshape" : copy ? "copy" : "view");
+  bool fill = path == kArrayFillPath;
+  std::string method = std::string(reshape ? "reshape" : copy ? "copy" : fill ? "fill" : "view");
   if (!arr)
     raiseDiag(DiagCode::Internal, file, i->loc, {"array method " + method + " without its array"});
   std::string callee = arr->str() + "." + method;
@@ -102,6 +114,22 @@ const Type *arrayMethodCallType(const CallInstr *i, const std::string &path, con
   auto unsupported = [&](const std::string &what, const std::string &supported) {
     raiseDiag(DiagCode::UnsupportedDtype, file, i->loc, {"a." + method + "()", what, supported});
   };
+  if (fill) {
+    // a.fill(value): NumPy's, every element set to the value converted to the dtype (as
+    // a[...] = value stores it; a complex value only into a complex array).
+    if (i->numArgs() != 1 || !i->kwNames.empty())
+      badArgs("one value");
+    const ScalarType *dt = arr->scalarDtype();
+    if (!dt)
+      unsupported("an array of " + arr->dtype()->str(), "arrays of numbers and bools");
+    if (arr->readonly())
+      raiseDiag(DiagCode::ReadonlyArray, file, i->loc, {arr->str() + " (a.fill writes)"});
+    auto *v = i->arg(0)->type ? dyn_cast<ScalarType>(concretize(i->arg(0)->type)) : nullptr;
+    if (!v || (v->kind() == TypeKind::Complex && dt->kind() != TypeKind::Complex) ||
+        isa<ArrayType>(concretize(i->arg(0)->type)))
+      badArgs("one number or bool (a complex value only for a complex array)");
+    return types::void_();
+  }
   if (copy) {
     // a.copy(): numba-cuda allocates the copy on the heap (its NRT); ptxjit kernels have no
     // heap, so the copy is a local array, which needs its size at compile time.

@@ -271,6 +271,15 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
   case BuiltinId::Min:
   case BuiltinId::Max: {
     std::vector<const Type *> items = args;
+    if (n == 1)
+      if (auto *arr = dyn_cast<ArrayType>(args[0])) {
+        // min(a) / max(a) of a 1-d array: Python's iteration over its elements (an N-d array
+        // iterates over sub-arrays, which do not compare); the element's type.
+        const ScalarType *dt = arr->scalarDtype();
+        if (arr->ndim() != 1 || !dt || !isRealNumber(dt))
+          bad();
+        return dt;
+      }
     if (n == 1) {
       auto *tup = dyn_cast<TupleType>(args[0]);
       if (!tup || tup->size() == 0)

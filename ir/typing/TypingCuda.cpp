@@ -146,6 +146,18 @@ std::optional<Shape> shapeOf(const Instr *i, const Function &fn, int depth) {
       return std::nullopt;
     return Shape{{whole->dims[static_cast<size_t>(g->index)]}, false};
   }
+  if (auto *g = dyn_cast<GetItemInstr>(i)) { // SHAPE[1]: an element of a constant tuple
+    std::optional<Shape> whole = shapeOf(g->operand(0), fn, depth + 1);
+    std::optional<Shape> index = shapeOf(g->operand(1), fn, depth + 1);
+    if (!whole || !whole->tuple || !index || index->tuple)
+      return std::nullopt;
+    int64_t n = static_cast<int64_t>(whole->dims.size()), k = index->dims[0];
+    if (k < 0) // Python's negative index (SHAPE[-1])
+      k += n;
+    if (k < 0 || k >= n)
+      return std::nullopt;
+    return Shape{{whole->dims[static_cast<size_t>(k)]}, false};
+  }
   if (auto *t = dyn_cast<BuildTupleInstr>(i)) {
     if (t->isList || t->hasSpread()) // a list is no shape (as in Numba)
       return std::nullopt;

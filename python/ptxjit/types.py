@@ -9,7 +9,8 @@ it like the NumPy scalar type of the same name.
 
 __all__ = [
     "Type", "Scalar", "Number", "Integer", "Float", "Complex", "Boolean", "NoneType", "Array",
-    "BaseTuple", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "Signature", "as_type", "as_signature",
+    "BaseTuple", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "Signature", "as_type",
+    "as_signature",
     "CPointer", "RawPointer", "voidptr", "IntegerLiteral", "Literal", "literal", "Record",
     "NestedArray", "from_dtype",
     "CharSeq", "UnicodeCharSeq",

@@ -337,3 +337,77 @@ def test_copy_with_arguments_is_refused():
 
     with pytest.raises(TypingError, match=r"copy.*it takes no arguments"):
         k[1, 1](np.zeros(3))
+
+
+def _fill_kernel(a, b, v):
+    a.fill(v)
+    loc = cuda.local.array((2, 3), types.float32)
+    loc.fill(1.5)
+    b[0] = loc[1, 2] + loc.sum()
+    b[1:].fill(-1)  # a view
+
+
+def test_fill_sets_every_element(backend):
+    a = np.zeros((3, 4), np.int16)
+    b = np.zeros(3)
+    cuda.jit(_fill_kernel)[1, 1](a, b, 2.9)  # converted as a[...] = 2.9 stores it: 2
+    assert (a == 2).all() and b.tolist() == [10.5, -1.0, -1.0]
+    c = np.zeros(4, np.complex64)
+    cuda.jit(lambda c: c.fill(1 + 2j))[1, 1](c)
+    assert (c == 1 + 2j).all()
+    f = np.zeros((4, 6))[:, ::2]  # strided
+    cuda.jit(lambda f: f.fill(True))[1, 1](f)
+    assert (f == 1).all()
+
+
+def test_fill_errors(cpu):
+    with pytest.raises(TypingError, match=r"fill cannot be called with \(Literal\[complex\]"):
+        cuda.jit(lambda a: a.fill(1j))[1, 1](np.zeros(3))
+    with pytest.raises(TypingError, match="it takes one value"):
+        cuda.jit(lambda a: a.fill(1, 2))[1, 1](np.zeros(3))
+    with pytest.raises(TypingError, match="fill cannot be called with \\(array"):
+        cuda.jit(lambda a: a.fill(a))[1, 1](np.zeros(3))
+    ro = np.zeros(3)
+    ro.flags.writeable = False
+    with pytest.raises(TypingError, match="read-only array.*a.fill writes"):
+        cuda.jit(lambda a: a.fill(1))[1, 1](ro)
+    rec = np.zeros(2, np.dtype([("x", np.int32)]))
+    with pytest.raises(TypingError, match=r"a.fill\(\) does not support an array of"):
+        cuda.jit(lambda a: a.fill(1))[1, 1](rec)
+
+
+def test_fill_in_ptx():
+    ptx, _ = cuda.compile_ptx(_fill_kernel, "void(float32[:, ::1], float64[::1], float32)")
+    assert ".entry" in ptx and "st.global.f32" in ptx
+
+
+def _transpose_kernel(a, out, v):
+    t = a.T
+    for i in range(t.shape[0]):
+        for j in range(t.shape[1]):
+            for k in range(t.shape[2]):
+                out[i, j, k] = t[i, j, k]
+    a.T[1, 0, 0] = -5  # a view: writes through
+    v[0] = v.T[1] + v.T.size  # 1-d: the same array
+
+
+def test_transpose_view(backend):
+    a = np.arange(24.0).reshape(2, 3, 4)
+    expected = a.T.copy()
+    out = np.zeros((4, 3, 2))
+    v = np.arange(3.0)
+    k = cuda.jit(_transpose_kernel)
+    k[1, 1](a, out, v)
+    assert (out == expected).all() and a[0, 0, 1] == -5 and v[0] == 4.0
+    if backend == "cpu":
+        typemap = k.overloads[k.signatures[0]]._type_annotation.typemap
+        assert typemap["t"] == types.Array(types.float64, 3, "F")  # C's transpose is F
+    ro = np.zeros((2, 2))
+    ro.flags.writeable = False
+    with pytest.raises(TypingError, match="read-only"):
+        cuda.jit(_write_transposed)[1, 1](ro)
+
+
+def _write_transposed(a):
+    t = a.T
+    t[0, 1] = 1.0

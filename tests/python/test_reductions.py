@@ -1,6 +1,8 @@
 """NumPy's array reductions in kernels (np.sum(a), a.sum(), np.nanmin(a), ...): NumPy's values,
 result types, NaN semantics and empty arrays, for arrays of any ndim, dtype and layout (arguments,
 views made in the kernel, frozen globals), on both backends."""
+import math
+
 import numpy as np
 import pytest
 
@@ -265,3 +267,36 @@ def test_bad_reduction_calls_are_typing_errors(cpu):
 
     with pytest.raises(errors.TypingError, match="dtype must be a compile-time number type"):
         dtype_var[1, 1](np.zeros(2), np.zeros(1), 3)
+
+
+def _builtin_min_max(a, b, o):
+    o[0] = min(a)
+    o[1] = max(a)
+    o[2] = max(a[1:])  # a view
+    o[3] = min(b)
+
+
+@pytest.mark.parametrize("values", [[3.0, math.nan, -1.0, 5.0], [math.nan, 1.0, -2.0],
+                                    [2.0, 2.0, -0.0, 0.0]])
+def test_builtin_min_max_of_a_1d_array_iterate_as_python(backend, values):
+    # Python's semantics, not NumPy's: the first of equal values wins, a NaN only when first
+    a = np.array(values)
+    b = np.array([4, 2, 9], np.int32)
+    o = np.zeros(4)
+    cuda.jit(_builtin_min_max)[1, 1](a, b, o)
+    expected = [min(values), max(values), max(values[1:]), 2]
+    assert [repr(float(x)) for x in o] == [repr(float(x)) for x in expected]
+
+
+def _min_of(a, o):
+    o[0] = min(a)
+
+
+def test_builtin_min_max_of_arrays_errors(cpu):
+    with pytest.raises(ValueError, match=r"min\(\) arg is an empty sequence"):
+        cuda.jit(debug=True, opt=False)(_min_of)[1, 1](np.zeros(0), np.zeros(1))
+    with pytest.raises(errors.TypingError,
+                       match=r"min cannot be called with \(array\(float64, 2d, C\)\)"):
+        cuda.jit(_min_of)[1, 1](np.zeros((2, 2)), np.zeros(1))
+    with pytest.raises(errors.TypingError, match=r"min cannot be called with \(array\(complex128"):
+        cuda.jit(_min_of)[1, 1](np.zeros(2, np.complex128), np.zeros(1))

@@ -79,6 +79,20 @@ def test_constant_shapes_from_globals_closures_and_keywords(backend):
     np.testing.assert_array_equal(out, (7 - x) + 10 * y + 2 * (7 - x) + y + 1)
 
 
+def _indexed_shapes(out):
+    # elements of a global tuple, as numba-cuda takes them (SHAPE2 is (8, 4))
+    loc = cuda.local.array(SHAPE2[1], np.float32)
+    sh = cuda.shared.array((SHAPE2[0], SHAPE2[-1]), np.int32)
+    out[0] = loc.size
+    out[1] = sh.shape[0] * 10 + sh.shape[1]
+
+
+def test_shapes_from_elements_of_global_tuples(backend):
+    out = np.zeros(2)
+    cuda.jit(_indexed_shapes)[1, 1](out)
+    assert out.tolist() == [SHAPE2[1], SHAPE2[0] * 10 + SHAPE2[-1]]
+
+
 @cuda.jit
 def block_private_kernel(out):
     # Every block has its own shared memory: each writes its index and reads it back.
