@@ -3,6 +3,7 @@
 // constants, and NumPy scalar types used as casts. Float32 arguments use the
 // float32 routines; other arguments convert to float64 first, as in Numba.
 #include "codegen/Lowering.h"
+#include "ir/Datetime.h"
 
 #include <llvm/IR/Constants.h>
 
@@ -120,6 +121,9 @@ llvm::Value *FunctionLowerer::lowerMathCall(const CallInstr &i, MathKind kind) {
   case MathKind::Predicate: {
     if (n != 1)
       badArgs();
+    if (i.builtin == BuiltinId::NpIsnat) // NaT is the smallest int64 (ir/Datetime.h)
+      return convert(B.CreateICmpEQ(valueOf(i.arg(0), at), B.getInt64(kNaT)), types::boolean(), res,
+                     at);
     const Type *t = concretize(argType(0));
     if (t->kind() == TypeKind::Int || t->kind() == TypeKind::Bool)
       return convert(

@@ -4,6 +4,7 @@
 // "int32*" / "void*" (Numba's CPointer(int32) and voidptr print so), "CPointer(int32)", "voidptr",
 // records in Numba's spelling "Record(a[type=float64;offset=0];8;False)" (and arrays of them,
 // "Record(...)[:]"), datetimes "datetime64[D]", "timedelta64[s]" (and arrays "datetime64[D][:]").
+#include "ir/NamedTuples.h"
 #include "ir/typing/Typing.h"
 
 #include <cctype>
@@ -81,6 +82,12 @@ public:
       error("expected a type name at " + where());
     if (name == "Tuple" || name == "UniTuple") {
       const Type *t = tupleType(name == "UniTuple");
+      if (peek() == '[')
+        error("a tuple cannot be an array element type");
+      return t;
+    }
+    if (name == "NamedTuple") {
+      const Type *t = namedTupleType();
       if (peek() == '[')
         error("a tuple cannot be an array element type");
       return t;
@@ -187,6 +194,46 @@ public:
     }
     expect(')', uniform ? "')' closing UniTuple(type, count)" : "')' closing Tuple((t, ...))");
     return types::tuple(elems);
+  }
+
+  /// After "NamedTuple": ptxjit's spelling of a namedtuple class's type, "(ClassName, (field,
+  /// ...), (type, ...))", which ptxjit.types writes for Numba's NamedTuple and NamedUniTuple.
+  const Type *namedTupleType() {
+    const char *form = "NamedTuple(Class, (field, ...), (type, ...))";
+    expect('(', (std::string("'(' in ") + form).c_str());
+    std::string cls = identifier();
+    if (cls.empty())
+      error(std::string("expected a class name in ") + form + " at " + where());
+    expect(',', (std::string("',' after the class name in ") + form).c_str());
+    expect('(', (std::string("'(' opening the field names in ") + form).c_str());
+    std::vector<std::string> fields;
+    if (!accept(')')) {
+      do {
+        if (peek() == ')')
+          break;
+        std::string f = identifier();
+        if (f.empty())
+          error(std::string("expected a field name in ") + form + " at " + where());
+        fields.push_back(f);
+      } while (accept(','));
+      expect(')', (std::string("',' or ')' in the field names of ") + form).c_str());
+    }
+    expect(',', (std::string("',' before the element types in ") + form).c_str());
+    expect('(', (std::string("'(' opening the element types in ") + form).c_str());
+    std::vector<const Type *> elems;
+    if (!accept(')')) {
+      do {
+        if (peek() == ')')
+          break;
+        elems.push_back(type(false));
+      } while (accept(','));
+      expect(')', (std::string("',' or ')' in the element types of ") + form).c_str());
+    }
+    expect(')', (std::string("')' closing ") + form).c_str());
+    if (fields.size() != elems.size())
+      error("NamedTuple " + cls + " has " + std::to_string(fields.size()) + " field names and " +
+            std::to_string(elems.size()) + " element types");
+    return types::namedTuple(cls, fields, elems);
   }
 
   /// After "Array": numba's constructor "(dtype, ndim, 'layout'[, readonly=True|False])"; after

@@ -37,6 +37,11 @@ const Type *mathCallType(BuiltinId id, MathKind kind,
     // numba-cuda's math.trunc/ceil/floor of a bfloat16 are its htrunc/hceil/hfloor: bfloat16.
     return args[0] == types::bfloat16() ? args[0] : types::int64();
   case MathKind::Predicate:
+    if (id == BuiltinId::NpIsnat) // NumPy's: datetimes and timedeltas only
+      return n == 1 && (args[0]->kind() == TypeKind::Datetime ||
+                        args[0]->kind() == TypeKind::Timedelta)
+                 ? types::boolean()
+                 : nullptr;
     if (n != 1 || !allReal())
       return nullptr;
     return types::boolean();

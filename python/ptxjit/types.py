@@ -509,7 +509,8 @@ class Tuple(BaseTuple):
 class NamedUniTuple(UniTuple):
     """Numba's ``NamedUniTuple``: the type of a ``collections.namedtuple`` argument whose
     elements have one type, printed ``Pair(int64 x 2)``; ``fields`` are its field names. In a
-    signature it stands for the tuple of its elements."""
+    signature it is that class's type: the kernel reads ``p.x`` and takes instances of a
+    namedtuple class of that name and fields."""
 
     __slots__ = ("fields",)
 
@@ -518,6 +519,17 @@ class NamedUniTuple(UniTuple):
         super().__init__(dtype, count)
         self.name = f"{class_name}({self.dtype.name} x {count})"
         self.fields = tuple(fields)
+
+    @property
+    def _sig_text(self):
+        return _named_sig_text(self.name, self.fields, [self.dtype] * self.count)
+
+
+def _named_sig_text(name, fields, types):
+    """ptxjit's signature spelling of a namedtuple type (ir/Signature.cpp): "NamedTuple(Point,
+    (x, y), (int32, float64))"; the class name is the printed name's head."""
+    return (f"NamedTuple({name[:name.index('(')]}, ({', '.join(fields)}), "
+            f"({', '.join(t._sig_text for t in types)}))")
 
 
 def _namedtuple_fields(fields, class_name):
@@ -533,8 +545,8 @@ def _namedtuple_fields(fields, class_name):
 
 class NamedTuple(Tuple):
     """Numba's ``NamedTuple``: the type of a ``collections.namedtuple`` argument, printed
-    ``Point(int64, float64)``; ``fields`` are its field names. In a signature it stands for the
-    tuple of its elements."""
+    ``Point(int64, float64)``; ``fields`` are its field names. In a signature it is that class's
+    type (see NamedUniTuple)."""
 
     __slots__ = ("fields",)
 
@@ -551,6 +563,10 @@ class NamedTuple(Tuple):
 
     def __init__(self, types, fields, class_name=None):
         pass  # initialized in __new__
+
+    @property
+    def _sig_text(self):
+        return _named_sig_text(self.name, self.fields, self.types)
 
 
 class Signature:

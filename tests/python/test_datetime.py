@@ -290,3 +290,26 @@ def test_local_array_of_a_datetime_dtype_string(backend):
     out = np.zeros(1, "m8[D]")
     k[1, 1](a, out)
     assert out[0] == np.timedelta64(10, "D")
+
+
+def _isnat(d, t, o):
+    o[0] = np.isnat(d[0])
+    o[1] = np.isnat(d[1])
+    o[2] = np.isnat(t[0])
+    o[3] = np.isnat(t[1] - t[0])  # NaT propagates
+
+
+def test_isnat(backend):
+    d = np.array(["NaT", "2020-01-01"], "M8[D]")
+    t = np.array([3, "NaT"], "m8[s]")
+    o = np.zeros(4, np.bool_)
+    cuda.jit(_isnat)[1, 1](d, t, o)
+    assert o.tolist() == [np.isnat(d[0]), np.isnat(d[1]), np.isnat(t[0]), np.isnat(t[1] - t[0])]
+    assert o.tolist() == [True, False, False, True]
+
+
+def test_isnat_of_a_number_is_a_typing_error(cpu):
+    from ptxjit.errors import TypingError
+
+    with pytest.raises(TypingError, match=r"numpy.isnat cannot be called with \(float64\)"):
+        cuda.jit(_isnat)[1, 1](np.zeros(2), np.zeros(2), np.zeros(4, np.bool_))

@@ -92,3 +92,34 @@ def test_signature_types(cpu):
     assert isinstance(q, types.NamedTuple) and str(q) == "Point(int64, int64, float64)"
     assert q.fields == ("x", "y", "r")
     assert p != types.UniTuple(types.int64, 2)     # the names are part of the type
+
+
+def _field_sum(p, out):
+    out[0] = p.x * 10 + p.y
+
+
+def test_named_tuple_types_in_eager_signatures(backend):
+    from ptxjit import types
+
+    # Numba's constructors with the namedtuple class: the kernel reads the fields by name
+    sig = types.void(types.NamedTuple((types.int32, types.float64), Pair), types.float64[:])
+    k = cuda.jit(sig)(_field_sum)
+    out = np.zeros(1)
+    k[1, 1](Pair(np.int32(3), 2.5), out)
+    assert out[0] == 32.5 and k.signatures[0][0] == sig.args[0]
+    u = cuda.jit(types.void(types.NamedUniTuple(types.int64, 2, Pair), types.float64[:]))
+    u(_field_sum)[1, 1](Pair(4, 1), out)
+    assert out[0] == 41
+    # the same in a signature string (ptxjit's spelling, which the type objects write)
+    s = cuda.jit("void(NamedTuple(Pair, (x, y), (int64, int64)), float64[:])")(_field_sum)
+    s[1, 1](Pair(2, 7), out)
+    assert out[0] == 27 and str(s.signatures[0][0]) == "Pair(int64 x 2)"
+
+
+def test_named_tuple_signature_errors(cpu):
+    from ptxjit.errors import TypingError
+
+    with pytest.raises(TypingError, match="has 2 field names and 1 element types"):
+        cuda.jit("void(NamedTuple(Pair, (x, y), (int64,)), float64[:])")(_field_sum)
+    with pytest.raises(TypingError, match="expected a class name"):
+        cuda.jit("void(NamedTuple((x, y), (int64, int64)), float64[:])")(_field_sum)

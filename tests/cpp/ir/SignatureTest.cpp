@@ -1,4 +1,5 @@
 // Parsing Numba signature strings.
+#include "ir/NamedTuples.h"
 #include "ir/typing/Typing.h"
 
 #include <gtest/gtest.h>
@@ -145,4 +146,14 @@ TEST(Signature, NumbasArrayConstructorAndPrintedArrays) {
   expectBad("void(Array(float32, 1, 'C', mutable=True))", "readonly=True or readonly=False");
   expectBad("void(Array(float32, 1, 'C')[:])", "array element");
   expectBad("void(array(float32, 2, C))", "'d' after the number of dimensions");
+}
+
+TEST(Signature, NamedTuplesInPtxjitsSpelling) {
+  const Type *p = parseType("NamedTuple(Point, (x, y), (int32, float64))");
+  EXPECT_EQ(p, types::namedTuple("Point", {"x", "y"}, {types::int32(), types::float64()}));
+  EXPECT_EQ(namedTupleField(p, "y"), 1);
+  EXPECT_NE(p, types::tuple({types::int32(), types::float64()})); // the names are the type's
+  expectBad("void(NamedTuple(P, (x, y), (int32,)))", "2 field names and 1 element types");
+  expectBad("void(NamedTuple(P, (x), int32))", "'(' opening the element types");
+  expectBad("void(NamedTuple(P, (x), (int32))[:])", "array element");
 }
