@@ -52,6 +52,10 @@ class CompiledKernel:
         """The SASS of this signature (toolkit's ptxas and cuobjdump/nvdisasm)."""
         return _sass(self._dispatcher.inspect_ptx(self.argument_types))
 
+    def inspect_sass_cfg(self):
+        """The control-flow graph of this signature's SASS in DOT (ptxas, nvdisasm -cfg)."""
+        return _sass(self._dispatcher.inspect_ptx(self.argument_types), cfg=True)
+
     @property
     def _type_annotation(self):
         """The types typing gave this signature's Python locals, as Numba's type annotation
@@ -192,15 +196,20 @@ def _per_signature(name):
     return get
 
 
-def _inspect_sass(self, signature=None):
+def _inspect_sass(self, signature=None, cfg=False):
     """SASS, through the CUDA toolkit's ptxas and cuobjdump (or nvdisasm)."""
     if self.device:  # compiled into its callers: no binary of its own (numba-cuda's message)
         raise RuntimeError(f"Cannot inspect SASS of a device function "
                            f"('{self.py_func.__name__}' is compiled into the kernels that call "
                            f"it)")
     if signature is not None:
-        return _sass(self.inspect_ptx(signature))
-    return {sig: _sass(ptx) for sig, ptx in self.inspect_ptx().items()}
+        return _sass(self.inspect_ptx(signature), cfg)
+    return {sig: _sass(ptx, cfg) for sig, ptx in self.inspect_ptx().items()}
+
+
+def _inspect_sass_cfg(self, signature=None):
+    """The control-flow graph of the SASS in DOT, through ptxas and nvdisasm -cfg."""
+    return _inspect_sass(self, signature, cfg=True)
 
 
 _LINE = re.compile(r"^(.*?)\s*; line (\d+)$")
@@ -264,21 +273,27 @@ def _toolkit_tool(name):
     return shutil.which(name)
 
 
-def _sass(ptx):
+def _sass(ptx, cfg=False):
+    """The SASS of `ptx` (assembled by the toolkit's ptxas), or with `cfg` its control-flow
+    graph in DOT (nvdisasm -cfg, as numba-cuda's inspect_sass_cfg)."""
     import os
     import re
     import subprocess
     import tempfile
 
+    what = "inspect_sass_cfg" if cfg else "inspect_sass"
     ptxas, cuobjdump, nvdisasm = (_toolkit_tool(n) for n in ("ptxas", "cuobjdump", "nvdisasm"))
-    dump_cmd = [cuobjdump, "-sass"] if cuobjdump else [nvdisasm] if nvdisasm else None
+    if cfg:
+        dump_cmd = [nvdisasm, "-cfg"] if nvdisasm else None
+    else:
+        dump_cmd = [cuobjdump, "-sass"] if cuobjdump else [nvdisasm] if nvdisasm else None
     if ptxas is None or dump_cmd is None:
-        raise RuntimeError("inspect_sass needs the CUDA toolkit's ptxas and cuobjdump or "
-                           "nvdisasm (looked in $CUDA_HOME/bin, $CUDA_PATH/bin, "
-                           "/usr/local/cuda/bin and PATH)")
+        raise RuntimeError(f"{what} needs the CUDA toolkit's ptxas and "
+                           f"{'nvdisasm' if cfg else 'cuobjdump or nvdisasm'} (looked in "
+                           f"$CUDA_HOME/bin, $CUDA_PATH/bin, /usr/local/cuda/bin and PATH)")
     target = re.search(r"^\.target\s+(sm_\w+)", ptx, re.M)
     if target is None:
-        raise RuntimeError("inspect_sass: the PTX has no .target line")
+        raise RuntimeError(f"{what}: the PTX has no .target line")
     with tempfile.TemporaryDirectory(prefix="ptxjit-sass-") as tmp:
         src, cubin = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
         with open(src, "w") as f:
@@ -287,7 +302,7 @@ def _sass(ptx):
                     dump_cmd + [cubin]):
             r = subprocess.run(cmd, capture_output=True, text=True)
             if r.returncode != 0:
-                raise RuntimeError(f"inspect_sass: {os.path.basename(cmd[0])} failed "
+                raise RuntimeError(f"{what}: {os.path.basename(cmd[0])} failed "
                                    f"(exit {r.returncode}): {r.stderr.strip()}")
         return r.stdout
 
@@ -333,6 +348,7 @@ def install(core, make_dispatcher):
     # the kernel calls, optimized together, so it is the same text.
     cls.inspect_lto_ptx = cls.inspect_ptx
     cls.inspect_sass = _inspect_sass
+    cls.inspect_sass_cfg = _inspect_sass_cfg
     cls.inspect_types = _inspect_types
     for name in _ATTRIBUTES:
         setattr(cls, "get_" + name, _per_signature(name))

@@ -186,6 +186,25 @@ def test_inspect_sass_without_the_toolkit_says_what_it_needs(cpu, monkeypatch, n
     k = cuda.jit("void(float32[::1], int64)")(pi_sin)
     with pytest.raises(RuntimeError, match="needs the CUDA toolkit's ptxas"):
         k.inspect_sass()
+    with pytest.raises(RuntimeError, match="inspect_sass_cfg needs the CUDA toolkit's ptxas and "
+                                           "nvdisasm"):
+        k.inspect_sass_cfg()
+    with pytest.raises(RuntimeError, match="inspect_sass_cfg needs"):
+        k.overloads[(float32[::1], int64)].inspect_sass_cfg()
+
+
+def _have_cfg_tools():
+    from ptxjit import _dispatcher
+
+    return _dispatcher._toolkit_tool("ptxas") and _dispatcher._toolkit_tool("nvdisasm")
+
+
+@pytest.mark.skipif(not _have_cfg_tools(), reason="needs the CUDA toolkit's ptxas and nvdisasm")
+def test_inspect_sass_cfg_is_dot(cpu):
+    k = cuda.jit("void(float32[::1], int64)")(pi_sin)
+    cfg = k.inspect_sass_cfg(void(float32[::1], int64))
+    assert cfg.lstrip().startswith("digraph") and "->" in cfg
+    assert list(k.inspect_sass_cfg()) == [(float32[::1], int64)]
 
 
 def test_kernel_attributes_need_the_cuda_backend(cpu):
