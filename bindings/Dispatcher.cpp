@@ -644,11 +644,15 @@ py::dict Dispatcher::localTypes(py::handle signature) {
   return out;
 }
 
-std::string Dispatcher::typedIR(py::handle signature) {
+py::tuple Dispatcher::typedIR(py::handle signature) {
   std::vector<const ir::Type *> params = paramsFromPython(signature);
   compiler::SnapshotSet snaps = snapshotWithCallees(pyFunc, id);
-  py::gil_scoped_release release;
-  return compiler::Compiler::instance().typedIR(id, params, snaps);
+  std::string text;
+  {
+    py::gil_scoped_release release;
+    text = compiler::Compiler::instance().typedIR(id, params, snaps);
+  }
+  return py::make_tuple(typeTuple(params), text);
 }
 
 py::tuple Dispatcher::compileSignature(py::handle signature) {
@@ -789,7 +793,8 @@ void defineDispatcher(py::module_ &m) {
       .def(
           "_typed_ir", [](Dispatcher &d, py::object sig) { return d.typedIR(sig); },
           py::arg("signature"),
-          "The typed IR of the function for `signature`, with source lines (inspect_types).")
+          "(argument types, typed IR with source lines) of the function for `signature` "
+          "(inspect_types).")
       .def(
           "_attributes",
           [](Dispatcher &d, py::object sig) {

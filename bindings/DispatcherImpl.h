@@ -119,9 +119,10 @@ public:
   /// name -> type description (ArgTypes.h's typeDescription): Numba's `typemap` of a compiled
   /// signature. Types the function if it was not yet.
   py::dict localTypes(py::handle signature);
-  /// The typed IR of the function for `signature` with source lines (ir::Function::print):
-  /// what `inspect_types` shows. Types the function if it was not yet.
-  std::string typedIR(py::handle signature);
+  /// The argument types of `signature` (as `signatures` holds them) and the typed IR of the
+  /// function for it, with source lines (ir::Function::print): what `inspect_types` shows.
+  /// Types the function if it was not yet.
+  py::tuple typedIR(py::handle signature);
   /// The CUDA driver's attributes of `signature`'s compiled kernel (cuFuncGetAttribute: regs,
   /// const/shared/local memory, max threads per block), compiling and loading it if needed.
   /// Throws UnsupportedError for device functions and on the CPU backend (the attributes are

@@ -11,7 +11,6 @@
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
-#include <llvm/IR/MDBuilder.h>
 
 namespace ptxjit::codegen::detail {
 
@@ -189,8 +188,8 @@ llvm::Value *FunctionLowerer::lowerCall(const CallInstr &i) {
         count *= static_cast<uint64_t>(d);
       if (count) {
         llvm::Align srcAlign(isa<ScalarType>(rty->dtype()) ? itemSize : 1);
-        B.CreateMemCpy(B.CreateExtractValue(copy, 0), llvm::Align(16),
-                       B.CreateExtractValue(arr, 0), srcAlign, count * itemSize);
+        B.CreateMemCpy(B.CreateExtractValue(copy, 0), llvm::Align(16), B.CreateExtractValue(arr, 0),
+                       srcAlign, count * itemSize);
       }
       return copy;
     }
@@ -304,19 +303,9 @@ llvm::Value *FunctionLowerer::arrayMinMax(llvm::Value *arr, const ArrayType *aty
   // raises Python's ValueError (reaching the host with debug=True, as every kernel exception).
   const ScalarType *et = aty->scalarDtype();
   llvm::Value *n = B.CreateExtractValue(arr, {1u, 0u});
-  if (!M.loopKernel) {
-    llvm::BasicBlock *bad = llvm::BasicBlock::Create(M.ctx, "minmax.empty", F);
-    llvm::BasicBlock *ok = llvm::BasicBlock::Create(M.ctx, "minmax.ok", F);
-    B.CreateCondBr(B.CreateICmpSLE(n, B.getInt64(0)), bad, ok,
-                   llvm::MDBuilder(M.ctx).createBranchWeights(1, 1 << 20));
-    B.SetInsertPoint(bad);
-    RaisedException e;
-    e.cls = GlobalValue::exceptionClass("ValueError", 0);
-    e.args.push_back(
-        ConstValue::string(std::string(isMax ? "max" : "min") + "() arg is an empty sequence"));
-    raiseException(e, at);
-    B.SetInsertPoint(ok);
-  }
+  if (!M.loopKernel)
+    raiseIf(B.CreateICmpSLE(n, B.getInt64(0)), "ValueError",
+            std::string(isMax ? "max" : "min") + "() arg is an empty sequence", at);
   llvm::AllocaInst *acc = entryAlloca(repr(et, at), "minmax.acc");
   // An empty array in a ufunc loop (which cannot raise) gives the dtype's zero.
   llvm::Value *first = B.CreateSelect(B.CreateICmpSGT(n, B.getInt64(0)),
@@ -407,7 +396,7 @@ llvm::Value *FunctionLowerer::lowerBuiltinCall(const CallInstr &i) {
   if (const LibdeviceFunction *lf = libdeviceFunction(i.builtin)) // LowerLibdevice.cpp
     return lowerLibdeviceCall(i, *lf);
   if (i.builtin == BuiltinId::Enumerate || i.builtin == BuiltinId::Zip)
-    return lowerIterBuiltin(i); // LowerArrays.cpp (enumerate takes start=)
+    return lowerIterBuiltin(i);               // LowerArrays.cpp (enumerate takes start=)
   if (Reduction r; reductionOf(i.builtin, r)) // LowerReductions.cpp (keywords too)
     return lowerReduction(i, r);
   if (i.builtin == BuiltinId::LiteralUnroll) // the identity (its loops are unrolled by typing)

@@ -64,19 +64,22 @@ void FunctionLowerer::raiseException(const RaisedException &e, SourceLoc at) {
   B.ClearInsertionPoint();
 }
 
-void FunctionLowerer::checkZeroDivision(llvm::Value *isZero, const char *message, SourceLoc at) {
-  if (!M.opts.exceptions)
-    return;
-  llvm::BasicBlock *raiseBB = llvm::BasicBlock::Create(M.ctx, "zerodiv.raise", F);
-  llvm::BasicBlock *okBB = llvm::BasicBlock::Create(M.ctx, "zerodiv.ok", F);
-  llvm::MDBuilder md(M.ctx);
-  B.CreateCondBr(isZero, raiseBB, okBB, md.createBranchWeights(1, 1 << 20));
+void FunctionLowerer::raiseIf(llvm::Value *cond, const char *cls, const std::string &message,
+                              SourceLoc at) {
+  llvm::BasicBlock *raiseBB = llvm::BasicBlock::Create(M.ctx, "raise", F);
+  llvm::BasicBlock *okBB = llvm::BasicBlock::Create(M.ctx, "raise.not", F);
+  B.CreateCondBr(cond, raiseBB, okBB, llvm::MDBuilder(M.ctx).createBranchWeights(1, 1 << 20));
   B.SetInsertPoint(raiseBB);
   RaisedException e;
-  e.cls = GlobalValue::exceptionClass("ZeroDivisionError", 0);
+  e.cls = GlobalValue::exceptionClass(cls, 0);
   e.args.push_back(ConstValue::string(message));
   raiseException(e, at);
   B.SetInsertPoint(okBB);
+}
+
+void FunctionLowerer::checkZeroDivision(llvm::Value *isZero, const char *message, SourceLoc at) {
+  if (M.opts.exceptions)
+    raiseIf(isZero, "ZeroDivisionError", message, at);
 }
 
 } // namespace ptxjit::codegen::detail

@@ -12,8 +12,6 @@
 // others (NaN when there are none).
 #include "codegen/Lowering.h"
 
-#include <llvm/IR/MDBuilder.h>
-
 namespace ptxjit::codegen::detail {
 
 using namespace ir;
@@ -112,18 +110,9 @@ llvm::Value *FunctionLowerer::lowerReduction(const CallInstr &i, Reduction r) {
   };
   // if (cond) raise ValueError(message); in a ufunc loop kernel (which cannot raise) the
   // result is then the accumulator's initial value.
-  auto raiseIf = [&](llvm::Value *cond, const std::string &message) {
-    if (M.loopKernel)
-      return;
-    llvm::BasicBlock *bad = llvm::BasicBlock::Create(M.ctx, "reduce.error", F);
-    llvm::BasicBlock *ok = llvm::BasicBlock::Create(M.ctx, "reduce.ok", F);
-    B.CreateCondBr(cond, bad, ok, llvm::MDBuilder(M.ctx).createBranchWeights(1, 1 << 20));
-    B.SetInsertPoint(bad);
-    RaisedException e;
-    e.cls = GlobalValue::exceptionClass("ValueError", 0);
-    e.args.push_back(ConstValue::string(message));
-    raiseException(e, at);
-    B.SetInsertPoint(ok);
+  auto valueErrorIf = [&](llvm::Value *cond, const std::string &message) {
+    if (!M.loopKernel)
+      raiseIf(cond, "ValueError", message, at);
   };
   auto result = [&](llvm::Value *v, const ScalarType *t) {
     return convert(v, t, typeOf(&i, at), at);
@@ -263,8 +252,8 @@ llvm::Value *FunctionLowerer::lowerReduction(const CallInstr &i, Reduction r) {
       B.CreateStore(B.getTrue(), have);
     });
     const char *ufunc = nanForm ? (isMax ? "fmax" : "fmin") : isMax || ptp ? "maximum" : "minimum";
-    raiseIf(B.CreateNot(load(have)), std::string("zero-size array to reduction operation ") +
-                                         ufunc + " which has no identity");
+    valueErrorIf(B.CreateNot(load(have)), std::string("zero-size array to reduction operation ") +
+                                              ufunc + " which has no identity");
     if (ptp)
       return result(arith(BinaryOp::Sub, load(hi), load(lo), et), et);
     return result(load(isMax ? hi : lo), et);
@@ -311,11 +300,11 @@ llvm::Value *FunctionLowerer::lowerReduction(const CallInstr &i, Reduction r) {
     });
     std::string name = reductionName(r);
     if (nanForm) {
-      raiseIf(B.CreateICmpEQ(size, B.getInt64(0)),
-              "attempt to get " + name.substr(3) + " of an empty sequence");
-      raiseIf(B.CreateNot(load(have)), "All-NaN slice encountered");
+      valueErrorIf(B.CreateICmpEQ(size, B.getInt64(0)),
+                   "attempt to get " + name.substr(3) + " of an empty sequence");
+      valueErrorIf(B.CreateNot(load(have)), "All-NaN slice encountered");
     } else {
-      raiseIf(B.CreateNot(load(have)), "attempt to get " + name + " of an empty sequence");
+      valueErrorIf(B.CreateNot(load(have)), "attempt to get " + name + " of an empty sequence");
     }
     return result(load(idx), types::int64());
   }

@@ -44,9 +44,9 @@
 #include "codegen/MathLib.h"
 #include "codegen/ModuleImpl.h"
 #include "codegen/ScalarValues.h"
-#include "ir/typing/ArrayReductions.h"
 #include "ir/Datetime.h"
 #include "ir/Enums.h"
+#include "ir/typing/ArrayReductions.h"
 #include "ir/typing/CudaBuiltins.h"
 #include "ir/typing/Libdevice.h"
 #include "ir/typing/LowFloat.h"
@@ -162,13 +162,13 @@ public:
 
   /// Module-wide state of the cooperating-threads features (LowerCuda.cpp).
   struct CudaState {
-    uint64_t sharedBytes = 0; ///< static shared memory laid out so far (host offsets)
+    uint64_t sharedBytes = 0;     ///< static shared memory laid out so far (host offsets)
     uint64_t dynSharedAlign = 16; ///< the largest alignment= of a dynamic shared array
-    bool cooperative = false; ///< a barrier or warp collective was lowered
-    bool gridSync = false;    ///< cuda.cg was used: the kernel needs a cooperative launch
-    uint64_t localBytes = 0;  ///< cuda.local.array bytes (all functions; host stack sizing)
-    uint32_t activeSites = 0; ///< cuda.activemask() calls numbered so far (host call sites)
-    bool raises = false;      ///< a raise was lowered: host threads may end early (LowerRaise)
+    bool cooperative = false;     ///< a barrier or warp collective was lowered
+    bool gridSync = false;        ///< cuda.cg was used: the kernel needs a cooperative launch
+    uint64_t localBytes = 0;      ///< cuda.local.array bytes (all functions; host stack sizing)
+    uint32_t activeSites = 0;     ///< cuda.activemask() calls numbered so far (host call sites)
+    bool raises = false;          ///< a raise was lowered: host threads may end early (LowerRaise)
     std::unordered_map<const ir::Instr *, llvm::Constant *> sharedArrays; ///< per call site
     std::unordered_map<const void *, llvm::Constant *> constArrays;       ///< per frozen array
   } cuda;
@@ -218,6 +218,9 @@ private:
   /// fault record (BoundsRecord, failed = 2); then the thread ends (PTX `exit`; on the host a
   /// jump back to the grid runner), as numba-cuda's kernels return. Leaves B in no block.
   void raiseException(const ir::RaisedException &e, ir::SourceLoc at);
+  /// `if (cond) raise cls(message)` at `at`, `cls` a builtin exception class, the raise marked
+  /// unlikely; B continues where `cond` is false (LowerRaise.cpp).
+  void raiseIf(llvm::Value *cond, const char *cls, const std::string &message, ir::SourceLoc at);
   /// Debug builds (opts.exceptions): `if (isZero) raise ZeroDivisionError(message)` at `at`,
   /// numba's Python error model; B continues where the divisor is not zero. A no-op otherwise.
   void checkZeroDivision(llvm::Value *isZero, const char *message, ir::SourceLoc at);

@@ -40,7 +40,7 @@ public:
     ++pos_;
     return true;
   }
-  void expect(char c, const char *what) {
+  void expect(char c, const std::string &what) {
     if (!accept(c))
       error(std::string("expected ") + what + " at " + where());
   }
@@ -59,6 +59,38 @@ public:
            (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
       ++pos_;
     return text_.substr(start, pos_ - start);
+  }
+
+  /// A decimal count of at most `maxDigits` digits; an error naming `what` otherwise.
+  size_t count(size_t maxDigits, const std::string &what) {
+    skipSpace();
+    size_t start = pos_;
+    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_])))
+      ++pos_;
+    if (start == pos_ || pos_ - start > maxDigits)
+      error("expected " + what + " at " + where());
+    return std::stoul(text_.substr(start, pos_ - start));
+  }
+
+  /// "(item, item, ...)" (a trailing comma allowed), each item read by `item`; `what` names the
+  /// list in messages.
+  template <class Item> void list(const std::string &what, Item item) {
+    expect('(', "'(' opening " + what);
+    if (accept(')'))
+      return;
+    do {
+      if (peek() == ')')
+        break; // trailing comma, as in (int32,)
+      item();
+    } while (accept(','));
+    expect(')', "',' or ')' in " + what);
+  }
+
+  /// "(t, t, ...)": types (not void).
+  std::vector<const Type *> typeList(const std::string &what) {
+    std::vector<const Type *> types;
+    list(what, [&] { types.push_back(type(false)); });
+    return types;
   }
 
   /// A type: a scalar name, optionally followed by array dimensions "[:, ::1]"; "void"/"none"
@@ -139,7 +171,7 @@ public:
       accept('[');
       if (peek() != ':') {
         std::string unit = identifier();
-        expect(']', ("']' closing the unit of " + name).c_str());
+        expect(']', "']' closing the unit of " + name);
         name += "[" + unit + "]";
         if (!types::scalarByName(name))
           error("unknown unit '" + unit + "' of " + name.substr(0, name.find('[')) +
@@ -174,23 +206,9 @@ public:
     if (uniform) {
       const Type *elem = type(false);
       expect(',', "',' and a count in UniTuple(type, count)");
-      skipSpace();
-      size_t start = pos_;
-      while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_])))
-        ++pos_;
-      if (start == pos_ || pos_ - start > 5)
-        error("expected a count (at most 99999) in UniTuple(type, count) at " + where());
-      elems.assign(std::stoul(text_.substr(start, pos_ - start)), elem);
+      elems.assign(count(5, "a count (at most 99999) in UniTuple(type, count)"), elem);
     } else {
-      expect('(', "'(' opening the element types of Tuple((t, ...))");
-      if (!accept(')')) {
-        do {
-          if (peek() == ')')
-            break; // trailing comma, as in Tuple((int32,))
-          elems.push_back(type(false));
-        } while (accept(','));
-        expect(')', "',' or ')' in the element types of Tuple((t, ...))");
-      }
+      elems = typeList("the element types of Tuple((t, ...))");
     }
     expect(')', uniform ? "')' closing UniTuple(type, count)" : "')' closing Tuple((t, ...))");
     return types::tuple(elems);
@@ -199,37 +217,21 @@ public:
   /// After "NamedTuple": ptxjit's spelling of a namedtuple class's type, "(ClassName, (field,
   /// ...), (type, ...))", which ptxjit.types writes for Numba's NamedTuple and NamedUniTuple.
   const Type *namedTupleType() {
-    const char *form = "NamedTuple(Class, (field, ...), (type, ...))";
-    expect('(', (std::string("'(' in ") + form).c_str());
+    const std::string form = "NamedTuple(Class, (field, ...), (type, ...))";
+    expect('(', "'(' in " + form);
     std::string cls = identifier();
     if (cls.empty())
-      error(std::string("expected a class name in ") + form + " at " + where());
-    expect(',', (std::string("',' after the class name in ") + form).c_str());
-    expect('(', (std::string("'(' opening the field names in ") + form).c_str());
+      error("expected a class name in " + form + " at " + where());
+    expect(',', "',' after the class name in " + form);
     std::vector<std::string> fields;
-    if (!accept(')')) {
-      do {
-        if (peek() == ')')
-          break;
-        std::string f = identifier();
-        if (f.empty())
-          error(std::string("expected a field name in ") + form + " at " + where());
-        fields.push_back(f);
-      } while (accept(','));
-      expect(')', (std::string("',' or ')' in the field names of ") + form).c_str());
-    }
-    expect(',', (std::string("',' before the element types in ") + form).c_str());
-    expect('(', (std::string("'(' opening the element types in ") + form).c_str());
-    std::vector<const Type *> elems;
-    if (!accept(')')) {
-      do {
-        if (peek() == ')')
-          break;
-        elems.push_back(type(false));
-      } while (accept(','));
-      expect(')', (std::string("',' or ')' in the element types of ") + form).c_str());
-    }
-    expect(')', (std::string("')' closing ") + form).c_str());
+    list("the field names of " + form, [&] {
+      fields.push_back(identifier());
+      if (fields.back().empty())
+        error("expected a field name in " + form + " at " + where());
+    });
+    expect(',', "',' before the element types in " + form);
+    std::vector<const Type *> elems = typeList("the element types of " + form);
+    expect(')', "')' closing " + form);
     if (fields.size() != elems.size())
       error("NamedTuple " + cls + " has " + std::to_string(fields.size()) + " field names and " +
             std::to_string(elems.size()) + " element types");
@@ -239,28 +241,22 @@ public:
   /// After "Array": numba's constructor "(dtype, ndim, 'layout'[, readonly=True|False])"; after
   /// "array": the way numba prints an array type, "(dtype, Nd, layout)".
   const Type *arrayConstructor(bool constructor) {
-    const char *form = constructor ? "Array(dtype, ndim, 'layout')" : "array(dtype, Nd, layout)";
-    expect('(', (std::string("'(' in ") + form).c_str());
+    const std::string form =
+        constructor ? "Array(dtype, ndim, 'layout')" : "array(dtype, Nd, layout)";
+    expect('(', "'(' in " + form);
     const Type *dtype = type(false);
     if (isa<ArrayType>(dtype) || isa<TupleType>(dtype) || isa<PointerType>(dtype))
-      error(std::string("the element type of ") + form + " must be a scalar or a record");
-    expect(',', (std::string("',' and the number of dimensions in ") + form).c_str());
-    skipSpace();
-    size_t start = pos_;
-    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_])))
-      ++pos_;
-    if (start == pos_ || pos_ - start > 2)
-      error(std::string("expected the number of dimensions in ") + form + " at " + where());
-    int ndim = std::stoi(text_.substr(start, pos_ - start));
+      error("the element type of " + form + " must be a scalar or a record");
+    expect(',', "',' and the number of dimensions in " + form);
+    size_t ndim = count(2, "the number of dimensions in " + form);
     if (ndim < 1 || ndim > 32)
       error("an array has 1 to 32 dimensions, not " + std::to_string(ndim));
     if (!constructor)
       expect('d', "'d' after the number of dimensions in array(dtype, Nd, layout)");
-    expect(',', (std::string("',' and the layout in ") + form).c_str());
+    expect(',', "',' and the layout in " + form);
     char quote = constructor ? peek() : '\0';
     if (constructor && quote != '\'' && quote != '"')
-      error("expected a quoted layout ('C', 'F' or 'A') in " + std::string(form) + " at " +
-            where());
+      error("expected a quoted layout ('C', 'F' or 'A') in " + form + " at " + where());
     if (constructor)
       ++pos_;
     std::string layoutName = identifier();
@@ -278,8 +274,8 @@ public:
         error("readonly is True or False, not '" + value + "'");
       readonly = value == "True";
     }
-    expect(')', (std::string("')' closing ") + form).c_str());
-    return types::array(dtype, ndim, layout, readonly);
+    expect(')', "')' closing " + form);
+    return types::array(dtype, static_cast<int>(ndim), layout, readonly);
   }
 
   /// "-> type" after an argument list, the way Numba prints signatures; nullptr when absent.
@@ -329,19 +325,7 @@ public:
   }
 
   /// "(t, t, ...)" after the return type; a trailing comma is allowed.
-  std::vector<const Type *> argList() {
-    expect('(', "'(' starting the argument list");
-    std::vector<const Type *> args;
-    if (accept(')'))
-      return args;
-    do {
-      if (peek() == ')')
-        break; // trailing comma
-      args.push_back(type(false));
-    } while (accept(','));
-    expect(')', "',' or ')' in the argument list");
-    return args;
-  }
+  std::vector<const Type *> argList() { return typeList("the argument list"); }
 
   void finish() {
     if (!atEnd())

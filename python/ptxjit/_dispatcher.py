@@ -113,12 +113,18 @@ class TypeAnnotation:
         return f"<TypeAnnotation {self.typemap!r}>"
 
 
+def _ptx_target(ptx):
+    """The architecture of `ptx`'s .target line ("sm_90", "sm_90a"), or None."""
+    m = re.search(r"^\.target\s+(sm_\w+)", ptx, re.M)
+    return m.group(1) if m else None
+
+
 def _check_cc(cc, ptx):
     """`ptx` when `cc` is None or the (major, minor) it was compiled for, as its .target line
     says; a TypeError naming both otherwise."""
     if cc is None:
         return ptx
-    m = re.search(r"^\.target sm_(\d+?)(\d)a?\b", ptx, re.M)
+    m = re.fullmatch(r"sm_(\d+)(\d)a?", _ptx_target(ptx) or "")
     target = (int(m.group(1)), int(m.group(2))) if m else None
     try:
         asked = tuple(_operator.index(c) for c in cc)
@@ -231,13 +237,13 @@ def _inspect_types(self, file=None, signature=None, pretty=False, style="default
                          f"does not support")
     out = sys.stdout if file is None else file
     code = self.py_func.__code__
-    sigs = self.signatures if signature is None else [_argument_types(signature)]
-    for sig in sigs:
+    for sig in self.signatures if signature is None else [signature]:
+        sig, text = self._typed_ir(sig)
         print(f"{self.py_func.__name__} ({', '.join(str(t) for t in sig)})", file=out)
         print("-" * 80, file=out)
         print(f"# File: {code.co_filename}", file=out)
         shown = None
-        for line in self._typed_ir(sig).splitlines():
+        for line in text.splitlines():
             m = _LINE.match(line)
             if m:
                 line, number = m.group(1), int(m.group(2))
@@ -249,16 +255,6 @@ def _inspect_types(self, file=None, signature=None, pretty=False, style="default
                         print(f"# {source}", file=out)
             print(line, file=out)
         print("=" * 80, file=out)
-
-
-def _argument_types(signature):
-    """A signature's argument types as ``signatures`` keys them (a Signature, a string or a
-    tuple of types)."""
-    if isinstance(signature, str):
-        _, args = _core._signature_types(signature)
-        return tuple(_types.from_description(a) for a in args)
-    args = getattr(signature, "args", signature)
-    return tuple(_types.as_type(t) for t in args)
 
 
 def _toolkit_tool(name):
@@ -277,7 +273,6 @@ def _sass(ptx, cfg=False):
     """The SASS of `ptx` (assembled by the toolkit's ptxas), or with `cfg` its control-flow
     graph in DOT (nvdisasm -cfg, as numba-cuda's inspect_sass_cfg)."""
     import os
-    import re
     import subprocess
     import tempfile
 
@@ -291,14 +286,14 @@ def _sass(ptx, cfg=False):
         raise RuntimeError(f"{what} needs the CUDA toolkit's ptxas and "
                            f"{'nvdisasm' if cfg else 'cuobjdump or nvdisasm'} (looked in "
                            f"$CUDA_HOME/bin, $CUDA_PATH/bin, /usr/local/cuda/bin and PATH)")
-    target = re.search(r"^\.target\s+(sm_\w+)", ptx, re.M)
+    target = _ptx_target(ptx)
     if target is None:
         raise RuntimeError(f"{what}: the PTX has no .target line")
     with tempfile.TemporaryDirectory(prefix="ptxjit-sass-") as tmp:
         src, cubin = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
         with open(src, "w") as f:
             f.write(ptx)
-        for cmd in ([ptxas, f"-arch={target.group(1)}", src, "-o", cubin],
+        for cmd in ([ptxas, f"-arch={target}", src, "-o", cubin],
                     dump_cmd + [cubin]):
             r = subprocess.run(cmd, capture_output=True, text=True)
             if r.returncode != 0:
