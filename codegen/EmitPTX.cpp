@@ -15,6 +15,7 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Transforms/IPO/Internalize.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -151,7 +152,9 @@ std::string emitPTX(LoweredModule &lm, const CompileOptions &opts) {
       internalError("the NVPTX target cannot emit PTX");
     pm.run(m);
   }
-  return std::string(ptx.str());
+  std::string text(ptx.str());
+  spellIntegerNegations(text);
+  return text;
 }
 
 namespace detail {
@@ -180,6 +183,47 @@ void useFloat32Copies(llvm::Module &m, const std::string &entry) {
     }
   }
   f->removeFnAttr(kFloat32CopiesAttr);
+}
+
+void spellIntegerNegations(std::string &ptx) {
+  if (ptx.find("neg.s") == std::string::npos)
+    return;
+  std::string out;
+  out.reserve(ptx.size() + 256);
+  size_t pos = 0;
+  while (pos < ptx.size()) {
+    size_t end = ptx.find('\n', pos);
+    end = end == std::string::npos ? ptx.size() : end + 1;
+    llvm::StringRef line(ptx.data() + pos, end - pos);
+    pos = end;
+    // "\t[@%p ]neg.s32 \t%r5, %r4;\n": indentation, guard, opcode, destination, source.
+    llvm::StringRef rest = line.ltrim(" \t");
+    llvm::StringRef indent = line.take_front(line.size() - rest.size());
+    llvm::StringRef guard;
+    if (rest.starts_with("@")) {
+      size_t sp = rest.find_first_of(" \t");
+      if (sp == llvm::StringRef::npos)
+        sp = rest.size();
+      guard = rest.take_front(sp);
+      rest = rest.drop_front(sp).ltrim(" \t");
+    }
+    const char *width = rest.starts_with("neg.s32")   ? "32"
+                        : rest.starts_with("neg.s16") ? "16"
+                                                      : nullptr;
+    llvm::StringRef operands = width ? rest.drop_front(7) : llvm::StringRef();
+    auto [dst, src] = operands.split(',');
+    dst = dst.trim();
+    src = src.trim().rtrim(";").trim();
+    if (!width || operands.empty() || !std::isspace(static_cast<unsigned char>(operands[0])) ||
+        dst.empty() || src.empty() || src.contains(' ')) {
+      out.append(line.data(), line.size());
+      continue;
+    }
+    std::string g = guard.empty() ? std::string() : guard.str() + " ";
+    out += indent.str() + g + "not.b" + width + " \t" + dst.str() + ", " + src.str() + ";\n";
+    out += indent.str() + g + "add.s" + width + " \t" + dst.str() + ", " + dst.str() + ", 1;\n";
+  }
+  ptx = std::move(out);
 }
 
 } // namespace detail

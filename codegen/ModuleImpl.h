@@ -63,6 +63,14 @@ inline constexpr const char *kFloat32CopiesAttr = "ptxjit-float32-copies";
 /// threads. No-op when the entry has no such parameter.
 void useFloat32Copies(llvm::Module &m, const std::string &entry);
 
+/// Rewrites every 16- and 32-bit integer negation in NVPTX's output (`neg.s16`/`neg.s32 d, s;`)
+/// as `not d, s; add d, d, 1;`, the same two's-complement value. Why: ptxas of CUDA 13.0 (and
+/// the driver 580 PTX JIT, sm_90) fuses `min(min(x, neg y), z)` into one three-input VIMNMX3
+/// and drops the negation (computes min(x, y, z)); CUDA C++ is hit the same way. ptxas keeps
+/// not + add as an add-then-min (VIADDMNMX). docs/reliability.md shows the SASS.
+/// Other lines are untouched; a predicate guard (`@%p neg...`) is kept on both instructions.
+void spellIntegerNegations(std::string &ptx);
+
 /// Throws CompileError(Internal) with `message` (no source location).
 [[noreturn]] void internalError(const std::string &message);
 

@@ -787,3 +787,37 @@ def test_fastmath_with_infinities_and_nan_does_not_crash_the_cpu_backend(subproc
     env["PTXJIT_TARGET"] = "cpu"
     out = run_python(script, env)
     assert out.split() == ["0.0", "-inf", "nan"]
+
+
+def _min_of_a_negation(a, b, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = min(b[i], -a[i], 0)
+
+
+def _min_of_a_negated_or(a, b, out):
+    # the differential campaign's seed 9115259, reduced
+    v1 = a[0]
+    v2 = b[0]
+    out[0] = min(np.int32(np.uint8(0)), np.int16(max(v1, v2)), -(v1 | np.int8(-128)))
+
+
+def test_a_negation_inside_a_minimum_of_three_keeps_its_sign(backend):
+    # ptxas 13.0 (and the driver's PTX JIT) fused min(min(b, neg a), 0) into one VIMNMX3 and
+    # dropped the negation; ptxjit spells integer negations as not + add (reliability.md).
+    a = np.array([-5, 7, -2**31 + 1, 3, -1, 0], np.int32)
+    b = np.array([18644, -3, 100, -32768, 5, 9], np.int16)
+    out = np.zeros(6, np.int32)
+    cuda.jit(_min_of_a_negation)[1, 32](a, b, out)
+    assert out.tolist() == [min(int(y), -int(x), 0) for x, y in zip(a, b)]
+    o = np.zeros(1, np.int32)
+    cuda.jit(_min_of_a_negated_or)[1, 1](np.array([-2**31], np.int32),
+                                        np.array([18644], np.int16), o)
+    assert o[0] == 0
+
+
+def test_integer_negations_reach_ptxas_as_not_and_add():
+    ptx, _ = cuda.compile_ptx(_min_of_a_negation, "void(int32[:], int16[:], int32[:])")
+    assert "neg.s32" not in ptx and "not.b32" in ptx, ptx
+    ptx, _ = cuda.compile_ptx(lambda x: -x, "int64(int64)", device=True)
+    assert "neg.s64" in ptx, ptx  # no three-input 64-bit minimum: left alone

@@ -5,6 +5,7 @@
 #include "TypedIR.h"
 
 #include "codegen/Codegen.h"
+#include "codegen/ModuleImpl.h"
 
 #include <atomic>
 
@@ -157,6 +158,29 @@ TEST(CudaCodegen, HostKernelSkipsTheFloat32Copies) {
   EXPECT_NE(ir.find("ptr %args, i64 2\n"), std::string::npos) << ir;
   EXPECT_EQ(ir.find("ptr %args, i64 1\n"), std::string::npos) << ir; // a_f32 is never read
   EXPECT_EQ(ir.find("ptr %args, i64 3\n"), std::string::npos) << ir; // nor b_f32
+}
+
+// ptxas 13.0 drops a negation fused into a three-input minimum (docs/reliability.md): integer
+// negations leave emitPTX as not + add; other lines, and 64-bit and float negations, stay.
+TEST(CudaCodegen, IntegerNegationsAreSpelledAsNotAndAdd) {
+  std::string ptx = "\tneg.s32 \t%r5, %r4;\n"
+                    "\t@%p1 neg.s16 \t%rs3, %rs1;\n"
+                    "\tneg.s64 \t%rd2, %rd1;\n"
+                    "\tneg.f32 \t%f2, %f1;\n"
+                    "\tmin.s32 \t%r7, %r2, %r5;\n"
+                    "\t// neg.s32 in a comment";
+  detail::spellIntegerNegations(ptx);
+  EXPECT_EQ(ptx, "\tnot.b32 \t%r5, %r4;\n"
+                 "\tadd.s32 \t%r5, %r5, 1;\n"
+                 "\t@%p1 not.b16 \t%rs3, %rs1;\n"
+                 "\t@%p1 add.s16 \t%rs3, %rs3, 1;\n"
+                 "\tneg.s64 \t%rd2, %rd1;\n"
+                 "\tneg.f32 \t%f2, %f1;\n"
+                 "\tmin.s32 \t%r7, %r2, %r5;\n"
+                 "\t// neg.s32 in a comment");
+  std::string none = "\tadd.s32 \t%r1, %r2, %r3;\n";
+  detail::spellIntegerNegations(none);
+  EXPECT_EQ(none, "\tadd.s32 \t%r1, %r2, %r3;\n");
 }
 
 } // namespace
