@@ -12,10 +12,17 @@ llvm::Value *complexPartView(llvm::IRBuilder<> &B, llvm::Value *arr, bool imag, 
 }
 
 llvm::Value *transposeView(llvm::IRBuilder<> &B, llvm::Value *arr, int ndim) {
+  std::vector<int> reversed;
+  for (int d = ndim - 1; d >= 0; --d)
+    reversed.push_back(d);
+  return permutedView(B, arr, reversed);
+}
+
+llvm::Value *permutedView(llvm::IRBuilder<> &B, llvm::Value *arr, const std::vector<int> &perm) {
   llvm::Value *out = arr;
   for (unsigned part : {1u, 2u}) // the shape, then the strides
-    for (int d = 0; d < ndim; ++d)
-      out = B.CreateInsertValue(out, B.CreateExtractValue(arr, {part, unsigned(ndim - 1 - d)}),
+    for (size_t d = 0; d < perm.size(); ++d)
+      out = B.CreateInsertValue(out, B.CreateExtractValue(arr, {part, unsigned(perm[d])}),
                                 {part, unsigned(d)});
   return out;
 }

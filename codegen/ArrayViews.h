@@ -19,6 +19,10 @@ llvm::Value *complexPartView(llvm::IRBuilder<> &B, llvm::Value *arr, bool imag, 
 /// `arr.T`: array value `arr` (`ndim` dimensions) with its shape and strides in reverse order.
 llvm::Value *transposeView(llvm::IRBuilder<> &B, llvm::Value *arr, int ndim);
 
+/// `arr.transpose(perm)`: array value `arr` whose dimension d is `arr`'s dimension perm[d]
+/// (shape and strides); `perm` is a permutation of its dimensions (typing checked it).
+llvm::Value *permutedView(llvm::IRBuilder<> &B, llvm::Value *arr, const std::vector<int> &perm);
+
 /// `arr.reshape(dims)` of C-contiguous array value `arr` (`srcNdim` dimensions, elements of
 /// `itemSize` bytes) as a C-contiguous array value of type `resultType` (len(dims) dimensions):
 /// NumPy's shape rules, one dimension -1 inferred from the size; an empty view where NumPy

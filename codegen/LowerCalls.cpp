@@ -162,6 +162,14 @@ llvm::Value *FunctionLowerer::lowerCall(const CallInstr &i) {
   if (i.calleeFunction)
     return lowerDeviceCall(i);
   const Type *ct = typeOf(i.callee(), at);
+  // The permutation of a.transpose(*axes) / np.transpose(a, axes) (typing checked the axes).
+  auto axesOf = [&](const std::vector<const Instr *> &axes, int ndim) {
+    std::string why;
+    std::optional<std::vector<int>> perm = transposeAxes(axes, ndim, fn, why);
+    if (!perm)
+      internal(at, "transpose axes typing accepted: " + why);
+    return *perm;
+  };
   if (auto *s = dyn_cast<SymbolType>(ct); s && isArrayMethodPath(s->path())) {
     // a.reshape(...), a.view(dtype): views of the array the callee's GetAttr reads (ArrayViews.h);
     // a.copy(): a new local array
@@ -193,6 +201,14 @@ llvm::Value *FunctionLowerer::lowerCall(const CallInstr &i) {
       }
       return copy;
     }
+    if (s->path() == kArrayTransposePath) { // a.transpose(*axes): typing checked the axes
+      std::vector<const Instr *> axes;
+      for (size_t k = 0; k < i.numArgs(); ++k)
+        axes.push_back(i.arg(k));
+      return permutedView(B, arr, axesOf(axes, aty->ndim()));
+    }
+    if (s->path() == kArrayRavelPath) // a.ravel() of a contiguous array: a 1-d view
+      return reshapeView(B, M.arrayType(1), arr, aty->ndim(), {B.getInt64(-1)}, aty->itemSize());
     if (s->path() == kArrayViewPath)
       return dtypeView(B, arr, aty->ndim(), aty->layout() == Layout::C, aty->itemSize(),
                        rty->itemSize());
@@ -231,6 +247,20 @@ llvm::Value *FunctionLowerer::lowerCall(const CallInstr &i) {
     }
     return pointerArrayView(B, M.arrayType(rty->ndim()), valueOf(bound[0], at), dims,
                             rty->itemSize(), s->path() == kFarrayPath);
+  }
+  if (auto *s = dyn_cast<SymbolType>(ct); s && s->path() == kNpTransposePath) {
+    // np.transpose(a, axes=None): the view a.transpose(axes) gives
+    std::vector<const Instr *> bound;
+    std::string why;
+    if (!bindCallArgs(&i, {"a", "axes"}, bound, why) || !bound[0])
+      internal(at, "numpy.transpose call typed " + typeOf(&i, at)->str());
+    auto *aty = dyn_cast<ArrayType>(concretize(typeOf(bound[0], at)));
+    if (!aty)
+      internal(at, "numpy.transpose of " + typeOf(bound[0], at)->str());
+    std::vector<const Instr *> axes;
+    if (bound[1])
+      axes.push_back(bound[1]);
+    return permutedView(B, valueOf(bound[0], at), axesOf(axes, aty->ndim()));
   }
   if (auto *s = dyn_cast<SymbolType>(ct); s && s->path() == kFfiFromBufferPath) {
     // ffi.from_buffer(a): the array's data pointer (typing checked a contiguous array)

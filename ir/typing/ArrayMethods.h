@@ -21,14 +21,37 @@ inline constexpr const char *kArrayCopyPath = "array.copy";
 /// The SymbolType path of the bound method `a.fill` (typed at its call).
 inline constexpr const char *kArrayFillPath = "array.fill";
 
-/// True for kArrayReshapePath, kArrayViewPath, kArrayCopyPath and kArrayFillPath.
+/// The SymbolType paths of the bound methods `a.transpose` and `a.ravel` (typed at their call),
+/// and of `numpy.transpose(a, axes=None)`.
+inline constexpr const char *kArrayTransposePath = "array.transpose";
+inline constexpr const char *kArrayRavelPath = "array.ravel";
+inline constexpr const char *kNpTransposePath = "numpy.transpose";
+
+/// True for the array-method paths above (reshape, view, copy, fill, transpose, ravel).
 bool isArrayMethodPath(const std::string &path);
 
 /// The type of `arr.attr` when it is a view or a method: for `.real`/`.imag` of a complex array
 /// a strided (layout A) array of the part's float type, read-only as `arr` is; for `.T` the
-/// transposed view (C and F layouts swap); for `.reshape`
-/// and `.view` (and `.copy`, `.fill`) the method's SymbolType. Null for other attributes.
+/// transposed view (C and F layouts swap); for `.reshape`, `.view`, `.copy`, `.fill`,
+/// `.transpose` and `.ravel` the method's SymbolType. Null for other attributes.
 const Type *arrayViewAttrType(const ArrayType *arr, const std::string &attr);
+
+/// The permutation of `ndim` axes that `a.transpose(*axes)` / `np.transpose(a, axes)` applies,
+/// from `axes` (the call's operands giving them: none, or one None, for the reversed order;
+/// one int or tuple of ints; or ints), each a compile-time constant (numba folds them too; a
+/// run-time permutation would make the result's layout unknown). NumPy's rules: negative axes
+/// count from the end; the axes are a permutation of range(ndim). nullopt with `why` set
+/// otherwise.
+std::optional<std::vector<int>> transposeAxes(const std::vector<const Instr *> &axes, int ndim,
+                                              const Function &fn, std::string &why);
+
+/// The type of the transposed view of `arr` by permutation `perm` (transposeAxes): the same
+/// layout for the identity, C and F swapped for the reversed order, else strided (A).
+const Type *transposedType(const ArrayType *arr, const std::vector<int> &perm);
+
+/// The result type of `np.transpose(a, axes=None)` (call `i`): as a.transpose(axes). Raises the
+/// diagnostic, located in `fn`'s file, when the call does not fit.
+const Type *npTransposeCallType(const CallInstr *i, const Function &fn);
 
 /// The result type of call `i` of array method `path` (the callee is the GetAttr on the array,
 /// whose type is set): `a.reshape(shape)` / `a.reshape(d0, d1, ...)` gives a C-contiguous array
@@ -37,7 +60,9 @@ const Type *arrayViewAttrType(const ArrayType *arr, const std::string &attr);
 /// its itemsize); `a.copy()` a writable C-contiguous array of the same dtype and dimensions,
 /// when constantArrayShape knows `a`'s shape (a kernel has no heap: the copy lives in the
 /// thread's local memory, as a cuda.local.array); `a.fill(value)` None, storing a number or a
-/// bool into every element of a writable array of numbers (as `a[...] = value`). Raises the
+/// bool into every element of a writable array of numbers (as `a[...] = value`);
+/// `a.transpose(*axes)` the permuted view (transposeAxes, transposedType); `a.ravel()` of a
+/// C-contiguous array its 1-d C view (other layouts would copy: refused). Raises the
 /// diagnostic, located in `fn`'s file, when the call does not fit.
 const Type *arrayMethodCallType(const CallInstr *i, const std::string &path, const Function &fn);
 

@@ -9,7 +9,62 @@ namespace ptxjit::ir {
 
 bool isArrayMethodPath(const std::string &path) {
   return path == kArrayReshapePath || path == kArrayViewPath || path == kArrayCopyPath ||
-         path == kArrayFillPath;
+         path == kArrayFillPath || path == kArrayTransposePath || path == kArrayRavelPath;
+}
+
+std::optional<std::vector<int>> transposeAxes(const std::vector<const Instr *> &axes, int ndim,
+                                              const Function &fn, std::string &why) {
+  std::vector<int> perm;
+  auto isNone = [](const Instr *a) { return a->type && a->type->kind() == TypeKind::None; };
+  if (axes.empty() || (axes.size() == 1 && isNone(axes[0]))) {
+    for (int d = ndim - 1; d >= 0; --d)
+      perm.push_back(d);
+    return perm;
+  }
+  std::vector<int64_t> given;
+  for (const Instr *a : axes) {
+    std::optional<std::vector<int64_t>> v = constantShape(a, fn);
+    bool tuple = a->type && isa<TupleType>(a->type);
+    if (!v || (tuple && axes.size() > 1)) {
+      why = "the axes must be compile-time constant ints (literals, globals or a tuple of them); "
+            "got " +
+            (a->type ? a->type->str() : std::string("?"));
+      return std::nullopt;
+    }
+    given.insert(given.end(), v->begin(), v->end());
+  }
+  std::vector<bool> seen(ndim, false);
+  bool ok = static_cast<int>(given.size()) == ndim;
+  for (int64_t g : given) {
+    int64_t d = g < 0 ? g + ndim : g;
+    if (!ok || d < 0 || d >= ndim || seen[d]) {
+      ok = false;
+      break;
+    }
+    seen[d] = true;
+    perm.push_back(static_cast<int>(d));
+  }
+  if (!ok) {
+    std::string list;
+    for (int64_t g : given)
+      list += (list.empty() ? "" : ", ") + std::to_string(g);
+    why = "axes (" + list + ") are not a permutation of the array's " + std::to_string(ndim) +
+          " dimensions (NumPy: \"axes don't match array\")";
+    return std::nullopt;
+  }
+  return perm;
+}
+
+const Type *transposedType(const ArrayType *arr, const std::vector<int> &perm) {
+  bool identity = true, reversed = true;
+  for (size_t d = 0; d < perm.size(); ++d) {
+    identity = identity && perm[d] == static_cast<int>(d);
+    reversed = reversed && perm[d] == static_cast<int>(perm.size() - 1 - d);
+  }
+  Layout l = arr->layout();
+  if (!identity && arr->ndim() > 1)
+    l = !reversed ? Layout::A : l == Layout::C ? Layout::F : l == Layout::F ? Layout::C : Layout::A;
+  return types::array(arr->dtype(), arr->ndim(), l, arr->readonly());
 }
 
 const Type *arrayViewAttrType(const ArrayType *arr, const std::string &attr) {
@@ -38,6 +93,10 @@ const Type *arrayViewAttrType(const ArrayType *arr, const std::string &attr) {
     return types::symbol(kArrayCopyPath);
   if (attr == "fill")
     return types::symbol(kArrayFillPath);
+  if (attr == "transpose")
+    return types::symbol(kArrayTransposePath);
+  if (attr == "ravel")
+    return types::symbol(kArrayRavelPath);
   return nullptr;
 }
 
@@ -103,7 +162,14 @@ const Type *arrayMethodCallType(const CallInstr *i, const std::string &path, con
   bool reshape = path == kArrayReshapePath;
   bool copy = path == kArrayCopyPath;
   bool fill = path == kArrayFillPath;
-  std::string method = std::string(reshape ? "reshape" : copy ? "copy" : fill ? "fill" : "view");
+  bool transpose = path == kArrayTransposePath;
+  bool ravel = path == kArrayRavelPath;
+  std::string method = std::string(reshape     ? "reshape"
+                                   : copy      ? "copy"
+                                   : fill      ? "fill"
+                                   : transpose ? "transpose"
+                                   : ravel     ? "ravel"
+                                               : "view");
   if (!arr)
     raiseDiag(DiagCode::Internal, file, i->loc, {"array method " + method + " without its array"});
   std::string callee = arr->str() + "." + method;
@@ -114,6 +180,30 @@ const Type *arrayMethodCallType(const CallInstr *i, const std::string &path, con
   auto unsupported = [&](const std::string &what, const std::string &supported) {
     raiseDiag(DiagCode::UnsupportedDtype, file, i->loc, {"a." + method + "()", what, supported});
   };
+  if (transpose) {
+    // a.transpose(*axes) / a.transpose(axes): a view with the dimensions permuted.
+    if (!i->kwNames.empty())
+      badArgs("axes as ints or one tuple (no keywords)");
+    std::vector<const Instr *> axes;
+    for (size_t k = 0; k < i->numArgs(); ++k)
+      axes.push_back(i->arg(k));
+    std::string why;
+    std::optional<std::vector<int>> perm = transposeAxes(axes, arr->ndim(), fn, why);
+    if (!perm)
+      raiseDiag(DiagCode::CallArgs, file, i->loc, {callee, argTypes(i) + "; " + why});
+    return transposedType(arr, *perm);
+  }
+  if (ravel) {
+    // a.ravel(): NumPy returns a view when it can (a C-contiguous array), else a copy, which
+    // a kernel cannot allocate at a run-time size (numba-cuda's needs its NRT).
+    if (i->numArgs() != 0 || !i->kwNames.empty())
+      badArgs("no arguments (the C order)");
+    if (arr->layout() == Layout::A || (arr->layout() == Layout::F && arr->ndim() > 1))
+      unsupported(arr->str() + " (its ravel would be a copy)",
+                  "C-contiguous arrays, whose ravel is a view (copy a strided or Fortran-ordered "
+                  "array into a cuda.local.array first)");
+    return types::array(arr->dtype(), 1, Layout::C, arr->readonly());
+  }
   if (fill) {
     // a.fill(value): NumPy's, every element set to the value converted to the dtype (as
     // a[...] = value stores it; a complex value only into a complex array).
@@ -193,6 +283,26 @@ const Type *arrayMethodCallType(const CallInstr *i, const std::string &path, con
       unsupported(change, supported);
   }
   return types::array(dt, arr->ndim(), arr->layout(), arr->readonly());
+}
+
+const Type *npTransposeCallType(const CallInstr *i, const Function &fn) {
+  std::vector<const Instr *> bound;
+  std::string why;
+  auto bad = [&](const std::string &w) {
+    raiseDiag(DiagCode::CallArgs, fn.filename, i->loc, {"numpy.transpose", argTypes(i) + "; " + w});
+  };
+  if (!bindCallArgs(i, {"a", "axes"}, bound, why) || !bound[0])
+    bad("it takes (a, axes=None): an array and compile-time axes");
+  auto *arr = bound[0]->type ? dyn_cast<ArrayType>(concretize(bound[0]->type)) : nullptr;
+  if (!arr)
+    bad("its first argument must be an array");
+  std::vector<const Instr *> axes;
+  if (bound[1])
+    axes.push_back(bound[1]);
+  std::optional<std::vector<int>> perm = transposeAxes(axes, arr->ndim(), fn, why);
+  if (!perm)
+    bad(why);
+  return transposedType(arr, *perm);
 }
 
 const Type *pointerArrayCallType(const CallInstr *i, const std::string &path,

@@ -124,6 +124,8 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
     return pointerArrayCallType(i, path, fn_.filename);
   if (path == kFfiFromBufferPath) // ffi.from_buffer(array) (TypingArrayMethods.cpp)
     return ffiFromBufferCallType(i, fn_.filename);
+  if (path == kNpTransposePath) // np.transpose(a, axes=None) (TypingArrayMethods.cpp)
+    return npTransposeCallType(i, fn_);
   BuiltinId id = builtinByPath(path);
   // Builtins without a case below (threadIdx.x, array attributes, ...) are not callables.
   // A path the compiler does not know at all (cuda.grdi) may be a misspelling.

@@ -411,3 +411,62 @@ def test_transpose_view(backend):
 def _write_transposed(a):
     t = a.T
     t[0, 1] = 1.0
+
+
+def _permute_kernel(a, out, out2, same, flat):
+    t = a.transpose(2, 0, 1)
+    u = np.transpose(a, (1, -1, 0))  # a negative axis counts from the end
+    for i in range(t.shape[0]):
+        for j in range(t.shape[1]):
+            for k in range(t.shape[2]):
+                out[i, j, k] = t[i, j, k]
+    for i in range(u.shape[0]):
+        for j in range(u.shape[1]):
+            for k in range(u.shape[2]):
+                out2[i, j, k] = u[i, j, k]
+    same[0] = a.transpose()[3, 2, 1] - a.T[3, 2, 1] + np.transpose(a)[3, 2, 1]
+    same[1] = a.transpose((0, 1, 2))[1, 2, 3]
+    f = a.ravel()
+    for i in range(f.size):
+        flat[i] = f[i]
+    a.transpose(1, 2, 0)[0, 0, 1] = -5.0  # a view: writes through
+
+
+def test_transpose_with_axes_and_ravel(backend):
+    a = np.arange(24.0).reshape(2, 3, 4)
+    orig = a.copy()
+    out, out2 = np.zeros((4, 2, 3)), np.zeros((3, 4, 2))
+    same, flat = np.zeros(2), np.zeros(24)
+    k = cuda.jit(_permute_kernel)
+    k[1, 1](a, out, out2, same, flat)
+    assert (out == orig.transpose(2, 0, 1)).all()
+    assert (out2 == np.transpose(orig, (1, -1, 0))).all()
+    assert same.tolist() == [orig[1, 2, 3], orig[1, 2, 3]]
+    assert (flat == orig.ravel()).all()
+    assert a[1, 0, 0] == -5.0
+    if backend == "cpu":
+        typemap = k.overloads[k.signatures[0]]._type_annotation.typemap
+        assert typemap["t"] == types.Array(types.float64, 3, "A")  # neither C nor F
+        assert typemap["f"] == types.Array(types.float64, 1, "C")
+
+
+def test_transpose_and_ravel_errors(cpu):
+    a = np.zeros((2, 3, 4))
+    with pytest.raises(TypingError, match=r"axes \(0, 1\) are not a permutation of the array's 3"):
+        cuda.jit(lambda a: a.transpose(0, 1))[1, 1](a)
+    with pytest.raises(TypingError, match=r"axes \(0, 0, 1\) are not a permutation"):
+        cuda.jit(lambda a: a.transpose((0, 0, 1)))[1, 1](a)
+    with pytest.raises(TypingError, match="numpy.transpose .*axes .0, 1, 5. are not"):
+        cuda.jit(lambda a: np.transpose(a, (0, 1, 5)))[1, 1](a)
+    with pytest.raises(TypingError, match="the axes must be compile-time constant ints"):
+        cuda.jit(lambda a, n: a.transpose(n, 0, 1))[1, 1](a, 1)
+    with pytest.raises(TypingError, match=r"a.ravel\(\) does not support .*its ravel would be a"):
+        cuda.jit(lambda a: a[:, ::2].ravel())[1, 1](a)
+    with pytest.raises(TypingError, match="it takes no arguments"):
+        cuda.jit(lambda a: a.ravel("F"))[1, 1](a)
+
+
+def test_transpose_in_ptx():
+    ptx, _ = cuda.compile_ptx(_permute_kernel, "void(float64[:, :, ::1], float64[:, :, ::1], "
+                                               "float64[:, :, ::1], float64[::1], float64[::1])")
+    assert ".entry" in ptx and "st.global.f64" in ptx
