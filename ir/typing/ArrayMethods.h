@@ -38,10 +38,10 @@ const Type *arrayViewAttrType(const ArrayType *arr, const std::string &attr);
 
 /// The permutation of `ndim` axes that `a.transpose(*axes)` / `np.transpose(a, axes)` applies,
 /// from `axes` (the call's operands giving them: none, or one None, for the reversed order;
-/// one int or tuple of ints; or ints), each a compile-time constant (numba folds them too; a
-/// run-time permutation would make the result's layout unknown). NumPy's rules: negative axes
-/// count from the end; the axes are a permutation of range(ndim). nullopt with `why` set
-/// otherwise.
+/// one int or tuple of ints; or ints), each a compile-time constant, so that the result's layout
+/// is exact (numba-cuda also takes run-time axes and types the result strided). NumPy's rules:
+/// negative axes count from the end; the axes are a permutation of range(ndim). nullopt with
+/// `why` set otherwise.
 std::optional<std::vector<int>> transposeAxes(const std::vector<const Instr *> &axes, int ndim,
                                               const Function &fn, std::string &why);
 
