@@ -242,6 +242,11 @@ typedef enum CUevent_flags_enum {
   CU_EVENT_INTERPROCESS = 0x4,
 } CUevent_flags;
 
+// cuCtxSetLimit / cuCtxGetLimit (the one limit ptxjit sets: PTXJIT_STACK_SIZE, Device.h).
+typedef enum CUlimit_enum {
+  CU_LIMIT_STACK_SIZE = 0x00,
+} CUlimit;
+
 // cuMemAllocManaged flags.
 typedef enum CUmemAttach_flags_enum {
   CU_MEM_ATTACH_GLOBAL = 0x1,
@@ -316,6 +321,8 @@ CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
 CUresult cuCtxGetCurrent(CUcontext *pctx);
 CUresult cuCtxSetCurrent(CUcontext ctx);
 CUresult cuCtxSynchronize(void);
+CUresult cuCtxSetLimit(CUlimit limit, size_t value);
+CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit);
 CUresult cuMemGetInfo_v2(size_t *free, size_t *total);
 CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize);
 CUresult cuMemFree_v2(CUdeviceptr dptr);

@@ -4,6 +4,7 @@
 #include "runtime/StartupTrace.h"
 
 #include <atomic>
+#include <cerrno>
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
@@ -44,6 +45,38 @@ struct Opener {
 std::atomic<Opener *> gOpener{new Opener};
 
 Opener &opener() { return *gOpener.load(std::memory_order_acquire); }
+
+// PTXJIT_STACK_SIZE: bytes of stack per GPU thread for every device's context (CUDA's default
+// is 1 KiB; recursion and compute-sanitizer's instrumented frames may need more). nullopt when
+// unset or empty. Throws std::invalid_argument for anything but a positive decimal integer.
+std::optional<size_t> stackSizeSetting() {
+  const char *env = std::getenv("PTXJIT_STACK_SIZE");
+  if (!env || !*env)
+    return std::nullopt;
+  char *end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(env, &end, 10);
+  if (*env == '-' || !end || *end != '\0' || errno == ERANGE || v == 0)
+    throw std::invalid_argument(std::string("PTXJIT_STACK_SIZE=") + env +
+                                " is not a stack size: give the bytes per GPU thread as a "
+                                "positive integer (CUDA's default is 1024)");
+  return static_cast<size_t>(v);
+}
+
+// Sets context `ctx`'s per-thread stack to `bytes` (cuCtxSetLimit acts on the current context,
+// so `ctx` is made current for the call and the thread's previous context restored). Throws
+// CudaError naming the setting when the driver refuses (a size beyond the device's limit, or
+// local memory for every resident thread that cannot be reserved).
+void setStackSize(const DriverApi &d, CUcontext ctx, size_t bytes) {
+  CUcontext previous = nullptr;
+  check(d.cuCtxGetCurrent(&previous), "cuCtxGetCurrent");
+  check(d.cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+  CUresult r = d.cuCtxSetLimit(CU_LIMIT_STACK_SIZE, bytes);
+  d.cuCtxSetCurrent(previous); // restoring what was current cannot fail in a useful way
+  if (r != CUDA_SUCCESS)
+    throw CudaError(r, "cuCtxSetLimit(CU_LIMIT_STACK_SIZE, " + std::to_string(bytes) + ")",
+                    "from PTXJIT_STACK_SIZE: the driver refused this per-thread stack size");
+}
 
 // On the background opener, once its device is built: what Device::current() returns there (for
 // afterOpen), as the device is published only when afterOpen has finished.
@@ -117,8 +150,19 @@ Device::Device(int ordinal) : ordinal_(ordinal) {
   limits_.maxBlockDim = maxBlockDim_;
   limits_.maxGridDim = maxGridDim_;
   // Retained once and never released: the primary context lives as long as the process.
-  StartupTimer timer("cuDevicePrimaryCtxRetain");
-  check(d.cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");
+  std::optional<size_t> stack = stackSizeSetting(); // a bad setting fails before the retain
+  {
+    StartupTimer timer("cuDevicePrimaryCtxRetain");
+    check(d.cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");
+  }
+  if (stack) {
+    try {
+      setStackSize(d, context_, *stack);
+    } catch (...) {
+      d.cuDevicePrimaryCtxRelease_v2(device_); // the opening fails: nothing stays retained
+      throw;
+    }
+  }
 }
 
 const Device &Device::current() {

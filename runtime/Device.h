@@ -30,8 +30,11 @@ public:
   // (thread-safe; retried on a later call if it threw), or for device 0 waits for an opening
   // started by openInBackground() and rethrows what it threw, then makes that context current
   // on the calling thread (makeCurrent()). Every public runtime function that talks to the
-  // driver goes through here, so any thread may call them.
-  // Throws DriverUnavailable or CudaError.
+  // driver goes through here, so any thread may call them. Opening a device sets its context's
+  // per-thread stack to PTXJIT_STACK_SIZE bytes when that is set (docs/configuration.md).
+  // Throws DriverUnavailable or CudaError (cuCtxSetLimit refusing the size: the opening fails
+  // and its context is released), std::invalid_argument for a PTXJIT_STACK_SIZE that is not a
+  // positive integer.
   static const Device &current();
 
   // The calling thread's current device ordinal (0 until select() chose another). Never throws.

@@ -35,6 +35,8 @@ namespace ptxjit::runtime {
   X(cuCtxGetCurrent)                                                                               \
   X(cuCtxSetCurrent)                                                                               \
   X(cuCtxSynchronize)                                                                              \
+  X(cuCtxSetLimit)                                                                                 \
+  X(cuCtxGetLimit)                                                                                 \
   X(cuDeviceCanAccessPeer)                                                                         \
   X(cuCtxEnablePeerAccess)                                                                         \
   X(cuMemcpyPeer)                                                                                  \

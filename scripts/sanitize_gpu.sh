@@ -5,6 +5,8 @@
 #   TOOLS="memcheck" bash scripts/sanitize_gpu.sh
 #   MEMCHECK_TESTS="tests/python" bash scripts/sanitize_gpu.sh   # the whole GPU suite
 #   MEMCHECK_TESTS="tests/python" MEMCHECK_SHARDS=10 ...   # its files in 10 processes at once
+#   memcheck runs with PTXJIT_STACK_SIZE=$MEMCHECK_STACK_SIZE (16384) unless PTXJIT_STACK_SIZE
+#   is set: the tool's frames outgrow CUDA's default 1 KiB stack in recursive kernels
 #
 #   memcheck   the GPU-marked tests of $MEMCHECK_TESTS (default: a representative subset that
 #              runs in a few minutes under the tool) and every example
@@ -26,6 +28,7 @@ cs=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/b
 tools=${TOOLS:-memcheck racecheck synccheck}
 per_run=${PER_RUN_TIMEOUT:-900}
 shards=${MEMCHECK_SHARDS:-1}
+memcheck_stack=${MEMCHECK_STACK_SIZE:-16384}
 MEMCHECK_TESTS=${MEMCHECK_TESTS:-tests/python/test_kernels.py tests/python/test_device_arrays.py
   tests/python/test_reliability.py tests/python/test_shared.py tests/python/test_atomics.py
   tests/python/test_warp.py tests/python/test_slices.py tests/python/test_records.py
@@ -53,8 +56,12 @@ run() {
   shift 2
   local log="$out/sanitize-$tool-$name.log" start end rc
   start=$(date +%s)
-  timeout "$per_run" "$cs" --tool "$tool" --target-processes all --print-limit 1000 \
-    "$@" > "$log" 2>&1
+  # memcheck's instrumented frames are larger: a recursion that fits CUDA's default 1 KiB stack
+  # per thread without the tool overflows under it, so its runs get a larger stack.
+  local stack=${PTXJIT_STACK_SIZE:-}
+  [ "$tool" = memcheck ] && stack=${PTXJIT_STACK_SIZE:-$memcheck_stack}
+  PTXJIT_STACK_SIZE=$stack timeout "$per_run" "$cs" --tool "$tool" --target-processes all \
+    --print-limit 1000 "$@" > "$log" 2>&1
   rc=$?
   end=$(date +%s)
   local hazards

@@ -273,3 +273,30 @@ def test_defer_cleanup_keeps_memory_until_the_outermost_block_ends(backend):
         with cuda.defer_cleanup():
             raise ValueError("inside")  # the block's exception passes, the deferral ends
     assert _core._deferred_allocations() == 0
+
+
+def test_stack_size_setting_reaches_the_driver_or_fails_clearly(fake_cuda_env, run_python):
+    # PTXJIT_STACK_SIZE is set in each context as it opens (cuCtxSetLimit); the fake driver
+    # keeps it per context and refuses more than 512 KiB.
+    script = """
+        import ctypes, os
+        from ptxjit import cuda
+        try:
+            cuda.device_array(4)
+            lib = ctypes.CDLL(os.environ["PTXJIT_LIBCUDA"])
+            v = ctypes.c_size_t(0)
+            assert lib.cuCtxGetLimit(ctypes.byref(v), 0) == 0
+            print("ok", v.value)
+        except Exception as e:
+            print(type(e).__name__, str(e).splitlines()[0])
+    """
+    results = {}
+    for value in ("16384", "abc", "-5", "1048576"):
+        env = dict(fake_cuda_env, PTXJIT_STACK_SIZE=value)
+        results[value] = run_python(script, env).strip().splitlines()[-1]
+    assert results["16384"] == "ok 16384"
+    assert results["abc"].startswith("ValueError PTXJIT_STACK_SIZE=abc is not a stack size")
+    assert results["-5"].startswith("ValueError PTXJIT_STACK_SIZE=-5 is not a stack size")
+    assert results["1048576"] == ("CudaDriverError cuCtxSetLimit(CU_LIMIT_STACK_SIZE, 1048576) "
+                                  "failed: CUDA_ERROR_INVALID_VALUE (1): invalid argument")
+    assert run_python(script, fake_cuda_env).strip().splitlines()[-1] == "ok 1024"

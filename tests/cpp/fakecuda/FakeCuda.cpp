@@ -9,7 +9,9 @@
 // Control functions for tests (extern "C", found with dlsym):
 //   fakeCudaHoldContext(1) makes cuDevicePrimaryCtxRetain block until fakeCudaHoldContext(0);
 //   fakeCudaSetContextResult(code) makes it return `code` (0: success);
-//   fakeCudaContextCalls() counts its calls; fakeCudaContextWaiting() is 1 while one is blocked.
+//   fakeCudaContextCalls() counts its calls; fakeCudaContextWaiting() is 1 while one is blocked;
+//   fakeCudaContextReleases() counts cuDevicePrimaryCtxRelease_v2 calls. cuCtxSetLimit and
+//   cuCtxGetLimit keep CU_LIMIT_STACK_SIZE per context (1024 until set, at most 512 KiB).
 // Memory (host memory as device memory): cuMemAlloc_v2/cuMemFree_v2 always work; the device
 // reports memory pools, and cuDeviceGetDefaultMemPool, cuMemPoolSetAttribute, cuMemAllocAsync
 // and cuMemFreeAsync work, only after fakeCudaSetMemoryPools(1). Then:
@@ -94,6 +96,8 @@ int gForeignFrees = 0;
 int gModuleLoads[kMaxFakeDevices] = {};
 int gLaunches[kMaxFakeDevices] = {};
 std::map<unsigned long long, void *> &gAllocContext = *new std::map<unsigned long long, void *>;
+std::map<void *, size_t> &gStackLimits = *new std::map<void *, size_t>; // cuCtxSetLimit
+int gReleases = 0; // cuDevicePrimaryCtxRelease_v2 calls
 
 struct FakeModule {
   void *context;
@@ -172,6 +176,10 @@ void fakeCudaSetContextResult(int code) {
 int fakeCudaContextCalls() {
   std::lock_guard<std::mutex> lock(gMutex);
   return gCalls;
+}
+int fakeCudaContextReleases() {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return gReleases;
 }
 int fakeCudaContextWaiting() {
   std::lock_guard<std::mutex> lock(gMutex);
@@ -293,7 +301,11 @@ int cuDevicePrimaryCtxRetain(void **ctx, int dev) {
   *ctx = dev == 0 ? static_cast<void *>(&gContextObject) : &gContexts[dev];
   return 0;
 }
-int cuDevicePrimaryCtxRelease_v2(int) { return 0; }
+int cuDevicePrimaryCtxRelease_v2(int) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  ++gReleases;
+  return 0;
+}
 int cuCtxGetCurrent(void **ctx) {
   *ctx = tCurrent;
   return 0;
@@ -362,6 +374,29 @@ int cuMemcpyDtoHAsync_v2(void *dst, unsigned long long src, size_t n, void *) {
   return 0;
 }
 int cuCtxSynchronize() { return 0; }
+// Stack limits per context (CU_LIMIT_STACK_SIZE only, 1024 until set; at most 512 KiB, the
+// driver's ceiling on current GPUs, else CUDA_ERROR_INVALID_VALUE).
+int cuCtxSetLimit(int limit, size_t value) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  if (!tCurrent)
+    return 201; // CUDA_ERROR_INVALID_CONTEXT
+  if (limit != 0)
+    return 215; // CUDA_ERROR_UNSUPPORTED_LIMIT
+  if (value > (size_t(512) << 10))
+    return 1; // CUDA_ERROR_INVALID_VALUE
+  gStackLimits[tCurrent] = value;
+  return 0;
+}
+int cuCtxGetLimit(size_t *value, int limit) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  if (!tCurrent)
+    return 201;
+  if (limit != 0)
+    return 215;
+  auto it = gStackLimits.find(tCurrent);
+  *value = it == gStackLimits.end() ? 1024 : it->second;
+  return 0;
+}
 int cuMemcpyDtoH_v2(void *dst, unsigned long long src, size_t n) {
   std::lock_guard<std::mutex> lock(gMutex);
   ++gCopyCalls[2];

@@ -83,6 +83,55 @@ CUcontext driverCurrentContext() {
   std::exit(0);
 }
 
+// PTXJIT_STACK_SIZE sets the per-thread stack of every device's context as it opens
+// (cuCtxSetLimit with that context current; the thread's context is left as it was).
+size_t stackSizeOf(const Device &dev) {
+  CUcontext previous = driverCurrentContext();
+  SCENARIO_CHECK(driver().cuCtxSetCurrent(dev.context()) == CUDA_SUCCESS);
+  size_t v = 0;
+  SCENARIO_CHECK(driver().cuCtxGetLimit(&v, CU_LIMIT_STACK_SIZE) == CUDA_SUCCESS);
+  SCENARIO_CHECK(driver().cuCtxSetCurrent(previous) == CUDA_SUCCESS);
+  return v;
+}
+
+[[noreturn]] void stackSizeScenario() {
+  setenv("PTXJIT_STACK_SIZE", "8192", 1);
+  useFakeDevices(2);
+  const Device &zero = Device::current();
+  SCENARIO_CHECK(driverCurrentContext() == zero.context());
+  SCENARIO_CHECK(stackSizeOf(zero) == 8192);
+  const Device &one = Device::get(1); // opened without being selected
+  SCENARIO_CHECK(driverCurrentContext() == zero.context());
+  SCENARIO_CHECK(stackSizeOf(one) == 8192);
+  std::exit(0);
+}
+
+// A malformed setting fails the opening before any context is retained; one the driver refuses
+// fails it with a CudaError naming the call, releasing the context it retained; a later
+// opening with a good setting succeeds.
+[[noreturn]] void badStackSizeScenario() {
+  setenv("PTXJIT_STACK_SIZE", "1M", 1);
+  useFakeDevices(1);
+  int retained = fakeCount("fakeCudaContextCalls");
+  std::string why;
+  try {
+    Device::current();
+  } catch (const std::invalid_argument &e) {
+    why = e.what();
+  }
+  SCENARIO_CHECK(why.find("PTXJIT_STACK_SIZE=1M is not a stack size") == 0);
+  SCENARIO_CHECK(fakeCount("fakeCudaContextCalls") == retained);
+  setenv("PTXJIT_STACK_SIZE", "1048576", 1); // beyond the fake driver's 512 KiB
+  SCENARIO_CHECK(failure([] { Device::current(); }) ==
+                 "CUDA_ERROR_INVALID_VALUE from cuCtxSetLimit(CU_LIMIT_STACK_SIZE, 1048576)");
+  SCENARIO_CHECK(fakeCount("fakeCudaContextCalls") == retained + 1);
+  SCENARIO_CHECK(fakeCount("fakeCudaContextReleases") == 1);
+  SCENARIO_CHECK(driverCurrentContext() == nullptr);
+  setenv("PTXJIT_STACK_SIZE", "2048", 1);
+  SCENARIO_CHECK(stackSizeOf(Device::current()) == 2048);
+  std::exit(0);
+}
+
 [[noreturn]] void allocationScenario() {
   useFakeDevices(2);
   Device::select(1);
@@ -235,6 +284,14 @@ TEST_F(MultiDeviceDeathTest, EachThreadSelectsItsDevice) {
 
 TEST_F(MultiDeviceDeathTest, AllocationsRememberTheirDeviceAndFreeThere) {
   EXPECT_EXIT(allocationScenario(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(MultiDeviceDeathTest, StackSizeSettingAppliesToEveryDevice) {
+  EXPECT_EXIT(stackSizeScenario(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(MultiDeviceDeathTest, BadStackSizeSettingFailsTheOpeningCleanly) {
+  EXPECT_EXIT(badStackSizeScenario(), ::testing::ExitedWithCode(0), "");
 }
 
 TEST_F(MultiDeviceDeathTest, EachDeviceAllocatesFromItsOwnPool) {
