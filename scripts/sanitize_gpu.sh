@@ -84,12 +84,12 @@ run() {
     "$((end - start))" "$verdict" | tee -a "$summary"
 }
 
-pytest_run() {  # TOOL NAME FILES...
+pytest_run() {  # TOOL NAME FILES... (MARKS: the -m expression, "gpu" by default)
   local tool=$1 name=$2
   shift 2
   # shellcheck disable=SC2086
   # -v: the report attributes each error to the test printed before it
-  run "$tool" "$name" "$py" -m pytest -v -p no:cacheprovider -m gpu -x "$@"
+  run "$tool" "$name" "$py" -m pytest -v -p no:cacheprovider -m "${MARKS:-gpu}" -x "$@"
 }
 
 for tool in $tools; do
@@ -105,10 +105,14 @@ for tool in $tools; do
         if [ -d "$t" ]; then ls "$t"/test_*.py; else echo "$t"; fi; done)
       for ((k = 0; k < shards; k++)); do
         (for ((j = k; j < ${#files[@]}; j += shards)); do
-           pytest_run memcheck "$(basename "${files[j]}" .py)" "${files[j]}"
+           MARKS="gpu and not device_exclusive" \
+             pytest_run memcheck "$(basename "${files[j]}" .py)" "${files[j]}"
          done) &
       done
       wait
+      # Then, alone on the device, the tests that measure the whole device's memory.
+      # shellcheck disable=SC2086
+      MARKS="gpu and device_exclusive" pytest_run memcheck device-exclusive $MEMCHECK_TESTS
     else
       # shellcheck disable=SC2086
       pytest_run memcheck pytest-gpu-subset $MEMCHECK_TESTS

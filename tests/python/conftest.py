@@ -25,6 +25,9 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: needs a CUDA GPU (skipped when none is usable)")
     config.addinivalue_line("markers", "multigpu: needs two or more CUDA GPUs (skipped with "
                                        "fewer); also marked gpu")
+    config.addinivalue_line("markers", "device_exclusive: measures the whole device (its memory "
+                                       "in use), so other processes on the GPU disturb it; "
+                                       "scripts/sanitize_gpu.sh runs these alone")
 
 
 def _cuda_device_count():

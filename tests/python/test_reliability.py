@@ -520,6 +520,7 @@ print(json.dumps(out))
 
 
 @pytest.mark.gpu
+@pytest.mark.device_exclusive
 def test_device_memory_is_stable_over_repeated_work(tmp_path, subprocess_env):
     """Device memory in use (cuMemGetInfo) after 10,000 auto-transfer launches, ufunc calls on
     host arrays and device arrays made and dropped, and after kernels compiled, loaded and
