@@ -361,6 +361,21 @@ llvm::Value *FunctionLowerer::lowerMinMax(const CallInstr &i, bool isMax) {
   if (i.numArgs() == 1)
     if (auto *aty = dyn_cast<ArrayType>(concretize(typeOf(i.arg(0), at))))
       return arrayMinMax(valueOf(i.arg(0), at), aty, isMax, rs, at);
+  if (i.numArgs() == 1 && concretize(typeOf(i.arg(0), at))->kind() == TypeKind::Range) {
+    // min/max of a range: its first or last element, by the step's sign (what iterating finds,
+    // without the loop); an empty range raises Python's ValueError (0 in a ufunc loop).
+    llvm::Value *r = valueOf(i.arg(0), at);
+    llvm::Value *n = rangeLength(r);
+    llvm::Value *start = B.CreateExtractValue(r, 0), *step = B.CreateExtractValue(r, 2);
+    llvm::Value *nonEmpty = B.CreateICmpSGT(n, B.getInt64(0));
+    if (!M.loopKernel)
+      raiseIf(B.CreateNot(nonEmpty), "ValueError",
+              std::string(isMax ? "max" : "min") + "() arg is an empty sequence", at);
+    llvm::Value *last = B.CreateAdd(start, B.CreateMul(B.CreateSub(n, B.getInt64(1)), step));
+    llvm::Value *up = B.CreateICmpSGT(step, B.getInt64(0));
+    llvm::Value *v = B.CreateSelect(isMax ? up : B.CreateNot(up), last, start);
+    return convert(B.CreateSelect(nonEmpty, v, B.getInt64(0)), types::int64(), rs, at);
+  }
   if (i.numArgs() == 1) {
     auto *tt = dyn_cast<TupleType>(concretize(typeOf(i.arg(0), at)));
     if (!tt)

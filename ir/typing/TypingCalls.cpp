@@ -282,6 +282,8 @@ const Type *Typer::typeBuiltinCall(CallInstr *i, const SymbolType *sym,
           bad();
         return dt;
       }
+    if (n == 1 && args[0]->kind() == TypeKind::Range)
+      return types::int64(); // min(range(...)): its first or last element (LowerCalls.cpp)
     if (n == 1) {
       auto *tup = dyn_cast<TupleType>(args[0]);
       if (!tup || tup->size() == 0)

@@ -300,3 +300,30 @@ def test_builtin_min_max_of_arrays_errors(cpu):
         cuda.jit(_min_of)[1, 1](np.zeros((2, 2)), np.zeros(1))
     with pytest.raises(errors.TypingError, match=r"min cannot be called with \(array\(complex128"):
         cuda.jit(_min_of)[1, 1](np.zeros(2, np.complex128), np.zeros(1))
+
+
+def _range_min_max(out, n, s):
+    out[0] = min(range(n))
+    out[1] = max(range(n))
+    out[2] = min(range(3, n, s))
+    out[3] = max(range(3, n, s))
+    out[4] = max(range(n, -7, -3))
+    out[5] = min(range(n, -7, -3))
+
+
+def _min_of_range(o, n):
+    o[0] = min(range(5, n))
+
+
+@pytest.mark.parametrize("n,s", [(10, 2), (11, 4), (4, 9)])
+def test_builtin_min_max_of_a_range(backend, n, s):
+    # the first or last element by the step's sign, as iterating the range finds them
+    o = np.zeros(6, np.int64)
+    cuda.jit(_range_min_max)[1, 1](o, n, s)
+    assert o.tolist() == [min(range(n)), max(range(n)), min(range(3, n, s)),
+                          max(range(3, n, s)), max(range(n, -7, -3)), min(range(n, -7, -3))]
+
+
+def test_builtin_min_max_of_an_empty_range_raises(cpu):
+    with pytest.raises(ValueError, match=r"min\(\) arg is an empty sequence"):
+        cuda.jit(debug=True, opt=False)(_min_of_range)[1, 1](np.zeros(1, np.int64), 5)
