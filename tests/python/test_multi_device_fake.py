@@ -179,3 +179,72 @@ def test_copy_to_device_between_devices_staged_then_peer(run_two):
         np.testing.assert_array_equal(src.copy_to_host(), host * 2)
         assert cuda.get_current_device().id == 0
     """)
+
+
+def test_cuda_array_interface_imports_get_their_memorys_device(run_two):
+    # The interface does not name a device: ptxjit asks the driver (cuPointerGetAttribute), so
+    # device 1's memory imported while device 0 is current is device 1's (runtime/Memory.h,
+    # deviceOfPointer). Memory that names no one device is the current device's.
+    run_two("""
+        class Foreign:  # a producer that is not a ptxjit array (CuPy, PyTorch, ...)
+            def __init__(self, iface, keep):
+                self.__cuda_array_interface__ = iface
+                self.keep = keep
+
+        @cuda.jit
+        def add_one(a):
+            i = cuda.grid(1)
+            if i < a.size:
+                a[i] += 1
+
+        @cuda.vectorize(["float32(float32)"])
+        def twice(x):
+            return 2 * x
+
+        host = np.arange(8, dtype=np.float32)
+        with cuda.gpus[1]:
+            d1 = cuda.to_device(host)
+        t1 = Foreign(d1[2:].__cuda_array_interface__, d1)  # a view: inside the allocation
+        imported = cuda.as_cuda_array(t1)
+        assert cuda.get_current_device().id == 0
+        assert imported.__dlpack_device__() == (2, 1)
+        np.testing.assert_array_equal(imported.copy_to_host(), host[2:])
+        # So the cross-device check sees it, at a launch and in a ufunc.
+        for call in (lambda: add_one[1, 8](imported), lambda: twice(t1)):
+            try:
+                call()
+            except ValueError as e:
+                assert "in the memory of device 1, but this thread's current device is 0" in str(e)
+            else:
+                raise AssertionError("device 1's memory used on device 0")
+        # On device 1 it passes the check; the launch goes on to load the kernel, which the
+        # fake driver refuses.
+        with cuda.gpus[1]:
+            try:
+                add_one[1, 8](imported)
+            except CudaDriverError as e:
+                assert "fake: module rejected" in str(e), e
+            else:
+                raise AssertionError("the fake driver loaded a kernel")
+        assert cuda.as_cuda_array(
+            Foreign(cuda.to_device(host).__cuda_array_interface__, None)
+        ).__dlpack_device__() == (2, 0)
+
+        # Memory the driver knows no device for: the current device's.
+        plain = np.arange(4.0)  # not CUDA memory at all (the fake's device memory is host memory)
+        iface = dict(plain.__array_interface__, version=3, stream=None)
+        with cuda.gpus[1]:
+            assert cuda.as_cuda_array(Foreign(iface, plain)).__dlpack_device__() == (2, 1)
+        assert cuda.as_cuda_array(Foreign(iface, plain)).__dlpack_device__() == (2, 0)
+        with cuda.gpus[1]:
+            managed = cuda.managed_array(4, dtype=np.float64)   # reachable from every device
+            mapped = cuda.mapped_array(4, dtype=np.float64)     # host memory
+        for arr in (managed, mapped):
+            assert cuda.as_cuda_array(arr).__dlpack_device__() == (2, 0)
+        # Mapping host memory for a block (cuda.mapped) asks nothing: it is host memory.
+        before = fake.fakeCudaPointerQueries()
+        with cuda.gpus[1]:
+            with cuda.mapped(np.arange(3.0)) as m:
+                assert m.__dlpack_device__() == (2, 1)
+        assert fake.fakeCudaPointerQueries() == before
+    """)
