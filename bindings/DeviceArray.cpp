@@ -856,9 +856,16 @@ void defineDeviceArrays(py::module_ &m) {
         if (backend != codegen::Backend::CUDA && !hostMemory)
           throw py::type_error("arrays in GPU memory (__cuda_array_interface__) cannot be used "
                                "by the CPU backend");
+        // The interface does not say whose memory it is: the driver does, so that a
+        // `cuda:1` tensor imported while device 0 is current is checked as device 1's at
+        // launch. Memory the driver names no device for (managed, host, unknown) and mapped
+        // host memory count as the current device's.
+        int device = -1;
+        if (backend == codegen::Backend::CUDA && !hostMemory && address != 0)
+          device = runtime::deviceOfPointer(address);
         return wrapForeignMemory(address, shape, strides, std::move(dtype), std::move(owner),
                                  streamObject(stream), backend,
-                                 /*onDevice=*/backend == codegen::Backend::CUDA);
+                                 /*onDevice=*/backend == codegen::Backend::CUDA, device);
       },
       py::arg("address"), py::arg("shape"), py::arg("strides"), py::arg("dtype"), py::arg("owner"),
       py::arg("stream"), py::arg("host_memory") = false);

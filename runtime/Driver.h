@@ -78,7 +78,8 @@ namespace ptxjit::runtime {
   X(cuMemHostGetDevicePointer_v2)                                                                  \
   X(cuMemHostRegister_v2)                                                                          \
   X(cuMemHostUnregister)                                                                           \
-  X(cuMemAllocManaged)
+  X(cuMemAllocManaged)                                                                             \
+  X(cuPointerGetAttribute)
 
 // Entry points that older drivers lack: resolved when present, else left null (callers check).
 // cuFuncGetParamInfo: CUDA 12.4.

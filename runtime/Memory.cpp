@@ -476,6 +476,30 @@ std::shared_ptr<Allocation> wrapMemory(uint64_t address, size_t bytes, bool onDe
   return a;
 }
 
+int deviceOfPointer(CUdeviceptr address) {
+  Device::current();
+  const DriverApi &d = driver();
+  CUmemorytype type = CU_MEMORYTYPE_HOST;
+  CUresult r = d.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, address);
+  if (r == CUDA_ERROR_INVALID_VALUE) // not memory the driver knows
+    return -1;
+  check(r, "cuPointerGetAttribute");
+  if (type != CU_MEMORYTYPE_DEVICE)
+    return -1;
+  // Managed memory reports the device type too, and the device current at its allocation as
+  // its ordinal; every device reaches it, so it names no device. (Zeroed: the driver may write
+  // a one-byte boolean.)
+  unsigned int managed = 0;
+  check(d.cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, address),
+        "cuPointerGetAttribute");
+  if (managed)
+    return -1;
+  int ordinal = -1;
+  check(d.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, address),
+        "cuPointerGetAttribute");
+  return ordinal;
+}
+
 void copyHostToDevice(CUdeviceptr dst, const void *src, size_t n, CUstream stream) {
   Device::current();
   if (n == 0)

@@ -1,9 +1,11 @@
 """Devices and contexts: cuda.gpus, select_device, get_current_device, current_context, close.
 
 On the CPU backend there is one device (the host); on a GPU machine every visible GPU. Tests
-marked multigpu need two GPUs and are skipped (with the reason) on fewer; the C++ fake-driver
-tests (tests/cpp/runtime/MultiDeviceTest.cpp, tests/cpp/compiler/SpecializationDevicesTest.cpp)
-cover device selection and per-device loading without a GPU.
+marked multigpu need two GPUs and are skipped (with the reason) on fewer; the fake-driver tests
+cover device selection, arrays' devices, the cross-device check and peer or staged copies
+without a GPU, from Python (tests/python/test_multi_device_fake.py) and in C++
+(tests/cpp/runtime/MultiDeviceTest.cpp; per-device loading:
+tests/cpp/compiler/SpecializationDevicesTest.cpp).
 """
 import threading
 

@@ -189,6 +189,93 @@ def test_unpickling_in_a_fresh_interpreter_recompiles(cpu, subprocess_env, tmp_p
     assert r.stdout.split() == ["[0.0,", "2.0,", "4.0,", "6.0]", "[6]"]
 
 
+CACHED_MODULE = """
+from ptxjit import cuda
+
+@cuda.jit(cache=True)
+def scale(x, out, f):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = x[i] * f
+
+def make_shift():
+    @cuda.jit(cache=True)
+    def shift(x, out, s):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = x[i] + s
+    return shift
+"""
+
+# Compiles both kernels (writing their disk-cache entries), then pickles them: `scale` by
+# reference, the local `shift` by value.
+PICKLER = """
+import json, pickle, sys
+import numpy as np
+from ptxjit import _core
+import pickled_cached as m
+
+shift = m.make_shift()
+x, out = np.arange(8.0), np.zeros(8)
+m.scale[1, 8](x, out, 3.0)
+shift[1, 8](x, out, 1.0)
+open(sys.argv[1], "wb").write(pickle.dumps((m.scale, shift)))
+print(json.dumps(_core.cache_counters()))
+"""
+
+UNPICKLER = """
+import json, pickle, sys
+import numpy as np
+from ptxjit import _core
+
+scale, shift = pickle.loads(open(sys.argv[1], "rb").read())
+x, a, b = np.arange(8.0), np.zeros(8), np.zeros(8)
+scale[1, 8](x, a, 3.0)
+shift[1, 8](x, b, 1.0)
+print(json.dumps({
+    "a": a.tolist(), "b": b.tolist(), "counters": _core.cache_counters(),
+    "hits": [sum(k.stats.cache_hits.values()) for k in (scale, shift)],
+    "misses": [sum(k.stats.cache_misses.values()) for k in (scale, shift)],
+}))
+"""
+
+
+def test_unpickled_cached_kernels_load_from_the_disk_cache(subprocess_env, tmp_path):
+    # A cache=True kernel unpickled in a fresh interpreter whose cache already holds it loads
+    # it from there (a hit, nothing compiled or stored), by reference and by value alike.
+    import json
+
+    (tmp_path / "pickled_cached.py").write_text(CACHED_MODULE)
+    (tmp_path / "pickler.py").write_text(PICKLER)
+    (tmp_path / "unpickler.py").write_text(UNPICKLER)
+    cache = tmp_path / "cache"
+    env = dict(subprocess_env, PTXJIT_TARGET="cpu", PTXJIT_CACHE_DIR=str(cache))
+    env["PYTHONPATH"] = str(tmp_path) + os.pathsep + env["PYTHONPATH"]
+    pickled = tmp_path / "kernels.pkl"
+
+    def run(script):
+        r = subprocess.run([sys.executable, str(tmp_path / script), str(pickled)],
+                           capture_output=True, text=True, env=env, timeout=300)
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout.strip().splitlines()[-1])
+
+    first = run("pickler.py")
+    assert first["hits"] == 0 and first["misses"] == 2 and first["stores"] == 2, first
+    assert len(list(cache.glob("llvmcache-*"))) == 2
+    again = run("unpickler.py")
+    assert again["a"] == (np.arange(8.0) * 3).tolist()
+    assert again["b"] == (np.arange(8.0) + 1).tolist()
+    assert again["hits"] == [1, 1] and again["misses"] == [0, 0], again
+    counters = again["counters"]
+    assert counters["hits"] == 2 and counters["misses"] == 0 and counters["stores"] == 0, counters
+    # Without the entries the same unpickled kernels compile again.
+    for entry in cache.glob("llvmcache-*"):
+        entry.unlink()
+    cold = run("unpickler.py")
+    assert cold["a"] == again["a"] and cold["b"] == again["b"]
+    assert cold["hits"] == [0, 0] and cold["counters"]["misses"] == 2, cold
+
+
 # ---- multiprocessing with the spawn start method ------------------------------------------
 
 def run_in_worker(kernel, n, value):
@@ -221,6 +308,41 @@ def test_spawn_pool_runs_kernels_in_each_worker(cpu, monkeypatch):
     for k in range(3):
         np.testing.assert_equal(results[k][1], np.arange(8) + k)
     np.testing.assert_equal(results[3][1], 2.0 * np.arange(8))
+    assert os.getpid() not in {pid for pid, _ in results}
+
+
+def call_in_worker(ufunc, *args):
+    """Calls `ufunc` (pickled to the worker) on `args`; returns (pid, result)."""
+    return os.getpid(), ufunc(*args)
+
+
+def test_spawn_pool_calls_ufuncs_in_each_worker(cpu, monkeypatch):
+    monkeypatch.setenv("PTXJIT_TARGET", "cpu")
+
+    @vectorize(["int64(int64, int64)", "float64(float64, float64)"])
+    def local_hypot2(a, b):  # pickled by value
+        return a * a + b * b
+
+    @guvectorize(["void(float64[:], float64[:])"], "(n)->()", target="cuda")
+    def local_total(x, out):
+        s = 0.0
+        for i in range(x.shape[0]):
+            s += x[i]
+        out[0] = s
+
+    x = np.arange(6.0)
+    with mp.get_context("spawn").Pool(2) as pool:
+        results = pool.starmap(call_in_worker, [
+            (module_ufunc, x),                               # by reference
+            (local_hypot2, x, x[::-1]),
+            (local_hypot2, np.arange(4), np.int64(2)),
+            (local_total, x.reshape(2, 3)),
+        ])
+    np.testing.assert_equal(results[0][1], x * 3)
+    np.testing.assert_equal(results[1][1], x * x + x[::-1] ** 2)
+    assert results[2][1].dtype == np.int64
+    np.testing.assert_equal(results[2][1], np.arange(4) ** 2 + 4)
+    np.testing.assert_equal(results[3][1], [3.0, 12.0])
     assert os.getpid() not in {pid for pid, _ in results}
 
 

@@ -52,6 +52,13 @@
 // and cuMemcpyDtoH_v2 (and their Async forms, done at once; cuCtxSynchronize has nothing to wait
 // for) copy (host memory as device memory) and fakeCudaCopyCalls(k) counts
 // peer copies (k = 0), host-to-device (1) and device-to-host (2) copies.
+// Pointers: cuPointerGetAttribute answers CU_POINTER_ATTRIBUTE_CONTEXT, MEMORY_TYPE, IS_MANAGED
+// and DEVICE_ORDINAL for any address inside memory from cuMemAlloc_v2 or cuMemAllocAsync
+// (device memory of the device whose context was current), cuMemAllocManaged (device type,
+// managed) and cuMemHostAlloc or cuMemHostRegister_v2 (host memory); the ordinal is that of the
+// context current when the memory was allocated or registered. Any other address fails with
+// CUDA_ERROR_INVALID_VALUE, as the real driver does for memory it does not know;
+// fakeCudaPointerQueries() counts the calls.
 // Modules: a PTX text starting with "// fake-ok" loads (any other is rejected, see below);
 // fakeCudaModuleLoads(d) counts loads into device d's context, cuModuleGetFunction gives a
 // function of the module, and cuLaunchKernel succeeds only in the context its module was loaded
@@ -98,6 +105,24 @@ int gLaunches[kMaxFakeDevices] = {};
 std::map<unsigned long long, void *> &gAllocContext = *new std::map<unsigned long long, void *>;
 std::map<void *, size_t> &gStackLimits = *new std::map<void *, size_t>; // cuCtxSetLimit
 int gReleases = 0; // cuDevicePrimaryCtxRelease_v2 calls
+
+// What cuPointerGetAttribute reports about a range of memory, by its start address.
+struct FakePointer {
+  size_t bytes;
+  void *context; // current when it was allocated or registered
+  unsigned type; // CU_MEMORYTYPE_HOST (1) or CU_MEMORYTYPE_DEVICE (2)
+  bool managed;
+};
+std::map<unsigned long long, FakePointer> &gPointers =
+    *new std::map<unsigned long long, FakePointer>;
+int gPointerQueries = 0;
+
+// Records (under gMutex) the memory `p` .. `p + bytes` for cuPointerGetAttribute.
+void notePointer(const void *p, size_t bytes, unsigned type, bool managed) {
+  gPointers[reinterpret_cast<unsigned long long>(p)] =
+      FakePointer{bytes ? bytes : 1, tCurrent, type, managed};
+}
+void forgetPointer(const void *p) { gPointers.erase(reinterpret_cast<unsigned long long>(p)); }
 
 struct FakeModule {
   void *context;
@@ -320,6 +345,7 @@ int cuMemAlloc_v2(unsigned long long *ptr, size_t bytes) {
   ++gMemoryCalls[0];
   *ptr = reinterpret_cast<unsigned long long>(std::malloc(bytes ? bytes : 1));
   gAllocContext[*ptr] = tCurrent;
+  notePointer(reinterpret_cast<void *>(*ptr), bytes, 2, false);
   return 0;
 }
 int cuMemFree_v2(unsigned long long ptr) {
@@ -332,6 +358,7 @@ int cuMemFree_v2(unsigned long long ptr) {
       ++gForeignFrees;
     gAllocContext.erase(it);
   }
+  forgetPointer(reinterpret_cast<void *>(ptr));
   std::free(reinterpret_cast<void *>(ptr));
   return 0;
 }
@@ -426,6 +453,7 @@ int cuMemAllocAsync(unsigned long long *ptr, size_t bytes, void *) {
     return 2; // CUDA_ERROR_OUT_OF_MEMORY
   }
   *ptr = reinterpret_cast<unsigned long long>(std::malloc(bytes ? bytes : 1));
+  notePointer(reinterpret_cast<void *>(*ptr), bytes, 2, false);
   return 0;
 }
 int cuMemFreeAsync(unsigned long long ptr, void *) {
@@ -434,6 +462,7 @@ int cuMemFreeAsync(unsigned long long ptr, void *) {
     return kNotSupported;
   ++gMemoryCalls[3];
   gLastFreeStep = ++gStep;
+  forgetPointer(reinterpret_cast<void *>(ptr));
   std::free(reinterpret_cast<void *>(ptr));
   return 0;
 }
@@ -495,28 +524,71 @@ int cuEventElapsedTime_v2(float *ms, void *start, void *stop) {
 }
 
 int cuMemHostAlloc(void **p, size_t bytes, unsigned) {
+  std::lock_guard<std::mutex> lock(gMutex);
   *p = std::malloc(bytes ? bytes : 1);
+  notePointer(*p, bytes, 1, false);
   return 0;
 }
 int cuMemFreeHost(void *p) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  forgetPointer(p);
   std::free(p);
   return 0;
 }
 int cuMemAllocManaged(unsigned long long *ptr, size_t bytes, unsigned) {
+  std::lock_guard<std::mutex> lock(gMutex);
   *ptr = reinterpret_cast<unsigned long long>(std::malloc(bytes ? bytes : 1));
+  notePointer(reinterpret_cast<void *>(*ptr), bytes, 2, true);
   return 0;
 }
 int cuMemHostGetDevicePointer_v2(unsigned long long *dptr, void *p, unsigned) {
   *dptr = reinterpret_cast<unsigned long long>(p);
   return 0;
 }
-int cuMemHostRegister_v2(void *p, size_t, unsigned) {
+int cuMemHostRegister_v2(void *p, size_t bytes, unsigned) {
   std::lock_guard<std::mutex> lock(gMutex);
-  return gRegistered.insert(p).second ? 0 : 712; // CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED
+  if (!gRegistered.insert(p).second)
+    return 712; // CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED
+  notePointer(p, bytes, 1, false);
+  return 0;
 }
 int cuMemHostUnregister(void *p) {
   std::lock_guard<std::mutex> lock(gMutex);
-  return gRegistered.erase(p) ? 0 : 713; // CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED
+  if (!gRegistered.erase(p))
+    return 713; // CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED
+  forgetPointer(p);
+  return 0;
+}
+int cuPointerGetAttribute(void *data, int attribute, unsigned long long ptr) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  ++gPointerQueries;
+  auto it = gPointers.upper_bound(ptr);
+  if (it == gPointers.begin())
+    return kInvalidValue;
+  --it;
+  if (ptr - it->first >= it->second.bytes)
+    return kInvalidValue;
+  const FakePointer &p = it->second;
+  switch (attribute) {
+  case 1: // CU_POINTER_ATTRIBUTE_CONTEXT
+    *static_cast<void **>(data) = p.context;
+    return 0;
+  case 2: // CU_POINTER_ATTRIBUTE_MEMORY_TYPE
+    *static_cast<unsigned *>(data) = p.type;
+    return 0;
+  case 8: // CU_POINTER_ATTRIBUTE_IS_MANAGED
+    *static_cast<unsigned *>(data) = p.managed ? 1 : 0;
+    return 0;
+  case 9: // CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL
+    *static_cast<int *>(data) = p.context == &gContextObject ? 0 : deviceOf(p.context);
+    return 0;
+  default:
+    return kNotSupported;
+  }
+}
+int fakeCudaPointerQueries() {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return gPointerQueries;
 }
 
 int fakeCudaGraphCalls(int which) {

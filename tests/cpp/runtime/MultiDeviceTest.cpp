@@ -1,10 +1,12 @@
 // Several devices in one process, against the fake driver of tests/cpp/fakecuda (PTXJIT_LIBCUDA)
 // set to expose two: each thread's current device, allocations that remember their device and
-// are freed in its context, peer copies (direct with peer access, staged through the host
-// without), and modules loaded per device whose kernels launch only there. The driver state is
-// per process, so each scenario runs in a death-test child.
+// are freed in its context, the device of memory another library allocated (asked of the
+// driver), peer copies (direct with peer access, staged through the host without), and modules
+// loaded per device whose kernels launch only there. The driver state is per process, so each
+// scenario runs in a death-test child.
 #include "runtime/Device.h"
 #include "runtime/Driver.h"
+#include "runtime/HostMemory.h"
 #include "runtime/Launch.h"
 #include "runtime/Memory.h"
 #include "runtime/Module.h"
@@ -249,6 +251,44 @@ void copyAcross() {
   std::exit(0);
 }
 
+// Memory someone else allocated (what __cuda_array_interface__ imports wrap) is its own
+// device's, whatever device is current; memory that names no device is left to the caller.
+[[noreturn]] void pointerDeviceScenario() {
+  useFakeDevices(2);
+  Device::select(1);
+  std::shared_ptr<Allocation> one = allocateDevice(256);
+  Device::select(0);
+  std::shared_ptr<Allocation> zero = allocateDevice(256);
+  CUdeviceptr p = one->devicePtr();
+  SCENARIO_CHECK(deviceOfPointer(p) == 1 && deviceOfPointer(p + 100) == 1);
+  SCENARIO_CHECK(deviceOfPointer(zero->devicePtr()) == 0);
+  SCENARIO_CHECK(Device::currentOrdinal() == 0); // asking selects nothing
+  // What the binding does with an import: the driver's device, not the current one.
+  SCENARIO_CHECK(wrapMemory(p + 16, 64, true, deviceOfPointer(p + 16))->device() == 1);
+  SCENARIO_CHECK(wrapMemory(p + 16, 64, true)->device() == 0);
+  // Unknown memory (CUDA_ERROR_INVALID_VALUE), pinned host and managed memory: no one device.
+  // Device memory takes three queries (type, managed, ordinal), managed memory two, the others
+  // one.
+  std::vector<char> plain(64);
+  Device::select(1);
+  auto pinned = HostMemory::allocate(HostMemory::Kind::Pinned, 64);
+  auto managed = HostMemory::allocate(HostMemory::Kind::Managed, 64);
+  Device::select(0);
+  int queries = fakeCount("fakeCudaPointerQueries");
+  SCENARIO_CHECK(deviceOfPointer(reinterpret_cast<CUdeviceptr>(plain.data())) == -1);
+  SCENARIO_CHECK(fakeCount("fakeCudaPointerQueries") == queries + 1);
+  SCENARIO_CHECK(deviceOfPointer(reinterpret_cast<CUdeviceptr>(pinned->hostPtr())) == -1);
+  SCENARIO_CHECK(fakeCount("fakeCudaPointerQueries") == queries + 2);
+  SCENARIO_CHECK(deviceOfPointer(managed->devicePtr()) == -1);
+  SCENARIO_CHECK(fakeCount("fakeCudaPointerQueries") == queries + 4);
+  SCENARIO_CHECK(deviceOfPointer(p) == 1);
+  SCENARIO_CHECK(fakeCount("fakeCudaPointerQueries") == queries + 7);
+  // Freed memory is unknown again.
+  one.reset();
+  SCENARIO_CHECK(deviceOfPointer(p) == -1);
+  std::exit(0);
+}
+
 [[noreturn]] void forkScenario() {
   useFakeDevices(1);
   Device::current();
@@ -304,6 +344,10 @@ TEST_F(MultiDeviceDeathTest, CopiesBetweenDevicesStageThroughTheHostWithoutPeerA
 
 TEST_F(MultiDeviceDeathTest, CopiesBetweenDevicesUsePeerAccessWhenPossible) {
   EXPECT_EXIT(peerCopyScenario(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(MultiDeviceDeathTest, ForeignMemoryIsItsOwnDevicesWhateverDeviceIsCurrent) {
+  EXPECT_EXIT(pointerDeviceScenario(), ::testing::ExitedWithCode(0), "");
 }
 
 TEST_F(MultiDeviceDeathTest, AChildForkedAfterInitRefusesCuda) {
