@@ -477,6 +477,12 @@ std::shared_ptr<Allocation> wrapMemory(uint64_t address, size_t bytes, bool onDe
 }
 
 int deviceOfPointer(CUdeviceptr address) {
+  // With one device visible there is nothing to tell apart: the memory is the current device's
+  // or reachable from it. So a one-GPU process (the common case) makes no driver call here for
+  // each foreign argument of a ufunc. The count cannot change once the driver is initialized.
+  static const int devices = Device::count();
+  if (devices == 1)
+    return -1;
   Device::current();
   const DriverApi &d = driver();
   CUmemorytype type = CU_MEMORYTYPE_HOST;

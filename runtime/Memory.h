@@ -197,9 +197,10 @@ std::shared_ptr<Allocation> wrapMemory(uint64_t address, size_t bytes, bool onDe
 // (cuMemAlloc, memory pools, cudaMalloc, another process's memory opened through IPC). -1 when
 // there is no one device to name: the driver knows no memory at `address`
 // (CUDA_ERROR_INVALID_VALUE: e.g. unregistered host memory), or the memory is host memory
-// (pinned or registered) or managed memory, which every device reaches. Makes the calling
-// thread's current device's context current first (the query needs one). Throws
-// DriverUnavailable, CudaError for any other failure.
+// (pinned or registered) or managed memory, which every device reaches; and, without asking the
+// driver, whenever the process sees one device. Makes the calling thread's current device's
+// context current first (the query needs one). Throws DriverUnavailable, CudaError for any
+// other failure.
 int deviceOfPointer(CUdeviceptr address);
 
 // Copies n bytes from host `src` to device `dst`: asynchronous on a non-null `stream` (src must
