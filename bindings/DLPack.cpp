@@ -26,7 +26,14 @@ namespace {
 // ---- DLPack's ABI (dlpack.h, version 1.1) ------------------------------------------------------
 
 enum : int32_t { kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLCUDAManaged = 13 };
-enum : uint8_t { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLComplex = 5, kDLBool = 6 };
+enum : uint8_t {
+  kDLInt = 0,
+  kDLUInt = 1,
+  kDLFloat = 2,
+  kDLBfloat = 4,
+  kDLComplex = 5,
+  kDLBool = 6
+};
 constexpr uint64_t kReadOnly = 1u << 0;
 constexpr uint64_t kIsCopied = 1u << 1;
 constexpr uint32_t kMajor = 1, kMinor = 0; // what ptxjit produces (1.0's types suffice)
@@ -102,6 +109,8 @@ DLDataType dlDataType(const DeviceNDArray &d) {
   case DType::Complex64:
   case DType::Complex128:
     return {kDLComplex, bits, 1};
+  case DType::BFloat16:
+    return {kDLBfloat, 16, 1};
   default:
     bufferError("__dlpack__: arrays of dtype " + py::cast<std::string>(py::str(d.numpyDtype())) +
                 " cannot be exported through DLPack, which has no structured types");
@@ -298,6 +307,21 @@ py::object numpyDtypeOfDL(DLDataType t) {
     break;
   case kDLComplex:
     kind = "c";
+    break;
+  case kDLBfloat:
+    if (t.bits == 16) {
+      // NumPy's host type for bfloat16 is ml_dtypes' (as for CuPy's bfloat16 arrays); without it
+      // there is no dtype to give the array.
+      py::object mlDtypes;
+      try {
+        mlDtypes = py::module_::import("ml_dtypes");
+      } catch (py::error_already_set &) {
+        PyErr_Clear();
+        bufferError("DLPack bfloat16 tensors (type code 4) need ml_dtypes, NumPy's bfloat16 "
+                    "dtype, which is not installed (pip install ml-dtypes)");
+      }
+      return py::module_::import("numpy").attr("dtype")(mlDtypes.attr("bfloat16"));
+    }
     break;
   default:
     break;

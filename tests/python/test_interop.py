@@ -118,10 +118,11 @@ class VersionedProducer:
     _Managed._fields_ = [("version", _Version), ("manager_ctx", ctypes.c_void_p),
                          ("deleter", _Deleter), ("flags", ctypes.c_uint64), ("dl_tensor", _Tensor)]
 
-    def __init__(self, array, readonly):
+    def __init__(self, array, readonly, code=None):
         self.array = array
         self.deletions = 0
         self.readonly = readonly
+        self.code = code  # DLPack's type code when not the array's own (4: bfloat16 bits)
 
     def __dlpack_device__(self):
         return (1, 0)
@@ -136,7 +137,7 @@ class VersionedProducer:
             self.deletions += 1
 
         self._deleter = self._Deleter(deleter)
-        kind = {"f": 2, "i": 0, "u": 1}[a.dtype.kind]
+        kind = self.code if self.code is not None else {"f": 2, "i": 0, "u": 1}[a.dtype.kind]
         tensor = self._Tensor(a.ctypes.data, self._Device(1, 0), a.ndim,
                               self._DataType(kind, a.itemsize * 8, 1), self._shape,
                               self._strides, 0)
@@ -467,3 +468,38 @@ def test_mapped_on_the_gpu(cuda_target):
     with cuda.mapped(a) as d:
         fill[4, 256](d)
     np.testing.assert_array_equal(a, np.arange(1024, dtype=np.float32))
+
+
+def _widen(a, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = a[i]
+
+
+def test_dlpack_bfloat16_tensors_need_ml_dtypes_and_keep_their_bits(cpu):
+    # DLPack's bfloat16 (type code 4, PyTorch's torch.bfloat16) becomes an array of
+    # ml_dtypes.bfloat16, NumPy's host type for it; without ml_dtypes the import says so.
+    bits = np.array([0x3F80, 0x4040, 0xBF00], np.uint16)  # 1.0, 3.0, -0.5
+    producer = VersionedProducer(bits, readonly=False, code=4)
+    try:
+        import ml_dtypes
+    except ImportError:
+        with pytest.raises(BufferError, match="bfloat16 tensors .type code 4. need ml_dtypes"):
+            cuda.from_dlpack(producer)
+        return
+    d = cuda.from_dlpack(producer)
+    assert d.dtype == np.dtype(ml_dtypes.bfloat16) and d.shape == (3,)
+    out = np.zeros(3, np.float32)
+    cuda.jit(_widen)[1, 32](d, out)
+    assert out.tolist() == [1.0, 3.0, -0.5]
+
+
+def test_dlpack_bfloat16_round_trip(backend):
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    h = np.array([1.0, 3.0, -0.5, 256.0], ml_dtypes.bfloat16)
+    d = cuda.to_device(h)
+    e = cuda.from_dlpack(DLPackOnly(d))  # d's own __dlpack__: type code 4
+    assert e.dtype == d.dtype and e.shape == d.shape
+    out = np.zeros(4, np.float32)
+    cuda.jit(_widen)[1, 32](e, out)
+    assert out.tolist() == [1.0, 3.0, -0.5, 256.0]
