@@ -511,8 +511,10 @@ def test_pytorch_bfloat16_tensors_through_dlpack(cuda_target):
     pytest.importorskip("ml_dtypes")
     t = torch.tensor([1.0, 3.0, -0.5, 256.0], dtype=torch.bfloat16, device="cuda")
     out = np.zeros(4, np.float32)
-    cuda.jit(_widen)[1, 32](DLPackOnly(t), out)  # a kernel argument, as numba-cuda takes it
-    assert out.tolist() == [1.0, 3.0, -0.5, 256.0]
+    for arg in (t, DLPackOnly(t)):  # PyTorch's __cuda_array_interface__ refuses bfloat16
+        out[:] = 0
+        cuda.jit(_widen)[1, 32](arg, out)  # a kernel argument, as numba-cuda takes it
+        assert out.tolist() == [1.0, 3.0, -0.5, 256.0]
     d = cuda.from_dlpack(t)
     assert d.__cuda_array_interface__["data"][0] == t.data_ptr()
     back = torch.from_dlpack(d)  # and back: DLPack's bfloat16
