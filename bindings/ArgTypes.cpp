@@ -816,7 +816,7 @@ bool ArgReader::readRecordScalar(PyObject *o, int arg, std::string &why) {
   return true;
 }
 
-bool ArgReader::readInterface(PyObject *o, int arg, std::string &why) {
+bool ArgReader::readInterface(PyObject *o, int arg, std::string &why, bool *opaque) {
   py::object self = py::reinterpret_borrow<py::object>(o);
   py::dict iface;
   try {
@@ -839,8 +839,10 @@ bool ArgReader::readInterface(PyObject *o, int arg, std::string &why) {
       }
     }
     if (d == DType::Invalid) {
-      why = "__cuda_array_interface__ typestr " + py::cast<std::string>(py::str(typestr)) +
-            " is not supported";
+      std::string ts = py::cast<std::string>(py::str(typestr));
+      why = "__cuda_array_interface__ typestr " + ts + " is not supported";
+      if (opaque)
+        *opaque = ts.find('V') != std::string::npos;
       return false;
     }
     int ndim = static_cast<int>(shape.size());
@@ -1045,9 +1047,17 @@ bool ArgReader::read(PyObject *o, int arg, std::string &why, int depth) {
         return false;
     return true;
   }
-  if (PyObject_HasAttrString(o, "__cuda_array_interface__"))
-    return readInterface(o, arg, why);
-  if (PyObject_HasAttrString(o, "__dlpack__") && PyObject_HasAttrString(o, "__dlpack_device__"))
+  const bool dlpack =
+      PyObject_HasAttrString(o, "__dlpack__") && PyObject_HasAttrString(o, "__dlpack_device__");
+  if (PyObject_HasAttrString(o, "__cuda_array_interface__")) {
+    bool opaque = false;
+    if (readInterface(o, arg, why, &opaque))
+      return true;
+    // Opaque bytes ("<V2") name no element type: a producer that also offers DLPack (PyTorch's
+    // bfloat16 tensors) says there what they are.
+    return opaque && dlpack && readDLPack(o, arg, why, depth);
+  }
+  if (dlpack)
     return readDLPack(o, arg, why, depth);
   if (depth == 0)
     if (std::optional<bool> ok = readTransferHint(o, arg, why))

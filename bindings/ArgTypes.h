@@ -215,7 +215,9 @@ private:
   /// cuda.In / Out / InOut around an array: reads the array and marks its transfer; nullopt
   /// when `o` is not a transfer hint.
   std::optional<bool> readTransferHint(PyObject *o, int arg, std::string &why);
-  bool readInterface(PyObject *o, int arg, std::string &why);
+  /// A __cuda_array_interface__ producer. `*opaque` (when given) is set when the only fault is
+  /// a typestr naming no element type ("<V2": PyTorch's bfloat16), which DLPack may name.
+  bool readInterface(PyObject *o, int arg, std::string &why, bool *opaque = nullptr);
   /// A DLPack producer without __cuda_array_interface__ (JAX, ...): read as the device array
   /// importDLPack makes of it, ordered before the default stream.
   bool readDLPack(PyObject *o, int arg, std::string &why, int depth);

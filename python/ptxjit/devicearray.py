@@ -99,10 +99,14 @@ def as_cuda_array(obj, sync=True):
             obj.stream.synchronize()
         return obj._as_strided(obj.shape, obj.strides)
     interface = getattr(obj, "__cuda_array_interface__", None)
-    if interface is not None:
+    dlpack = hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__") and \
+        not isinstance(obj, _numpy_ndarray())
+    # Opaque bytes ("<V2") name no element type; DLPack, when offered too, does (PyTorch's
+    # bfloat16 tensors). CuPy's bfloat16 arrays say it with their own dtype instead.
+    opaque = interface is not None and "V" in str(interface.get("typestr", ""))
+    if interface is not None and not (opaque and dlpack and not _names_bfloat16(obj)):
         return from_cuda_array_interface(interface, owner=obj, sync=sync)
-    if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__") and \
-            not isinstance(obj, _numpy_ndarray()):
+    if dlpack:
         return lib._from_dlpack(obj, 0, bool(sync))
     raise TypeError("*obj* doesn't implement the cuda array interface.")
 
@@ -113,6 +117,15 @@ def from_dlpack(obj, stream=0):
     where the array will be used: the producer orders its pending work before it. On the CPU
     backend host memory is taken (NumPy arrays, CPU tensors), device memory is refused."""
     return _lib()._from_dlpack(obj, stream, True)
+
+
+def _names_bfloat16(obj):
+    """True when ``obj``'s own ``dtype`` is NumPy's bfloat16 (ml_dtypes': CuPy's arrays)."""
+    dtype = getattr(obj, "dtype", None)
+    try:
+        return getattr(dtype, "name", None) == "bfloat16" and dtype.itemsize == 2
+    except AttributeError:
+        return False
 
 
 def _numpy_ndarray():

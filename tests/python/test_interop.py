@@ -519,3 +519,30 @@ def test_pytorch_bfloat16_tensors_through_dlpack(cuda_target):
     assert d.__cuda_array_interface__["data"][0] == t.data_ptr()
     back = torch.from_dlpack(d)  # and back: DLPack's bfloat16
     assert back.dtype == torch.bfloat16 and torch.equal(back, t)
+
+
+class _OpaqueInterfaceAndDLPack(VersionedProducer):
+    """As PyTorch's bfloat16 tensors: __cuda_array_interface__ with the opaque typestr "<V2",
+    and DLPack naming bfloat16 (type code 4)."""
+
+    def __init__(self, bits):
+        super().__init__(bits, readonly=False, code=4)
+        self.__cuda_array_interface__ = {"shape": bits.shape, "typestr": "<V2", "version": 3,
+                                         "data": (bits.ctypes.data, False), "strides": None}
+
+
+def test_an_opaque_interface_typestr_falls_back_to_dlpack(cpu):
+    bits = np.array([0x3F80, 0x4040, 0xBF00], np.uint16)  # 1.0, 3.0, -0.5
+    out = np.zeros(3, np.float32)
+    try:
+        import ml_dtypes  # noqa: F401
+    except ImportError:
+        # the DLPack import was tried: it needs ml_dtypes for bfloat16
+        with pytest.raises(TypeError, match="DLPack tensor could not be imported.*ml_dtypes"):
+            cuda.jit(_widen)[1, 32](_OpaqueInterfaceAndDLPack(bits), out)
+        with pytest.raises(BufferError, match="ml_dtypes"):
+            cuda.as_cuda_array(_OpaqueInterfaceAndDLPack(bits))
+        return
+    cuda.jit(_widen)[1, 32](_OpaqueInterfaceAndDLPack(bits), out)
+    assert out.tolist() == [1.0, 3.0, -0.5]
+    assert cuda.as_cuda_array(_OpaqueInterfaceAndDLPack(bits)).dtype.name == "bfloat16"
