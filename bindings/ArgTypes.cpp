@@ -1047,17 +1047,19 @@ bool ArgReader::read(PyObject *o, int arg, std::string &why, int depth) {
         return false;
     return true;
   }
-  const bool dlpack =
-      PyObject_HasAttrString(o, "__dlpack__") && PyObject_HasAttrString(o, "__dlpack_device__");
+  auto offersDLPack = [o] {
+    return PyObject_HasAttrString(o, "__dlpack__") &&
+           PyObject_HasAttrString(o, "__dlpack_device__");
+  };
   if (PyObject_HasAttrString(o, "__cuda_array_interface__")) {
     bool opaque = false;
     if (readInterface(o, arg, why, &opaque))
       return true;
     // Opaque bytes ("<V2") name no element type: a producer that also offers DLPack (PyTorch's
     // bfloat16 tensors) says there what they are.
-    return opaque && dlpack && readDLPack(o, arg, why, depth);
+    return opaque && offersDLPack() && readDLPack(o, arg, why, depth);
   }
-  if (dlpack)
+  if (offersDLPack())
     return readDLPack(o, arg, why, depth);
   if (depth == 0)
     if (std::optional<bool> ok = readTransferHint(o, arg, why))
