@@ -120,12 +120,12 @@ def from_dlpack(obj, stream=0):
 
 
 def _names_bfloat16(obj):
-    """True when ``obj``'s own ``dtype`` is NumPy's bfloat16 (ml_dtypes': CuPy's arrays)."""
+    """True when ``obj``'s own ``dtype`` is a NumPy dtype, ml_dtypes' bfloat16 (CuPy's arrays;
+    PyTorch's ``torch.bfloat16`` is not a NumPy dtype)."""
+    import numpy as np
+
     dtype = getattr(obj, "dtype", None)
-    try:
-        return getattr(dtype, "name", None) == "bfloat16" and dtype.itemsize == 2
-    except AttributeError:
-        return False
+    return isinstance(dtype, np.dtype) and dtype.name == "bfloat16" and dtype.itemsize == 2
 
 
 def _numpy_ndarray():
