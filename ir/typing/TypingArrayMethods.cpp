@@ -7,10 +7,29 @@
 
 namespace ptxjit::ir {
 
-bool isArrayMethodPath(const std::string &path) {
-  return path == kArrayReshapePath || path == kArrayViewPath || path == kArrayCopyPath ||
-         path == kArrayFillPath || path == kArrayTransposePath || path == kArrayRavelPath;
+namespace {
+
+/// The bound array methods typed at their call: the attribute's name and its SymbolType path.
+struct ArrayMethod {
+  const char *name;
+  const char *path;
+};
+constexpr ArrayMethod kArrayMethods[] = {
+    {"reshape", kArrayReshapePath}, {"view", kArrayViewPath},           {"copy", kArrayCopyPath},
+    {"fill", kArrayFillPath},       {"transpose", kArrayTransposePath}, {"ravel", kArrayRavelPath},
+};
+
+/// The method of `path`, or null.
+const ArrayMethod *arrayMethodOfPath(const std::string &path) {
+  for (const ArrayMethod &m : kArrayMethods)
+    if (path == m.path)
+      return &m;
+  return nullptr;
 }
+
+} // namespace
+
+bool isArrayMethodPath(const std::string &path) { return arrayMethodOfPath(path) != nullptr; }
 
 std::optional<std::vector<int>> transposeAxes(const std::vector<const Instr *> &axes, int ndim,
                                               const Function &fn, std::string &why) {
@@ -80,23 +99,14 @@ const Type *arrayViewAttrType(const ArrayType *arr, const std::string &attr) {
   if (attr == "T") {
     // NumPy's transpose: the dimensions (shape and strides) in reverse order, a view of the
     // same memory, so a C-contiguous array's is Fortran-contiguous and the other way round.
-    Layout l = arr->layout();
-    if (arr->ndim() > 1)
-      l = l == Layout::C ? Layout::F : l == Layout::F ? Layout::C : Layout::A;
-    return types::array(arr->dtype(), arr->ndim(), l, arr->readonly());
+    std::vector<int> reversed;
+    for (int d = arr->ndim() - 1; d >= 0; --d)
+      reversed.push_back(d);
+    return transposedType(arr, reversed);
   }
-  if (attr == "reshape")
-    return types::symbol(kArrayReshapePath);
-  if (attr == "view")
-    return types::symbol(kArrayViewPath);
-  if (attr == "copy")
-    return types::symbol(kArrayCopyPath);
-  if (attr == "fill")
-    return types::symbol(kArrayFillPath);
-  if (attr == "transpose")
-    return types::symbol(kArrayTransposePath);
-  if (attr == "ravel")
-    return types::symbol(kArrayRavelPath);
+  for (const ArrayMethod &m : kArrayMethods)
+    if (attr == m.name)
+      return types::symbol(m.path);
   return nullptr;
 }
 
@@ -164,12 +174,8 @@ const Type *arrayMethodCallType(const CallInstr *i, const std::string &path, con
   bool fill = path == kArrayFillPath;
   bool transpose = path == kArrayTransposePath;
   bool ravel = path == kArrayRavelPath;
-  std::string method = std::string(reshape     ? "reshape"
-                                   : copy      ? "copy"
-                                   : fill      ? "fill"
-                                   : transpose ? "transpose"
-                                   : ravel     ? "ravel"
-                                               : "view");
+  const ArrayMethod *am = arrayMethodOfPath(path);
+  std::string method = am ? am->name : path;
   if (!arr)
     raiseDiag(DiagCode::Internal, file, i->loc, {"array method " + method + " without its array"});
   std::string callee = arr->str() + "." + method;
