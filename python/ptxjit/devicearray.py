@@ -69,7 +69,7 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
     if version >= 1 and desc.get("mask") is not None:
         raise NotImplementedError("Masked arrays are not supported")
     shape = tuple(int(s) for s in desc["shape"])
-    dtype = np.dtype(desc["typestr"])
+    dtype = _interface_dtype(desc, owner)
     strides = desc.get("strides")
     if strides is None:
         strides, acc = [0] * len(shape), dtype.itemsize
@@ -101,10 +101,9 @@ def as_cuda_array(obj, sync=True):
     interface = getattr(obj, "__cuda_array_interface__", None)
     dlpack = hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__") and \
         not isinstance(obj, _numpy_ndarray())
-    # Opaque bytes ("<V2") name no element type; DLPack, when offered too, does (PyTorch's
-    # bfloat16 tensors). CuPy's bfloat16 arrays say it with their own dtype instead.
-    opaque = interface is not None and "V" in str(interface.get("typestr", ""))
-    if interface is not None and not (opaque and dlpack and not _names_bfloat16(obj)):
+    # Opaque bytes that the producer's dtype does not name either (PyTorch's bfloat16
+    # tensors: "<V2") are taken through DLPack when it is offered too, which names the type.
+    if interface is not None and not (dlpack and _interface_dtype(interface, obj).kind == "V"):
         return from_cuda_array_interface(interface, owner=obj, sync=sync)
     if dlpack:
         return lib._from_dlpack(obj, 0, bool(sync))
@@ -119,13 +118,19 @@ def from_dlpack(obj, stream=0):
     return _lib()._from_dlpack(obj, stream, True)
 
 
-def _names_bfloat16(obj):
-    """True when ``obj``'s own ``dtype`` is a NumPy dtype, ml_dtypes' bfloat16 (CuPy's arrays;
-    PyTorch's ``torch.bfloat16`` is not a NumPy dtype)."""
+def _interface_dtype(desc, owner):
+    """The element dtype a ``__cuda_array_interface__`` dict gives: its typestr's, except that
+    opaque bytes ("<V2", NumPy's spelling of ml_dtypes.bfloat16) whose owner's own dtype is
+    NumPy's bfloat16 (CuPy's arrays) are that dtype, as kernel arguments read them
+    (bindings/ArgTypes.cpp). PyTorch's ``torch.bfloat16`` is not a NumPy dtype."""
     import numpy as np
 
-    dtype = getattr(obj, "dtype", None)
-    return isinstance(dtype, np.dtype) and dtype.name == "bfloat16" and dtype.itemsize == 2
+    dtype = np.dtype(desc["typestr"])
+    if dtype.kind == "V" and dtype.fields is None:
+        own = getattr(owner, "dtype", None)
+        if isinstance(own, np.dtype) and own.name == "bfloat16" and own.itemsize == dtype.itemsize:
+            return own
+    return dtype
 
 
 def _numpy_ndarray():

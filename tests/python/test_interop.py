@@ -546,3 +546,19 @@ def test_an_opaque_interface_typestr_falls_back_to_dlpack(cpu):
     cuda.jit(_widen)[1, 32](_OpaqueInterfaceAndDLPack(bits), out)
     assert out.tolist() == [1.0, 3.0, -0.5]
     assert cuda.as_cuda_array(_OpaqueInterfaceAndDLPack(bits)).dtype.name == "bfloat16"
+
+
+@pytest.mark.gpu
+def test_cupy_bfloat16_arrays_name_their_type_with_their_dtype(cuda_target):
+    # CuPy's bfloat16 arrays: typestr "<V2" and an ml_dtypes.bfloat16 dtype of their own
+    cp = pytest.importorskip("cupy")
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    a = cp.asarray(np.array([1.0, 3.0, -0.5], ml_dtypes.bfloat16))
+    d = cuda.as_cuda_array(a)
+    assert d.dtype == np.dtype(ml_dtypes.bfloat16)
+    assert d.__cuda_array_interface__["data"][0] == a.data.ptr
+    out = np.zeros(3, np.float32)
+    for arg in (a, d):
+        out[:] = 0
+        cuda.jit(_widen)[1, 32](arg, out)
+        assert out.tolist() == [1.0, 3.0, -0.5]
