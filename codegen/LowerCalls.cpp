@@ -250,17 +250,13 @@ llvm::Value *FunctionLowerer::lowerCall(const CallInstr &i) {
   }
   if (auto *s = dyn_cast<SymbolType>(ct); s && s->path() == kNpTransposePath) {
     // np.transpose(a, axes=None): the view a.transpose(axes) gives
-    std::vector<const Instr *> bound;
-    std::string why;
-    if (!bindCallArgs(&i, {"a", "axes"}, bound, why) || !bound[0])
-      internal(at, "numpy.transpose call typed " + typeOf(&i, at)->str());
-    auto *aty = dyn_cast<ArrayType>(concretize(typeOf(bound[0], at)));
-    if (!aty)
-      internal(at, "numpy.transpose of " + typeOf(bound[0], at)->str());
+    const Instr *a = nullptr;
     std::vector<const Instr *> axes;
-    if (bound[1])
-      axes.push_back(bound[1]);
-    return permutedView(B, valueOf(bound[0], at), axesOf(axes, aty->ndim()));
+    auto *aty =
+        npTransposeOperands(&i, a, axes) ? dyn_cast<ArrayType>(concretize(typeOf(a, at))) : nullptr;
+    if (!aty)
+      internal(at, "numpy.transpose call typed " + typeOf(&i, at)->str());
+    return permutedView(B, valueOf(a, at), axesOf(axes, aty->ndim()));
   }
   if (auto *s = dyn_cast<SymbolType>(ct); s && s->path() == kFfiFromBufferPath) {
     // ffi.from_buffer(a): the array's data pointer (typing checked a contiguous array)

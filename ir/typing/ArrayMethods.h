@@ -49,6 +49,10 @@ std::optional<std::vector<int>> transposeAxes(const std::vector<const Instr *> &
 /// layout for the identity, C and F swapped for the reversed order, else strided (A).
 const Type *transposedType(const ArrayType *arr, const std::vector<int> &perm);
 
+/// The operands of `np.transpose(a, axes=None)` call `i`: the array's, and the axes' (none when
+/// not given) as transposeAxes takes them. False when the arguments do not bind to (a, axes).
+bool npTransposeOperands(const CallInstr *i, const Instr *&array, std::vector<const Instr *> &axes);
+
 /// The result type of `np.transpose(a, axes=None)` (call `i`): as a.transpose(axes). Raises the
 /// diagnostic, located in `fn`'s file, when the call does not fit.
 const Type *npTransposeCallType(const CallInstr *i, const Function &fn);

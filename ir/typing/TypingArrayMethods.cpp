@@ -291,20 +291,31 @@ const Type *arrayMethodCallType(const CallInstr *i, const std::string &path, con
   return types::array(dt, arr->ndim(), arr->layout(), arr->readonly());
 }
 
-const Type *npTransposeCallType(const CallInstr *i, const Function &fn) {
+bool npTransposeOperands(const CallInstr *i, const Instr *&array,
+                         std::vector<const Instr *> &axes) {
   std::vector<const Instr *> bound;
   std::string why;
+  if (!bindCallArgs(i, {"a", "axes"}, bound, why) || !bound[0])
+    return false;
+  array = bound[0];
+  axes.clear();
+  if (bound[1])
+    axes.push_back(bound[1]);
+  return true;
+}
+
+const Type *npTransposeCallType(const CallInstr *i, const Function &fn) {
   auto bad = [&](const std::string &w) {
     raiseDiag(DiagCode::CallArgs, fn.filename, i->loc, {"numpy.transpose", argTypes(i) + "; " + w});
   };
-  if (!bindCallArgs(i, {"a", "axes"}, bound, why) || !bound[0])
+  const Instr *a = nullptr;
+  std::vector<const Instr *> axes;
+  if (!npTransposeOperands(i, a, axes))
     bad("it takes (a, axes=None): an array and compile-time axes");
-  auto *arr = bound[0]->type ? dyn_cast<ArrayType>(concretize(bound[0]->type)) : nullptr;
+  auto *arr = a->type ? dyn_cast<ArrayType>(concretize(a->type)) : nullptr;
   if (!arr)
     bad("its first argument must be an array");
-  std::vector<const Instr *> axes;
-  if (bound[1])
-    axes.push_back(bound[1]);
+  std::string why;
   std::optional<std::vector<int>> perm = transposeAxes(axes, arr->ndim(), fn, why);
   if (!perm)
     bad(why);
