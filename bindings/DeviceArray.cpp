@@ -272,6 +272,8 @@ std::shared_ptr<DeviceNDArray> makeDeviceArray(const std::vector<int64_t> &shape
     throw std::invalid_argument("device array too large: shape " + shapeStr(shape));
   }
   size_t extent = static_cast<size_t>(span.bytes());
+  if (backend == codegen::Backend::CUDA)
+    startCuda(); // the first allocation of a process opens its device with the memory pool
   CUstream h = streamHandle(stream, backend);
   std::shared_ptr<runtime::Allocation> alloc;
   {

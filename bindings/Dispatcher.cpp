@@ -486,7 +486,7 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
   // The common case first: the arguments of the last launch again (their kinds and types).
   if (const compiler::Specialization *spec = packDirect(backend, args, nargs, sc.buffer)) {
     ++directLaunches;
-    CUstream h = streamHandle(stream, backend);
+    CUstream h = streamHandle(stream, backend, true);
     prepare(*spec);
     char *buf = reinterpret_cast<char *>(sc.buffer.data());
     if (backend == codegen::Backend::Host)
@@ -527,7 +527,7 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
 
   const compiler::Specialization &spec = lookup(r.codes, backend);
   const codegen::PackingPlan &plan = spec.plan;
-  CUstream h = streamHandle(stream, backend);
+  CUstream h = streamHandle(stream, backend, true);
   prepare(spec);
   sc.buffer.resize(plan.bufferSize() / 8 + 1);
   char *buf = reinterpret_cast<char *>(sc.buffer.data());

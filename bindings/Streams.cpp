@@ -20,7 +20,7 @@ void PyStream::synchronize() const {
   stream_->synchronize();
 }
 
-CUstream streamHandle(py::handle s, codegen::Backend backend) {
+CUstream streamHandle(py::handle s, codegen::Backend backend, bool forLaunch) {
   if (s.is_none())
     return nullptr;
   if (PyLong_CheckExact(s.ptr())) {
@@ -36,6 +36,17 @@ CUstream streamHandle(py::handle s, codegen::Backend backend) {
       throw std::invalid_argument(std::string("the stream belongs to the ") +
                                   backendName(ps.backend()) + " backend, not the " +
                                   backendName(backend) + " backend in use");
+    if (forLaunch && ps.device() >= 0) {
+      int current = runtime::Device::currentOrdinal();
+      if (ps.device() != current)
+        throw std::invalid_argument(
+            "the stream was created on device " + std::to_string(ps.device()) +
+            ", but this thread's current device is " + std::to_string(current) +
+            ": a launch runs on the current device, on a stream of that device (launch under "
+            "`with cuda.gpus[" +
+            std::to_string(ps.device()) + "]:`, or create the stream under `with cuda.gpus[" +
+            std::to_string(current) + "]:`)");
+    }
     return ps.handle();
   }
   throw py::type_error(std::string("a stream must be a ptxjit stream (cuda.stream()) or 0, not ") +

@@ -26,6 +26,13 @@ public:
   bool isDefault() const { return default_; }
   /// True for a stream made by someone else (cuda.external_stream).
   bool isExternal() const { return external_; }
+  /// The device a stream of ptxjit's own was created on; -1 for the default stream, an external
+  /// stream (each used with whatever device is current) and the CPU backend's streams.
+  int device() const {
+    return stream_ && !default_ && !external_ && backend_ == codegen::Backend::CUDA
+               ? stream_->device()
+               : -1;
+  }
   /// Waits for the stream's work (no-op on the CPU backend). Releases the GIL while waiting.
   void synchronize() const;
 
@@ -38,8 +45,11 @@ private:
 
 /// The driver handle for a Python stream argument: 0 or None → the default stream (null), a
 /// PyStream → its handle. Throws py::type_error for anything else, std::invalid_argument for a
-/// stream of another backend than `backend`.
-CUstream streamHandle(py::handle s, codegen::Backend backend);
+/// stream of another backend than `backend`. With `forLaunch` (kernel and ufunc launches, which
+/// run on the calling thread's current device) also std::invalid_argument for a stream created
+/// on another device, naming both (the driver would refuse it with a bare
+/// CUDA_ERROR_INVALID_HANDLE).
+CUstream streamHandle(py::handle s, codegen::Backend backend, bool forLaunch = false);
 
 /// The stream object to remember with a device array (None for the default stream).
 py::object streamObject(py::handle s);

@@ -79,12 +79,15 @@ void useCachingAllocator() {
   });
 }
 
-/// CUDA is the backend: the device's primary context and memory pool (most of CUDA's start-up
-/// after cuInit) are set up on a background thread, overlapping the first compile, which needs
-/// only the compute capability (deviceComputeCapability(): no context). Whatever needs the
-/// context waits for it in Device::current(). Errors are left for that wait to report, as the
-/// synchronous set-up left them for the next Device::current().
+} // namespace
+
 void startCuda() {
+  // Once per process: later compiles and allocations find the device open (or opening) anyway.
+  static std::atomic<bool> started{false};
+  if (started.load(std::memory_order_acquire)) [[likely]]
+    return;
+  if (started.exchange(true, std::memory_order_acq_rel))
+    return;
   try {
     runtime::Device::openInBackground(useCachingAllocator);
   } catch (const std::exception &) {
@@ -92,16 +95,12 @@ void startCuda() {
   }
 }
 
-} // namespace
-
 codegen::Backend currentBackend() {
   int b = gBackend.load(std::memory_order_acquire);
   if (b != kUndecided) [[likely]]
     return static_cast<codegen::Backend>(b);
   runtime::StartupTimer timer("choosing the backend");
   codegen::Backend chosen = decide(envTarget(), true);
-  if (chosen == codegen::Backend::CUDA)
-    startCuda();
   gBackend.store(static_cast<int>(chosen), std::memory_order_release);
   return chosen;
 }
@@ -112,8 +111,6 @@ void selectTarget(const std::string &name) {
     return;
   }
   codegen::Backend chosen = decide(name, false);
-  if (chosen == codegen::Backend::CUDA)
-    startCuda();
   gBackend.store(static_cast<int>(chosen), std::memory_order_release);
 }
 
@@ -177,9 +174,11 @@ codegen::CompileOptions compileOptionsFor(codegen::Backend b, const compiler::Fu
     return o;
   }
   int major = 9, minor = 0;
-  // The device's compute capability whenever the GPU is (or may become) the backend in use.
-  // Read without the context, so that a background opening (startCuda) is not waited for.
+  // The devices' compute capability whenever the GPU is (or may become) the backend in use.
+  // Read without a context, so that the background opening started here is not waited for.
   if (gBackend.load() != static_cast<int>(codegen::Backend::Host) && runtime::driverAvailable()) {
+    if (gBackend.load() == static_cast<int>(codegen::Backend::CUDA))
+      startCuda(); // the first compile overlaps the opening of the compiling thread's device
     runtime::ComputeCapability cc = runtime::deviceComputeCapability();
     major = cc.major;
     minor = cc.minor;

@@ -324,7 +324,7 @@ PyObject *fastElementwise(PyUfunc &pu, const ArgReader &reader, PyObject *outObj
     else
       new (&leaves[k + 1]) ArgValue(l);
   }
-  CUstream h = streamHandle(streamObj, backend);
+  CUstream h = streamHandle(streamObj, backend, true);
   py::object result = py::reinterpret_borrow<py::object>(outObj);
   if (!out) {
     ufunc::OutputRequest req{Shape(first->shape, first->shape + first->ndim), f.outType, true};
@@ -391,7 +391,7 @@ py::object call(PyUfunc &pu, PyObject *const *args, size_t nargs, PyObject *kwar
   }
   codegen::Backend backend = backendOf(u);
   ufunc::CallPlan plan = ufunc::planCall(u, backend, std::move(inputs), given);
-  CUstream h = streamHandle(streamObj, backend);
+  CUstream h = streamHandle(streamObj, backend, true);
   std::vector<py::object> results(u.nout);
   for (size_t k = 0; k < u.nout; ++k)
     results[k] = plan.allocate[k] ? newOutput(*plan.allocate[k], backend, streamObj, h, &outs[k])
@@ -442,7 +442,7 @@ py::object reduceCall(PyUfunc &pu, py::object array, py::object axis, py::object
   ufunc::ReducePlan plan =
       ufunc::planReduce(u, backend, callArgOf(ca.reader.leaves[0], ca.reader.codes[0]), axes,
                         keepdims, outObj.is_none() ? nullptr : &out, size);
-  CUstream h = streamHandle(streamObj, backend);
+  CUstream h = streamHandle(streamObj, backend, true);
   py::object result = outObj;
   if (plan.allocate)
     result = newOutput(*plan.allocate, backend, streamObj.ptr(), h, &out);

@@ -53,25 +53,32 @@ def main(ny=2000, nx=2000):
         row0 = min(rank * per, ny)
         rows = min(per, ny - row0)
         band = torch.zeros((per, nx), dtype=torch.float64, device=device)
+
+        def mesh_once():
+            if rows > 0:
+                # The tensor's memory, seen by ptxjit without a copy (on the CPU backend,
+                # through NumPy, which shares it too).
+                d = cuda.as_cuda_array(band) if on_gpu else band.numpy()
+                mine = d[:rows]
+                grid = ((nx + 15) // 16, (rows + 15) // 16)
+                mesh_band[grid, (16, 16)](*BOUNDS, ny, row0, *POINT, mine)
+                to_km(mine, out=mine)
+            if on_gpu:
+                cuda.synchronize()  # the kernels ran on ptxjit's stream; NCCL reads after them
+            bands = [torch.empty_like(band) for _ in range(world)]
+            dist.all_gather(bands, band)
+            return torch.cat(bands)[:ny].cpu().numpy()
+
         t0 = timer()
-        if rows > 0:
-            # The tensor's memory, seen by ptxjit without a copy (on the CPU backend, through
-            # NumPy, which shares it too).
-            d = cuda.as_cuda_array(band) if on_gpu else band.numpy()
-            mine = d[:rows]
-            grid = ((nx + 15) // 16, (rows + 15) // 16)
-            mesh_band[grid, (16, 16)](*BOUNDS, ny, row0, *POINT, mine)
-            to_km(mine, out=mine)
-        if on_gpu:
-            cuda.synchronize()  # the kernels ran on ptxjit's stream; NCCL reads after them
-        bands = [torch.empty_like(band) for _ in range(world)]
-        dist.all_gather(bands, band)
-        mesh = torch.cat(bands)[:ny].cpu().numpy()
+        mesh = mesh_once()  # compiles the kernels and makes the process group's first exchange
         t1 = timer()
+        mesh = mesh_once()  # the steady state
+        t2 = timer()
         if rank == 0:
             np.testing.assert_allclose(mesh, reference(ny, nx), rtol=1e-9, atol=1e-9)
             print(f"{world} rank(s) on {'GPUs' if on_gpu else 'the CPU backend'}: "
-                  f"{ny}x{nx} mesh in {1e3 * (t1 - t0):.2f} ms; results match NumPy")
+                  f"{ny}x{nx} mesh in {1e3 * (t2 - t1):.2f} ms (the first time, compiles and "
+                  f"the first exchange included: {1e3 * (t1 - t0):.2f} ms); results match NumPy")
         return mesh
     finally:
         dist.destroy_process_group()

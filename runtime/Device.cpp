@@ -27,14 +27,11 @@ std::atomic<const Device *> gDevices[Device::kMaxDevices];
 // The calling thread's current device ordinal (Device::select).
 thread_local int tOrdinal = 0;
 
-// Serializes openings of devices other than 0 (device 0 has the Opener below). Replaced in a
-// forked child (forgetInChild), where a thread of the parent may have held it.
-std::mutex *gOpenMutex = new std::mutex;
-
-// A background opening (Device::openInBackground).
+// A background opening (Device::openInBackground), and the lock every opening takes.
 struct Opener {
-  std::mutex mutex;
+  std::mutex mutex;         // held by synchronous openings, and to read or change the fields
   std::condition_variable done;
+  int ordinal = 0;          // the device of the last background opening
   bool running = false;     // a background opening is under way
   std::thread thread;       // the last background opener (joined by the next waiter or at exit)
   std::exception_ptr error; // what it threw, for the next waiter to rethrow
@@ -94,12 +91,9 @@ void joinOpenerAtExit() {
 
 // The child handler of fork() (runtime/Fork.h): the opener thread of the parent, and whatever it
 // was doing, are not in the child, whose CUDA is unusable anyway (driver() refuses it). A fresh
-// opener and lock keep the atexit handler and any later caller from waiting for them; the old
-// ones are leaked (destroying a joinable std::thread would terminate the process).
-void forgetInChild() {
-  gOpener.store(new Opener, std::memory_order_release);
-  gOpenMutex = new std::mutex;
-}
+// opener (and lock) keeps the atexit handler and any later caller from waiting for them; the old
+// one is leaked (destroying a joinable std::thread would terminate the process).
+void forgetInChild() { gOpener.store(new Opener, std::memory_order_release); }
 
 // Serializes deviceComputeCapability()'s cache; held while the driver may be loaded.
 std::mutex gComputeCapabilityMutex;
@@ -207,43 +201,38 @@ const Device &Device::openOrWait(int ordinal) {
   // Before any wait: in a child forked after the driver was loaded this throws ForkedAfterInit
   // (a background opening of the parent would otherwise be waited for in vain).
   driver();
-  if (ordinal != 0) {
-    std::lock_guard<std::mutex> lock(*gOpenMutex);
-    if (const Device *device = gDevices[ordinal].load(std::memory_order_acquire))
-      return *device;
-    const Device *device = new Device(ordinal);
-    gDevices[ordinal].store(device, std::memory_order_release);
-    return *device;
-  }
-  if (tOpening) // afterOpen on the background opener
+  if (tOpening && tOpening->ordinal() == ordinal) // afterOpen on the background opener
     return *tOpening;
   Opener &o = opener();
   std::unique_lock<std::mutex> lock(o.mutex);
-  if (o.running) {
-    StartupTimer timer("waiting for the background device opening");
-    o.done.wait(lock, [&] { return !o.running; });
+  if (o.ordinal == ordinal) { // this device was (or is being) opened in the background
+    if (o.running) {
+      StartupTimer timer("waiting for the background device opening");
+      o.done.wait(lock, [&] { return !o.running; });
+    }
+    if (o.thread.joinable())
+      o.thread.join(); // it has finished: it set running = false as its last step
+    if (o.error)
+      std::rethrow_exception(std::exchange(o.error, nullptr));
   }
-  if (o.thread.joinable())
-    o.thread.join(); // it has finished: it set running = false as its last step
-  if (o.error)
-    std::rethrow_exception(std::exchange(o.error, nullptr));
-  if (const Device *device = gDevices[0].load(std::memory_order_acquire))
+  if (const Device *device = gDevices[ordinal].load(std::memory_order_acquire))
     return *device;
-  // No background opening: open here, under the lock, so that concurrent callers wait for it.
-  // A throw leaves nothing published and the next call tries again.
+  // Open here, under the lock, so that concurrent callers wait for it and a background opening
+  // cannot start meanwhile. A throw leaves nothing published and the next call tries again.
   StartupTimer timer("opening the device");
-  const Device *device = new Device(0);
-  gDevices[0].store(device, std::memory_order_release);
+  const Device *device = new Device(ordinal);
+  gDevices[ordinal].store(device, std::memory_order_release);
   return *device;
 }
 
 void Device::openInBackground(void (*afterOpen)()) {
   if (!driverAvailable())
     return;
+  const int ordinal = tOrdinal;
   Opener &o = opener();
   {
     std::lock_guard<std::mutex> lock(o.mutex);
-    if (!o.running && !o.error && !gDevices[0].load(std::memory_order_acquire)) {
+    if (!o.running && !o.error && !gDevices[ordinal].load(std::memory_order_acquire)) {
       if (o.thread.joinable())
         o.thread.join();
       if (!o.atexitRegistered) {
@@ -252,14 +241,16 @@ void Device::openInBackground(void (*afterOpen)()) {
         o.atexitRegistered = true;
       }
       o.running = true;
+      o.ordinal = ordinal;
       try {
-        o.thread = std::thread([afterOpen] {
+        o.thread = std::thread([afterOpen, ordinal] {
           markStartupTraceBackgroundThread();
+          tOrdinal = ordinal; // what Device::current() means in afterOpen
           const Device *device = nullptr;
           std::exception_ptr error;
           try {
             StartupTimer timer("opening the device");
-            std::unique_ptr<Device> built(new Device(0));
+            std::unique_ptr<Device> built(new Device(ordinal));
             built->makeCurrent();
             device = built.release();
             if (afterOpen) {
@@ -275,7 +266,7 @@ void Device::openInBackground(void (*afterOpen)()) {
           {
             std::lock_guard<std::mutex> guard(op.mutex);
             if (device)
-              gDevices[0].store(device, std::memory_order_release);
+              gDevices[ordinal].store(device, std::memory_order_release);
             op.error = error;
             op.running = false;
           }
@@ -289,7 +280,7 @@ void Device::openInBackground(void (*afterOpen)()) {
     }
   }
   // Open already, or being opened: what the background thread would have done, here.
-  get(0).makeCurrent();
+  current();
   if (afterOpen)
     afterOpen();
 }
@@ -396,18 +387,27 @@ ComputeCapability deviceComputeCapability() {
   std::lock_guard<std::mutex> lock(gComputeCapabilityMutex);
   if (known)
     return *known;
-  ComputeCapability cc;
-  if (const Device *device = gDevices[0].load(std::memory_order_acquire)) {
-    cc = {device->computeCapabilityMajor(), device->computeCapabilityMinor()};
-  } else {
-    const DriverApi &d = driver();
-    CUdevice dev = 0;
-    check(d.cuDeviceGet(&dev, 0), "cuDeviceGet");
-    cc = {getAttribute(d, dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
-          getAttribute(d, dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)};
+  // The oldest of the visible devices: PTX for it loads on every newer one (the driver compiles
+  // it for the device at cuModuleLoadData), so one compiled kernel serves every device.
+  std::optional<ComputeCapability> oldest;
+  for (int ordinal = 0, n = Device::count(); ordinal < n; ++ordinal) {
+    ComputeCapability cc;
+    if (const Device *device = gDevices[ordinal].load(std::memory_order_acquire)) {
+      cc = {device->computeCapabilityMajor(), device->computeCapabilityMinor()};
+    } else {
+      const DriverApi &d = driver();
+      CUdevice dev = 0;
+      check(d.cuDeviceGet(&dev, ordinal), "cuDeviceGet");
+      cc = {getAttribute(d, dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+            getAttribute(d, dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)};
+    }
+    if (!oldest || cc.major * 10 + cc.minor < oldest->major * 10 + oldest->minor)
+      oldest = cc;
   }
-  known = cc;
-  return cc;
+  if (!oldest)
+    throw DriverUnavailable("the CUDA driver reports no device");
+  known = oldest;
+  return *oldest;
 }
 
 DeviceSummary describeDevice(int ordinal) {

@@ -17,8 +17,8 @@ namespace ptxjit::runtime {
 //
 // Each thread has a current device: ordinal 0 of the devices the driver exposes (so the first
 // entry of CUDA_VISIBLE_DEVICES when it is set) until the thread selects another (select()), as
-// numba-cuda's cuda.select_device / `with cuda.gpus[i]` do. Devices other than 0 open on their
-// first selection; nothing about them costs a process that only uses device 0.
+// numba-cuda's cuda.select_device / `with cuda.gpus[i]` do. A device opens when first used (or
+// selected); nothing about the others costs a process that uses one device, whichever it is.
 class Device {
 public:
   // The most devices one process can use (ordinals 0 .. kMaxDevices - 1); peer-access sets are
@@ -27,7 +27,7 @@ public:
 
   // The calling thread's current device (ordinal currentOrdinal()): loads the driver
   // (driver()), opens the device and retains its primary context on the first call
-  // (thread-safe; retried on a later call if it threw), or for device 0 waits for an opening
+  // (thread-safe; retried on a later call if it threw), or waits for an opening of that device
   // started by openInBackground() and rethrows what it threw, then makes that context current
   // on the calling thread (makeCurrent()). Every public runtime function that talks to the
   // driver goes through here, so any thread may call them. Opening a device sets its context's
@@ -75,8 +75,9 @@ public:
     bool switched_ = false;
   };
 
-  // Starts what the first Device::current() does (opening the device and retaining its primary
-  // context, the costly part of CUDA's start-up) on a background thread, followed there by
+  // Starts what the first Device::current() does (opening the calling thread's current device
+  // and retaining its primary context, the costly part of CUDA's start-up) on a background
+  // thread, followed there by
   // `afterOpen` (may be null; it runs with the context current, may call Device::current(), and
   // must not need Python's GIL), and returns at once, so that the caller can do other work (the
   // first compile) meanwhile. The next Device::current() on any thread waits for both and
@@ -174,10 +175,11 @@ private:
   bool memoryPools_ = false;
 };
 
-// The compute capability of device 0 (the one kernels are compiled for), e.g. {9, 0}: from the open
-// Device when there is one, else read with cuDeviceGetAttribute, which needs cuInit but no
-// context (so it neither creates the primary context nor waits for openInBackground()). Read
-// once. Throws DriverUnavailable or CudaError.
+// The compute capability kernels are compiled for, e.g. {9, 0}: the oldest among the visible
+// devices (PTX for it loads on every newer device), from each open Device, else read with
+// cuDeviceGetAttribute, which needs cuInit but no context (so it neither creates a primary
+// context nor waits for openInBackground()). Read once. Throws DriverUnavailable (also when the
+// driver reports no device) or CudaError.
 struct ComputeCapability {
   int major = 0;
   int minor = 0;

@@ -44,6 +44,7 @@ public:
                                " does not support stream-ordered memory pools");
     const DriverApi &d = driver();
     check(d.cuDeviceGetDefaultMemPool(&pool_, dev.handle()), "cuDeviceGetDefaultMemPool");
+    poolDevice_ = dev.ordinal();
     // Keep freed memory in the pool instead of returning it to the OS at each synchronization.
     cuuint64_t threshold = std::numeric_limits<cuuint64_t>::max();
     check(d.cuMemPoolSetAttribute(pool_, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold),
@@ -414,16 +415,15 @@ std::shared_ptr<Allocation> allocateDevice(size_t bytes, CUstream stream, FirstU
     return empty;
   }
   std::shared_ptr<DeviceAllocator> allocator = deviceAllocator();
-  // Device 0's pool serves device 0 only: another device takes its own pool, or plain
+  // A device's pool serves that device only: another device takes its own pool, or plain
   // cuMemAlloc when its pool cannot be used (no memory pools there).
-  if (ordinal != 0) [[unlikely]]
-    if (dynamic_cast<PoolAllocator *>(allocator.get())) {
-      try {
-        allocator = poolDeviceAllocator();
-      } catch (const std::runtime_error &) {
-        allocator = plainDeviceAllocator(); // no memory pools on this device
-      }
+  if (int pooled = allocator->poolDevice(); pooled >= 0 && pooled != ordinal) [[unlikely]] {
+    try {
+      allocator = poolDeviceAllocator();
+    } catch (const std::runtime_error &) {
+      allocator = plainDeviceAllocator(); // no memory pools on this device
     }
+  }
   CUdeviceptr ptr = use == FirstUse::OnStreamNow ? allocator->allocateForUseNow(bytes, stream)
                                                  : allocator->allocate(bytes, stream);
   try {

@@ -37,6 +37,13 @@ public:
   virtual CUdeviceptr allocateForUseNow(size_t bytes, CUstream stream) {
     return allocate(bytes, stream);
   }
+  // The ordinal of the device whose memory pool this allocator is (poolDeviceAllocator()), or -1
+  // for any other allocator. allocateDevice() gives an allocation on another device that
+  // device's own pool instead: one load and a compare per allocation.
+  int poolDevice() const noexcept { return poolDevice_; }
+
+protected:
+  int poolDevice_ = -1;
 };
 
 // What the caller of allocateDevice() does first with the memory.
@@ -79,9 +86,10 @@ bool usePoolAllocatorAfterWarmUp();
 // when none is under way. Thread-safe.
 void joinPoolWarmUp();
 
-// The allocator allocateDevice() uses now on device 0 (initially plainDeviceAllocator()). On
-// another device allocateDevice() uses that device's own pool (poolDeviceAllocator()) while
-// this is device 0's pool, else this allocator. Thread-safe.
+// The allocator allocateDevice() uses now (initially plainDeviceAllocator()); after the warm-up,
+// the pool of the device the process opened first. While it is one device's pool,
+// allocateDevice() on another device uses that device's own pool (poolDeviceAllocator()).
+// Thread-safe.
 std::shared_ptr<DeviceAllocator> deviceAllocator();
 
 // Makes `allocator` (nullptr: plainDeviceAllocator()) the one allocateDevice() uses from now on.

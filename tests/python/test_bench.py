@@ -568,3 +568,21 @@ def test_bare_library_through_ctypes_against_fake_driver(natives, fake_driver, t
     assert "no .entry nothere" in out["errors"][1]
     assert "block < 1" in out["errors"][2]
     assert "null handle" in out["null_handle"]
+
+
+def test_multi_device_dry_run_measures_and_checks_every_figure(tmp_path, subprocess_env):
+    # bench/multi_device.py (the multi-GPU issue's figures) on the CPU backend's one device: the
+    # mesh and the n-body split are checked against NumPy inside the script.
+    out = tmp_path / "multi.json"
+    proc = subprocess.run([sys.executable, os.path.join(BENCH, "multi_device.py"), "--dry-run",
+                           "--json", str(out)], capture_output=True, text=True,
+                          env=dry_env(subprocess_env), timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(out.read_text())
+    assert report["dry_run"] is True and report["backend"] == "cpu" and report["devices"] == 1
+    assert report["launch"]["last_device"] == 0 and report["launch"]["ratio"] > 0
+    assert report["mesh"]["mesh"] == [40, 30] and report["mesh"]["speed_up"] > 0
+    assert [f["bodies"] for f in report["nbody"]] == [512, 1024]
+    for figure in [report["mesh"], *report["nbody"]]:
+        assert figure["one_device_ms"] > 0 and figure["every_device_ms"] > 0
+    assert "| launch, empty kernel (µs) |" in proc.stdout

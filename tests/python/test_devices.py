@@ -237,6 +237,56 @@ def test_one_thread_per_device(cuda_target):
         np.testing.assert_equal(arr, np.full(64, i + 1, dtype=np.float32))
 
 
+@pytest.mark.multigpu
+def test_a_stream_serves_its_own_device(cuda_target):
+    with cuda.gpus[1]:
+        s1 = cuda.stream()
+    host = np.arange(10, dtype=np.float32)
+    d0 = cuda.to_device(host)
+    with pytest.raises(ValueError, match="the stream was created on device 1, but this "
+                                         "thread's current device is 0"):
+        add_scalar[1, 10, s1](d0, 1)
+    with pytest.raises(ValueError, match="the stream was created on device 1"):
+        twice(d0, stream=s1)
+    with cuda.gpus[1]:
+        d1 = cuda.to_device(host)
+        add_scalar[1, 10, s1](d1, 1)
+        s1.synchronize()
+        np.testing.assert_equal(d1.copy_to_host(), host + 1)
+    np.testing.assert_equal(d0.copy_to_host(), host)
+
+
+@pytest.mark.multigpu
+def test_a_process_whose_first_act_selects_device_1_opens_no_context_on_device_0(
+        cuda_target, subprocess_env, run_python):
+    # A rank of a torchrun or MPI job on GPU 1 must not hold a context (hundreds of MiB) on GPU 0.
+    script = """
+        import ctypes
+        import numpy as np
+        from ptxjit import cuda
+
+        cuda.select_device(1)
+
+        @cuda.jit
+        def inc(a):
+            a[cuda.grid(1)] += 1
+
+        d = cuda.to_device(np.arange(4.0))
+        inc[1, 4](d)
+        assert d.copy_to_host().tolist() == [1.0, 2.0, 3.0, 4.0]
+        lib = ctypes.CDLL("libcuda.so.1")
+        active = []
+        for ordinal in range(2):
+            dev, flags, on = ctypes.c_int(), ctypes.c_uint(), ctypes.c_int()
+            assert lib.cuDeviceGet(ctypes.byref(dev), ordinal) == 0
+            assert lib.cuDevicePrimaryCtxGetState(dev, ctypes.byref(flags), ctypes.byref(on)) == 0
+            active.append(on.value)
+        print("active", active)
+    """
+    env = dict(subprocess_env, PTXJIT_TARGET="cuda")
+    assert run_python(script, env).strip().splitlines()[-1] == "active [0, 1]"
+
+
 def test_versions_and_supported_driver(cpu, fake_cuda_env, run_python):
     # Without a driver (this machine in CI): not supported, and the driver's version is a
     # CudaSupportError naming why; with one (the fake driver reports CUDA 13.0): both given.

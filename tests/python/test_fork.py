@@ -5,8 +5,8 @@ The CUDA cases run against the fake driver of tests/cpp/fakecuda (PTXJIT_LIBCUDA
 no GPU; each scenario runs in a fresh interpreter with a timeout, so a hang fails the test."""
 import pytest
 
-# numba-cuda's test_multiprocessing.test_fork, with the device opening (started by
-# cuda.current_context()) still under way or finished when the pool forks its worker.
+# numba-cuda's test_multiprocessing.test_fork, with the device opening (started by the first
+# compile) still under way or finished when the pool forks its worker.
 FORK_POOL = """
     import concurrent.futures, ctypes, multiprocessing as mp, os, sys, time, warnings
     import numpy as np
@@ -18,7 +18,10 @@ FORK_POOL = """
     hold = {hold}
     if hold:
         fake.fakeCudaHoldContext(1)
-    cuda.current_context()  # CUDA initialized (the device opens on a background thread)
+    def noop():
+        pass
+
+    cuda.jit("void()")(noop)  # the first compile: the device opens on a background thread
     if hold:
         while not fake.fakeCudaContextWaiting():
             time.sleep(0.01)
@@ -54,7 +57,11 @@ def test_a_forked_child_that_exits_normally_does_not_wait_for_the_parents_thread
         warnings.simplefilter("ignore", DeprecationWarning)
         fake = ctypes.CDLL(os.environ["PTXJIT_LIBCUDA"])
         fake.fakeCudaHoldContext(1)
-        cuda.current_context()
+
+        def noop():
+            pass
+
+        cuda.jit("void()")(noop)  # the first compile: the device opens on a background thread
         while not fake.fakeCudaContextWaiting():
             time.sleep(0.01)
         pid = os.fork()

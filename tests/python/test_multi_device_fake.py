@@ -248,3 +248,76 @@ def test_cuda_array_interface_imports_get_their_memorys_device(run_two):
                 assert m.__dlpack_device__() == (2, 1)
         assert fake.fakeCudaPointerQueries() == before
     """)
+
+
+def test_a_process_whose_first_act_selects_device_1_never_opens_device_0(run_two):
+    # Deciding the backend opens nothing; the first compile or allocation opens the calling
+    # thread's device (a torchrun or MPI rank on GPU 1 holds no context on GPU 0).
+    run_two("""
+        assert cuda.is_available() and cuda.current_target() == "cuda"
+        assert fake.fakeCudaContextRetains(0) == 0
+        cuda.select_device(1)
+        d = cuda.to_device(np.arange(4.0))
+
+        @cuda.jit("void(float64[:])")  # compiled now: the compile starts the device's opening
+        def set_first(a):
+            a[0] = 1.0
+
+        cuda.synchronize()
+        assert d.copy_to_host().tolist() == [0.0, 1.0, 2.0, 3.0]
+        assert fake.fakeCudaContextRetains(1) == 1 and fake.fakeCudaContextRetains(0) == 0
+        with cuda.gpus[0]:  # device 0 opens when it is used
+            cuda.to_device(np.zeros(2))
+        assert fake.fakeCudaContextRetains(0) == 1
+    """)
+
+
+def test_a_launch_on_a_stream_of_another_device_is_refused(run_two):
+    run_two("""
+        @cuda.jit
+        def add_one(a):
+            i = cuda.grid(1)
+            if i < a.size:
+                a[i] += 1
+
+        @cuda.vectorize(["float32(float32)"])
+        def twice(x):
+            return 2 * x
+
+        with cuda.gpus[1]:
+            s1 = cuda.stream()
+        d0 = cuda.to_device(np.arange(4, dtype=np.float32))
+        for call in (lambda: add_one[1, 4, s1](d0), lambda: twice(d0, stream=s1)):
+            try:
+                call()
+            except ValueError as e:
+                msg = str(e)
+            else:
+                raise AssertionError("a stream of device 1 was used by a launch on device 0")
+            assert ("the stream was created on device 1, but this thread's current device is 0"
+                    in msg), msg
+            assert "with cuda.gpus[1]:" in msg and "with cuda.gpus[0]:" in msg, msg
+        assert fake.fakeCudaLaunches(0) == 0 and fake.fakeCudaLaunches(1) == 0
+        # The default stream belongs to whichever device is current; so does an external one.
+        try:
+            add_one[1, 4, 0](d0)
+        except CudaDriverError as e:  # past the check: the fake driver loads no real PTX
+            assert "fake: module rejected" in str(e), e
+    """)
+
+
+def test_kernels_are_compiled_for_the_oldest_visible_device(run_two):
+    # PTX for the oldest device's compute capability loads on every newer one (the driver
+    # compiles it for the device), so one compiled kernel serves all of them.
+    run_two("""
+        fake.fakeCudaSetComputeCapability(1, 8, 0)
+
+        @cuda.jit("void(float32[:])")
+        def scale(a):
+            a[0] *= 2
+
+        ptx = scale.inspect_asm(scale.signatures[0])
+        assert ".target sm_80" in ptx, ptx[:400]
+        assert cuda.gpus[0].compute_capability == (9, 0)
+        assert cuda.gpus[1].compute_capability == (8, 0)
+    """)

@@ -44,7 +44,9 @@
 // non-blocking stream, and fakeCudaOrderStep(0) / (1) give the steps (one counter) of the last
 // such join and of the last cuMemFree_v2 / cuMemFreeAsync.
 // Several devices: fakeCudaSetDeviceCount(n) (1 to 8; 1 by default) exposes n devices, each with
-// its own primary context (device 0 is "Fake GPU", device k "Fake GPU k"). Allocations
+// its own primary context (device 0 is "Fake GPU", device k "Fake GPU k"), compute capability
+// 9.0 unless fakeCudaSetComputeCapability(d, major, minor) says otherwise, and
+// fakeCudaContextRetains(d) counts cuDevicePrimaryCtxRetain calls for device d. Allocations
 // remember the context current when made; fakeCudaForeignFrees() counts frees made while
 // another context was current. cuDeviceCanAccessPeer answers fakeCudaSetPeerAccess(on) (0 by
 // default); cuCtxEnablePeerAccess fails with CUDA_ERROR_PEER_ACCESS_UNSUPPORTED without it and
@@ -102,6 +104,9 @@ int gCopyCalls[3] = {0, 0, 0};
 int gForeignFrees = 0;
 int gModuleLoads[kMaxFakeDevices] = {};
 int gLaunches[kMaxFakeDevices] = {};
+int gRetains[kMaxFakeDevices] = {};
+int gCcMajor[kMaxFakeDevices] = {9, 9, 9, 9, 9, 9, 9, 9};
+int gCcMinor[kMaxFakeDevices] = {};
 std::map<unsigned long long, void *> &gAllocContext = *new std::map<unsigned long long, void *>;
 std::map<void *, size_t> &gStackLimits = *new std::map<void *, size_t>; // cuCtxSetLimit
 int gReleases = 0; // cuDevicePrimaryCtxRelease_v2 calls
@@ -232,6 +237,17 @@ void fakeCudaSetDeviceCount(int n) {
   std::lock_guard<std::mutex> lock(gMutex);
   gDeviceCount = n < 1 ? 1 : n > kMaxFakeDevices ? kMaxFakeDevices : n;
 }
+void fakeCudaSetComputeCapability(int device, int major, int minor) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  if (device >= 0 && device < kMaxFakeDevices) {
+    gCcMajor[device] = major;
+    gCcMinor[device] = minor;
+  }
+}
+int fakeCudaContextRetains(int device) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return device >= 0 && device < kMaxFakeDevices ? gRetains[device] : -1;
+}
 void fakeCudaSetPeerAccess(int on) {
   std::lock_guard<std::mutex> lock(gMutex);
   gPeer = on != 0;
@@ -286,14 +302,18 @@ int cuDeviceGetName(char *buf, int len, int dev) {
   std::strncpy(buf, name.c_str(), static_cast<size_t>(len));
   return 0;
 }
-int cuDeviceGetAttribute(int *value, int attr, int) {
+int cuDeviceGetAttribute(int *value, int attr, int dev) {
   switch (attr) {
-  case 75: // COMPUTE_CAPABILITY_MAJOR
-    *value = 9;
+  case 75: { // COMPUTE_CAPABILITY_MAJOR
+    std::lock_guard<std::mutex> lock(gMutex);
+    *value = dev >= 0 && dev < kMaxFakeDevices ? gCcMajor[dev] : 9;
     break;
-  case 76: // COMPUTE_CAPABILITY_MINOR
-    *value = 0;
+  }
+  case 76: { // COMPUTE_CAPABILITY_MINOR
+    std::lock_guard<std::mutex> lock(gMutex);
+    *value = dev >= 0 && dev < kMaxFakeDevices ? gCcMinor[dev] : 0;
     break;
+  }
   case 115: { // MEMORY_POOLS_SUPPORTED
     std::lock_guard<std::mutex> lock(gMutex);
     *value = gPools ? 1 : 0;
@@ -318,6 +338,8 @@ int cuDeviceTotalMem_v2(size_t *bytes, int) {
 int cuDevicePrimaryCtxRetain(void **ctx, int dev) {
   std::unique_lock<std::mutex> lock(gMutex);
   ++gCalls;
+  if (dev >= 0 && dev < kMaxFakeDevices)
+    ++gRetains[dev];
   gWaiting = true;
   gChanged.wait(lock, [] { return !gHold; });
   gWaiting = false;

@@ -180,6 +180,43 @@ size_t stackSizeOf(const Device &dev) {
   std::exit(0);
 }
 
+// What bindings/Target.cpp runs once the device is open (the pool's warm-up).
+void warmUpHook() { SCENARIO_CHECK(usePoolAllocatorAfterWarmUp()); }
+
+// A thread whose first act selects device 1: the start-up (openInBackground and its hook) opens
+// and warms up that device, never device 0; device 0, used later, allocates from its own pool
+// (not from the first device's, whose freed blocks are device 1's memory).
+[[noreturn]] void firstDeviceScenario() {
+  useFakeDevices(2);
+  fake<void (*)(int)>("fakeCudaSetMemoryPools")(1);
+  Device::select(1);
+  Device::openInBackground(warmUpHook);
+  joinPoolWarmUp();
+  SCENARIO_CHECK(fakeCount("fakeCudaContextRetains", 0) == 0);
+  SCENARIO_CHECK(fakeCount("fakeCudaContextRetains", 1) == 1);
+  SCENARIO_CHECK(deviceAllocator()->poolDevice() == 1);
+  std::shared_ptr<Allocation> a = allocateDevice(1024, nullptr, FirstUse::OnStreamNow);
+  CUdeviceptr first = a->devicePtr();
+  a.reset(); // kept by device 1's pool for reuse
+  SCENARIO_CHECK(allocateDevice(1024, nullptr, FirstUse::OnStreamNow)->devicePtr() == first);
+  Device::select(0);
+  std::shared_ptr<Allocation> b = allocateDevice(1024, nullptr, FirstUse::OnStreamNow);
+  SCENARIO_CHECK(b->device() == 0 && b->devicePtr() != first);
+  SCENARIO_CHECK(fakeCount("fakeCudaContextRetains", 0) == 1);
+  std::exit(0);
+}
+
+// Kernels are compiled for the oldest visible device: PTX for it loads on the newer ones.
+[[noreturn]] void oldestComputeCapabilityScenario() {
+  useFakeDevices(3);
+  fake<void (*)(int, int, int)>("fakeCudaSetComputeCapability")(1, 8, 0);
+  fake<void (*)(int, int, int)>("fakeCudaSetComputeCapability")(2, 8, 6);
+  ComputeCapability cc = deviceComputeCapability();
+  SCENARIO_CHECK(cc.major == 8 && cc.minor == 0);
+  SCENARIO_CHECK(fakeCount("fakeCudaContextCalls") == 0); // read without opening any device
+  std::exit(0);
+}
+
 // Copies 256 bytes from device 0's memory to device 1's and checks them.
 void copyAcross() {
   Device::select(0);
@@ -348,6 +385,14 @@ TEST_F(MultiDeviceDeathTest, CopiesBetweenDevicesUsePeerAccessWhenPossible) {
 
 TEST_F(MultiDeviceDeathTest, ForeignMemoryIsItsOwnDevicesWhateverDeviceIsCurrent) {
   EXPECT_EXIT(pointerDeviceScenario(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(MultiDeviceDeathTest, TheFirstDeviceUsedIsTheOnlyOneOpenedAndKeepsItsPoolToItself) {
+  EXPECT_EXIT(firstDeviceScenario(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(MultiDeviceDeathTest, KernelsTargetTheOldestVisibleDevice) {
+  EXPECT_EXIT(oldestComputeCapabilityScenario(), ::testing::ExitedWithCode(0), "");
 }
 
 TEST_F(MultiDeviceDeathTest, AChildForkedAfterInitRefusesCuda) {
