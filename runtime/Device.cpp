@@ -29,7 +29,7 @@ thread_local int tOrdinal = 0;
 
 // A background opening (Device::openInBackground), and the lock every opening takes.
 struct Opener {
-  std::mutex mutex;         // held by synchronous openings, and to read or change the fields
+  std::mutex mutex; // held by synchronous openings, and to read or change the fields
   std::condition_variable done;
   int ordinal = 0;          // the device of the last background opening
   bool running = false;     // a background opening is under way
