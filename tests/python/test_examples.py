@@ -194,3 +194,37 @@ def test_distributed_haversine_example_in_one_process():
                          capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr
     assert "1 rank(s) on the CPU backend: 30x20 mesh" in out.stdout
+
+
+def free_port():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_two_ranks(target):
+    """examples/distributed_haversine.py under torch.distributed.run with two ranks on
+    `target` ("cpu": gloo; "cuda": NCCL, one GPU per rank); its stdout."""
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), PTXJIT_TARGET=target)
+    out = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc-per-node=2",
+                          f"--master-port={free_port()}",
+                          os.path.join(ROOT, "examples", "distributed_haversine.py"), "33", "20"],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout
+
+
+def test_distributed_haversine_example_with_two_ranks_on_the_cpu_backend():
+    # Two processes exchanging their bands through gloo; rank 0 checks the whole mesh (an odd
+    # row count: the last band is padded for all_gather).
+    pytest.importorskip("torch", reason="torch.distributed is the example's engine")
+    assert "2 rank(s) on the CPU backend: 33x20 mesh" in run_two_ranks("cpu")
+
+
+@pytest.mark.multigpu
+def test_distributed_haversine_example_with_one_rank_per_gpu():
+    # Each rank's kernels write into its own GPU's PyTorch tensor; NCCL gathers the bands.
+    pytest.importorskip("torch", reason="torch.distributed is the example's engine")
+    assert "2 rank(s) on GPUs: 33x20 mesh" in run_two_ranks("cuda")
