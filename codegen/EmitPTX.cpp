@@ -107,7 +107,7 @@ std::string emitPTX(LoweredModule &lm, const CompileOptions &opts) {
   if (impl->backend != Backend::CUDA || opts.backend != Backend::CUDA)
     internalError("emitPTX needs a module lowered for the CUDA backend");
   llvm::Module &m = *impl->module;
-  std::unique_ptr<llvm::TargetMachine> tm = createNvptxTargetMachine(opts);
+  llvm::TargetMachine *tm = &threadNvptxTargetMachine(opts);
 
   if (referencesLibdevice(m)) {
     linkLibdevice(m);

@@ -44,6 +44,13 @@ const std::string &nvptxDataLayout();
 std::string nvptxCpuName(int ccMajor, int ccMinor);
 /// A fresh NVPTX target machine for `opts` (sm and PTX version). Throws CompileError.
 std::unique_ptr<llvm::TargetMachine> createNvptxTargetMachine(const CompileOptions &opts);
+/// The calling thread's NVPTX target machine for `opts` (what createNvptxTargetMachine makes for
+/// the same sm, PTX version, optimization level and fast-math), made on first use and kept for
+/// the thread's later compiles: building one (its subtarget's lowering tables) is a tenth of a
+/// small kernel's compile. Valid until the thread exits; one thread uses it at a time, and a
+/// module's code generation keeps no state in it that the next module sees. Throws as
+/// createNvptxTargetMachine.
+llvm::TargetMachine &threadNvptxTargetMachine(const CompileOptions &opts);
 
 /// The host triple and data layout of the ORC JIT's target machine (detected once).
 const std::string &hostTriple();

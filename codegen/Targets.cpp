@@ -20,6 +20,7 @@
 #include <llvm/Transforms/Scalar/InferAlignment.h>
 
 #include <mutex>
+#include <vector>
 
 extern "C" {
 void LLVMInitializeNVPTXTargetInfo();
@@ -124,6 +125,25 @@ std::unique_ptr<llvm::TargetMachine> createNvptxTargetMachine(const CompileOptio
     tm->Options.NoSignedZerosFPMath = true;
   }
   return tm;
+}
+
+llvm::TargetMachine &threadNvptxTargetMachine(const CompileOptions &opts) {
+  // Everything createNvptxTargetMachine reads from the options.
+  struct Cached {
+    int ptxVersion, ccMajor, ccMinor, optLevel;
+    bool archSpecific, fastmath;
+    std::unique_ptr<llvm::TargetMachine> tm;
+  };
+  thread_local std::vector<Cached> cache;
+  for (Cached &c : cache)
+    if (c.ptxVersion == opts.ptxVersion && c.ccMajor == opts.ccMajor && c.ccMinor == opts.ccMinor &&
+        c.optLevel == opts.optLevel && c.archSpecific == opts.archSpecific &&
+        c.fastmath == opts.fastmath)
+      return *c.tm;
+  std::unique_ptr<llvm::TargetMachine> tm = createNvptxTargetMachine(opts);
+  cache.push_back({opts.ptxVersion, opts.ccMajor, opts.ccMinor, opts.optLevel, opts.archSpecific,
+                   opts.fastmath, std::move(tm)});
+  return *cache.back().tm;
 }
 
 void runOptimizationPipeline(llvm::Module &m, llvm::TargetMachine &tm, int optLevel) {

@@ -8,6 +8,9 @@
 #include "codegen/ModuleImpl.h"
 
 #include <atomic>
+#include <thread>
+
+#include <llvm/Target/TargetMachine.h>
 
 namespace ptxjit::codegen::test {
 namespace {
@@ -181,6 +184,39 @@ TEST(CudaCodegen, IntegerNegationsAreSpelledAsNotAndAdd) {
   std::string none = "\tadd.s32 \t%r1, %r2, %r3;\n";
   detail::spellIntegerNegations(none);
   EXPECT_EQ(none, "\tadd.s32 \t%r1, %r2, %r3;\n");
+}
+
+// The thread keeps one NVPTX target machine per set of target options and uses it for module
+// after module: the same options give the same machine, other options another, and a module's
+// PTX does not depend on what the machine compiled before it (within one thread's compiles,
+// interleaved with other options).
+TEST(CudaCodegen, TargetMachinesAreKeptPerThreadWithoutCarryingState) {
+  CompileOptions o, fast = o, old = o;
+  fast.fastmath = true;
+  old.ccMajor = 7;
+  old.ccMinor = 5;
+  EXPECT_EQ(&detail::threadNvptxTargetMachine(o), &detail::threadNvptxTargetMachine(o));
+  EXPECT_NE(&detail::threadNvptxTargetMachine(o), &detail::threadNvptxTargetMachine(fast));
+  EXPECT_NE(&detail::threadNvptxTargetMachine(o), &detail::threadNvptxTargetMachine(old));
+  EXPECT_EQ(detail::threadNvptxTargetMachine(old).getTargetCPU(), "sm_75");
+  auto ptxOf = [](const CompileOptions &opts) {
+    auto fn = makeCooperative();
+    LoweredModule m = lowerKernel(*fn, opts, "coop");
+    return emitPTX(m, opts);
+  };
+  std::string first = ptxOf(o), firstOld = ptxOf(old);
+  ptxOf(fast);
+  EXPECT_EQ(ptxOf(o), first);
+  EXPECT_EQ(ptxOf(old), firstOld);
+  // Another thread has machines of its own, and makes the same PTX with them.
+  const llvm::TargetMachine *mine = &detail::threadNvptxTargetMachine(o), *theirs = nullptr;
+  std::string there;
+  std::thread([&] {
+    theirs = &detail::threadNvptxTargetMachine(o);
+    there = ptxOf(o);
+  }).join();
+  EXPECT_NE(mine, theirs);
+  EXPECT_EQ(there, first);
 }
 
 } // namespace
