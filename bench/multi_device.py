@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import statistics
 import sys
 import time
@@ -46,46 +47,12 @@ DRY = dict(launch_iters=20, launch_rounds=2, mesh=(40, 30), mesh_rounds=2, bodie
            nbody_rounds=2, nbody_inner=1)
 
 # NBODY's kernel with the bodies it computes (`mine`, a band of `pos`'s rows) apart from the
-# bodies it sums over (`pos`, all of them): the same loop, so that the split measures the
-# suite's kernel, not another one.
-NBODY_BAND = '''
-NB_TILE = 256
-SOFTENING = np.float32(1e-3)
-ONE = np.float32(1.0)
-
-@cuda.jit
-def nbody_band(mine, pos, acc):
-    sh = cuda.shared.array((NB_TILE, 4), np.float32)
-    tid = cuda.threadIdx.x
-    i = cuda.grid(1)
-    px = mine[i, 0]
-    py = mine[i, 1]
-    pz = mine[i, 2]
-    ax = np.float32(0)
-    ay = np.float32(0)
-    az = np.float32(0)
-    for t in range(pos.shape[0] // NB_TILE):
-        j = t * NB_TILE + tid
-        sh[tid, 0] = pos[j, 0]
-        sh[tid, 1] = pos[j, 1]
-        sh[tid, 2] = pos[j, 2]
-        sh[tid, 3] = pos[j, 3]
-        cuda.syncthreads()
-        for k in range(NB_TILE):
-            dx = sh[k, 0] - px
-            dy = sh[k, 1] - py
-            dz = sh[k, 2] - pz
-            d2 = dx * dx + dy * dy + dz * dz + SOFTENING
-            inv = ONE / math.sqrt(d2)
-            s = sh[k, 3] * inv * inv * inv
-            ax += dx * s
-            ay += dy * s
-            az += dz * s
-        cuda.syncthreads()
-    acc[i, 0] = ax
-    acc[i, 1] = ay
-    acc[i, 2] = az
-'''
+# bodies it sums over (`pos`, all of them), made from NBODY's own source, so that the split
+# measures the suite's kernel, not another one.
+NBODY_BAND = re.sub(r"pos\[i, ([012])\]", r"mine[i, \1]",
+                    workloads.NBODY.replace("def nbody(pos, acc):",
+                                            "def nbody_band(mine, pos, acc):"))
+assert NBODY_BAND.count("mine[i, ") == 3 and "def nbody_band(" in NBODY_BAND
 
 
 def summary(figures, a, b):

@@ -19,14 +19,31 @@ from ptxjit.errors import CudaDriverError
 """
 
 
+# The kernel and the ufunc the scenarios launch (a scenario names them where it wants them defined:
+# the ufunc, with its signature, compiles where it is defined).
+KERNEL = """
+@cuda.jit
+def add_one(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] += 1
+"""
+KERNELS = KERNEL + """
+@cuda.vectorize(["float32(float32)"])
+def twice(x):
+    return 2 * x
+"""
+
+
 @pytest.fixture
 def run_two(fake_cuda_env, run_python):
-    """Runs a scenario (after PRELUDE) on the fake driver with two devices; asserts that it
-    printed "ok"."""
+    """Runs a scenario (after PRELUDE; a line `{KERNEL}` or `{KERNELS}` in it stands for KERNEL
+    or KERNELS) on the fake driver with two devices; asserts that it printed "ok"."""
     def run(body):
         import textwrap
 
-        out = run_python(PRELUDE + textwrap.dedent(body) + "\nprint('ok')\n", fake_cuda_env)
+        body = textwrap.dedent(body).replace("{KERNELS}", KERNELS).replace("{KERNEL}", KERNEL)
+        out = run_python(PRELUDE + body + "\nprint('ok')\n", fake_cuda_env)
         assert out.split()[-1] == "ok", out
 
     return run
@@ -103,11 +120,7 @@ def test_arrays_remember_their_device_and_free_there(run_two):
 
 def test_an_array_of_another_device_is_refused_at_launch(run_two):
     run_two("""
-        @cuda.jit
-        def add_one(a):
-            i = cuda.grid(1)
-            if i < a.size:
-                a[i] += 1
+        {KERNEL}
 
         with cuda.gpus[1]:
             d1 = cuda.to_device(np.arange(4, dtype=np.float32))
@@ -191,15 +204,7 @@ def test_cuda_array_interface_imports_get_their_memorys_device(run_two):
                 self.__cuda_array_interface__ = iface
                 self.keep = keep
 
-        @cuda.jit
-        def add_one(a):
-            i = cuda.grid(1)
-            if i < a.size:
-                a[i] += 1
-
-        @cuda.vectorize(["float32(float32)"])
-        def twice(x):
-            return 2 * x
+        {KERNELS}
 
         host = np.arange(8, dtype=np.float32)
         with cuda.gpus[1]:
@@ -274,15 +279,7 @@ def test_a_process_whose_first_act_selects_device_1_never_opens_device_0(run_two
 
 def test_a_launch_on_a_stream_of_another_device_is_refused(run_two):
     run_two("""
-        @cuda.jit
-        def add_one(a):
-            i = cuda.grid(1)
-            if i < a.size:
-                a[i] += 1
-
-        @cuda.vectorize(["float32(float32)"])
-        def twice(x):
-            return 2 * x
+        {KERNELS}
 
         with cuda.gpus[1]:
             s1 = cuda.stream()
