@@ -132,9 +132,9 @@ def _check_cc(cc, ptx):
         raise TypeError(f"inspect_asm: cc must be a (major, minor) tuple, got {cc!r}") from None
     if asked == target:
         return ptx
-    raise TypeError(f"inspect_asm(cc={cc!r}): this kernel is compiled for the current device, "
-                    f"compute capability {target}; use cuda.compile_ptx(func, sig, cc={cc!r}) "
-                    f"for another one")
+    raise TypeError(f"inspect_asm(cc={cc!r}): this kernel is compiled for compute capability "
+                    f"{target} (the oldest of the visible devices); use "
+                    f"cuda.compile_ptx(func, sig, cc={cc!r}) for another one")
 
 
 # ---- methods and properties installed on ptxjit._core.Dispatcher ------------------------------
