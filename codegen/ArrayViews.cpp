@@ -11,13 +11,6 @@ llvm::Value *complexPartView(llvm::IRBuilder<> &B, llvm::Value *arr, bool imag, 
   return B.CreateInsertValue(arr, data, 0);
 }
 
-llvm::Value *transposeView(llvm::IRBuilder<> &B, llvm::Value *arr, int ndim) {
-  std::vector<int> reversed;
-  for (int d = ndim - 1; d >= 0; --d)
-    reversed.push_back(d);
-  return permutedView(B, arr, reversed);
-}
-
 llvm::Value *permutedView(llvm::IRBuilder<> &B, llvm::Value *arr, const std::vector<int> &perm) {
   llvm::Value *out = arr;
   for (unsigned part : {1u, 2u}) // the shape, then the strides

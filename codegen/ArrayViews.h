@@ -16,11 +16,9 @@ namespace ptxjit::codegen::detail {
 /// (elements of `itemSize` bytes): the same shape and strides, the data moved by the offset.
 llvm::Value *complexPartView(llvm::IRBuilder<> &B, llvm::Value *arr, bool imag, int64_t itemSize);
 
-/// `arr.T`: array value `arr` (`ndim` dimensions) with its shape and strides in reverse order.
-llvm::Value *transposeView(llvm::IRBuilder<> &B, llvm::Value *arr, int ndim);
-
-/// `arr.transpose(perm)`: array value `arr` whose dimension d is `arr`'s dimension perm[d]
-/// (shape and strides); `perm` is a permutation of its dimensions (typing checked it).
+/// `arr.transpose(perm)` (and `arr.T`, perm reversed): array value `arr` whose dimension d is
+/// `arr`'s dimension perm[d] (shape and strides); `perm` is a permutation of its dimensions (typing
+/// checked it).
 llvm::Value *permutedView(llvm::IRBuilder<> &B, llvm::Value *arr, const std::vector<int> &perm);
 
 /// `arr.reshape(dims)` of C-contiguous array value `arr` (`srcNdim` dimensions, elements of

@@ -70,7 +70,7 @@ llvm::Value *FunctionLowerer::lowerGetAttr(const GetAttrInstr &i) {
     if (auto *r = dyn_cast<RecordType>(ot)) // r.x
       return loadRecordField(valueOf(obj, at), r, fieldNamed(r, i.attr, at), res, at);
     if (auto *aty = dyn_cast<ArrayType>(ot); aty && i.attr == "T") // a.T (ArrayViews.h)
-      return transposeView(B, valueOf(obj, at), aty->ndim());
+      return permutedView(B, valueOf(obj, at), reversedAxes(aty->ndim()));
     if (auto *aty = dyn_cast<ArrayType>(ot); // z.real, z.imag of a complex array (ArrayViews.h)
         aty && (i.attr == "real" || i.attr == "imag") && aty->scalarDtype() &&
         aty->scalarDtype()->kind() == TypeKind::Complex)
@@ -321,6 +321,13 @@ llvm::Value *FunctionLowerer::lowerDeviceCall(const CallInstr &i) {
   return convert(call, callee.returnType, res, at);
 }
 
+namespace {
+/// CPython's ValueError message for min()/max() of an empty iterable.
+std::string emptyMinMaxMessage(bool isMax) {
+  return std::string(isMax ? "max" : "min") + "() arg is an empty sequence";
+}
+} // namespace
+
 llvm::Value *FunctionLowerer::arrayMinMax(llvm::Value *arr, const ArrayType *aty, bool isMax,
                                           const ScalarType *res, SourceLoc at) {
   // Python's min/max over the elements of a 1-d array: the first element, then each one that
@@ -329,9 +336,7 @@ llvm::Value *FunctionLowerer::arrayMinMax(llvm::Value *arr, const ArrayType *aty
   // raises Python's ValueError (reaching the host with debug=True, as every kernel exception).
   const ScalarType *et = aty->scalarDtype();
   llvm::Value *n = B.CreateExtractValue(arr, {1u, 0u});
-  if (!M.loopKernel)
-    raiseIf(B.CreateICmpSLE(n, B.getInt64(0)), "ValueError",
-            std::string(isMax ? "max" : "min") + "() arg is an empty sequence", at);
+  valueErrorIf(B.CreateICmpSLE(n, B.getInt64(0)), emptyMinMaxMessage(isMax), at);
   llvm::AllocaInst *acc = entryAlloca(repr(et, at), "minmax.acc");
   // An empty array in a ufunc loop (which cannot raise) gives the dtype's zero.
   llvm::Value *first = B.CreateSelect(B.CreateICmpSGT(n, B.getInt64(0)),
@@ -364,9 +369,7 @@ llvm::Value *FunctionLowerer::lowerMinMax(const CallInstr &i, bool isMax) {
     llvm::Value *n = rangeLength(r);
     llvm::Value *start = B.CreateExtractValue(r, 0), *step = B.CreateExtractValue(r, 2);
     llvm::Value *nonEmpty = B.CreateICmpSGT(n, B.getInt64(0));
-    if (!M.loopKernel)
-      raiseIf(B.CreateNot(nonEmpty), "ValueError",
-              std::string(isMax ? "max" : "min") + "() arg is an empty sequence", at);
+    valueErrorIf(B.CreateNot(nonEmpty), emptyMinMaxMessage(isMax), at);
     llvm::Value *last = B.CreateAdd(start, B.CreateMul(B.CreateSub(n, B.getInt64(1)), step));
     llvm::Value *up = B.CreateICmpSGT(step, B.getInt64(0));
     llvm::Value *v = B.CreateSelect(isMax ? up : B.CreateNot(up), last, start);

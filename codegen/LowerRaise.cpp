@@ -77,6 +77,11 @@ void FunctionLowerer::raiseIf(llvm::Value *cond, const char *cls, const std::str
   B.SetInsertPoint(okBB);
 }
 
+void FunctionLowerer::valueErrorIf(llvm::Value *cond, const std::string &message, SourceLoc at) {
+  if (!M.loopKernel)
+    raiseIf(cond, "ValueError", message, at);
+}
+
 void FunctionLowerer::checkZeroDivision(llvm::Value *isZero, const char *message, SourceLoc at) {
   if (M.opts.exceptions)
     raiseIf(isZero, "ZeroDivisionError", message, at);

@@ -108,12 +108,8 @@ llvm::Value *FunctionLowerer::lowerReduction(const CallInstr &i, Reduction r) {
       body(loadScalar(B, elementAddress(arr, aty, k), et), flat);
     });
   };
-  // if (cond) raise ValueError(message); in a ufunc loop kernel (which cannot raise) the
-  // result is then the accumulator's initial value.
-  auto valueErrorIf = [&](llvm::Value *cond, const std::string &message) {
-    if (!M.loopKernel)
-      raiseIf(cond, "ValueError", message, at);
-  };
+  // valueErrorIf: in a ufunc loop kernel (which cannot raise) the result is then the
+  // accumulator's initial value.
   auto result = [&](llvm::Value *v, const ScalarType *t) {
     return convert(v, t, typeOf(&i, at), at);
   };
@@ -252,8 +248,10 @@ llvm::Value *FunctionLowerer::lowerReduction(const CallInstr &i, Reduction r) {
       B.CreateStore(B.getTrue(), have);
     });
     const char *ufunc = nanForm ? (isMax ? "fmax" : "fmin") : isMax || ptp ? "maximum" : "minimum";
-    valueErrorIf(B.CreateNot(load(have)), std::string("zero-size array to reduction operation ") +
-                                              ufunc + " which has no identity");
+    valueErrorIf(B.CreateNot(load(have)),
+                 std::string("zero-size array to reduction operation ") + ufunc +
+                     " which has no identity",
+                 at);
     if (ptp)
       return result(arith(BinaryOp::Sub, load(hi), load(lo), et), et);
     return result(load(isMax ? hi : lo), et);
@@ -301,10 +299,10 @@ llvm::Value *FunctionLowerer::lowerReduction(const CallInstr &i, Reduction r) {
     std::string name = reductionName(r);
     if (nanForm) {
       valueErrorIf(B.CreateICmpEQ(size, B.getInt64(0)),
-                   "attempt to get " + name.substr(3) + " of an empty sequence");
-      valueErrorIf(B.CreateNot(load(have)), "All-NaN slice encountered");
+                   "attempt to get " + name.substr(3) + " of an empty sequence", at);
+      valueErrorIf(B.CreateNot(load(have)), "All-NaN slice encountered", at);
     } else {
-      valueErrorIf(B.CreateNot(load(have)), "attempt to get " + name + " of an empty sequence");
+      valueErrorIf(B.CreateNot(load(have)), "attempt to get " + name + " of an empty sequence", at);
     }
     return result(load(idx), types::int64());
   }

@@ -221,6 +221,9 @@ private:
   /// `if (cond) raise cls(message)` at `at`, `cls` a builtin exception class, the raise marked
   /// unlikely; B continues where `cond` is false (LowerRaise.cpp).
   void raiseIf(llvm::Value *cond, const char *cls, const std::string &message, ir::SourceLoc at);
+  /// `if (cond) raise ValueError(message)` (raiseIf), except in a ufunc loop kernel, which cannot
+  /// raise: there nothing is emitted and the caller's result for the bad case stands.
+  void valueErrorIf(llvm::Value *cond, const std::string &message, ir::SourceLoc at);
   /// Debug builds (opts.exceptions): `if (isZero) raise ZeroDivisionError(message)` at `at`,
   /// numba's Python error model; B continues where the divisor is not zero. A no-op otherwise.
   void checkZeroDivision(llvm::Value *isZero, const char *message, ir::SourceLoc at);

@@ -45,6 +45,9 @@ const Type *arrayViewAttrType(const ArrayType *arr, const std::string &attr);
 std::optional<std::vector<int>> transposeAxes(const std::vector<const Instr *> &axes, int ndim,
                                               const Function &fn, std::string &why);
 
+/// (ndim - 1, ..., 1, 0): the permutation of `a.T` and of `a.transpose()` without axes.
+std::vector<int> reversedAxes(int ndim);
+
 /// The type of the transposed view of `arr` by permutation `perm` (transposeAxes): the same
 /// layout for the identity, C and F swapped for the reversed order, else strided (A).
 const Type *transposedType(const ArrayType *arr, const std::vector<int> &perm);

@@ -35,11 +35,8 @@ std::optional<std::vector<int>> transposeAxes(const std::vector<const Instr *> &
                                               const Function &fn, std::string &why) {
   std::vector<int> perm;
   auto isNone = [](const Instr *a) { return a->type && a->type->kind() == TypeKind::None; };
-  if (axes.empty() || (axes.size() == 1 && isNone(axes[0]))) {
-    for (int d = ndim - 1; d >= 0; --d)
-      perm.push_back(d);
-    return perm;
-  }
+  if (axes.empty() || (axes.size() == 1 && isNone(axes[0])))
+    return reversedAxes(ndim);
   std::vector<int64_t> given;
   for (const Instr *a : axes) {
     std::optional<std::vector<int64_t>> v = constantShape(a, fn);
@@ -74,6 +71,13 @@ std::optional<std::vector<int>> transposeAxes(const std::vector<const Instr *> &
   return perm;
 }
 
+std::vector<int> reversedAxes(int ndim) {
+  std::vector<int> perm;
+  for (int d = ndim - 1; d >= 0; --d)
+    perm.push_back(d);
+  return perm;
+}
+
 const Type *transposedType(const ArrayType *arr, const std::vector<int> &perm) {
   bool identity = true, reversed = true;
   for (size_t d = 0; d < perm.size(); ++d) {
@@ -99,10 +103,7 @@ const Type *arrayViewAttrType(const ArrayType *arr, const std::string &attr) {
   if (attr == "T") {
     // NumPy's transpose: the dimensions (shape and strides) in reverse order, a view of the
     // same memory, so a C-contiguous array's is Fortran-contiguous and the other way round.
-    std::vector<int> reversed;
-    for (int d = arr->ndim() - 1; d >= 0; --d)
-      reversed.push_back(d);
-    return transposedType(arr, reversed);
+    return transposedType(arr, reversedAxes(arr->ndim()));
   }
   for (const ArrayMethod &m : kArrayMethods)
     if (attr == m.name)
