@@ -23,6 +23,9 @@ using ir::TypeKind;
 
 /// Elements per trip of a CUDA flat loop's main loop (lowerElementwise).
 constexpr int kFlatUnroll = 4;
+/// Elements per trip of a CUDA reduction's per-thread fold (lowerReduce): one operand, so
+/// twice kFlatUnroll's loads of a two-operand add to keep as many bytes in flight.
+constexpr int kReduceUnroll = 8;
 
 /// True when the loop's work per element is its memory traffic: a body of one block, without
 /// calls (math functions, device functions) and of at most kStreamingBodyInstrs instructions.
@@ -213,6 +216,8 @@ LoweredModule lowerElementwise(const ir::Function &fn, const ElementwiseKernelDe
       ao.coreShape.push_back(g.dim(a, 1, L + d));
       ao.coreStrides.push_back(g.dim(a, 2, L + d));
     }
+    if (op.coreDims > 0 && op.unitCoreStride) // the caller checked it (LoopOperand)
+      ao.coreStrides.back() = b.getInt64(op.elemType->byteSize());
     if (shape.empty())
       for (int d = 0; d < L; ++d)
         shape.push_back(g.dim(a, 1, d));
@@ -362,10 +367,14 @@ LoweredModule lowerReduce(const ir::Function &fn, const ReduceKernelDesc &desc,
   llvm::AllocaInst *accVar = g.var(accReg, "acc");
   llvm::AllocaInst *valid = g.var(b.getInt1Ty(), "valid");
   llvm::Function *f = g.entry.function;
-  auto fold = [&](llvm::Value *inBase, llvm::Value *k) {
+  // Element k of the reduced dimensions past `inBase`, as the accumulator type.
+  auto elementAt = [&](llvm::Value *inBase, llvm::Value *k) {
     llvm::Value *off = g.offsets(k, redShape, {inRed})[0];
     llvm::Value *p = b.CreateInBoundsGEP(b.getInt8Ty(), in, b.CreateAdd(inBase, off));
-    llvm::Value *x = castScalar(b, loadScalar(b, p, desc.inType), desc.inType, acc);
+    return castScalar(b, loadScalar(b, p, desc.inType), desc.inType, acc);
+  };
+  auto fold = [&](llvm::Value *inBase, llvm::Value *k) {
+    llvm::Value *x = elementAt(inBase, k);
     llvm::Value *isValid = b.CreateLoad(b.getInt1Ty(), valid);
     auto *doCombine = llvm::BasicBlock::Create(g.M.ctx, "combine", f);
     auto *first = llvm::BasicBlock::Create(g.M.ctx, "first", f);
@@ -403,6 +412,9 @@ LoweredModule lowerReduce(const ir::Function &fn, const ReduceKernelDesc &desc,
   }
 
   // CUDA: block-per-task grid-stride loop, a strided fold per thread, a shared-memory tree.
+  // A streaming function (an add, a max) takes its elements kReduceUnroll at a time; one that
+  // computes would pay registers for the copies, as lowerElementwise's loops would.
+  const int unroll = streamingBody(fn) ? kReduceUnroll : 1;
   llvm::Module &mod = *g.impl->module;
   llvm::Type *accMem = detail::memoryType(g.M.ctx, acc);
   auto *sharedTy = llvm::ArrayType::get(accMem, B);
@@ -425,9 +437,42 @@ LoweredModule lowerReduce(const ir::Function &fn, const ReduceKernelDesc &desc,
   g.loop(g.sreg(2), tasks, g.sreg(3), "t", [&](llvm::Value *t) {
     llvm::Value *j = b.CreateUDiv(t, P), *p = b.CreateURem(t, P);
     auto o = g.offsets(j, keptShape, {inKept, outKept});
+    // The thread's elements kb, kb + stride, ... folded from left to right: the first one
+    // starts the accumulator (there is no identity to start from), the others come
+    // `unroll` per trip of the main loop, loaded before any is folded, so that each thread
+    // has that many loads in flight (a fold's loop with one load per trip reached half the
+    // copy bandwidth on the H200); the order of the folds is the same either way.
     b.CreateStore(b.getFalse(), valid);
     llvm::Value *kb = b.CreateAdd(b.CreateMul(p, b.getInt64(B)), tid);
-    g.loop(kb, K, b.CreateMul(P, b.getInt64(B)), "k", [&](llvm::Value *k) { fold(o[0], k); });
+    llvm::Value *stride = b.CreateMul(P, b.getInt64(B));
+    auto *first = llvm::BasicBlock::Create(g.M.ctx, "fold.first", f);
+    auto *folded = llvm::BasicBlock::Create(g.M.ctx, "folded", f);
+    b.CreateCondBr(b.CreateICmpULT(kb, K), first, folded);
+    b.SetInsertPoint(first);
+    b.CreateStore(elementAt(o[0], kb), accVar);
+    b.CreateStore(b.getTrue(), valid);
+    llvm::Value *k1 = b.CreateAdd(kb, stride);
+    auto foldAt = [&](llvm::Value *k) {
+      b.CreateStore(combine(b.CreateLoad(accReg, accVar), elementAt(o[0], k)), accVar);
+    };
+    if (unroll > 1) {
+      llvm::Value *span = b.CreateMul(stride, b.getInt64(unroll - 1));
+      llvm::Value *mainEnd =
+          b.CreateSelect(b.CreateICmpUGT(K, span), b.CreateSub(K, span), b.getInt64(0));
+      k1 = g.loop(k1, mainEnd, b.CreateMul(stride, b.getInt64(unroll)), "ku", [&](llvm::Value *k) {
+        std::vector<llvm::Value *> xs;
+        for (int u = 0; u < unroll; ++u)
+          xs.push_back(
+              elementAt(o[0], u == 0 ? k : b.CreateAdd(k, b.CreateMul(stride, b.getInt64(u)))));
+        llvm::Value *a = b.CreateLoad(accReg, accVar);
+        for (llvm::Value *x : xs)
+          a = combine(a, x);
+        b.CreateStore(a, accVar);
+      });
+    }
+    g.loop(k1, K, stride, "k", foldAt);
+    b.CreateBr(folded);
+    b.SetInsertPoint(folded);
     llvm::Value *isValid = b.CreateLoad(b.getInt1Ty(), valid);
     b.CreateStore(b.CreateZExt(isValid, b.getInt8Ty()), sValidAt(tid));
     llvm::Value *a = b.CreateLoad(accReg, accVar);

@@ -32,6 +32,7 @@ size_t LoopKernelDesc::hash() const {
     h = mix(h, static_cast<size_t>(op.kind));
     h = mix(h, typeHash(op.elemType));
     h = mix(h, static_cast<size_t>(op.coreDims));
+    h = mix(h, op.unitCoreStride);
   }
   return h;
 }
@@ -54,7 +55,7 @@ std::string LoopKernelDesc::str() const {
     }
     s += "array " + typeName(op.elemType);
     if (op.coreDims)
-      s += " core " + std::to_string(op.coreDims);
+      s += " core " + std::to_string(op.coreDims) + (op.unitCoreStride ? " unit" : "");
   }
   return s + ")";
 }

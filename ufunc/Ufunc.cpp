@@ -341,7 +341,8 @@ namespace {
 /// core dimensions a gufunc operand passes to an array parameter).
 codegen::LoopKernelDesc elementwiseDesc(const std::vector<Operand> &ops, bool returnsValue,
                                         bool flat, int loopDims,
-                                        const std::vector<int> &coreDims = {}) {
+                                        const std::vector<int> &coreDims = {},
+                                        const std::vector<Strides> &coreStrides = {}) {
   codegen::LoopKernelDesc d;
   d.elementwise.returnsValue = returnsValue;
   d.elementwise.flat = flat;
@@ -352,6 +353,8 @@ codegen::LoopKernelDesc elementwiseDesc(const std::vector<Operand> &ops, bool re
         ops[k].scalar ? codegen::LoopOperand::Kind::Scalar : codegen::LoopOperand::Kind::Array;
     lo.elemType = ops[k].scalar ? nullptr : ops[k].dtype;
     lo.coreDims = k < coreDims.size() ? coreDims[k] : 0;
+    lo.unitCoreStride = lo.coreDims > 0 && k < coreStrides.size() && !coreStrides[k].empty() &&
+                        coreStrides[k].back() == ops[k].dtype->byteSize();
     d.elementwise.operands.push_back(lo);
   }
   return d;
@@ -450,9 +453,9 @@ int64_t Ufunc::runGufunc(int loop, const std::vector<Operand> &ops, const CoreBi
                          op.dtype->str() + " but the loop needs " + pt->str());
     coreDims[k] = (!op.scalar && arrayParam) ? static_cast<int>(cb.coreShapes[k].size()) : 0;
   }
-  const compiler::Specialization &kern =
-      loopKernel(loop, backend,
-                 elementwiseDesc(ops, false, false, static_cast<int>(s.shape.size()), coreDims));
+  const compiler::Specialization &kern = loopKernel(
+      loop, backend,
+      elementwiseDesc(ops, false, false, static_cast<int>(s.shape.size()), coreDims, coreStrides));
   std::vector<compiler::ArgValue> leaves{compiler::ArgValue::integer(n)};
   for (size_t k = 0; k < nops; ++k) {
     const Operand &op = ops[k];

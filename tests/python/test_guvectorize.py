@@ -61,6 +61,41 @@ def test_matmul_with_out_and_device_arrays(backend):
     np.testing.assert_allclose(matmul(np.ones((2, 2), np.int32), np.eye(2)), np.ones((2, 2)))
 
 
+def test_core_dimensions_of_unit_and_other_strides(backend):
+    # Loops over operands whose innermost core stride is the item size take it as a constant
+    # (codegen/UfuncKernels.h, LoopOperand::unitCoreStride); every other stride is read at run
+    # time. Calls alternating between the two must each get their own loop.
+    @guvectorize(["void(float32[:], float32[:], float32[:])"], "(n),(n)->()", target="cuda")
+    def rowdot(x, y, out):
+        s = np.float32(0)
+        for k in range(x.shape[0]):
+            s += x[k] * y[k]
+        out[0] = s
+
+    @guvectorize(["void(float64[:, :], float64[:])"], "(m,n)->(m)", target="cuda")
+    def rowsums(a, out):
+        for i in range(a.shape[0]):
+            s = 0.0
+            for j in range(a.shape[1]):
+                s += a[i, j]
+            out[i] = s
+
+    rng = np.random.default_rng(7)
+    big = rng.random((6, 40), dtype=np.float32)
+    ref = lambda x, y: (x.astype(np.float64) * y).sum(-1)  # noqa: E731
+    for x, y in [(big[:, :16], big[:, 16:32]),        # unit core strides, rows 160 bytes apart
+                 (big[:, ::2], big[:, 1::2]),         # core stride 8
+                 (np.asfortranarray(big), big[::-1]),  # core stride 24; unit
+                 (big.T[:6], big.T[6:12]),            # core stride 160
+                 (big[:, :1], big[:, 5:6])]:          # one element per row
+        np.testing.assert_allclose(rowdot(x, y), ref(x, y), rtol=1e-5)
+        dx, dy = cuda.to_device(np.ascontiguousarray(x)), cuda.to_device(y)
+        np.testing.assert_allclose(rowdot(dx, dy).copy_to_host(), ref(x, y), rtol=1e-5)
+    cube = rng.random((3, 4, 10))
+    for a in [cube, cube[:, :, ::3], cube[:, :, 2:7], cube.transpose(0, 2, 1)]:
+        np.testing.assert_allclose(rowsums(a), a.sum(-1))
+
+
 def test_scalar_core_argument_and_two_outputs(backend):
     @guvectorize([(float64[:], float64, float64[:], float64[:])], "(n),()->(n),()",
                  target="cuda")

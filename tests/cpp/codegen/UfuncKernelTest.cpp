@@ -244,6 +244,35 @@ TEST(UfuncKernel, CudaFlatLoopsLoadFourElementsBeforeStoring) {
   EXPECT_EQ(count("ld.global.f32", 0, ptx.size()), 10u) << ptx;
 }
 
+TEST(UfuncKernel, CudaReductionsFoldEightElementsPerTrip) {
+  // A float32 add reduction: each thread's first element starts its accumulator, then the main
+  // loop loads eight elements before folding any (lowerReduce's kReduceUnroll), then a loop of
+  // single elements takes the rest: 1 + 8 + 1 loads.
+  auto add = makeAdd(types::float32());
+  ReduceKernelDesc r;
+  r.inType = r.accType = r.outType = types::float32();
+  r.keptDims = 0;
+  r.reducedDims = 1;
+  LoweredModule m = lowerLoopKernel(*add, reduction(r), cudaOpts(), "sum_f32");
+  std::string ptx = emitPTX(m, cudaOpts());
+  EXPECT_TRUE(testutil::ptxasAccepts(ptx));
+  auto count = [&](const std::string &what) {
+    size_t n = 0;
+    for (size_t at = ptx.find(what); at != std::string::npos; at = ptx.find(what, at + 1))
+      ++n;
+    return n;
+  };
+  EXPECT_EQ(count("ld.global.f32"), 10u) << ptx;
+  // Eight loads in a row: the main loop's, before its first add.
+  size_t run = ptx.find("ld.global.f32");
+  run = ptx.find("ld.global.f32", run + 1);
+  size_t firstAdd = ptx.find("add.f32", run);
+  size_t loadsBefore = 0;
+  for (size_t at = run; at < firstAdd; at = ptx.find("ld.global.f32", at + 1))
+    ++loadsBefore;
+  EXPECT_EQ(loadsBefore, 8u) << ptx;
+}
+
 TEST(UfuncKernel, MismatchedOperandsAreInternalErrors) {
   auto fn = makeAdd(types::float64());
   ElementwiseKernelDesc d;
@@ -266,6 +295,16 @@ TEST(UfuncKernel, DescriptorsAreKeys) {
   b.operands[0].elemType = types::float64();
   EXPECT_NE(elementwise(a), elementwise(b));
   EXPECT_EQ(elementwise(a).str(), "elementwise flat value (array float32, array float32)");
+  ElementwiseKernelDesc core;
+  core.flat = false;
+  core.loopDims = 1;
+  core.returnsValue = false;
+  core.operands = {{LoopOperand::Kind::Array, types::float32(), 1}};
+  ElementwiseKernelDesc unit = core;
+  unit.operands[0].unitCoreStride = true;
+  EXPECT_NE(elementwise(core), elementwise(unit));
+  EXPECT_NE(elementwise(core).hash(), elementwise(unit).hash());
+  EXPECT_EQ(elementwise(unit).str(), "elementwise dims 1 void (array float32 core 1 unit)");
   ReduceKernelDesc r;
   r.inType = r.accType = r.outType = types::int32();
   r.keptDims = 1;
