@@ -12,10 +12,10 @@ namespace {
 /// Elements below which a Parallel loop stays on the calling thread.
 constexpr int64_t kParallelGrain = 1 << 14;
 
-/// Threads per block of a CUDA elementwise or gufunc loop at most. Blocks of 256 ran a float32
-/// add of 2^26 elements 5% faster than the occupancy-optimal 1024 (0.197 against 0.207 ms) and a
-/// row-wise float32 dot product over 2^20 rows of 64 (a gufunc) 7% faster, with the same
-/// threads resident (H200, 2026-11-29, docs/performance.md).
+/// Threads per block of a CUDA elementwise or gufunc loop at most. Blocks of 256 ran a row-wise
+/// float32 dot product over 2^20 rows of 64 (a gufunc) 7% faster than the occupancy-optimal
+/// 1024, with the same threads resident, and a float32 add of 2^26 elements no slower (H200,
+/// 2026-11-29, docs/performance.md).
 constexpr int64_t kLoopBlockLimit = 256;
 
 /// The packed arguments of one launch: small plans stay on the stack.

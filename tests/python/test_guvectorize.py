@@ -66,34 +66,35 @@ def test_core_dimensions_of_unit_and_other_strides(backend):
     # (codegen/UfuncKernels.h, LoopOperand::unitCoreStride); every other stride is read at run
     # time. Calls alternating between the two must each get their own loop.
     @guvectorize(["void(float32[:], float32[:], float32[:])"], "(n),(n)->()", target="cuda")
-    def rowdot(x, y, out):
-        s = np.float32(0)
+    def sqdist(x, y, out):
+        d = np.float32(0)
         for k in range(x.shape[0]):
-            s += x[k] * y[k]
-        out[0] = s
+            t = x[k] - y[k]
+            d += t * t
+        out[0] = d
 
     @guvectorize(["void(float64[:, :], float64[:])"], "(m,n)->(m)", target="cuda")
-    def rowsums(a, out):
+    def rowmax(a, out):
         for i in range(a.shape[0]):
-            s = 0.0
-            for j in range(a.shape[1]):
-                s += a[i, j]
-            out[i] = s
+            m = a[i, 0]
+            for j in range(1, a.shape[1]):
+                m = max(m, a[i, j])
+            out[i] = m
 
     rng = np.random.default_rng(7)
     big = rng.random((6, 40), dtype=np.float32)
-    ref = lambda x, y: (x.astype(np.float64) * y).sum(-1)  # noqa: E731
+    ref = lambda x, y: ((x.astype(np.float64) - y) ** 2).sum(-1)  # noqa: E731
     for x, y in [(big[:, :16], big[:, 16:32]),        # unit core strides, rows 160 bytes apart
                  (big[:, ::2], big[:, 1::2]),         # core stride 8
                  (np.asfortranarray(big), big[::-1]),  # core stride 24; unit
                  (big.T[:6], big.T[6:12]),            # core stride 160
                  (big[:, :1], big[:, 5:6])]:          # one element per row
-        np.testing.assert_allclose(rowdot(x, y), ref(x, y), rtol=1e-5)
+        np.testing.assert_allclose(sqdist(x, y), ref(x, y), rtol=1e-5)
         dx, dy = cuda.to_device(np.ascontiguousarray(x)), cuda.to_device(y)
-        np.testing.assert_allclose(rowdot(dx, dy).copy_to_host(), ref(x, y), rtol=1e-5)
+        np.testing.assert_allclose(sqdist(dx, dy).copy_to_host(), ref(x, y), rtol=1e-5)
     cube = rng.random((3, 4, 10))
     for a in [cube, cube[:, :, ::3], cube[:, :, 2:7], cube.transpose(0, 2, 1)]:
-        np.testing.assert_allclose(rowsums(a), a.sum(-1))
+        np.testing.assert_array_equal(rowmax(a), a.max(-1))
 
 
 def test_scalar_core_argument_and_two_outputs(backend):
