@@ -12,11 +12,11 @@ namespace {
 /// Elements below which a Parallel loop stays on the calling thread.
 constexpr int64_t kParallelGrain = 1 << 14;
 
-/// Threads per block of a CUDA elementwise or gufunc loop at most. Blocks of 256 ran a row-wise
-/// float32 dot product over 2^20 rows of 64 (a gufunc) 7% faster than the occupancy-optimal
-/// 1024, with the same threads resident, and a float32 add of 2^26 elements no slower (H200,
-/// 2026-11-29, docs/performance.md).
-constexpr int64_t kLoopBlockLimit = 256;
+/// The block a CUDA elementwise or gufunc loop's occupancy-optimal block is split into. Blocks
+/// of 256 ran a row-wise float32 dot product over 2^20 rows of 64 (a gufunc) 7% faster than the
+/// occupancy-optimal 1024, with the same threads resident, and a float32 add of 2^26 elements
+/// no slower (H200, 2026-11-29, docs/performance.md).
+constexpr int64_t kLoopSplitBlock = 256;
 
 /// The packed arguments of one launch: small plans stay on the stack.
 class Packed {
@@ -83,9 +83,12 @@ int64_t launchElementwise(const compiler::Specialization &spec, ExecMode mode, i
   int64_t optimal = std::max(occ.blockSize, 32);
   int64_t needed = (n + optimal - 1) / optimal;
   int64_t fill = std::max<int64_t>(occ.minGridSize, 1);
-  // The launch itself takes blocks of at most kLoopBlockLimit threads, as many more of them as
-  // keeps the same threads resident (the kernel is a grid-stride loop over any grid).
-  int64_t block = std::min(optimal, kLoopBlockLimit);
+  // The launch itself takes blocks of kLoopSplitBlock threads when the optimal size is a
+  // multiple of it, as many more of them as keeps the same threads resident (the kernel is a
+  // grid-stride loop over any grid; per warp, a smaller block needs the same registers, so the
+  // device holds that many). Other sizes are kept: a split could leave blocks of the grid
+  // waiting for a second round.
+  int64_t block = optimal % kLoopSplitBlock == 0 ? kLoopSplitBlock : optimal;
   int64_t grid = std::min((n + block - 1) / block, std::max<int64_t>(1, fill * optimal / block));
   spec.launchCuda({static_cast<unsigned>(grid), 1, 1}, {static_cast<unsigned>(block), 1, 1}, 0,
                   stream, p.buffer(), p.params());

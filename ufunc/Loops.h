@@ -24,7 +24,8 @@ constexpr int64_t kLowOccupancyBlocks = 128;
 
 /// Runs elementwise loop kernel `spec` over `n` iterations with its arguments `leaves` (one
 /// per leaf of spec.plan). Device: asynchronous on `stream`, blocks of the occupancy-optimal
-/// size (at least 32 threads) or 256 threads if fewer, at most the grid that fills the device.
+/// size (at least 32 threads), split into blocks of 256 threads when it is a multiple of 256, at
+/// most the grid that fills the device.
 /// Host: returns when done. n <= 0 does nothing. Returns the grid, in blocks of the
 /// occupancy-optimal size, of a device launch whose work was too small to fill
 /// kLowOccupancyBlocks such blocks (a grid capped at the device's size fills it), else 0: the
