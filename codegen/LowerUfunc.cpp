@@ -23,8 +23,8 @@ using ir::TypeKind;
 
 /// Elements per trip of a CUDA flat loop's main loop (lowerElementwise).
 constexpr int kFlatUnroll = 4;
-/// Elements per trip of a CUDA reduction's per-thread fold (lowerReduce): one operand, so
-/// twice kFlatUnroll's loads of a two-operand add to keep as many bytes in flight.
+/// Elements per trip of a CUDA reduction's per-thread fold (lowerReduce): twice kFlatUnroll, as
+/// a fold reads one operand where a flat add's trip reads two.
 constexpr int kReduceUnroll = 8;
 
 /// True when the loop's work per element is its memory traffic: a body of one block, without
@@ -137,6 +137,28 @@ public:
     b.CreateBr(head);
     b.SetInsertPoint(exit);
     return b.CreateLoad(i64, iv);
+  }
+
+  /// `for (i = begin; i < end; i += step) one(i)` with `unroll` iterations per trip while all of
+  /// them are below `end`: `many(at)` builds such a trip, `at(u)` giving its iteration u (i +
+  /// u * step), so that the caller orders the trip's work (its loads first); then `one` for the
+  /// rest. unroll <= 1: the plain loop.
+  template <typename Many, typename One>
+  void unrolledLoop(llvm::Value *begin, llvm::Value *end, llvm::Value *step, int unroll,
+                    const char *name, Many many, One one) {
+    if (unroll > 1) {
+      llvm::Value *span = b.CreateMul(step, b.getInt64(unroll - 1));
+      llvm::Value *mainEnd =
+          b.CreateSelect(b.CreateICmpUGT(end, span), b.CreateSub(end, span), b.getInt64(0));
+      std::string unrolled = std::string(name) + "u";
+      begin = loop(begin, mainEnd, b.CreateMul(step, b.getInt64(unroll)), unrolled.c_str(),
+                   [&](llvm::Value *i) {
+                     many([&](int u) {
+                       return u == 0 ? i : b.CreateAdd(i, b.CreateMul(step, b.getInt64(u)));
+                     });
+                   });
+    }
+    loop(begin, end, step, name, one);
   }
 
   /// Byte offsets of flat index `i` over `shape` (C order) for each stride list.
@@ -311,21 +333,18 @@ LoweredModule lowerElementwise(const ir::Function &fn, const ElementwiseKernelDe
   // output overlapping an input at another offset is a race between the threads of a launch
   // anyway (NumPy gives such a call the inputs' old values, as if copied, which this order also
   // gives within a thread). The remaining elements run one per trip.
-  llvm::Value *span = b.CreateMul(step, b.getInt64(kFlatUnroll - 1));
-  llvm::Value *mainEnd =
-      b.CreateSelect(b.CreateICmpUGT(end, span), b.CreateSub(end, span), b.getInt64(0));
-  llvm::Value *stride = b.CreateMul(step, b.getInt64(kFlatUnroll));
-  llvm::Value *rest = g.loop(begin, mainEnd, stride, "i4", [&](llvm::Value *i) {
-    std::vector<std::vector<llvm::Value *>> offs, args;
-    for (int u = 0; u < kFlatUnroll; ++u) {
-      llvm::Value *iu = u == 0 ? i : b.CreateAdd(i, b.CreateMul(step, b.getInt64(u)));
-      offs.push_back(offsetsOf(iu));
-      args.push_back(argumentsAt(offs.back()));
-    }
-    for (int u = 0; u < kFlatUnroll; ++u)
-      callAndStore(offs[u], args[u]);
-  });
-  g.loop(rest, end, step, "i", iteration);
+  g.unrolledLoop(
+      begin, end, step, kFlatUnroll, "i",
+      [&](auto at) {
+        std::vector<std::vector<llvm::Value *>> offs, args;
+        for (int u = 0; u < kFlatUnroll; ++u) {
+          offs.push_back(offsetsOf(at(u)));
+          args.push_back(argumentsAt(offs.back()));
+        }
+        for (int u = 0; u < kFlatUnroll; ++u)
+          callAndStore(offs[u], args[u]);
+      },
+      iteration);
   return g.finish();
 }
 
@@ -451,26 +470,20 @@ LoweredModule lowerReduce(const ir::Function &fn, const ReduceKernelDesc &desc,
     b.SetInsertPoint(first);
     b.CreateStore(elementAt(o[0], kb), accVar);
     b.CreateStore(b.getTrue(), valid);
-    llvm::Value *k1 = b.CreateAdd(kb, stride);
-    auto foldAt = [&](llvm::Value *k) {
-      b.CreateStore(combine(b.CreateLoad(accReg, accVar), elementAt(o[0], k)), accVar);
-    };
-    if (unroll > 1) {
-      llvm::Value *span = b.CreateMul(stride, b.getInt64(unroll - 1));
-      llvm::Value *mainEnd =
-          b.CreateSelect(b.CreateICmpUGT(K, span), b.CreateSub(K, span), b.getInt64(0));
-      k1 = g.loop(k1, mainEnd, b.CreateMul(stride, b.getInt64(unroll)), "ku", [&](llvm::Value *k) {
-        std::vector<llvm::Value *> xs;
-        for (int u = 0; u < unroll; ++u)
-          xs.push_back(
-              elementAt(o[0], u == 0 ? k : b.CreateAdd(k, b.CreateMul(stride, b.getInt64(u)))));
-        llvm::Value *a = b.CreateLoad(accReg, accVar);
-        for (llvm::Value *x : xs)
-          a = combine(a, x);
-        b.CreateStore(a, accVar);
-      });
-    }
-    g.loop(k1, K, stride, "k", foldAt);
+    g.unrolledLoop(
+        b.CreateAdd(kb, stride), K, stride, unroll, "k",
+        [&](auto at) {
+          std::vector<llvm::Value *> xs;
+          for (int u = 0; u < unroll; ++u)
+            xs.push_back(elementAt(o[0], at(u)));
+          llvm::Value *a = b.CreateLoad(accReg, accVar);
+          for (llvm::Value *x : xs)
+            a = combine(a, x);
+          b.CreateStore(a, accVar);
+        },
+        [&](llvm::Value *k) {
+          b.CreateStore(combine(b.CreateLoad(accReg, accVar), elementAt(o[0], k)), accVar);
+        });
     b.CreateBr(folded);
     b.SetInsertPoint(folded);
     llvm::Value *isValid = b.CreateLoad(b.getInt1Ty(), valid);
