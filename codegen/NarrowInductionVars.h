@@ -38,13 +38,14 @@ constexpr const char *kNarrowIVMarker = "ptxjit.narrow_iv";
 /// ScalarEvolution count the iterations of a loop with a run-time step). What
 /// ScalarEvolution/ValueTracking (and conditions dominating the loop) prove is not checked again;
 /// when something is left to check, the loop is versioned: a guard in the preheader branches to the
-/// narrowed loop or to an untouched wide copy. Returns true when `f` changed. Loops that cannot be
+/// narrowed loop or to a wide copy, kept rolled (llvm.loop.unroll.disable, which NVPTX prints as
+/// `.pragma "nounroll"` for ptxas). Returns true when `f` changed. Loops that cannot be
 /// proven safe are left untouched (except that candidates may be put into loop-simplify/LCSSA form
 /// first).
 bool narrowInductionVariables(llvm::Function &f, llvm::TargetLibraryInfo &tli);
 
-/// True for the untouched wide copy narrowInductionVariables makes of a loop it versions (it
-/// runs only for bounds beyond the 32-bit range).
+/// True for the wide copy narrowInductionVariables makes of a loop it versions (it runs only for
+/// bounds beyond the 32-bit range).
 bool isNarrowIVWideCopy(const llvm::Loop &l);
 
 /// narrowInductionVariables as a new-pass-manager function pass (registered for NVPTX at O2+

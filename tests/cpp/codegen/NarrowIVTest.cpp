@@ -286,7 +286,7 @@ TEST(NarrowIV, RuntimeBoundsVersionTheLoop) {
     CHECK-NEXT: %i.wide = phi i64 [ %start, %loop.narrow.ph.wide ], [ %i.next.wide, %loop.wide ]
     CHECK: %i.next.wide = add i64 %i.wide, 1
     CHECK-NEXT: %c.wide = icmp slt i64 %i.next.wide, %bound
-    CHECK-NEXT: br i1 %c.wide, label %loop.wide, label %exit, !ptxjit.narrow_iv
+    CHECK-NEXT: br i1 %c.wide, label %loop.wide, label %exit, !llvm.loop !{{[0-9]+}}, !ptxjit.narrow_iv
     CHECK: exit:
     CHECK-NEXT: %i.lcssa.i32 = phi i32 [ %i.next.i32, %loop ], [ 0, %loop.wide ]
     CHECK: %i.lcssa = phi i64 [ 0, %loop ], [ %i.next.wide, %loop.wide ]
@@ -295,6 +295,7 @@ TEST(NarrowIV, RuntimeBoundsVersionTheLoop) {
     CHECK: xor i64 %i.lcssa.value, %acc.lcssa
     CHECK: !{!"llvm.loop.mustprogress"}
     CHECK: !{!"narrowed"}
+    CHECK: !{!"llvm.loop.unroll.disable"}
     CHECK: !{!"wide"}
   )"));
 }
@@ -781,6 +782,51 @@ TEST(NarrowIV, KernelWithRuntimeTripCountGetsA32BitCounterAndA64BitFallback) {
   std::string ptx1 = emitPTX(m1, o1);
   EXPECT_FALSE(has(m1.llvmIR(), "ptxjit\\.narrow_iv"));
   EXPECT_FALSE(has(ptx1, "add\\.s32\\s+%r\\d+, %r\\d+, -?\\d+;")) << ptx1;
+}
+
+// The wide copy stays rolled, for LLVM and for ptxas: unrolled by LLVM (eight) and then by
+// ptxas (four more), the never-run copy took the registers and the schedule of the kernel
+// (a gufunc's row loop ran at 1.7x its @cuda.jit twin on the H200).
+TEST(NarrowIV, KernelWideCopyIsNeverUnrolled) {
+  auto f64 = types::float64();
+  TypedBuilder b("k", {"out", "n", "x"}, {arr(f64), types::int64(), arr(f64)});
+  b.declare("acc", f64);
+  b.declare("j", types::int64());
+  b.store("acc", b.cfloat(0.0));
+  b.forRange("j", {b.load("n")}, [&] {
+    b.store("acc", b.bin(BinaryOp::Add, b.load("acc"), b.item(b.load("x"), b.load("j"), f64), f64));
+  });
+  b.setItem(b.load("out"), b.cint(0), b.load("acc"));
+  b.ret();
+  CompileOptions o;
+  LoweredModule m = lowerKernel(*b.fn, o, "k");
+  std::string ptx = emitPTX(m, o);
+  std::string ir = m.llvmIR();
+  // The wide latch's loop ID holds unroll.disable, with no operand (`i32 0` reads as "false").
+  auto node = [&](const std::string &re) {
+    std::smatch mt;
+    return std::regex_search(ir, mt, std::regex(re)) ? mt[1].str() : std::string();
+  };
+  std::string wide = node("!(\\d+) = !\\{!\"wide\"\\}");
+  std::string disable = node("!(\\d+) = !\\{!\"llvm\\.loop\\.unroll\\.disable\"\\}");
+  ASSERT_FALSE(wide.empty() || disable.empty()) << ir;
+  std::string loopId = node("!llvm\\.loop !(\\d+), !ptxjit\\.narrow_iv !" + wide + "\\b");
+  ASSERT_FALSE(loopId.empty()) << ir;
+  EXPECT_TRUE(has(ir, "!" + loopId + " = distinct !\\{[^\\n]*!" + disable + "[,}]")) << ir;
+  size_t loads = 0, nounroll = 0;
+  for (size_t at = ptx.find("ld.global.f64"); at != std::string::npos;
+       at = ptx.find("ld.global.f64", at + 1))
+    ++loads;
+  for (size_t at = ptx.find(".pragma \"nounroll\""); at != std::string::npos;
+       at = ptx.find(".pragma \"nounroll\"", at + 1))
+    ++nounroll;
+  // Narrowed: four per trip and one in its remainder; wide: one (unrolled, it had 8 + 1 more).
+  EXPECT_EQ(loads, 6u) << ptx;
+  // The narrowed loop and its remainder (LLVM unrolled them) and the wide copy.
+  EXPECT_EQ(nounroll, 3u) << ptx;
+  if (havePtxas()) {
+    EXPECT_TRUE(ptxasAccepts(ptx));
+  }
 }
 
 TEST(NarrowIV, KernelWithConstantTripCountNeedsNoFallback) {
