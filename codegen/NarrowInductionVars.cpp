@@ -399,8 +399,8 @@ void narrowInPlace(Candidate &c) {
 }
 
 /// Versions c's loop (simplified, LCSSA form) on the guard: the original loop, to be narrowed,
-/// runs when c.runtime holds, a copy marked "wide" (and not to be unrolled) otherwise. Keeps li
-/// valid for the original loop (c.loop's preheader becomes a new block behind the guard); dt is
+/// runs when c.runtime holds, a copy marked "wide" otherwise. Keeps li valid for the original
+/// loop (c.loop's preheader becomes a new block behind the guard); dt is
 /// stale after (the exits gain predecessors) and is rebuilt by the caller.
 void version(Candidate &c, DominatorTree &dt, LoopInfo &li) {
   Loop *l = c.loop;
@@ -445,12 +445,6 @@ void version(Candidate &c, DominatorTree &dt, LoopInfo &li) {
 
   mark(cast<BasicBlock>(vmap[latch]), "wide");
   mark(latch, "narrowed");
-  // The copy stays rolled, for LLVM and for ptxas (NVPTX prints the metadata as
-  // `.pragma "nounroll"`): it runs only for bounds past 32 bits, and unrolled (LLVM by eight,
-  // then ptxas by four more) it took the registers and the schedule of the whole kernel. A
-  // gufunc's row loop whose narrowed copy ptxas interleaved (half its loads waited for before
-  // the other half went out) ran at 1.7x its @cuda.jit twin on the H200 (docs/performance.md).
-  wide->setLoopAlreadyUnrolled();
 }
 
 } // namespace
@@ -495,6 +489,25 @@ PreservedAnalyses NarrowInductionVarsPass::run(Function &f, FunctionAnalysisMana
   if (!narrowInductionVariables(f, fam.getResult<TargetLibraryAnalysis>(f)))
     return PreservedAnalyses::all();
   return PreservedAnalyses::none();
+}
+
+bool keepWideCopiesRolled(Function &f, LoopInfo &li) {
+  bool changed = false;
+  for (Loop *l : li.getLoopsInPreorder())
+    if (isNarrowIVWideCopy(*l) && hasUnrollTransformation(l) == TM_Unspecified) {
+      l->setLoopAlreadyUnrolled();
+      changed = true;
+    }
+  return changed;
+}
+
+PreservedAnalyses KeepWideCopiesRolledPass::run(Function &f, FunctionAnalysisManager &fam) {
+  if (!keepWideCopiesRolled(f, fam.getResult<LoopAnalysis>(f)))
+    return PreservedAnalyses::all();
+  // Only loop metadata changed.
+  PreservedAnalyses pa;
+  pa.preserveSet<CFGAnalyses>();
+  return pa;
 }
 
 } // namespace ptxjit::codegen::detail

@@ -13,6 +13,7 @@
 namespace llvm {
 class Function;
 class Loop;
+class LoopInfo;
 class TargetLibraryInfo;
 } // namespace llvm
 
@@ -38,10 +39,9 @@ constexpr const char *kNarrowIVMarker = "ptxjit.narrow_iv";
 /// ScalarEvolution count the iterations of a loop with a run-time step). What
 /// ScalarEvolution/ValueTracking (and conditions dominating the loop) prove is not checked again;
 /// when something is left to check, the loop is versioned: a guard in the preheader branches to the
-/// narrowed loop or to a wide copy, kept rolled (llvm.loop.unroll.disable, which NVPTX prints as
-/// `.pragma "nounroll"` for ptxas). Returns true when `f` changed. Loops that cannot be
-/// proven safe are left untouched (except that candidates may be put into loop-simplify/LCSSA form
-/// first).
+/// narrowed loop or to a wide copy (see keepWideCopiesRolled). Returns true when `f` changed. Loops
+/// that cannot be proven safe are left untouched (except that candidates may be put into
+/// loop-simplify/LCSSA form first).
 bool narrowInductionVariables(llvm::Function &f, llvm::TargetLibraryInfo &tli);
 
 /// True for the wide copy narrowInductionVariables makes of a loop it versions (it runs only for
@@ -51,6 +51,23 @@ bool isNarrowIVWideCopy(const llvm::Loop &l);
 /// narrowInductionVariables as a new-pass-manager function pass (registered for NVPTX at O2+
 /// at the vectorizer-start extension point). Preserves nothing when it changed the function.
 class NarrowInductionVarsPass : public llvm::PassInfoMixin<NarrowInductionVarsPass> {
+public:
+  llvm::PreservedAnalyses run(llvm::Function &f, llvm::FunctionAnalysisManager &fam);
+};
+
+/// Marks the wide copies of `f`'s versioned loops (what LLVM's unroller made of them included)
+/// llvm.loop.unroll.disable, which NVPTX prints as `.pragma "nounroll"`, so that ptxas does not
+/// unroll them again. For after LLVM's loop unrolling: LLVM itself still unrolls the copy as it
+/// would any loop. Why: unrolled once more by ptxas, the never-run copy changed how ptxas
+/// scheduled the rest of the kernel; the rowdot gufunc's row loop ran at 1.7x its `@cuda.jit`
+/// twin on the H200, and a copy LLVM keeps rolled slowed the Monte Carlo kernel by 7%
+/// (docs/performance.md, the thirteenth session). Changes only loop metadata; returns true when
+/// it changed `f`.
+bool keepWideCopiesRolled(llvm::Function &f, llvm::LoopInfo &li);
+
+/// keepWideCopiesRolled as a new-pass-manager function pass (registered for NVPTX at O2+ at the
+/// optimizer-last extension point). Preserves the control-flow analyses.
+class KeepWideCopiesRolledPass : public llvm::PassInfoMixin<KeepWideCopiesRolledPass> {
 public:
   llvm::PreservedAnalyses run(llvm::Function &f, llvm::FunctionAnalysisManager &fam);
 };

@@ -170,6 +170,8 @@ void runOptimizationPipeline(llvm::Module &m, llvm::TargetMachine &tm, int optLe
           // LoopUnrollPass, later in the pipeline, does the unrolling.
           fpm.addPass(GpuUnrollPass());
         });
+    // First, the 64-bit copies of narrowed loops marked for ptxas not to unroll them
+    // (NarrowInductionVars.h).
     // Exit values computed on the exit paths, not copied inside the loop (SplitLoopExits.h);
     // a block's loads first, so that ptxas issues them before the slow-path branches it makes
     // of sqrt/div (HoistLoads.h).
@@ -180,6 +182,7 @@ void runOptimizationPipeline(llvm::Module &m, llvm::TargetMachine &tm, int optLe
     // load/store vectorizer merges the two halves of a complex into one ld.const.v2.f32 only
     // when it knows that alignment.
     pb.registerOptimizerLastEPCallback([](llvm::ModulePassManager &mpm, llvm::OptimizationLevel) {
+      mpm.addPass(llvm::createModuleToFunctionPassAdaptor(KeepWideCopiesRolledPass()));
       mpm.addPass(llvm::createModuleToFunctionPassAdaptor(SplitLoopExitsPass()));
       mpm.addPass(llvm::createModuleToFunctionPassAdaptor(HoistLoadsPass()));
       mpm.addPass(llvm::createModuleToFunctionPassAdaptor(llvm::InferAddressSpacesPass()));
