@@ -400,8 +400,8 @@ void narrowInPlace(Candidate &c) {
 
 /// Versions c's loop (simplified, LCSSA form) on the guard: the original loop, to be narrowed,
 /// runs when c.runtime holds, a copy marked "wide" otherwise. Keeps li valid for the original
-/// loop (c.loop's preheader becomes a new block behind the guard); dt is
-/// stale after (the exits gain predecessors) and is rebuilt by the caller.
+/// loop (c.loop's preheader becomes a new block behind the guard); dt is stale after (the exits
+/// gain predecessors) and is rebuilt by the caller.
 void version(Candidate &c, DominatorTree &dt, LoopInfo &li) {
   Loop *l = c.loop;
   BasicBlock *guardBlock = l->getLoopPreheader(), *header = l->getHeader();
@@ -491,7 +491,7 @@ PreservedAnalyses NarrowInductionVarsPass::run(Function &f, FunctionAnalysisMana
   return PreservedAnalyses::none();
 }
 
-bool keepWideCopiesRolled(Function &f, LoopInfo &li) {
+bool markWideCopiesNoUnroll(LoopInfo &li) {
   bool changed = false;
   for (Loop *l : li.getLoopsInPreorder())
     if (isNarrowIVWideCopy(*l) && hasUnrollTransformation(l) == TM_Unspecified) {
@@ -501,8 +501,8 @@ bool keepWideCopiesRolled(Function &f, LoopInfo &li) {
   return changed;
 }
 
-PreservedAnalyses KeepWideCopiesRolledPass::run(Function &f, FunctionAnalysisManager &fam) {
-  if (!keepWideCopiesRolled(f, fam.getResult<LoopAnalysis>(f)))
+PreservedAnalyses MarkWideCopiesNoUnrollPass::run(Function &f, FunctionAnalysisManager &fam) {
+  if (!markWideCopiesNoUnroll(fam.getResult<LoopAnalysis>(f)))
     return PreservedAnalyses::all();
   // Only loop metadata changed.
   PreservedAnalyses pa;

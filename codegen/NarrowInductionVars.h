@@ -39,8 +39,8 @@ constexpr const char *kNarrowIVMarker = "ptxjit.narrow_iv";
 /// ScalarEvolution count the iterations of a loop with a run-time step). What
 /// ScalarEvolution/ValueTracking (and conditions dominating the loop) prove is not checked again;
 /// when something is left to check, the loop is versioned: a guard in the preheader branches to the
-/// narrowed loop or to a wide copy (see keepWideCopiesRolled). Returns true when `f` changed. Loops
-/// that cannot be proven safe are left untouched (except that candidates may be put into
+/// narrowed loop or to a wide copy (see markWideCopiesNoUnroll). Returns true when `f` changed.
+/// Loops that cannot be proven safe are left untouched (except that candidates may be put into
 /// loop-simplify/LCSSA form first).
 bool narrowInductionVariables(llvm::Function &f, llvm::TargetLibraryInfo &tli);
 
@@ -55,19 +55,19 @@ public:
   llvm::PreservedAnalyses run(llvm::Function &f, llvm::FunctionAnalysisManager &fam);
 };
 
-/// Marks the wide copies of `f`'s versioned loops (what LLVM's unroller made of them included)
+/// Marks the wide copies among the loops of `li` (what LLVM's unroller made of them included)
 /// llvm.loop.unroll.disable, which NVPTX prints as `.pragma "nounroll"`, so that ptxas does not
 /// unroll them again. For after LLVM's loop unrolling: LLVM itself still unrolls the copy as it
 /// would any loop. Why: unrolled once more by ptxas, the never-run copy changed how ptxas
 /// scheduled the rest of the kernel; the rowdot gufunc's row loop ran at 1.7x its `@cuda.jit`
 /// twin on the H200, and a copy LLVM keeps rolled slowed the Monte Carlo kernel by 7%
 /// (docs/performance.md, the thirteenth session). Changes only loop metadata; returns true when
-/// it changed `f`.
-bool keepWideCopiesRolled(llvm::Function &f, llvm::LoopInfo &li);
+/// it changed any.
+bool markWideCopiesNoUnroll(llvm::LoopInfo &li);
 
-/// keepWideCopiesRolled as a new-pass-manager function pass (registered for NVPTX at O2+ at the
+/// markWideCopiesNoUnroll as a new-pass-manager function pass (registered for NVPTX at O2+ at the
 /// optimizer-last extension point). Preserves the control-flow analyses.
-class KeepWideCopiesRolledPass : public llvm::PassInfoMixin<KeepWideCopiesRolledPass> {
+class MarkWideCopiesNoUnrollPass : public llvm::PassInfoMixin<MarkWideCopiesNoUnrollPass> {
 public:
   llvm::PreservedAnalyses run(llvm::Function &f, llvm::FunctionAnalysisManager &fam);
 };

@@ -182,7 +182,7 @@ void runOptimizationPipeline(llvm::Module &m, llvm::TargetMachine &tm, int optLe
     // load/store vectorizer merges the two halves of a complex into one ld.const.v2.f32 only
     // when it knows that alignment.
     pb.registerOptimizerLastEPCallback([](llvm::ModulePassManager &mpm, llvm::OptimizationLevel) {
-      mpm.addPass(llvm::createModuleToFunctionPassAdaptor(KeepWideCopiesRolledPass()));
+      mpm.addPass(llvm::createModuleToFunctionPassAdaptor(MarkWideCopiesNoUnrollPass()));
       mpm.addPass(llvm::createModuleToFunctionPassAdaptor(SplitLoopExitsPass()));
       mpm.addPass(llvm::createModuleToFunctionPassAdaptor(HoistLoadsPass()));
       mpm.addPass(llvm::createModuleToFunctionPassAdaptor(llvm::InferAddressSpacesPass()));
