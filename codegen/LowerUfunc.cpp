@@ -460,16 +460,16 @@ LoweredModule lowerReduce(const ir::Function &fn, const ReduceKernelDesc &desc,
     // starts the accumulator (there is no identity to start from), the others come
     // `unroll` per trip of the main loop, loaded before any is folded, so that each thread
     // has that many loads in flight (a fold's loop with one load per trip reached half the
-    // copy bandwidth on the H200); the order of the folds is the same either way.
-    b.CreateStore(b.getFalse(), valid);
+    // copy bandwidth on the H200); the order of the folds is the same either way. A thread
+    // without elements has no value (isValid).
     llvm::Value *kb = b.CreateAdd(b.CreateMul(p, b.getInt64(B)), tid);
     llvm::Value *stride = b.CreateMul(P, b.getInt64(B));
+    llvm::Value *isValid = b.CreateICmpULT(kb, K);
     auto *first = llvm::BasicBlock::Create(g.M.ctx, "fold.first", f);
     auto *folded = llvm::BasicBlock::Create(g.M.ctx, "folded", f);
-    b.CreateCondBr(b.CreateICmpULT(kb, K), first, folded);
+    b.CreateCondBr(isValid, first, folded);
     b.SetInsertPoint(first);
     b.CreateStore(elementAt(o[0], kb), accVar);
-    b.CreateStore(b.getTrue(), valid);
     g.unrolledLoop(
         b.CreateAdd(kb, stride), K, stride, unroll, "k",
         [&](auto at) {
@@ -486,7 +486,6 @@ LoweredModule lowerReduce(const ir::Function &fn, const ReduceKernelDesc &desc,
         });
     b.CreateBr(folded);
     b.SetInsertPoint(folded);
-    llvm::Value *isValid = b.CreateLoad(b.getInt1Ty(), valid);
     b.CreateStore(b.CreateZExt(isValid, b.getInt8Ty()), sValidAt(tid));
     llvm::Value *a = b.CreateLoad(accReg, accVar);
     storeScalar(b, sAccAt(tid),
