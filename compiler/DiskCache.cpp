@@ -6,6 +6,7 @@
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/Error.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/xxhash.h>
 
 #include <dlfcn.h>
@@ -271,7 +272,9 @@ std::string buildFingerprint() {
 
 /// A 128-bit fingerprint of the file at `path`'s content (LLVM's XXH3-128: SHA-256 of
 /// libdevice's 460 KB would take milliseconds of every warm start), or
-/// "missing:<path>"; memoized per path.
+/// "missing:<path>"; memoized per path. The file is mapped, not read: copying libdevice into a
+/// growing string (fresh pages faulted in at each doubling) cost more than the hash, in the
+/// first cache=True call of every process.
 std::string fileHash(const std::string &path) {
   static std::mutex mutex;
   static std::map<std::string, std::string> memo;
@@ -280,28 +283,14 @@ std::string fileHash(const std::string &path) {
   if (it != memo.end())
     return it->second;
   std::string result = "missing:" + path;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) {
-    std::string bytes;
-    char buf[1 << 16];
-    ssize_t n;
-    bool ok = true;
-    while ((n = ::read(fd, buf, sizeof buf)) != 0) {
-      if (n < 0) {
-        if (errno == EINTR)
-          continue;
-        ok = false;
-        break;
-      }
-      bytes.append(buf, static_cast<size_t>(n));
-    }
-    ::close(fd);
-    if (ok) {
-      llvm::XXH128_hash_t h = llvm::xxh3_128bits(
-          llvm::ArrayRef(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()));
-      result = std::to_string(bytes.size()) + ":" + std::to_string(h.high64) + ":" +
-               std::to_string(h.low64);
-    }
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (file) {
+    llvm::ArrayRef<uint8_t> bytes(reinterpret_cast<const uint8_t *>((*file)->getBufferStart()),
+                                  (*file)->getBufferSize());
+    llvm::XXH128_hash_t h = llvm::xxh3_128bits(bytes);
+    result = std::to_string(bytes.size()) + ":" + std::to_string(h.high64) + ":" +
+             std::to_string(h.low64);
   }
   memo.emplace(path, result);
   return result;

@@ -304,6 +304,29 @@ TEST(CacheKey, LibdeviceContentCounts) {
   EXPECT_EQ(ka, ka2);
 }
 
+// libdevice's real size (460 KB) is hashed from a mapping of the file: the same content at two
+// paths gives the same key, a change of its last byte another.
+TEST(CacheKey, LargeLibdeviceIsFingerprintedByItsWholeContent) {
+  TempDir dir;
+  std::string content(460 * 1024 + 7, '\0');
+  for (size_t i = 0; i < content.size(); ++i)
+    content[i] = static_cast<char>((i * 131) >> 3);
+  fs::path a = dir.path / "a.bc", b = dir.path / "b.bc", c = dir.path / "c.bc";
+  writeFile(a, content);
+  writeFile(b, content);
+  content.back() = static_cast<char>(content.back() + 1);
+  writeFile(c, content);
+  auto keyFor = [](const fs::path &p) {
+    EnvVar env("PTXJIT_LIBDEVICE", p.string());
+    CacheKey k;
+    addToolchain(k, codegen::Backend::CUDA);
+    return k.digest();
+  };
+  EXPECT_EQ(keyFor(a), keyFor(b));
+  EXPECT_NE(keyFor(a), keyFor(c));
+  EXPECT_NE(keyFor(a), keyFor(dir.path / "missing.bc"));
+}
+
 // ---- Entries --------------------------------------------------------------------------------
 
 TEST(DiskCacheEntry, RoundTripAndCorruptionIsRejected) {
