@@ -33,7 +33,7 @@ _HOST_INFO = {
 
 
 def _on_cpu():
-    return _lib().current_target() == "cpu"
+    return _lib(start_cuda=True).current_target() == "cpu"
 
 
 def _count():

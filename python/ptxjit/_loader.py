@@ -13,17 +13,79 @@ _lib_module = None
 # is taken before fork() and released after it in both processes (runtime/Fork.h does the same
 # for the C++ locks). Reentrant: installing the Python-side methods may call lib() again.
 _load_lock = _threading.RLock()
+
+
+def _before_fork():
+    # A cuInit under way on _start_cuda_init's thread finishes before fork(), so that the child
+    # does not inherit a driver in the middle of its initialization.
+    if _cuda_init_thread is not None and _cuda_init_thread is not _threading.current_thread():
+        _cuda_init_thread.join()
+    _load_lock.acquire()
+
+
 if hasattr(_os, "register_at_fork"):
-    _os.register_at_fork(before=_load_lock.acquire, after_in_parent=_load_lock.release,
+    _os.register_at_fork(before=_before_fork, after_in_parent=_load_lock.release,
                          after_in_child=_load_lock.release)
 
 
-def lib():
-    """The C++ extension, imported (with LLVM) on first use."""
+def lib(start_cuda=False):
+    """The C++ extension, imported (with LLVM) on first use. ``start_cuda``: the caller chooses
+    the backend right after (an eager compile, a device allocation, a stream): if this call
+    imports the extension, CUDA's driver initialization starts first, on a thread of its own,
+    so that it overlaps the import (``_start_cuda_init``)."""
     if _lib_module is None:
         with _load_lock:
+            if start_cuda and _lib_module is None:
+                _start_cuda_init()
             _load()
     return _lib_module
+
+
+# The thread of _start_cuda_init, kept for fork() and for the tests.
+_cuda_init_thread = None
+
+
+def _start_cuda_init():
+    """Starts ``cuInit`` of the driver the C++ side will open (``PTXJIT_LIBCUDA``, else
+    libcuda.so.1) on a thread, unless PTXJIT_TARGET (or NUMBA_ENABLE_CUDASIM) chooses the CPU
+    backend. cuInit takes about 100 ms and importing ``_core`` (LLVM's relocations and
+    initializers) tens of ms; the C++ side's own ``cuInit`` (runtime/Driver.cpp) then returns
+    when this one is done, and reports any failure itself: this thread only starts the work and
+    swallows its errors. It returns once the thread is inside ``cuInit`` with the interpreter
+    released: importing an extension holds the interpreter lock, which would otherwise keep the
+    thread from reaching the call until the import is over. Not a daemon: an exit waits for it
+    (the driver must not be torn down under a cuInit), and so does fork() (_before_fork)."""
+    global _cuda_init_thread
+    target = _os.environ.get("PTXJIT_TARGET", "").lower()
+    if target in ("cpu", "host") or _cuda_init_thread is not None:
+        return
+    if target == "" and _os.environ.get("NUMBA_ENABLE_CUDASIM", "") not in ("", "0"):
+        return
+    path = _os.environ.get("PTXJIT_LIBCUDA") or "libcuda.so.1"
+    calling = _threading.Event()
+
+    def run():
+        try:
+            import ctypes
+
+            init = ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL).cuInit
+        except (OSError, AttributeError):
+            calling.set()  # no driver: the C++ side says so when it chooses the backend
+            return
+        init.restype, init.argtypes = ctypes.c_int, [ctypes.c_uint]
+        calling.set()
+        init(0)  # ctypes releases the interpreter for the call
+
+    import time
+
+    t0 = time.perf_counter()
+    _cuda_init_thread = _threading.Thread(target=run, name="ptxjit-cuInit")
+    _cuda_init_thread.start()
+    calling.wait()
+    if _os.environ.get("PTXJIT_TRACE_STARTUP", "") not in ("", "0"):
+        ms = (time.perf_counter() - t0) * 1e3
+        startup_logger().info(f"ptxjit startup: [main] starting cuInit on a thread before "
+                              f"importing ptxjit._core (dlopen of the CUDA driver): {ms:.3f} ms")
 
 
 def _load():
@@ -67,7 +129,8 @@ def make_dispatcher(func, sigs, options):
     """The kernel (or device function) object of ``func`` for signature texts ``sigs`` (a list,
     empty for lazy compilation) and ``options`` (a dict of flags: device, fastmath, cache, ...;
     missing ones take their defaults), with the function's name and docstring."""
-    disp = lib().Dispatcher(func, options, sigs or [])
+    # Signatures compile now, for the backend chosen now: CUDA's start-up may begin at once.
+    disp = lib(start_cuda=bool(sigs)).Dispatcher(func, options, sigs or [])
     for attr in ("__name__", "__qualname__", "__module__", "__doc__"):
         try:
             setattr(disp, attr, getattr(func, attr))

@@ -499,7 +499,7 @@ def to_device(obj, stream=0, copy=True, to=None):
         if copy:
             to.copy_to_device(obj, stream=stream)
         return to
-    if isinstance(obj, _lib().DeviceNDArray):
+    if isinstance(obj, _lib(start_cuda=True).DeviceNDArray):
         return obj
     import numpy as np
 
@@ -531,7 +531,7 @@ def device_array(shape, dtype=None, strides=None, order="C", stream=0):
         strides = _normalize_shape(strides) if not isinstance(strides, int) else (strides,)
         if len(strides) != len(shape):
             raise ValueError("strides must have one entry per dimension")
-    return _lib().device_array(shape, strides, dtype, stream)
+    return _lib(start_cuda=True).device_array(shape, strides, dtype, stream)
 
 
 def _np_dtype(dtype):
@@ -608,7 +608,7 @@ def _host_array(kind, shape, dtype, strides, order, **flags):
             raise ValueError("strides must have one non-negative entry per dimension")
     nbytes = 0 if 0 in shape else dtype.itemsize + sum((n - 1) * st
                                                        for n, st in zip(shape, strides))
-    buf = _lib().host_memory(kind, nbytes, **flags)
+    buf = _lib(start_cuda=True).host_memory(kind, nbytes, **flags)
     return np.ndarray(shape, dtype=dtype, buffer=buf if nbytes else None, strides=strides)
 
 
@@ -820,12 +820,12 @@ class InOut(_TransferHint):
 
 def stream():
     """A new CUDA stream."""
-    return _lib().Stream()
+    return _lib(start_cuda=True).Stream()
 
 
 def default_stream():
     """The default stream."""
-    return _lib().default_stream()
+    return _lib(start_cuda=True).default_stream()
 
 
 legacy_default_stream = default_stream
@@ -857,7 +857,7 @@ def graph(stream):
 def event(timing=True):
     """A new CUDA event (``record``, ``synchronize``, ``wait``, ``query``, ``elapsed_time``);
     ``timing=False`` makes a cheaper one that cannot be timed."""
-    return _lib().event(bool(timing))
+    return _lib(start_cuda=True).event(bool(timing))
 
 
 def event_elapsed_time(evtstart, evtend):
@@ -867,12 +867,12 @@ def event_elapsed_time(evtstart, evtend):
 
 def synchronize():
     """Waits for all work on the current device."""
-    _lib().synchronize()
+    _lib(start_cuda=True).synchronize()
 
 
 def is_available():
     """True when a CUDA driver and GPU can be used."""
-    return _lib().is_available()
+    return _lib(start_cuda=True).is_available()
 
 
 def is_supported_version():

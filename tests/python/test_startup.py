@@ -1,8 +1,11 @@
 """CUDA start-up in a fresh process: the eager compile overlapping the device opening (on CUDA),
-and the PTXJIT_TRACE_STARTUP trace of the phases (docs/performance.md)."""
+cuInit overlapping the import of the extension, and the PTXJIT_TRACE_STARTUP trace of the phases
+(docs/performance.md)."""
 
 import subprocess
 import sys
+
+import pytest
 
 SCRIPT = r"""
 import numpy as np
@@ -42,6 +45,7 @@ def test_fresh_process_compile_and_launch_with_the_trace(backend, subprocess_env
         # cuInit on the deciding thread; the context on the background opener; the module load
         # at the first launch.
         assert "[main] cuInit: " in text
+        assert "[main] starting cuInit on a thread before importing ptxjit._core" in text
         assert "[bg] cuDevicePrimaryCtxRetain: " in text
         assert "cuModuleLoadDataEx (the driver's PTX to SASS compile): " in text
     else:
@@ -61,3 +65,112 @@ def test_no_trace_unless_asked(backend, subprocess_env):
     r = run(env)
     assert r.returncode == 0, r.stderr
     assert "ptxjit startup" not in r.stderr
+
+
+# The first eager compile starts cuInit on a thread of its own before it imports the extension.
+# The fake driver's cuInit is held until two callers wait in it at once (or 30 s pass): the early
+# thread's and, once the import is over, the C++ side's own, which joins it.
+OVERLAP = """
+    import ctypes, os, sys, threading
+    import numpy as np
+    fake = ctypes.CDLL(os.environ["PTXJIT_LIBCUDA"])
+    fake.fakeCudaHoldInit(2, 30000)
+    from ptxjit import cuda
+    assert "ptxjit._core" not in sys.modules
+
+    def noop():
+        pass
+
+    if {first!r} == "jit":
+        assert cuda.jit("void()")(noop).signatures
+    else:
+        assert (cuda.to_device(np.arange(3)).copy_to_host() == np.arange(3)).all()
+    assert fake.fakeCudaInitReleasedByCount() == 1, "cuInit was called by one thread at a time"
+    assert fake.fakeCudaInitThreads() == 2, fake.fakeCudaInitThreads()
+    print(cuda.current_target())
+"""
+
+
+@pytest.mark.parametrize("first", ["jit", "to_device"])
+def test_the_first_eager_compile_overlaps_cuinit_with_the_import(fake_cuda_env, run_python,
+                                                                 first):
+    # Also when the first call is a copy to the device.
+    assert run_python(OVERLAP.format(first=first), fake_cuda_env).strip() == "cuda"
+
+
+# No early cuInit where none would follow: a lazy kernel (numba-cuda starts CUDA at its first
+# launch, so a program may fork() after decorating), and the CPU backend chosen by PTXJIT_TARGET.
+NO_EARLY_INIT = """
+    import ctypes, os, threading
+    fake = ctypes.CDLL(os.environ["PTXJIT_LIBCUDA"])
+    from ptxjit import cuda
+    import ptxjit._loader as loader
+
+    def noop():
+        pass
+
+    lazy = cuda.jit(noop)
+    assert loader._cuda_init_thread is None and fake.fakeCudaInitCalls() == 0
+    cuda.jit("void()")(noop)
+    print(fake.fakeCudaInitCalls(), loader._cuda_init_thread is not None, cuda.current_target())
+"""
+
+
+def test_no_early_cuinit_for_a_lazy_kernel(fake_cuda_env, run_python):
+    # The lazy kernel imported the extension; the eager compile after it then starts nothing
+    # early (the C++ side's cuInit follows at once).
+    assert run_python(NO_EARLY_INIT, fake_cuda_env).split() == ["1", "False", "cuda"]
+
+
+def test_no_cuinit_when_ptxjit_target_is_cpu(fake_cuda_env, run_python):
+    env = dict(fake_cuda_env, PTXJIT_TARGET="cpu")
+    assert run_python(NO_EARLY_INIT, env).split() == ["0", "False", "cpu"]
+
+
+# A failing cuInit is reported by the C++ side, as without the early start: the early thread
+# swallows its result, the C++ side calls cuInit again and names the CUresult.
+FAILING_INIT = """
+    import ctypes, os
+    fake = ctypes.CDLL(os.environ["PTXJIT_LIBCUDA"])
+    fake.fakeCudaSetInitResult(100)  # CUDA_ERROR_NO_DEVICE
+    from ptxjit import cuda
+    from ptxjit.errors import CudaSupportError
+
+    def noop():
+        pass
+
+    try:
+        cuda.jit("void()")(noop)
+    except CudaSupportError as e:
+        assert "cuInit failed: CUDA_ERROR_NO_DEVICE" in str(e), str(e)
+        print("refused", fake.fakeCudaInitThreads())
+"""
+
+
+def test_a_failing_cuinit_started_early_is_reported_with_its_cuRESULT(fake_cuda_env, run_python):
+    assert run_python(FAILING_INIT, fake_cuda_env).split() == ["refused", "2"]
+
+
+# fork() waits for an early cuInit under way, so that the child does not inherit a driver in the
+# middle of its initialization (the child reports how many cuInit calls it saw under way).
+FORK_DURING_INIT = """
+    import ctypes, os, warnings
+    warnings.simplefilter("ignore", DeprecationWarning)  # fork() of a multi-threaded process
+    fake = ctypes.CDLL(os.environ["PTXJIT_LIBCUDA"])
+    fake.fakeCudaHoldInit(99, 500)  # released after half a second
+    import ptxjit._loader as loader
+
+    loader._start_cuda_init()  # returns once its thread is inside cuInit
+    assert fake.fakeCudaInitWaiting() == 1
+    pid = os.fork()
+    if pid == 0:
+        os._exit(fake.fakeCudaInitWaiting())
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0, "forked during cuInit"
+    assert fake.fakeCudaInitCalls() == 1 and fake.fakeCudaInitWaiting() == 0
+    print("waited")
+"""
+
+
+def test_fork_waits_for_an_early_cuinit_under_way(fake_cuda_env, run_python):
+    assert "waited" in run_python(FORK_DURING_INIT, fake_cuda_env)

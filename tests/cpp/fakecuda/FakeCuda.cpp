@@ -10,7 +10,12 @@
 //   fakeCudaHoldContext(1) makes cuDevicePrimaryCtxRetain block until fakeCudaHoldContext(0);
 //   fakeCudaSetContextResult(code) makes it return `code` (0: success);
 //   fakeCudaContextCalls() counts its calls; fakeCudaContextWaiting() is 1 while one is blocked;
-//   fakeCudaContextReleases() counts cuDevicePrimaryCtxRelease_v2 calls. cuCtxSetLimit and
+//   fakeCudaContextReleases() counts cuDevicePrimaryCtxRelease_v2 calls.
+//   fakeCudaHoldInit(n, ms) makes cuInit block until n callers wait in it at once, or until ms
+//   milliseconds have passed (fakeCudaInitReleasedByCount() says which released them);
+//   fakeCudaInitWaiting() counts the callers blocked, fakeCudaInitCalls() its calls and
+//   fakeCudaInitThreads() the distinct threads that made them; fakeCudaSetInitResult(code)
+//   makes it return `code`. cuCtxSetLimit and
 //   cuCtxGetLimit keep CU_LIMIT_STACK_SIZE per context (1024 until set, at most 512 KiB).
 // Memory (host memory as device memory): cuMemAlloc_v2/cuMemFree_v2 always work; the device
 // reports memory pools, and cuDeviceGetDefaultMemPool, cuMemPoolSetAttribute, cuMemAllocAsync
@@ -74,6 +79,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -84,6 +90,14 @@ std::mutex &gMutex = *new std::mutex;
 std::condition_variable &gChanged = *new std::condition_variable;
 bool gHold = false;
 bool gWaiting = false;
+bool gHoldInit = false;
+int gInitReleaseCount = 0;
+bool gInitReleasedByCount = false;
+std::chrono::steady_clock::time_point gInitDeadline;
+int gInitWaiting = 0;
+int gInitCalls = 0;
+int gInitResult = 0;
+std::set<std::thread::id> &gInitThreads = *new std::set<std::thread::id>;
 int gResult = 0;
 int gCalls = 0;
 int gContextObject = 0; // its address is the context handle
@@ -199,6 +213,33 @@ void fakeCudaHoldContext(int hold) {
   gHold = hold != 0;
   gChanged.notify_all();
 }
+void fakeCudaHoldInit(int waiters, int ms) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  gHoldInit = true;
+  gInitReleaseCount = waiters;
+  gInitReleasedByCount = false;
+  gInitDeadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+}
+int fakeCudaInitReleasedByCount() {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return gInitReleasedByCount ? 1 : 0;
+}
+int fakeCudaInitWaiting() {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return gInitWaiting;
+}
+int fakeCudaInitCalls() {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return gInitCalls;
+}
+int fakeCudaInitThreads() {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return static_cast<int>(gInitThreads.size());
+}
+void fakeCudaSetInitResult(int code) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  gInitResult = code;
+}
 void fakeCudaSetContextResult(int code) {
   std::lock_guard<std::mutex> lock(gMutex);
   gResult = code;
@@ -277,7 +318,22 @@ int fakeCudaMemoryCalls(int which) {
   return which >= 0 && which < 4 ? gMemoryCalls[which] : -1;
 }
 
-int cuInit(unsigned) { return 0; }
+int cuInit(unsigned) {
+  std::unique_lock<std::mutex> lock(gMutex);
+  ++gInitCalls;
+  gInitThreads.insert(std::this_thread::get_id());
+  ++gInitWaiting;
+  if (gHoldInit && gInitWaiting >= gInitReleaseCount) {
+    gHoldInit = false;
+    gInitReleasedByCount = true;
+    gChanged.notify_all();
+  }
+  if (!gChanged.wait_until(lock, gInitDeadline, [] { return !gHoldInit; }))
+    gHoldInit = false; // the deadline released it
+  gChanged.notify_all();
+  --gInitWaiting;
+  return gInitResult;
+}
 int cuDriverGetVersion(int *v) {
   *v = 13000;
   return 0;
