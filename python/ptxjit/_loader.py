@@ -51,9 +51,9 @@ def _start_cuda_init():
     backend. cuInit takes about 100 ms and importing ``_core`` (LLVM's relocations and
     initializers) tens of ms; the C++ side's own ``cuInit`` (runtime/Driver.cpp) then returns
     when this one is done, and reports any failure itself: this thread only starts the work and
-    swallows its errors. It returns once the thread is inside ``cuInit`` with the interpreter
-    released: importing an extension holds the interpreter lock, which would otherwise keep the
-    thread from reaching the call until the import is over. Not a daemon: an exit waits for it
+    swallows its errors. It returns once the thread is about to call ``cuInit``, which ctypes
+    makes with the interpreter released: importing an extension holds the interpreter lock, which
+    would otherwise keep the thread from reaching the call until the import is over. Not a daemon: an exit waits for it
     (the driver must not be torn down under a cuInit), and so does fork() (_before_fork)."""
     global _cuda_init_thread
     target = _os.environ.get("PTXJIT_TARGET", "").lower()
@@ -65,22 +65,28 @@ def _start_cuda_init():
     calling = _threading.Event()
 
     def run():
+        init = None
         try:
             import ctypes
 
             init = ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL).cuInit
-        except (OSError, AttributeError):
-            calling.set()  # no driver: the C++ side says so when it chooses the backend
-            return
-        init.restype, init.argtypes = ctypes.c_int, [ctypes.c_uint]
-        calling.set()
-        init(0)  # ctypes releases the interpreter for the call
+            init.restype, init.argtypes = ctypes.c_int, [ctypes.c_uint]
+        except Exception:
+            init = None  # no driver: the C++ side says so when it chooses the backend
+        finally:
+            calling.set()  # whatever happened: the caller waits for this
+        if init is not None:
+            init(0)  # ctypes releases the interpreter for the call
 
     import time
 
     t0 = time.perf_counter()
-    _cuda_init_thread = _threading.Thread(target=run, name="ptxjit-cuInit")
-    _cuda_init_thread.start()
+    thread = _threading.Thread(target=run, name="ptxjit-cuInit")
+    try:
+        thread.start()
+    except RuntimeError:  # no new thread (interpreter shutting down): the C++ side does it all
+        return
+    _cuda_init_thread = thread
     calling.wait()
     if _os.environ.get("PTXJIT_TRACE_STARTUP", "") not in ("", "0"):
         ms = (time.perf_counter() - t0) * 1e3

@@ -154,14 +154,17 @@ def test_a_failing_cuinit_started_early_is_reported_with_its_cuRESULT(fake_cuda_
 # fork() waits for an early cuInit under way, so that the child does not inherit a driver in the
 # middle of its initialization (the child reports how many cuInit calls it saw under way).
 FORK_DURING_INIT = """
-    import ctypes, os, warnings
+    import ctypes, os, time, warnings
     warnings.simplefilter("ignore", DeprecationWarning)  # fork() of a multi-threaded process
     fake = ctypes.CDLL(os.environ["PTXJIT_LIBCUDA"])
-    fake.fakeCudaHoldInit(99, 500)  # released after half a second
+    fake.fakeCudaHoldInit(99, 3000)  # released after three seconds
+    t0 = time.monotonic()
     import ptxjit._loader as loader
 
-    loader._start_cuda_init()  # returns once its thread is inside cuInit
-    assert fake.fakeCudaInitWaiting() == 1
+    loader._start_cuda_init()  # returns once its thread is about to call cuInit
+    while fake.fakeCudaInitWaiting() != 1:
+        assert time.monotonic() - t0 < 2.5, "the thread did not reach cuInit"
+        time.sleep(0.001)
     pid = os.fork()
     if pid == 0:
         os._exit(fake.fakeCudaInitWaiting())
