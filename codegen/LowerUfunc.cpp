@@ -384,7 +384,6 @@ LoweredModule lowerReduce(const ir::Function &fn, const ReduceKernelDesc &desc,
     return castScalar(b, g.callBody({a, x}), rt, acc);
   };
   llvm::AllocaInst *accVar = g.var(accReg, "acc");
-  llvm::AllocaInst *valid = g.var(b.getInt1Ty(), "valid");
   llvm::Function *f = g.entry.function;
   // Element k of the reduced dimensions past `inBase`, as the accumulator type.
   auto elementAt = [&](llvm::Value *inBase, llvm::Value *k) {
@@ -392,21 +391,36 @@ LoweredModule lowerReduce(const ir::Function &fn, const ReduceKernelDesc &desc,
     llvm::Value *p = b.CreateInBoundsGEP(b.getInt8Ty(), in, b.CreateAdd(inBase, off));
     return castScalar(b, loadScalar(b, p, desc.inType), desc.inType, acc);
   };
-  auto fold = [&](llvm::Value *inBase, llvm::Value *k) {
-    llvm::Value *x = elementAt(inBase, k);
-    llvm::Value *isValid = b.CreateLoad(b.getInt1Ty(), valid);
-    auto *doCombine = llvm::BasicBlock::Create(g.M.ctx, "combine", f);
-    auto *first = llvm::BasicBlock::Create(g.M.ctx, "first", f);
-    auto *join = llvm::BasicBlock::Create(g.M.ctx, "join", f);
-    b.CreateCondBr(isValid, doCombine, first);
-    b.SetInsertPoint(doCombine);
-    b.CreateStore(combine(b.CreateLoad(accReg, accVar), x), accVar);
-    b.CreateBr(join);
-    b.SetInsertPoint(first);
-    b.CreateStore(x, accVar);
-    b.CreateStore(b.getTrue(), valid);
-    b.CreateBr(join);
-    b.SetInsertPoint(join);
+  // Folds the elements first, first + step, ... below `end` into the accumulator from left to
+  // right: the first one starts it (there is no identity to start from), the others come
+  // `unroll` per trip of the main loop, all loaded before any is folded (the order of the folds
+  // is the same either way). Returns whether there was an element (first < end); without one
+  // the accumulator is left as it was.
+  auto foldRange = [&](llvm::Value *inBase, llvm::Value *first, llvm::Value *end, llvm::Value *step,
+                       int unroll) {
+    llvm::Value *any = b.CreateICmpULT(first, end);
+    auto *start = llvm::BasicBlock::Create(g.M.ctx, "fold.first", f);
+    auto *folded = llvm::BasicBlock::Create(g.M.ctx, "folded", f);
+    b.CreateCondBr(any, start, folded);
+    b.SetInsertPoint(start);
+    b.CreateStore(elementAt(inBase, first), accVar);
+    g.unrolledLoop(
+        b.CreateAdd(first, step), end, step, unroll, "k",
+        [&](auto at) {
+          std::vector<llvm::Value *> xs;
+          for (int u = 0; u < unroll; ++u)
+            xs.push_back(elementAt(inBase, at(u)));
+          llvm::Value *a = b.CreateLoad(accReg, accVar);
+          for (llvm::Value *x : xs)
+            a = combine(a, x);
+          b.CreateStore(a, accVar);
+        },
+        [&](llvm::Value *k) {
+          b.CreateStore(combine(b.CreateLoad(accReg, accVar), elementAt(inBase, k)), accVar);
+        });
+    b.CreateBr(folded);
+    b.SetInsertPoint(folded);
+    return any;
   };
 
   llvm::Value *tasks = b.CreateMul(M, P);
@@ -420,8 +434,7 @@ LoweredModule lowerReduce(const ir::Function &fn, const ReduceKernelDesc &desc,
       llvm::Value *kb = b.CreateMul(p, chunk);
       llvm::Value *ke = b.CreateAdd(kb, chunk);
       ke = b.CreateSelect(b.CreateICmpULT(ke, K), ke, K);
-      b.CreateStore(b.getFalse(), valid);
-      g.loop(kb, ke, b.getInt64(1), "k", [&](llvm::Value *k) { fold(o[0], k); });
+      foldRange(o[0], kb, ke, b.getInt64(1), 1);
       llvm::Value *dst =
           b.CreateInBoundsGEP(b.getInt8Ty(), out, b.CreateAdd(o[1], b.CreateMul(p, outPart)));
       storeScalar(b, dst, castScalar(b, b.CreateLoad(accReg, accVar), acc, desc.outType),
@@ -456,36 +469,11 @@ LoweredModule lowerReduce(const ir::Function &fn, const ReduceKernelDesc &desc,
   g.loop(g.sreg(2), tasks, g.sreg(3), "t", [&](llvm::Value *t) {
     llvm::Value *j = b.CreateUDiv(t, P), *p = b.CreateURem(t, P);
     auto o = g.offsets(j, keptShape, {inKept, outKept});
-    // The thread's elements kb, kb + stride, ... folded from left to right: the first one
-    // starts the accumulator (there is no identity to start from), the others come
-    // `unroll` per trip of the main loop, loaded before any is folded, so that each thread
-    // has that many loads in flight (a fold's loop with one load per trip reached half the
-    // copy bandwidth on the H200); the order of the folds is the same either way. A thread
-    // without elements has no value (isValid).
+    // The thread's elements kb, kb + stride, ...: `unroll` loads in flight per thread (a fold
+    // with one load per trip reached half the copy bandwidth on the H200). A thread without
+    // elements has no value (isValid).
     llvm::Value *kb = b.CreateAdd(b.CreateMul(p, b.getInt64(B)), tid);
-    llvm::Value *stride = b.CreateMul(P, b.getInt64(B));
-    llvm::Value *isValid = b.CreateICmpULT(kb, K);
-    auto *first = llvm::BasicBlock::Create(g.M.ctx, "fold.first", f);
-    auto *folded = llvm::BasicBlock::Create(g.M.ctx, "folded", f);
-    b.CreateCondBr(isValid, first, folded);
-    b.SetInsertPoint(first);
-    b.CreateStore(elementAt(o[0], kb), accVar);
-    g.unrolledLoop(
-        b.CreateAdd(kb, stride), K, stride, unroll, "k",
-        [&](auto at) {
-          std::vector<llvm::Value *> xs;
-          for (int u = 0; u < unroll; ++u)
-            xs.push_back(elementAt(o[0], at(u)));
-          llvm::Value *a = b.CreateLoad(accReg, accVar);
-          for (llvm::Value *x : xs)
-            a = combine(a, x);
-          b.CreateStore(a, accVar);
-        },
-        [&](llvm::Value *k) {
-          b.CreateStore(combine(b.CreateLoad(accReg, accVar), elementAt(o[0], k)), accVar);
-        });
-    b.CreateBr(folded);
-    b.SetInsertPoint(folded);
+    llvm::Value *isValid = foldRange(o[0], kb, K, b.CreateMul(P, b.getInt64(B)), unroll);
     b.CreateStore(b.CreateZExt(isValid, b.getInt8Ty()), sValidAt(tid));
     llvm::Value *a = b.CreateLoad(accReg, accVar);
     storeScalar(b, sAccAt(tid),
