@@ -18,7 +18,7 @@ _load_lock = _threading.RLock()
 def _before_fork():
     # A cuInit under way on _start_cuda_init's thread finishes before fork(), so that the child
     # does not inherit a driver in the middle of its initialization.
-    if _cuda_init_thread is not None and _cuda_init_thread is not _threading.current_thread():
+    if _cuda_init_thread is not None:
         _cuda_init_thread.join()
     _load_lock.acquire()
 
@@ -47,8 +47,8 @@ _cuda_init_thread = None
 
 def _start_cuda_init():
     """Starts ``cuInit`` of the driver the C++ side will open (``PTXJIT_LIBCUDA``, else
-    libcuda.so.1) on a thread, unless PTXJIT_TARGET (or NUMBA_ENABLE_CUDASIM) chooses the CPU
-    backend. cuInit takes about 100 ms and importing ``_core`` (LLVM's relocations and
+    libcuda.so.1, as runtime/Driver.cpp) on a thread, unless PTXJIT_TARGET (or
+    NUMBA_ENABLE_CUDASIM) chooses the CPU backend (as bindings/Target.cpp decides). cuInit takes about 100 ms and importing ``_core`` (LLVM's relocations and
     initializers) tens of ms; the C++ side's own ``cuInit`` (runtime/Driver.cpp) then returns
     when this one is done, and reports any failure itself: this thread only starts the work and
     swallows its errors. It returns once the thread is about to call ``cuInit``, which ctypes
