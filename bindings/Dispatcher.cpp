@@ -203,7 +203,7 @@ Dispatcher::Dispatcher(py::object func, py::dict options, std::vector<std::strin
   if (eager.empty())
     return;
   try {
-    codegen::Backend backend = currentBackend();
+    codegen::Backend backend = eagerCompileBackend();
     for (const auto &params : eager)
       compileParams(params, backend);
   } catch (...) {

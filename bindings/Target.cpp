@@ -2,6 +2,7 @@
 
 #include "bindings/Errors.h"
 #include "codegen/Codegen.h"
+#include "compiler/DeviceRecord.h"
 #include "runtime/Device.h"
 #include "runtime/Driver.h"
 #include "runtime/Memory.h"
@@ -12,6 +13,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 
 namespace ptxjit::bindings {
@@ -21,7 +23,8 @@ constexpr int kUndecided = -1;
 std::atomic<int> gBackend{kUndecided};
 bool gWarned = false;
 
-std::string envTarget() {
+/// PTXJIT_TARGET in lower case, or "cpu" for NUMBA_ENABLE_CUDASIM (said once, when `log`).
+std::string envTarget(bool log = true) {
   const char *v = std::getenv("PTXJIT_TARGET");
   std::string s = v ? v : "";
   for (char &c : s)
@@ -30,9 +33,10 @@ std::string envTarget() {
   // nearest is the CPU backend (compiled, not interpreted), unless PTXJIT_TARGET decides.
   if (const char *sim = std::getenv("NUMBA_ENABLE_CUDASIM");
       s.empty() && sim && *sim && std::string(sim) != "0") {
-    logInfo("NUMBA_ENABLE_CUDASIM=" + std::string(sim) +
-            ": ptxjit has no CUDA simulator; kernels run on its CPU backend (compiled, with "
-            "bounds checks), as PTXJIT_TARGET=cpu would choose");
+    if (log)
+      logInfo("NUMBA_ENABLE_CUDASIM=" + std::string(sim) +
+              ": ptxjit has no CUDA simulator; kernels run on its CPU backend (compiled, with "
+              "bounds checks), as PTXJIT_TARGET=cpu would choose");
     return "cpu";
   }
   return s;
@@ -78,6 +82,46 @@ void useCachingAllocator() {
     runtime::usePoolAllocatorAfterWarmUp();
   });
 }
+
+/// The compute capability of the device record (compiler/DeviceRecord.h) for the devices this
+/// process will see, while the backend is undecided, may become CUDA, and nothing has loaded the
+/// driver yet (a cuInit may be under way on the Python package's early thread): what an eager
+/// compile at decoration uses instead of waiting for CUDA's start-up. nullopt otherwise.
+std::optional<compiler::RememberedCapability> capabilityBeforeCudaStarts() {
+  if (gBackend.load(std::memory_order_acquire) != kUndecided || runtime::driverLoadAttempted())
+    return std::nullopt;
+  std::string target = envTarget(/*log=*/false);
+  if (!target.empty() && target != "cuda" && target != "gpu")
+    return std::nullopt;
+  // Read once per process: only this process's keepDeviceRecord changes it, and only once the
+  // driver has loaded, when the record is no longer consulted.
+  static const std::optional<compiler::RememberedCapability> remembered = [] {
+    {
+      runtime::StartupTimer timer("identifying the devices without cuInit");
+      runtime::deviceSetIdentity();
+    }
+    runtime::StartupTimer timer("reading the device record");
+    return compiler::readDeviceRecord(runtime::deviceSetIdentity().text);
+  }();
+  return remembered;
+}
+
+/// Records `cc`, the devices' compute capability as CUDA reports it, for later processes, when
+/// the record says otherwise or nothing; once per process.
+void keepDeviceRecord(runtime::ComputeCapability cc) {
+  static std::once_flag once;
+  std::call_once(once, [cc] {
+    const std::string &identity = runtime::deviceSetIdentity().text;
+    compiler::RememberedCapability actual{cc.major, cc.minor};
+    if (compiler::readDeviceRecord(identity) != actual)
+      compiler::writeDeviceRecord(identity, actual);
+  });
+}
+
+/// CUDA options for compute capability major.minor and a driver of CUDA version
+/// `driverVersion` (0: unknown, the newest PTX LLVM writes).
+codegen::CompileOptions cudaOptions(int major, int minor, int driverVersion,
+                                    const compiler::FunctionOptions &fo);
 
 } // namespace
 
@@ -140,14 +184,21 @@ bool boundscheckFor(codegen::Backend b, const compiler::FunctionOptions &fo) {
 
 codegen::CompileOptions cudaOptionsForCC(int major, int minor,
                                          const compiler::FunctionOptions &fo) {
+  int driver = 0;
+  if (gBackend.load() != static_cast<int>(codegen::Backend::Host) && runtime::driverAvailable())
+    driver = runtime::driverVersion();
+  return cudaOptions(major, minor, driver, fo);
+}
+
+namespace {
+
+codegen::CompileOptions cudaOptions(int major, int minor, int driverVersion,
+                                    const compiler::FunctionOptions &fo) {
   codegen::CompileOptions o;
   o.backend = codegen::Backend::CUDA;
   o.ccMajor = major;
   o.ccMinor = minor;
-  int driver = 0;
-  if (gBackend.load() != static_cast<int>(codegen::Backend::Host) && runtime::driverAvailable())
-    driver = runtime::driverVersion();
-  o.ptxVersion = codegen::choosePtxVersion(major, minor, driver);
+  o.ptxVersion = codegen::choosePtxVersion(major, minor, driverVersion);
   o.fastmath = fo.fastmath;
   o.optLevel = fo.opt ? 3 : 0;
   o.debugInfo = fo.debug      ? codegen::CompileOptions::DebugInfo::LineTables
@@ -163,6 +214,14 @@ codegen::CompileOptions cudaOptionsForCC(int major, int minor,
   return o;
 }
 
+} // namespace
+
+codegen::Backend eagerCompileBackend() {
+  if (capabilityBeforeCudaStarts())
+    return codegen::Backend::CUDA;
+  return currentBackend();
+}
+
 codegen::CompileOptions compileOptionsFor(codegen::Backend b, const compiler::FunctionOptions &fo) {
   if (b == codegen::Backend::Host) {
     codegen::CompileOptions o;
@@ -173,6 +232,13 @@ codegen::CompileOptions compileOptionsFor(codegen::Backend b, const compiler::Fu
     o.exceptions = fo.debug;
     return o;
   }
+  // Before CUDA has started, the device record's guess: a compile at decoration then need not
+  // wait for cuInit. The first launch takes the options again, from CUDA (below): the same
+  // options find the same specialization; a stale record costs one more compile.
+  if (std::optional<compiler::RememberedCapability> cc = capabilityBeforeCudaStarts()) {
+    runtime::traceStartup("compile options from the device record, CUDA not waited for", 0.0);
+    return cudaOptions(cc->major, cc->minor, runtime::deviceSetIdentity().driverVersion, fo);
+  }
   int major = 9, minor = 0;
   // The devices' compute capability whenever the GPU is (or may become) the backend in use.
   // Read without a context, so that the background opening started here is not waited for.
@@ -182,6 +248,7 @@ codegen::CompileOptions compileOptionsFor(codegen::Backend b, const compiler::Fu
     runtime::ComputeCapability cc = runtime::deviceComputeCapability();
     major = cc.major;
     minor = cc.minor;
+    keepDeviceRecord(cc);
   }
   return cudaOptionsForCC(major, minor, fo);
 }

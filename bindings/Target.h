@@ -14,6 +14,13 @@ namespace ptxjit::bindings {
 /// std::invalid_argument for another PTXJIT_TARGET value.
 codegen::Backend currentBackend();
 
+/// The backend an eager compile at decoration (`cuda.jit(signature)`) compiles for: CUDA while
+/// the backend is undecided (PTXJIT_TARGET unset, cuda or gpu), nothing has loaded the driver yet
+/// and the device record knows the devices' compute capability (compileOptionsFor then needs no
+/// cuInit; the first launch decides the backend); else currentBackend(). Throws as
+/// currentBackend().
+codegen::Backend eagerCompileBackend();
+
 /// Overrides the choice: "cpu" (or "host"), "cuda", or "" to decide again from the environment
 /// at the next use. Throws as currentBackend() for "cuda" without a driver.
 void selectTarget(const std::string &name);
@@ -35,7 +42,10 @@ bool cudaAvailable(std::string *why = nullptr);
 /// Compile options of `fo` for backend `b`. CUDA: the oldest compute capability among the
 /// visible devices (runtime::deviceComputeCapability) and the PTX version the driver accepts
 /// when CUDA is the backend in use (then it also calls startCuda()), else sm_90 and the newest
-/// PTX.
+/// PTX. Before CUDA has started (see eagerCompileBackend), the device record's compute
+/// capability and the driver's version read without cuInit, so that nothing waits for cuInit;
+/// once the driver is loaded, the options come from CUDA again and the record is rewritten
+/// (once per process) when it differs.
 codegen::CompileOptions compileOptionsFor(codegen::Backend b, const compiler::FunctionOptions &fo);
 
 /// CUDA options for an explicit compute capability (compile_ptx).

@@ -334,14 +334,6 @@ bool usableDirectory(const fs::path &dir) {
   return ::access(dir.c_str(), W_OK | X_OK) == 0;
 }
 
-fs::path userCacheDirectory() {
-  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    return fs::path(xdg) / "ptxjit";
-  if (const char *home = std::getenv("HOME"); home && *home)
-    return fs::path(home) / ".cache" / "ptxjit";
-  return {};
-}
-
 std::string safeName(std::string_view s) {
   std::string out;
   for (char c : s)
@@ -361,6 +353,14 @@ Digest checksum(std::string_view headerStart, std::string_view payload) {
 
 } // namespace
 
+std::string userDirectory() {
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return (fs::path(xdg) / "ptxjit").string();
+  if (const char *home = std::getenv("HOME"); home && *home)
+    return (fs::path(home) / ".cache" / "ptxjit").string();
+  return {};
+}
+
 std::string directoryFor(const std::string &sourceFile) {
   if (const char *env = std::getenv("PTXJIT_CACHE_DIR"); env && *env)
     return usableDirectory(env) ? std::string(env) : std::string();
@@ -370,7 +370,7 @@ std::string directoryFor(const std::string &sourceFile) {
     if (!ec && usableDirectory(dir))
       return dir.string();
   }
-  fs::path user = userCacheDirectory();
+  fs::path user = userDirectory();
   if (!user.empty() && usableDirectory(user))
     return user.string();
   return {};
@@ -440,32 +440,66 @@ std::optional<CacheEntry> decode(std::string_view bytes, const Digest &key) {
   return e;
 }
 
-std::optional<CacheEntry> load(const std::string &path, const Digest &key) {
+std::optional<std::string> readFile(const std::string &path, uint64_t maxBytes) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return std::nullopt;
-  std::string bytes;
-  bool ok = true;
+  std::optional<std::string> bytes;
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || st.st_size < 0 || static_cast<uint64_t>(st.st_size) > kMaxEntry) {
-    ok = false;
-  } else {
-    bytes.resize(static_cast<size_t>(st.st_size));
+  if (::fstat(fd, &st) == 0 && st.st_size >= 0 && static_cast<uint64_t>(st.st_size) <= maxBytes) {
+    bytes.emplace(static_cast<size_t>(st.st_size), '\0');
     size_t got = 0;
-    while (got < bytes.size()) {
-      ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+    while (got < bytes->size()) {
+      ssize_t n = ::read(fd, bytes->data() + got, bytes->size() - got);
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
         break;
       got += static_cast<size_t>(n);
     }
-    bytes.resize(got);
+    bytes->resize(got);
   }
   ::close(fd);
+  return bytes;
+}
+
+bool writeFileAtomically(const std::string &path, std::string_view bytes) {
+  static std::atomic<uint64_t> counter{0};
+  std::random_device rd;
+  std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++) +
+                    "." + std::to_string(rd());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return false;
+  size_t put = 0;
+  while (put < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + put, bytes.size() - put);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    put += static_cast<size_t>(n);
+  }
+  bool ok = put == bytes.size();
+  ok = ::close(fd) == 0 && ok;
+  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+std::optional<CacheEntry> load(const std::string &path, const Digest &key) {
+  std::optional<std::string> bytes;
+  try {
+    bytes = readFile(path, kMaxEntry);
+  } catch (const std::bad_alloc &) {
+  }
+  if (!bytes && ::access(path.c_str(), F_OK) != 0)
+    return std::nullopt; // no entry (rather than an unusable one)
   std::optional<CacheEntry> e;
-  if (ok)
-    e = decode(bytes, key);
+  if (bytes)
+    e = decode(*bytes, key);
   if (!e)
     ++cacheCounters().rejected;
   return e;
@@ -474,29 +508,8 @@ std::optional<CacheEntry> load(const std::string &path, const Digest &key) {
 bool store(const std::string &path, const Digest &key, const CacheEntry &e,
            const std::string &stalePrefix) {
   try {
-    std::string bytes = encode(key, e);
-    static std::atomic<uint64_t> counter{0};
-    std::random_device rd;
-    std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
-                      std::to_string(counter++) + "." + std::to_string(rd());
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0)
+    if (!writeFileAtomically(path, encode(key, e)))
       return false;
-    size_t put = 0;
-    while (put < bytes.size()) {
-      ssize_t n = ::write(fd, bytes.data() + put, bytes.size() - put);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        break;
-      put += static_cast<size_t>(n);
-    }
-    bool ok = put == bytes.size();
-    ok = ::close(fd) == 0 && ok;
-    if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
-      ::unlink(tmp.c_str());
-      return false;
-    }
     ++cacheCounters().stores;
     if (!stalePrefix.empty()) {
       fs::path target(path);

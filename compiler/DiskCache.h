@@ -115,6 +115,10 @@ namespace diskcache {
 /// $XDG_CACHE_HOME/ptxjit, else ~/.cache/ptxjit. Empty when no directory can be used.
 std::string directoryFor(const std::string &sourceFile);
 
+/// The per-user directory: $XDG_CACHE_HOME/ptxjit, else ~/.cache/ptxjit; empty when neither
+/// variable is set. Neither created nor checked.
+std::string userDirectory();
+
 /// A file-name-safe prefix naming a function ("<module stem>.<qualname>") and, after '-', a
 /// short hash of `slot` (what identifies the specialization apart from its code: types and
 /// options), so stale entries of the same specialization can be found and removed.
@@ -125,6 +129,15 @@ std::string entryPrefix(const std::string &sourceFile, const std::string &qualna
 /// only files named llvmcache-*, so that it never removes anything else of the directory:
 /// __pycache__ holds Python's and Numba's files too).
 std::string entryPath(const std::string &dir, const std::string &prefix, const Digest &key);
+
+/// The whole file at `path` when it can be opened and holds at most `maxBytes` bytes; else
+/// nullopt. Throws std::bad_alloc only.
+std::optional<std::string> readFile(const std::string &path, uint64_t maxBytes);
+
+/// Writes `bytes` to `path` through a temporary file in the same directory renamed into place,
+/// so that a reader sees the old file or the whole new one, also with several writers at once.
+/// Returns false, leaving no temporary file, when it cannot. Throws std::bad_alloc only.
+bool writeFileAtomically(const std::string &path, std::string_view bytes);
 
 /// The bytes of an entry file for `key` and `e` (header + payload).
 std::string encode(const Digest &key, const CacheEntry &e);

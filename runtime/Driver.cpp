@@ -5,8 +5,11 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <optional>
 #include <string_view>
@@ -397,6 +400,73 @@ bool driverAvailable(std::string *why) noexcept {
 }
 
 int driverVersion() { return driver().version; }
+
+bool driverLoadAttempted() noexcept {
+  return gLoadedState.load(std::memory_order_acquire) != nullptr;
+}
+
+namespace {
+
+// The driver's CUDA version before cuInit: cuDriverGetVersion is one of the calls CUDA allows
+// before it. The library is opened again (dlopen counts references; it stays loaded, as the
+// driver does) rather than through the loading lock, which a cuInit under way would hold.
+int driverVersionWithoutInit(const std::string &path) {
+  if (const DriverState *st = gLoadedState.load(std::memory_order_acquire); st && st->ok)
+    return st->api.version;
+  void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    return 0;
+  auto get = reinterpret_cast<CUresult (*)(int *)>(dlsym(handle, "cuDriverGetVersion"));
+  int version = 0;
+  if (!get || get(&version) != CUDA_SUCCESS)
+    version = 0;
+  return version;
+}
+
+DeviceSetIdentity readIdentity() {
+  const char *env = std::getenv("PTXJIT_LIBCUDA");
+  std::string path = (env && *env) ? env : "libcuda.so.1";
+  DeviceSetIdentity id;
+  id.driverVersion = driverVersionWithoutInit(path);
+  if (id.driverVersion <= 0)
+    return {};
+  id.text =
+      "driver library: " + path + "\nCUDA version: " + std::to_string(id.driverVersion) + "\n";
+  namespace fs = std::filesystem;
+  {
+    std::ifstream in("/proc/driver/nvidia/version");
+    std::string line;
+    if (std::getline(in, line))
+      id.text += "kernel module: " + line + "\n";
+  }
+  // The GPUs by PCI address: the directory's names only. Reading a GPU's `information` file
+  // asks the driver (its model, UUID, firmware), which may wait for a cuInit under way.
+  std::error_code ec;
+  std::vector<std::string> gpus;
+  for (const auto &e : fs::directory_iterator("/proc/driver/nvidia/gpus", ec))
+    gpus.push_back("gpu " + e.path().filename().string() + "\n");
+  std::sort(gpus.begin(), gpus.end());
+  for (const std::string &g : gpus)
+    id.text += g;
+  for (const char *name : {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER"}) {
+    const char *v = std::getenv(name);
+    id.text += std::string(name) + (v ? "=" + std::string(v) : std::string(" unset")) + "\n";
+  }
+  return id;
+}
+
+} // namespace
+
+const DeviceSetIdentity &deviceSetIdentity() noexcept {
+  static const DeviceSetIdentity identity = [] {
+    try {
+      return readIdentity();
+    } catch (...) { // std::bad_alloc, a /proc directory that fails while being listed
+      return DeviceSetIdentity{};
+    }
+  }();
+  return identity;
+}
 
 bool driverShuttingDown() noexcept { return gShuttingDown.load(std::memory_order_acquire); }
 

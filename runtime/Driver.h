@@ -176,6 +176,25 @@ bool driverAvailable(std::string *why = nullptr) noexcept;
 // The driver's CUDA version (cuDriverGetVersion, e.g. 13000). Throws DriverUnavailable.
 int driverVersion();
 
+// True once driver() has loaded the driver or failed to: driver() and driverAvailable() then
+// return at once. False while nothing has asked for it yet (a cuInit started elsewhere, e.g. by
+// the Python package's early thread, may be under way). Never blocks, never throws.
+bool driverLoadAttempted() noexcept;
+
+// What identifies the CUDA devices this process will see, read without cuInit (which takes
+// 100-200 ms). `text` holds one line per fact: the driver library's name (PTXJIT_LIBCUDA or
+// libcuda.so.1) and CUDA version, the kernel module's version line and the PCI address of each
+// GPU it lists (/proc/driver/nvidia, when present), CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER.
+// `driverVersion` is cuDriverGetVersion's answer, which CUDA gives before cuInit. Both are empty
+// (0) when the library cannot be opened or reports no version. Read once per process (dlopening
+// the library when nothing has, without the loading lock that driver() holds during cuInit).
+// Never throws.
+struct DeviceSetIdentity {
+  int driverVersion = 0;
+  std::string text;
+};
+const DeviceSetIdentity &deviceSetIdentity() noexcept;
+
 // True once the process has begun exiting after the driver was loaded (set by an atexit handler
 // registered right after cuInit, so it runs before the driver's own teardown). Destructors of
 // driver-owned resources (modules, allocations, streams) skip their driver calls when this is

@@ -151,28 +151,33 @@ def fake_libcuda(tmp_path_factory):
 
 
 @pytest.fixture
-def fake_cuda_env(subprocess_env, fake_libcuda):
-    """Environment for a child interpreter whose CUDA backend runs on the fake driver."""
+def fake_cuda_env(subprocess_env, fake_libcuda, tmp_path):
+    """Environment for a child interpreter whose CUDA backend runs on the fake driver. Its
+    per-user cache directory (XDG_CACHE_HOME) is the test's own: no device record
+    (compiler/DeviceRecord.h) of an earlier process lets an eager compile skip CUDA's start-up
+    unless the test makes one."""
     env = dict(subprocess_env)
     env["PTXJIT_LIBCUDA"] = fake_libcuda
     env["PTXJIT_TARGET"] = "cuda"
+    env["XDG_CACHE_HOME"] = str(tmp_path / "user-cache")
     env.pop("PTXJIT_ALLOCATOR", None)
     return env
 
 
 @pytest.fixture
 def run_python():
-    """run_python(script, env, timeout=120): runs `script` (dedented) in a child interpreter,
+    """run_python(script, env, timeout=120, args=()): runs `script` (dedented) in a child
+    interpreter with `args` as sys.argv[1:],
     asserts that it exits with 0 (a hang fails at the timeout) and returns its stdout."""
     return _run_python
 
 
-def _run_python(script, env, timeout=120):
+def _run_python(script, env, timeout=120, args=()):
     import subprocess
     import sys
     import textwrap
 
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], env=env,
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(script), *args], env=env,
                           capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc.stdout

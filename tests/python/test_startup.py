@@ -177,3 +177,88 @@ FORK_DURING_INIT = """
 
 def test_fork_waits_for_an_early_cuinit_under_way(fake_cuda_env, run_python):
     assert "waited" in run_python(FORK_DURING_INIT, fake_cuda_env)
+
+
+# The device record (compiler/DeviceRecord.h): a process that has seen CUDA's devices records
+# their compute capability in the per-user cache directory; a later process with the same devices
+# compiles `cuda.jit(signature)` from it while cuInit is still under way (the fake driver holds
+# cuInit until two callers wait: the early thread's, then the C++ side's at the first device
+# use). The options are taken again from CUDA once it has started: a stale record costs a compile
+# and is rewritten.
+RECORD = """
+    import ctypes, glob, os, sys
+    import numpy as np
+    fake = ctypes.CDLL(os.environ["PTXJIT_LIBCUDA"])
+    major, minor = (int(v) for v in sys.argv[1].split("."))
+    fake.fakeCudaSetComputeCapability(0, major, minor)
+    fake.fakeCudaHoldInit(2, 30000)
+    from ptxjit import cuda
+
+    def saxpy(a, x, y, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = a * x[i] + y[i]
+
+    k = cuda.jit("void(float32, float32[::1], float32[::1], float32[::1])")(saxpy)
+    # ".target sm_XY" of the kernel's PTX, for the options in force now.
+    target = lambda: next(l.split()[1] for l in k.inspect_asm()[k.signatures[0]].splitlines()
+                          if l.startswith(".target"))
+    waiting = fake.fakeCudaInitWaiting()  # 1: the early thread is still in cuInit
+    before = target()
+    cuda.to_device(np.zeros(4))  # the C++ side's cuInit: CUDA starts
+    after = target()
+    records = glob.glob(os.path.join(os.environ["XDG_CACHE_HOME"], "ptxjit", "device-record-*"))
+    recorded = sorted(open(r).read().splitlines()[-1] for r in records)
+    print(waiting, before, after, *recorded, sep=",")
+"""
+
+
+def test_the_device_record_lets_an_eager_compile_skip_cudas_start_up(fake_cuda_env, run_python):
+    record = "compute capability 9.0"
+    # The first process waits for cuInit (no record yet) and writes the record.
+    assert run_python(RECORD, fake_cuda_env, args=["9.0"]).strip() == f"0,sm_90,sm_90,{record}"
+    # The next compiles while cuInit is held.
+    assert run_python(RECORD, fake_cuda_env, args=["9.0"]).strip() == f"1,sm_90,sm_90,{record}"
+
+
+def test_a_stale_device_record_is_corrected_once_cuda_has_started(fake_cuda_env, run_python):
+    run_python(RECORD, fake_cuda_env, args=["9.0"])
+    # The device is now 8.6: the eager compile trusted the record (sm_90), the options after
+    # cuInit are CUDA's (sm_86), and the record says so for the next process.
+    assert (run_python(RECORD, fake_cuda_env, args=["8.6"]).strip() ==
+            "1,sm_90,sm_86,compute capability 8.6")
+    assert (run_python(RECORD, fake_cuda_env, args=["8.6"]).strip() ==
+            "1,sm_86,sm_86,compute capability 8.6")
+
+
+def test_the_device_record_is_keyed_by_the_visible_devices(fake_cuda_env, run_python):
+    run_python(RECORD, fake_cuda_env, args=["9.0"])
+    # Another CUDA_VISIBLE_DEVICES is another set of devices: no record for it yet.
+    env = dict(fake_cuda_env, CUDA_VISIBLE_DEVICES="0")
+    assert (run_python(RECORD, env, args=["9.0"]).strip() ==
+            "0,sm_90,sm_90,compute capability 9.0,compute capability 9.0")
+
+
+NO_RECORD = """
+    import os
+    from ptxjit import cuda
+
+    def noop():
+        pass
+
+    cuda.jit("void()")(noop)
+    print(cuda.current_target(), os.path.exists(os.path.join(os.environ["XDG_CACHE_HOME"], "ptxjit")))
+"""
+
+
+def test_no_device_record_without_cuda(fake_cuda_env, run_python):
+    env = dict(fake_cuda_env, PTXJIT_TARGET="cpu")
+    assert run_python(NO_RECORD, env).split() == ["cpu", "False"]
+
+
+def test_an_unwritable_cache_directory_only_loses_the_record(fake_cuda_env, run_python, tmp_path):
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("")  # $XDG_CACHE_HOME/ptxjit cannot be made below a file
+    env = dict(fake_cuda_env, XDG_CACHE_HOME=str(blocked))
+    for _ in range(2):
+        assert run_python(NO_RECORD, env).split() == ["cuda", "False"]

@@ -357,6 +357,34 @@ void recordingHook() {
   std::exit(0);
 }
 
+// deviceSetIdentity() is read without cuInit (the fake driver counts its calls) and is the same
+// text once the driver is loaded, so that a record written after CUDA started is found before it.
+[[noreturn]] void identityScenario() {
+  setenv("PTXJIT_LIBCUDA", PTXJIT_FAKE_LIBCUDA, 1);
+  setenv("CUDA_VISIBLE_DEVICES", "0,1", 1);
+  unsetenv("CUDA_DEVICE_ORDER");
+  const DeviceSetIdentity &id = deviceSetIdentity();
+  SCENARIO_CHECK(!driverLoadAttempted());
+  SCENARIO_CHECK(fake<int (*)()>("fakeCudaInitCalls")() == 0);
+  SCENARIO_CHECK(id.driverVersion == 13000);
+  std::string text = id.text;
+  SCENARIO_CHECK(
+      text.rfind(std::string("driver library: ") + PTXJIT_FAKE_LIBCUDA + "\nCUDA version: 13000\n",
+                 0) == 0);
+  SCENARIO_CHECK(text.find("\nCUDA_VISIBLE_DEVICES=0,1\nCUDA_DEVICE_ORDER unset\n") !=
+                 std::string::npos);
+  SCENARIO_CHECK(driverAvailable() && driverLoadAttempted());
+  SCENARIO_CHECK(&deviceSetIdentity() == &id && id.text == text);
+  std::exit(0);
+}
+
+[[noreturn]] void identityWithoutDriverScenario() {
+  setenv("PTXJIT_LIBCUDA", "/nonexistent/dir/libcuda.so.1", 1);
+  SCENARIO_CHECK(deviceSetIdentity().driverVersion == 0 && deviceSetIdentity().text.empty());
+  SCENARIO_CHECK(!driverLoadAttempted());
+  std::exit(0);
+}
+
 class StartupDeathTest : public ::testing::Test {
 protected:
   void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
@@ -390,6 +418,11 @@ TEST_F(StartupDeathTest, FailingCuInitStartsNothingAndReportsDriverUnavailable) 
     GTEST_SKIP() << stub << " not present";
   EXPECT_EXIT(unusableDriverScenario(stub), ::testing::ExitedWithCode(0),
               "unavailable: CUDA driver unavailable: cuInit failed: CUDA_ERROR_STUB_LIBRARY");
+}
+
+TEST_F(StartupDeathTest, DeviceSetIdentityIsReadWithoutCuInit) {
+  EXPECT_EXIT(identityScenario(), ::testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(identityWithoutDriverScenario(), ::testing::ExitedWithCode(0), "");
 }
 
 TEST_F(StartupDeathTest, PoolWarmsUpOnItsOwnThreadWhileCuMemAllocServes) {
