@@ -83,39 +83,61 @@ void useCachingAllocator() {
   });
 }
 
-/// The compute capability of the device record (compiler/DeviceRecord.h) for the devices this
-/// process will see, while the backend is undecided, may become CUDA, and nothing has loaded the
-/// driver yet (a cuInit may be under way on the Python package's early thread): what an eager
-/// compile at decoration uses instead of waiting for CUDA's start-up. nullopt otherwise.
+/// What this process found in the device record (compiler/DeviceRecord.h) when it looked, before
+/// CUDA started; `looked` stays false in a process whose driver was loaded before any compile.
+/// Guarded by `mutex` (a lookup and a keep may run on two threads).
+struct RecordState {
+  std::mutex mutex;
+  bool looked = false;
+  bool kept = false;
+  std::optional<compiler::RememberedCapability> found;
+};
+RecordState &recordState() {
+  static RecordState *s = new RecordState(); // never destroyed: compiles may run at exit
+  return *s;
+}
+
+/// The compute capability of the device record for the devices this process will see, while the
+/// backend is undecided, may become CUDA, and nothing has loaded the driver yet (a cuInit may be
+/// under way on the Python package's early thread): what an eager compile at decoration uses
+/// instead of waiting for CUDA's start-up. nullopt otherwise.
 std::optional<compiler::RememberedCapability> capabilityBeforeCudaStarts() {
   if (gBackend.load(std::memory_order_acquire) != kUndecided || runtime::driverLoadAttempted())
     return std::nullopt;
   std::string target = envTarget(/*log=*/false);
   if (!target.empty() && target != "cuda" && target != "gpu")
     return std::nullopt;
-  // Read once per process: only this process's keepDeviceRecord changes it, and only once the
-  // driver has loaded, when the record is no longer consulted.
-  static const std::optional<compiler::RememberedCapability> remembered = [] {
+  // Read once per process: only this process's keepDeviceRecord changes the record, and only
+  // once the driver has loaded, when it is no longer consulted.
+  RecordState &r = recordState();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (!r.looked) {
     {
       runtime::StartupTimer timer("identifying the devices without cuInit");
       runtime::deviceSetIdentity();
     }
     runtime::StartupTimer timer("reading the device record");
-    return compiler::readDeviceRecord(runtime::deviceSetIdentity().text);
-  }();
-  return remembered;
+    r.found = compiler::readDeviceRecord(runtime::deviceSetIdentity().text);
+    r.looked = true;
+  }
+  return r.found;
 }
 
 /// Records `cc`, the devices' compute capability as CUDA reports it, for later processes, when
-/// the record says otherwise or nothing; once per process.
+/// this process looked for a record before CUDA started (an eager compile came first, as it
+/// will in the next run of the same program) and found none or another; once per process. A
+/// process that never looked pays a lock here, once.
 void keepDeviceRecord(runtime::ComputeCapability cc) {
-  static std::once_flag once;
-  std::call_once(once, [cc] {
-    const std::string &identity = runtime::deviceSetIdentity().text;
-    compiler::RememberedCapability actual{cc.major, cc.minor};
-    if (compiler::readDeviceRecord(identity) != actual)
-      compiler::writeDeviceRecord(identity, actual);
-  });
+  static std::atomic<bool> done{false};
+  if (done.load(std::memory_order_acquire))
+    return;
+  RecordState &r = recordState();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  compiler::RememberedCapability actual{cc.major, cc.minor};
+  if (!r.kept && r.looked && r.found != actual)
+    compiler::writeDeviceRecord(runtime::deviceSetIdentity().text, actual);
+  r.kept = true;
+  done.store(true, std::memory_order_release);
 }
 
 /// CUDA options for compute capability major.minor and a driver of CUDA version

@@ -6,8 +6,6 @@
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/Error.h>
-#include <llvm/Support/MemoryBuffer.h>
-#include <llvm/Support/xxhash.h>
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -270,30 +268,18 @@ std::string buildFingerprint() {
   return fp;
 }
 
-/// A 128-bit fingerprint of the file at `path`'s content (LLVM's XXH3-128: SHA-256 of
-/// libdevice's 460 KB would take milliseconds of every warm start), or
-/// "missing:<path>"; memoized per path. The file is mapped, not read: copying libdevice into a
-/// growing string (fresh pages faulted in at each doubling) cost more than the hash, in the
-/// first cache=True call of every process.
-std::string fileHash(const std::string &path) {
-  static std::mutex mutex;
-  static std::map<std::string, std::string> memo;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = memo.find(path);
-  if (it != memo.end())
-    return it->second;
-  std::string result = "missing:" + path;
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (file) {
-    llvm::ArrayRef<uint8_t> bytes(reinterpret_cast<const uint8_t *>((*file)->getBufferStart()),
-                                  (*file)->getBufferSize());
-    llvm::XXH128_hash_t h = llvm::xxh3_128bits(bytes);
-    result = std::to_string(bytes.size()) + ":" + std::to_string(h.high64) + ":" +
-             std::to_string(h.low64);
-  }
-  memo.emplace(path, result);
-  return result;
+/// What identifies the file at `path` without reading it: its path, size, modification time,
+/// device and inode (as buildFingerprint identifies the compiler's own binary), or
+/// "missing:<path>". One stat() per call: hashing libdevice's 460 KB, even mapped, was a fifth of
+/// the first cache=True call of every process (its pages faulted in, hashed, unmapped), and a
+/// libdevice replaced by another gets another inode, size or time.
+std::string fileStamp(const std::string &path) {
+  struct stat st {};
+  if (path.empty() || ::stat(path.c_str(), &st) != 0)
+    return "missing:" + path;
+  return path + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec) + ":" + std::to_string(st.st_dev) + ":" +
+         std::to_string(st.st_ino);
 }
 
 } // namespace
@@ -302,7 +288,7 @@ void addToolchain(CacheKey &k, codegen::Backend backend) {
   k.add("ptxjit", PTXJIT_VERSION_STRING).add("build", buildFingerprint());
   k.add("llvm", codegen::llvmVersion());
   if (backend == codegen::Backend::CUDA)
-    k.add("libdevice", fileHash(codegen::libdevicePath()));
+    k.add("libdevice", fileStamp(codegen::libdevicePath()));
   else
     k.add("host", codegen::hostTargetId());
 }

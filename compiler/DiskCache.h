@@ -6,7 +6,7 @@
 // inputs never encode to the same bytes: the function's snapshot (bytecode, constants, names,
 // positions, frozen globals and closure values, defaults; device functions it refers to by
 // their own snapshots, transitively), the argument types, every compile option, the ptxjit
-// version and build, the LLVM version, and libdevice's content (CUDA) or the host CPU (host).
+// version and build, the LLVM version, and libdevice's file (CUDA) or the host CPU (host).
 //
 // Entries are files `<dir>/<prefix>.<key hex>.ptxjitc` holding a header (magic, format
 // version, the full key, the payload's length and SHA-256) and the payload (sections of
@@ -82,9 +82,10 @@ void addArgTypes(CacheKey &key, const std::vector<const ir::Type *> &argTypes);
 
 /// Appends what the code depends on outside the function: the ptxjit version and build (the
 /// path, size and modification time of the loaded binary holding this code, so a rebuilt
-/// compiler never reads entries of an older one), the LLVM version, and for CUDA the SHA-256
-/// of libdevice's content (codegen::libdevicePath(); read once per process and path), for the
-/// host the host triple, CPU and features. Touches no LLVM target or pass.
+/// compiler never reads entries of an older one), the LLVM version, and for CUDA libdevice's
+/// file as its path, size, modification time, device and inode (codegen::libdevicePath(); one
+/// stat, not a read), for the host the host triple, CPU and features. Touches no LLVM target or
+/// pass.
 void addToolchain(CacheKey &key, codegen::Backend backend);
 
 /// What one entry holds: a kind (EntryKind or a user value) and opaque sections.
