@@ -4,6 +4,7 @@
 #include "compiler/DeviceRecord.h"
 
 #include "compiler/DiskCache.h"
+#include "tests/cpp/common/TempDir.h"
 
 #include <gtest/gtest.h>
 
@@ -20,24 +21,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "ptxjit-record-test-XXXXXX").string();
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    path = mkdtemp(buf.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  size_t files() const {
-    size_t n = 0;
-    for ([[maybe_unused]] const auto &e : fs::directory_iterator(path))
-      ++n;
-    return n;
-  }
+struct TempDir : ptxjit::testing::TempDir {
+  TempDir() : ptxjit::testing::TempDir("ptxjit-record-test") {}
+  size_t count() const { return files().size(); }
 };
 
 const std::string kIdentity = "driver library: libcuda.so.1\nCUDA version: 13000\n"
@@ -54,7 +40,7 @@ TEST(DeviceRecord, IsFoundAgainForTheSameIdentityOnly) {
   // Rewritten in place: one file per identity, no temporary left behind.
   ASSERT_TRUE(writeDeviceRecord(kIdentity, {12, 1}, dir.path.string()));
   EXPECT_EQ(readDeviceRecord(kIdentity, dir.path.string()), (RememberedCapability{12, 1}));
-  EXPECT_EQ(dir.files(), 1u);
+  EXPECT_EQ(dir.count(), 1u);
 }
 
 TEST(DeviceRecord, AnotherIdentityInTheFileIsNotTrusted) {
@@ -88,7 +74,7 @@ TEST(DeviceRecord, NothingIsWrittenWithoutAnIdentityOrAUsableDirectory) {
   EXPECT_FALSE(writeDeviceRecord("", {9, 0}, dir.path.string()));
   EXPECT_FALSE(writeDeviceRecord(kIdentity, {0, 0}, dir.path.string()));
   EXPECT_FALSE(writeDeviceRecord(kIdentity, {100, 0}, dir.path.string()));
-  EXPECT_EQ(dir.files(), 0u);
+  EXPECT_EQ(dir.count(), 0u);
   EXPECT_FALSE(readDeviceRecord("", dir.path.string()));
   // A directory that cannot be made (below a file).
   std::ofstream(dir.path / "file") << "";

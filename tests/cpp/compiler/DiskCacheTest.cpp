@@ -7,6 +7,7 @@
 #include "compiler/Compiler.h"
 #include "runtime/HostGrid.h"
 #include "tests/cpp/common/Ptxas.h"
+#include "tests/cpp/common/TempDir.h"
 #include "tests/cpp/frontend/FixtureLoader.h"
 
 #include <gtest/gtest.h>
@@ -31,28 +32,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// A fresh temporary directory, removed with its contents at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "ptxjit-cache-test-XXXXXX").string();
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    path = ::mkdtemp(buf.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::permissions(path, fs::perms::owner_all, ec);
-    fs::remove_all(path, ec);
-  }
-  /// The directory's files, less llvm::pruneCache's llvmcache.timestamp (which a store leaves).
-  std::vector<std::string> files() const {
-    std::vector<std::string> out;
-    for (const auto &e : fs::directory_iterator(path))
-      if (e.path().filename() != "llvmcache.timestamp")
-        out.push_back(e.path().filename().string());
-    return out;
-  }
+struct TempDir : ptxjit::testing::TempDir {
+  TempDir() : ptxjit::testing::TempDir("ptxjit-cache-test") {}
 };
 
 /// Sets an environment variable for the scope of the test.
