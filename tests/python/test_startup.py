@@ -251,6 +251,27 @@ NO_RECORD = """
 """
 
 
+# A process whose driver is loaded before any compile (its first act a copy to the device) never
+# looks for a record, so it neither reads nor writes one: the compile after it reads nothing.
+CUDA_FIRST = """
+    import os
+    import numpy as np
+    from ptxjit import cuda
+
+    def noop():
+        pass
+
+    cuda.to_device(np.zeros(4))
+    cuda.jit("void()")(noop)
+    print(cuda.current_target(), os.path.exists(os.path.join(os.environ["XDG_CACHE_HOME"], "ptxjit")))
+"""
+
+
+def test_a_process_that_started_cuda_before_compiling_keeps_no_record(fake_cuda_env,
+                                                                     run_python):
+    assert run_python(CUDA_FIRST, fake_cuda_env).split() == ["cuda", "False"]
+
+
 def test_no_device_record_without_cuda(fake_cuda_env, run_python):
     env = dict(fake_cuda_env, PTXJIT_TARGET="cpu")
     assert run_python(NO_RECORD, env).split() == ["cpu", "False"]
