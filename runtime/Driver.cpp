@@ -409,7 +409,7 @@ namespace {
 
 // The driver's CUDA version before cuInit: cuDriverGetVersion is one of the calls CUDA allows
 // before it. The library is opened again (dlopen counts references; it stays loaded, as the
-// driver does) rather than through the loading lock, which a cuInit under way would hold.
+// driver does) rather than through driver(), which would call cuInit and wait for it.
 int driverVersionWithoutInit(const std::string &path) {
   if (const DriverState *st = gLoadedState.load(std::memory_order_acquire); st && st->ok)
     return st->api.version;
