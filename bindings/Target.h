@@ -44,8 +44,8 @@ bool cudaAvailable(std::string *why = nullptr);
 /// when CUDA is the backend in use (then it also calls startCuda()), else sm_90 and the newest
 /// PTX. Before CUDA has started (see eagerCompileBackend), the device record's compute
 /// capability and the driver's version read without cuInit, so that nothing waits for cuInit;
-/// once the driver is loaded, the options come from CUDA again and the record is rewritten
-/// (once per process) when it differs.
+/// once the driver is loaded, the options come from CUDA again, and a process that looked for a
+/// record then (once) writes one when it found none or another.
 codegen::CompileOptions compileOptionsFor(codegen::Backend b, const compiler::FunctionOptions &fo);
 
 /// CUDA options for an explicit compute capability (compile_ptx).

@@ -137,7 +137,8 @@ std::optional<std::string> readFile(const std::string &path, uint64_t maxBytes);
 
 /// Writes `bytes` to `path` through a temporary file in the same directory renamed into place,
 /// so that a reader sees the old file or the whole new one, also with several writers at once.
-/// Returns false, leaving no temporary file, when it cannot. Throws std::bad_alloc only.
+/// Returns false, leaving no temporary file, when it cannot. Throws only what allocation and
+/// std::random_device (which names the temporary file) throw.
 bool writeFileAtomically(const std::string &path, std::string_view bytes);
 
 /// The bytes of an entry file for `key` and `e` (header + payload).
