@@ -89,7 +89,6 @@ void useCachingAllocator() {
 struct RecordState {
   std::mutex mutex;
   bool looked = false;
-  bool kept = false;
   std::optional<compiler::RememberedCapability> found;
 };
 RecordState &recordState() {
@@ -134,9 +133,8 @@ void keepDeviceRecord(runtime::ComputeCapability cc) {
   RecordState &r = recordState();
   std::lock_guard<std::mutex> lock(r.mutex);
   compiler::RememberedCapability actual{cc.major, cc.minor};
-  if (!r.kept && r.looked && r.found != actual)
+  if (!done.load(std::memory_order_relaxed) && r.looked && r.found != actual)
     compiler::writeDeviceRecord(runtime::deviceSetIdentity().text, actual);
-  r.kept = true;
   done.store(true, std::memory_order_release);
 }
 

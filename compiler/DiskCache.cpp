@@ -250,29 +250,10 @@ void addArgTypes(CacheKey &k, const std::vector<const ir::Type *> &argTypes) {
 
 namespace {
 
-/// Path, size and modification time of the binary holding this function: changes with every
-/// build of the compiler.
-std::string buildFingerprint() {
-  static const std::string fp = [] {
-    Dl_info info{};
-    std::string s = "unknown";
-    if (dladdr(reinterpret_cast<void *>(&buildFingerprint), &info) && info.dli_fname) {
-      struct stat st {};
-      s = info.dli_fname;
-      if (::stat(info.dli_fname, &st) == 0)
-        s += ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
-             std::to_string(st.st_mtim.tv_nsec);
-    }
-    return s;
-  }();
-  return fp;
-}
-
 /// What identifies the file at `path` without reading it: its path, size, modification time,
-/// device and inode (as buildFingerprint identifies the compiler's own binary), or
-/// "missing:<path>". One stat() per call: hashing libdevice's 460 KB, even mapped, was a fifth of
-/// the first cache=True call of every process (its pages faulted in, hashed, unmapped), and a
-/// libdevice replaced by another gets another inode, size or time.
+/// device and inode, or "missing:<path>". One stat() per call: hashing libdevice's 460 KB, even
+/// mapped, was a fifth of the first cache=True call of every process (its pages faulted in,
+/// hashed, unmapped), and a file replaced by another gets another inode, size or time.
 std::string fileStamp(const std::string &path) {
   struct stat st {};
   if (path.empty() || ::stat(path.c_str(), &st) != 0)
@@ -280,6 +261,18 @@ std::string fileStamp(const std::string &path) {
   return path + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
          std::to_string(st.st_mtim.tv_nsec) + ":" + std::to_string(st.st_dev) + ":" +
          std::to_string(st.st_ino);
+}
+
+/// The binary holding this function, as fileStamp identifies it: changes with every build of the
+/// compiler.
+std::string buildFingerprint() {
+  static const std::string fp = [] {
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void *>(&buildFingerprint), &info) && info.dli_fname)
+      return fileStamp(info.dli_fname);
+    return std::string("unknown");
+  }();
+  return fp;
 }
 
 } // namespace

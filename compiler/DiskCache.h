@@ -81,11 +81,10 @@ void addCompileOptions(CacheKey &key, const codegen::CompileOptions &opts);
 void addArgTypes(CacheKey &key, const std::vector<const ir::Type *> &argTypes);
 
 /// Appends what the code depends on outside the function: the ptxjit version and build (the
-/// path, size and modification time of the loaded binary holding this code, so a rebuilt
-/// compiler never reads entries of an older one), the LLVM version, and for CUDA libdevice's
-/// file as its path, size, modification time, device and inode (codegen::libdevicePath(); one
-/// stat, not a read), for the host the host triple, CPU and features. Touches no LLVM target or
-/// pass.
+/// loaded binary holding this code, so a rebuilt compiler never reads entries of an older one),
+/// the LLVM version, and for CUDA libdevice's file (codegen::libdevicePath()), for the host the
+/// host triple, CPU and features. Files count by path, size, modification time, device and inode
+/// (one stat, not a read). Touches no LLVM target or pass.
 void addToolchain(CacheKey &key, codegen::Backend backend);
 
 /// What one entry holds: a kind (EntryKind or a user value) and opaque sections.

@@ -48,12 +48,13 @@ _cuda_init_thread = None
 def _start_cuda_init():
     """Starts ``cuInit`` of the driver the C++ side will open (``PTXJIT_LIBCUDA``, else
     libcuda.so.1, as runtime/Driver.cpp) on a thread, unless PTXJIT_TARGET (or
-    NUMBA_ENABLE_CUDASIM) chooses the CPU backend (as bindings/Target.cpp decides). cuInit takes about 100 ms and importing ``_core`` (LLVM's relocations and
-    initializers) tens of ms; the C++ side's own ``cuInit`` (runtime/Driver.cpp) then returns
-    when this one is done, and reports any failure itself: this thread only starts the work and
-    swallows its errors. It returns once the thread is about to call ``cuInit``, which ctypes
-    makes with the interpreter released: importing an extension holds the interpreter lock, which
-    would otherwise keep the thread from reaching the call until the import is over. Not a daemon: an exit waits for it
+    NUMBA_ENABLE_CUDASIM) chooses the CPU backend (as bindings/Target.cpp decides). cuInit takes
+    about 100 ms and importing ``_core`` (LLVM's relocations and initializers) tens of ms; the
+    C++ side's own ``cuInit`` (runtime/Driver.cpp) then returns when this one is done, and
+    reports any failure itself: this thread only starts the work and swallows its errors. It
+    returns once the thread is about to call ``cuInit``, which ctypes makes with the interpreter
+    released: importing an extension holds the interpreter lock, which would otherwise keep the
+    thread from reaching the call until the import is over. Not a daemon: an exit waits for it
     (the driver must not be torn down under a cuInit), and so does fork() (_before_fork)."""
     global _cuda_init_thread
     target = _os.environ.get("PTXJIT_TARGET", "").lower()
