@@ -54,12 +54,12 @@ ROOT = os.path.dirname(HERE)
 
 FULL = dict(launch_iters=10000, launch_reps=15, saxpy_n=1 << 26, saxpy_reps=50, mandel_size=4096,
             mandel_iters=256, mandel_reps=10, bs_n=1 << 24, bs_reps=20, compile_reps=10,
-            vec_n=1000, vec_iters=2000, fresh_reps=3, import_reps=5, ufunc_n=1 << 26,
-            ufunc_reps=20, hav_n=1 << 20, hav_reps=5)
+            vec_n=1000, vec_iters=2000, fresh_reps=3, startup_reps=11, import_reps=5,
+            ufunc_n=1 << 26, ufunc_reps=20, hav_n=1 << 20, hav_reps=5)
 DRY = dict(launch_iters=50, launch_reps=3, saxpy_n=1 << 12, saxpy_reps=2, mandel_size=64,
            mandel_iters=16, mandel_reps=2, bs_n=1 << 10, bs_reps=2, compile_reps=2,
-           vec_n=1000, vec_iters=5, fresh_reps=1, import_reps=1, ufunc_n=1 << 12, ufunc_reps=2,
-           hav_n=1000, hav_reps=2)
+           vec_n=1000, vec_iters=5, fresh_reps=1, startup_reps=1, import_reps=1,
+           ufunc_n=1 << 12, ufunc_reps=2, hav_n=1000, hav_reps=2)
 
 # name, unit, target text, reference peer and bound: (None, x) figure ≤ x; (peer, x) ratio to
 # the peer ≤ x; (peer, ("plus", x)) figure ≤ the peer's + x
@@ -686,10 +686,18 @@ def fresh_process_metrics(impl, cfg, env, python=None, peer=None):
         fresh = {impl: lambda: run_last_json(cmd, env)}
         if peer is not None and peer.warm_up():
             fresh["bare"] = peer.run
-        runs = interleave_rounds(fresh, cfg["fresh_reps"])[0][impl]
+        rounds = interleave_rounds(fresh, cfg["startup_reps"])[0]
+        runs = rounds[impl]
         res["first_compile_fresh_process"] = statistics.median(r["compile_ms"] for r in runs)
         res["first_launch_after_compile"] = statistics.median(r["first_launch_ms"] for r in runs)
         res["first_launch_fresh_process"] = statistics.median(r["total_ms"] for r in runs)
+        # CUDA's start-up spreads by tens of milliseconds from process to process: the pairs of
+        # one round (run back to back) say more than the two medians.
+        pairs = [(r["total_ms"], b["total_ms"]) for r, b in zip(runs, rounds.get("bare", []))
+                 if b is not None]
+        if pairs:
+            res["first_launch_minus_bare_rounds"] = [a - b for a, b in pairs]
+            res["first_launch_minus_bare"] = statistics.median(a - b for a, b in pairs)
     except Exception as e:
         errors["first_compile_fresh_process"] = errors["first_launch_fresh_process"] = \
             str(e)[:300]
@@ -1168,6 +1176,12 @@ def bare_notes(report):
                      f"{len(startup['totals'])} fresh processes after a warm-up): "
                      f"{fmt(startup['total_ms'])} ms = " + " + ".join(
                          f"{k} {fmt(v)}" for k, v in startup["phases"].items()) + " ms.")
+        diff = report["extra"].get("ptxjit.first_launch_minus_bare")
+        if diff is not None:
+            rounds = report["extra"].get("ptxjit.first_launch_minus_bare_rounds", [])
+            lines.append(f"ptxjit's compile + first launch minus CUDA's start-up, the two run "
+                         f"back to back in each of {len(rounds)} rounds: median {diff:+.1f} ms "
+                         f"(rounds: " + ", ".join(f"{d:+.0f}" for d in rounds) + ").")
     return lines
 
 

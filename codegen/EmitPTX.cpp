@@ -18,7 +18,9 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <mutex>
+#include <system_error>
 
 namespace ptxjit::codegen {
 
@@ -99,6 +101,39 @@ void resolvePrecSqrt(llvm::Module &m, bool precise) {
 } // namespace
 } // namespace detail
 
+namespace {
+
+/// NVPTX code generation for one module, built before the module is ready: the pass manager
+/// writes the PTX into `ptx` through `os`, with a target machine of its own. Not movable (the
+/// stream points into `ptx`, the passes at the stream and the target machine).
+struct CodegenPipeline {
+  explicit CodegenPipeline(const CompileOptions &opts) : tm(opts) {
+    if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+      detail::internalError("the NVPTX target cannot emit PTX");
+  }
+  CodegenPipeline(const CodegenPipeline &) = delete;
+  CodegenPipeline &operator=(const CodegenPipeline &) = delete;
+
+  detail::NvptxTargetMachineLease tm;
+  llvm::SmallString<0> ptx;
+  llvm::raw_svector_ostream os{ptx};
+  llvm::legacy::PassManager pm; // last: destroyed first
+};
+
+/// The CodegenPipeline for `opts`, being built on a thread of its own; built when asked for
+/// instead where no thread can be started. The future's destructor waits for the thread, so an
+/// error on the caller's side leaves nothing running.
+std::future<std::unique_ptr<CodegenPipeline>> startCodegenPipeline(const CompileOptions &opts) {
+  auto build = [opts] { return std::make_unique<CodegenPipeline>(opts); };
+  try {
+    return std::async(std::launch::async, build);
+  } catch (const std::system_error &) {
+    return std::async(std::launch::deferred, build);
+  }
+}
+
+} // namespace
+
 std::string emitPTX(LoweredModule &lm, const CompileOptions &opts) {
   using namespace detail;
   LoweredModule::Impl *impl = lm.impl();
@@ -107,7 +142,9 @@ std::string emitPTX(LoweredModule &lm, const CompileOptions &opts) {
   if (impl->backend != Backend::CUDA || opts.backend != Backend::CUDA)
     internalError("emitPTX needs a module lowered for the CUDA backend");
   llvm::Module &m = *impl->module;
-  llvm::TargetMachine *tm = &threadNvptxTargetMachine(opts);
+  // Code generation's pass pipeline does not depend on the module: it is built on another thread
+  // while this one links and optimizes (building it is a tenth of a small kernel's compile).
+  std::future<std::unique_ptr<CodegenPipeline>> codegen = startCodegenPipeline(opts);
 
   if (referencesLibdevice(m)) {
     linkLibdevice(m);
@@ -134,7 +171,10 @@ std::string emitPTX(LoweredModule &lm, const CompileOptions &opts) {
   });
   m.setModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", opts.fastmath ? 1u : 0u);
 
-  runOptimizationPipeline(m, *tm, opts.optLevel);
+  {
+    NvptxTargetMachineLease tm(opts);
+    runOptimizationPipeline(m, *tm, opts.optLevel);
+  }
   useFloat32Copies(m, entry);
 
   std::string err;
@@ -144,15 +184,9 @@ std::string emitPTX(LoweredModule &lm, const CompileOptions &opts) {
     internalError("the optimized module is invalid: " + err);
   }
 
-  llvm::SmallString<0> ptx;
-  {
-    llvm::raw_svector_ostream os(ptx);
-    llvm::legacy::PassManager pm;
-    if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
-      internalError("the NVPTX target cannot emit PTX");
-    pm.run(m);
-  }
-  std::string text(ptx.str());
+  std::unique_ptr<CodegenPipeline> cg = codegen.get();
+  cg->pm.run(m);
+  std::string text(cg->ptx.str());
   spellIntegerNegations(text);
   return text;
 }

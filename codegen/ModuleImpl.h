@@ -44,13 +44,34 @@ const std::string &nvptxDataLayout();
 std::string nvptxCpuName(int ccMajor, int ccMinor);
 /// A fresh NVPTX target machine for `opts` (sm and PTX version). Throws CompileError.
 std::unique_ptr<llvm::TargetMachine> createNvptxTargetMachine(const CompileOptions &opts);
-/// The calling thread's NVPTX target machine for `opts` (what createNvptxTargetMachine makes for
-/// the same sm, PTX version, optimization level and fast-math), made on first use and kept for
-/// the thread's later compiles: building one (its subtarget's lowering tables) is a tenth of a
-/// small kernel's compile. Valid until the thread exits; one thread uses it at a time, and a
-/// module's code generation keeps no state in it that the next module sees. Throws as
-/// createNvptxTargetMachine.
-llvm::TargetMachine &threadNvptxTargetMachine(const CompileOptions &opts);
+/// An NVPTX target machine for `opts` (what createNvptxTargetMachine makes for the same sm, PTX
+/// version, optimization level and fast-math), held by one user at a time: taken from the
+/// process's idle ones, or made when none is idle, and given back when the lease ends. Building
+/// one (its subtarget's lowering tables) is a tenth of a small kernel's compile, so a process
+/// keeps them; one compile holds two (optimization on the compiling thread, code generation's
+/// pipeline built on another meanwhile). A module's code generation keeps no state in it that
+/// the next module sees. Thread-safe; the constructor throws as createNvptxTargetMachine.
+class NvptxTargetMachineLease {
+public:
+  explicit NvptxTargetMachineLease(const CompileOptions &opts);
+  ~NvptxTargetMachineLease();
+  NvptxTargetMachineLease(const NvptxTargetMachineLease &) = delete;
+  NvptxTargetMachineLease &operator=(const NvptxTargetMachineLease &) = delete;
+
+  llvm::TargetMachine &operator*() const { return *tm_; }
+  llvm::TargetMachine *operator->() const { return tm_.get(); }
+
+  /// Everything createNvptxTargetMachine reads from the options.
+  struct Key {
+    int ptxVersion, ccMajor, ccMinor, optLevel;
+    bool archSpecific, fastmath;
+    bool operator==(const Key &) const = default;
+  };
+
+private:
+  Key key_;
+  std::unique_ptr<llvm::TargetMachine> tm_;
+};
 
 /// The host triple and data layout of the ORC JIT's target machine (detected once).
 const std::string &hostTriple();

@@ -127,23 +127,46 @@ std::unique_ptr<llvm::TargetMachine> createNvptxTargetMachine(const CompileOptio
   return tm;
 }
 
-llvm::TargetMachine &threadNvptxTargetMachine(const CompileOptions &opts) {
-  // Everything createNvptxTargetMachine reads from the options.
-  struct Cached {
-    int ptxVersion, ccMajor, ccMinor, optLevel;
-    bool archSpecific, fastmath;
-    std::unique_ptr<llvm::TargetMachine> tm;
-  };
-  thread_local std::vector<Cached> cache;
-  for (Cached &c : cache)
-    if (c.ptxVersion == opts.ptxVersion && c.ccMajor == opts.ccMajor && c.ccMinor == opts.ccMinor &&
-        c.optLevel == opts.optLevel && c.archSpecific == opts.archSpecific &&
-        c.fastmath == opts.fastmath)
-      return *c.tm;
-  std::unique_ptr<llvm::TargetMachine> tm = createNvptxTargetMachine(opts);
-  cache.push_back({opts.ptxVersion, opts.ccMajor, opts.ccMinor, opts.optLevel, opts.archSpecific,
-                   opts.fastmath, std::move(tm)});
-  return *cache.back().tm;
+namespace {
+
+/// The idle target machines. Never destroyed: a target machine torn down by the exit handlers
+/// could outlive LLVM statics it uses.
+struct NvptxPool {
+  std::mutex mutex;
+  std::vector<std::pair<NvptxTargetMachineLease::Key, std::unique_ptr<llvm::TargetMachine>>> idle;
+};
+
+NvptxPool &nvptxPool() {
+  static NvptxPool *pool = new NvptxPool;
+  return *pool;
+}
+
+} // namespace
+
+NvptxTargetMachineLease::NvptxTargetMachineLease(const CompileOptions &opts)
+    : key_{opts.ptxVersion, opts.ccMajor,      opts.ccMinor,
+           opts.optLevel,   opts.archSpecific, opts.fastmath} {
+  {
+    NvptxPool &pool = nvptxPool();
+    std::lock_guard<std::mutex> lock(pool.mutex);
+    for (auto it = pool.idle.begin(); it != pool.idle.end(); ++it)
+      if (it->first == key_) {
+        tm_ = std::move(it->second);
+        pool.idle.erase(it);
+        return;
+      }
+  }
+  tm_ = createNvptxTargetMachine(opts);
+}
+
+NvptxTargetMachineLease::~NvptxTargetMachineLease() {
+  NvptxPool &pool = nvptxPool();
+  try {
+    std::lock_guard<std::mutex> lock(pool.mutex);
+    pool.idle.emplace_back(key_, std::move(tm_));
+  } catch (...) {
+    // No memory to keep it: the next lease makes another.
+  }
 }
 
 void runOptimizationPipeline(llvm::Module &m, llvm::TargetMachine &tm, int optLevel) {

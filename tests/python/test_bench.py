@@ -243,10 +243,18 @@ def test_dry_run_with_fake_driver_measures_bare_peers(tmp_path, subprocess_env, 
         "dlopen", "cuInit", "cuDeviceGet", "cuDevicePrimaryCtxRetain", "cuCtxSetCurrent",
         "cuMemAlloc_and_copy", "cuModuleLoadData", "cuModuleGetFunction", "cuLaunchKernel",
         "cuCtxSynchronize"]
-    assert len(startup["totals"]) == report["sizes"]["fresh_reps"]
+    assert len(startup["totals"]) == report["sizes"]["startup_reps"]
     for name in STARTUP:
         assert by_name[name]["peers"]["bare"] == startup["total_ms"]
         assert "bare" in by_name[name]["ratios"]
+    # The paired figure: each round's ptxjit process minus the bare process run beside it.
+    diffs = report["extra"]["ptxjit.first_launch_minus_bare_rounds"]
+    assert len(diffs) == report["sizes"]["startup_reps"]
+    assert report["extra"]["ptxjit.first_launch_minus_bare"] == sorted(diffs)[len(diffs) // 2]
+    if len(diffs) == 1:
+        launch = by_name["first_launch_fresh_process"]
+        assert diffs[0] == pytest.approx(launch["ptxjit"] - launch["peers"]["bare"])
+    assert "minus CUDA's start-up, the two run back to back" in stdout
     assert "interleaved with ptxjit's loop" in stdout
     assert "Bare launcher in a separate process" in stdout
     assert "as one packed buffer" in stdout

@@ -203,22 +203,25 @@ RECORD = """
     # ".target sm_XY" of the kernel's PTX, for the options in force now.
     target = lambda: next(l.split()[1] for l in k.inspect_asm()[k.signatures[0]].splitlines()
                           if l.startswith(".target"))
-    waiting = fake.fakeCudaInitWaiting()  # 1: the early thread is still in cuInit
+    # 1: the compile waited for cuInit (the C++ side's call joined the early thread's, which
+    # released both); 0: it returned while the early thread was still held there. (Not the count
+    # of waiting callers: a released caller may not have left cuInit yet.)
+    waited = fake.fakeCudaInitReleasedByCount()
     before = target()
     cuda.to_device(np.zeros(4))  # the C++ side's cuInit: CUDA starts
     after = target()
     records = glob.glob(os.path.join(os.environ["XDG_CACHE_HOME"], "ptxjit", "device-record-*"))
     recorded = sorted(open(r).read().splitlines()[-1] for r in records)
-    print(waiting, before, after, *recorded, sep=",")
+    print(waited, before, after, *recorded, sep=",")
 """
 
 
 def test_the_device_record_lets_an_eager_compile_skip_cudas_start_up(fake_cuda_env, run_python):
     record = "compute capability 9.0"
     # The first process waits for cuInit (no record yet) and writes the record.
-    assert run_python(RECORD, fake_cuda_env, args=["9.0"]).strip() == f"0,sm_90,sm_90,{record}"
-    # The next compiles while cuInit is held.
     assert run_python(RECORD, fake_cuda_env, args=["9.0"]).strip() == f"1,sm_90,sm_90,{record}"
+    # The next compiles while cuInit is held.
+    assert run_python(RECORD, fake_cuda_env, args=["9.0"]).strip() == f"0,sm_90,sm_90,{record}"
 
 
 def test_a_stale_device_record_is_corrected_once_cuda_has_started(fake_cuda_env, run_python):
@@ -226,9 +229,9 @@ def test_a_stale_device_record_is_corrected_once_cuda_has_started(fake_cuda_env,
     # The device is now 8.6: the eager compile trusted the record (sm_90), the options after
     # cuInit are CUDA's (sm_86), and the record says so for the next process.
     assert (run_python(RECORD, fake_cuda_env, args=["8.6"]).strip() ==
-            "1,sm_90,sm_86,compute capability 8.6")
+            "0,sm_90,sm_86,compute capability 8.6")
     assert (run_python(RECORD, fake_cuda_env, args=["8.6"]).strip() ==
-            "1,sm_86,sm_86,compute capability 8.6")
+            "0,sm_86,sm_86,compute capability 8.6")
 
 
 def test_the_device_record_is_keyed_by_the_visible_devices(fake_cuda_env, run_python):
@@ -236,7 +239,7 @@ def test_the_device_record_is_keyed_by_the_visible_devices(fake_cuda_env, run_py
     # Another CUDA_VISIBLE_DEVICES is another set of devices: no record for it yet.
     env = dict(fake_cuda_env, CUDA_VISIBLE_DEVICES="0")
     assert (run_python(RECORD, env, args=["9.0"]).strip() ==
-            "0,sm_90,sm_90,compute capability 9.0,compute capability 9.0")
+            "1,sm_90,sm_90,compute capability 9.0,compute capability 9.0")
 
 
 NO_RECORD = """

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <thread>
+#include <vector>
 
 #include <llvm/Target/TargetMachine.h>
 
@@ -186,37 +187,67 @@ TEST(CudaCodegen, IntegerNegationsAreSpelledAsNotAndAdd) {
   EXPECT_EQ(none, "\tadd.s32 \t%r1, %r2, %r3;\n");
 }
 
-// The thread keeps one NVPTX target machine per set of target options and uses it for module
-// after module: the same options give the same machine, other options another, and a module's
-// PTX does not depend on what the machine compiled before it (within one thread's compiles,
-// interleaved with other options).
-TEST(CudaCodegen, TargetMachinesAreKeptPerThreadWithoutCarryingState) {
+// The process keeps its NVPTX target machines: a lease takes an idle one of the same target
+// options (the same options give back the same machine, other options another; two leases held
+// together, as a compile holds them, two machines), and a module's PTX does not depend on what
+// the machines compiled before it (compiles interleaved with other options, and from another
+// thread).
+TEST(CudaCodegen, TargetMachinesAreKeptForLaterCompilesWithoutCarryingState) {
   CompileOptions o, fast = o, old = o;
   fast.fastmath = true;
   old.ccMajor = 7;
   old.ccMinor = 5;
-  EXPECT_EQ(&detail::threadNvptxTargetMachine(o), &detail::threadNvptxTargetMachine(o));
-  EXPECT_NE(&detail::threadNvptxTargetMachine(o), &detail::threadNvptxTargetMachine(fast));
-  EXPECT_NE(&detail::threadNvptxTargetMachine(o), &detail::threadNvptxTargetMachine(old));
-  EXPECT_EQ(detail::threadNvptxTargetMachine(old).getTargetCPU(), "sm_75");
+  const llvm::TargetMachine *first = nullptr;
+  {
+    detail::NvptxTargetMachineLease a(o);
+    first = &*a;
+    detail::NvptxTargetMachineLease b(o), f(fast), s75(old);
+    EXPECT_NE(&*a, &*b);
+    EXPECT_NE(&*a, &*f);
+    EXPECT_NE(&*a, &*s75);
+    EXPECT_EQ(s75->getTargetCPU(), "sm_75");
+    EXPECT_EQ(a->getTargetCPU(), "sm_90");
+  }
+  {
+    detail::NvptxTargetMachineLease again(o), other(o);
+    EXPECT_TRUE(&*again == first || &*other == first) << "the idle machine was not reused";
+  }
   auto ptxOf = [](const CompileOptions &opts) {
     auto fn = makeCooperative();
     LoweredModule m = lowerKernel(*fn, opts, "coop");
     return emitPTX(m, opts);
   };
-  std::string first = ptxOf(o), firstOld = ptxOf(old);
+  std::string firstPtx = ptxOf(o), firstOld = ptxOf(old);
   ptxOf(fast);
-  EXPECT_EQ(ptxOf(o), first);
+  EXPECT_EQ(ptxOf(o), firstPtx);
   EXPECT_EQ(ptxOf(old), firstOld);
-  // Another thread has machines of its own, and makes the same PTX with them.
-  const llvm::TargetMachine *mine = &detail::threadNvptxTargetMachine(o), *theirs = nullptr;
   std::string there;
-  std::thread([&] {
-    theirs = &detail::threadNvptxTargetMachine(o);
-    there = ptxOf(o);
-  }).join();
-  EXPECT_NE(mine, theirs);
-  EXPECT_EQ(there, first);
+  std::thread([&] { there = ptxOf(o); }).join();
+  EXPECT_EQ(there, firstPtx);
+}
+
+// Compiles from several threads at once: each holds machines no other compile uses meanwhile,
+// and each module gets the PTX it gets alone.
+TEST(CudaCodegen, ConcurrentCompilesGiveTheirOwnPtx) {
+  CompileOptions o, fast = o;
+  fast.fastmath = true;
+  auto ptxOf = [](const CompileOptions &opts) {
+    auto fn = makeCooperative();
+    LoweredModule m = lowerKernel(*fn, opts, "coop");
+    return emitPTX(m, opts);
+  };
+  const std::string alone = ptxOf(o), aloneFast = ptxOf(fast);
+  std::vector<std::string> got(8);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < got.size(); ++t)
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < 5; ++k)
+        got[t] = ptxOf(t % 2 ? fast : o);
+    });
+  for (std::thread &t : threads)
+    t.join();
+  for (size_t t = 0; t < got.size(); ++t)
+    EXPECT_EQ(got[t], t % 2 ? aloneFast : alone) << "thread " << t;
 }
 
 } // namespace
