@@ -129,8 +129,8 @@ std::unique_ptr<llvm::TargetMachine> createNvptxTargetMachine(const CompileOptio
 
 namespace {
 
-/// The idle target machines. Never destroyed: a target machine torn down by the exit handlers
-/// could outlive LLVM statics it uses.
+/// The idle target machines. Never destroyed: the exit handlers run in no fixed order, and a
+/// target machine destroyed after LLVM's own statics would use them.
 struct NvptxPool {
   std::mutex mutex;
   std::vector<std::pair<NvptxTargetMachineLease::Key, std::unique_ptr<llvm::TargetMachine>>> idle;
