@@ -167,8 +167,8 @@ def fake_cuda_env(subprocess_env, fake_libcuda, tmp_path):
 @pytest.fixture
 def run_python():
     """run_python(script, env, timeout=120, args=()): runs `script` (dedented) in a child
-    interpreter with `args` as sys.argv[1:],
-    asserts that it exits with 0 (a hang fails at the timeout) and returns its stdout."""
+    interpreter with `args` as sys.argv[1:], asserts that it exits with 0 (a hang fails at the
+    timeout) and returns its stdout."""
     return _run_python
 
 
