@@ -17,14 +17,19 @@ namespace {
 using namespace llvm;
 
 /// The loop's instructions that become code (PHIs and debug intrinsics aside); 0 when one is a
-/// convergent call.
+/// convergent call or a call of a function (not an intrinsic). By the time this runs every
+/// device function that could be was inlined, so such a call stays a call in the PTX (a
+/// recursive one): the loads unrolling overlaps wait behind it anyway, and each unrolled copy
+/// keeps more values live across the calls, which the callee's frame saves. A recursive
+/// function's frame, times its depth, must fit CUDA's stack (1 KiB per thread by default).
 unsigned bodySize(const Loop &l) {
   unsigned n = 0;
   for (const BasicBlock *b : l.blocks())
     for (const Instruction &i : *b) {
       if (isa<PHINode>(i) || isa<DbgInfoIntrinsic>(i))
         continue;
-      if (const auto *call = dyn_cast<CallBase>(&i); call && call->isConvergent())
+      if (const auto *call = dyn_cast<CallBase>(&i);
+          call && (call->isConvergent() || !isa<IntrinsicInst>(call)))
         return 0;
       ++n;
     }
