@@ -188,6 +188,7 @@ public:
   LoweredModule finish() {
     b.CreateRetVoid();
     M.lowerQueued();
+    M.inlineSingleCalls();
     // The fault record's name and the host launch facts (a body that raises ends the thread).
     M.finishCuda(impl->entry, fn);
     if (M.cuda.gridSync) // a loop's elements are spread over no fixed grid

@@ -116,6 +116,11 @@ public:
   llvm::Function *bodyFor(const ir::Function &fn);
   /// Lowers every queued body (bodies may queue their callees).
   void lowerQueued();
+  /// Marks alwaysinline every local function of the module called from exactly one place in
+  /// another function (the entry's body, a device function called once), so that the optimizer
+  /// inlines it before simplifying rather than after. Not at optimization level 0. Call once the
+  /// module's functions are all lowered.
+  void inlineSingleCalls();
 
   /// The register representation of `t` (see the file comment). Throws
   /// CompileError(UnsupportedConstruct) at fn/loc for types with no run-time form.

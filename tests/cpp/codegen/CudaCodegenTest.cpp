@@ -8,9 +8,11 @@
 #include "codegen/ModuleImpl.h"
 
 #include <atomic>
+#include <map>
 #include <thread>
 #include <vector>
 
+#include <llvm/IR/Function.h>
 #include <llvm/Target/TargetMachine.h>
 
 namespace ptxjit::codegen::test {
@@ -185,6 +187,46 @@ TEST(CudaCodegen, IntegerNegationsAreSpelledAsNotAndAdd) {
   std::string none = "\tadd.s32 \t%r1, %r2, %r3;\n";
   detail::spellIntegerNegations(none);
   EXPECT_EQ(none, "\tadd.s32 \t%r1, %r2, %r3;\n");
+}
+
+// A local function called from one place in another is marked for inlining, so that the
+// optimizer inlines it before simplifying it (the kernel's body, a device function called once);
+// one called twice is left to the inliner's judgment, and nothing is marked at O0. The PTX is
+// the same either way for such a kernel.
+TEST(CudaCodegen, FunctionsCalledOnceAreInlinedBeforeTheyAreSimplified) {
+  auto f64 = types::float64();
+  TypedBuilder once("once", {"v"}, {f64}, FunctionKind::Device, f64);
+  once.ret(once.bin(BinaryOp::Mul, once.load("v"), once.cfloat(3.0), f64));
+  TypedBuilder twice("twice", {"v"}, {f64}, FunctionKind::Device, f64);
+  twice.ret(twice.bin(BinaryOp::Add, twice.load("v"), twice.cfloat(1.0), f64));
+  TypedBuilder k("k", {"out"}, {arr(f64)});
+  Instr *a = k.callDevice(twice.fn.get(), {k.item(k.load("out"), k.cint(1), f64)});
+  Instr *b = k.callDevice(twice.fn.get(), {k.callDevice(once.fn.get(), {a})});
+  k.setItem(k.load("out"), k.cint(0), b);
+  k.ret();
+  auto marked = [&](int optLevel) {
+    CompileOptions o;
+    o.optLevel = optLevel;
+    LoweredModule m = lowerKernel(*k.fn, o, "k");
+    std::map<std::string, bool> r;
+    for (llvm::Function &f : *m.impl()->module)
+      if (!f.isDeclaration())
+        r[f.getName().str()] = f.hasFnAttribute(llvm::Attribute::AlwaysInline);
+    return r;
+  };
+  using Marks = std::map<std::string, bool>;
+  EXPECT_EQ(marked(3), (Marks{{"k", false},
+                              {"ptxjit_kernel_k", true},
+                              {"ptxjit_dev_once", true},
+                              {"ptxjit_dev_twice", false}}));
+  EXPECT_EQ(marked(0), (Marks{{"k", false},
+                              {"ptxjit_kernel_k", false},
+                              {"ptxjit_dev_once", false},
+                              {"ptxjit_dev_twice", false}}));
+  CompileOptions o;
+  LoweredModule m = lowerKernel(*k.fn, o, "k");
+  std::string ptx = emitPTX(m, o);
+  EXPECT_EQ(ptx.find(".func"), std::string::npos) << ptx; // everything inlined into the entry
 }
 
 // The process keeps its NVPTX target machines: a lease takes an idle one of the same target
