@@ -34,7 +34,9 @@ constexpr unsigned kGpuUnrollBudget = 160;
 /// whose only exiting block is its (one) latch, whose backedge-taken count
 /// ScalarEvolution can compute (a constant, or a run-time expression: the loop must be known
 /// to terminate, see NarrowInductionVars.h), that holds no convergent call (a barrier or warp
-/// operation: the remainder loop would split the warp's collective), carries no unroll
+/// operation: the remainder loop would split the warp's collective) and no call of a function
+/// (intrinsics aside: what is left after inlining is recursive or linked code, whose frame the
+/// unrolled copies' live values would grow), carries no unroll
 /// metadata of its own and is not the wide copy NarrowInductionVars makes (it runs only for
 /// out-of-range bounds); the count is at most the constant trip count, and 2 or more.
 unsigned gpuUnrollCount(const llvm::Loop &l, llvm::ScalarEvolution &se);

@@ -305,6 +305,19 @@ TEST(GpuUnroll, CountFollowsSizeTripCountAndShape) {
       countFor(countedLoop("", "  call void @barrier()\n", "declare void @barrier() convergent\n"),
                "f"),
       0u);
+  // A call of a function (left after inlining: a recursive one, or one into linked code): each
+  // unrolled copy would keep more values live across the calls, in the callee's frame.
+  EXPECT_EQ(countFor(countedLoop("", "  %y = call float @g(float %x)\n  store float %y, ptr %a\n",
+                                 "declare float @g(float)\n"),
+                     "f"),
+            0u);
+  // An intrinsic is not a call in the PTX: the loop still unrolls.
+  EXPECT_EQ(countFor(countedLoop("",
+                                 "  %y = call float @llvm.fabs.f32(float %x)\n"
+                                 "  store float %y, ptr %a\n",
+                                 "declare float @llvm.fabs.f32(float)\n"),
+                     "f"),
+            4u);
 }
 
 TEST(GpuUnroll, LoopsItCannotCountOrThatExitTwiceAreLeftAlone) {
