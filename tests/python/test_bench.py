@@ -594,3 +594,71 @@ def test_multi_device_dry_run_measures_and_checks_every_figure(tmp_path, subproc
     for figure in [report["mesh"], *report["nbody"]]:
         assert figure["one_device_ms"] > 0 and figure["every_device_ms"] > 0
     assert "| launch, empty kernel (µs) |" in proc.stdout
+
+
+# ---- scripts/ab.py: the A/B of two builds -----------------------------------------------------
+
+AB = os.path.join(ROOT, "scripts", "ab.py")
+AB_SETS = {
+    "launch": {"launch_empty", "launch_16_arrays", "launch_16_scalars", "vectorize_add_f32_1000",
+               "vectorize_add_f32_1000_scalar"},
+    "compile": {"compile_warm_saxpy", "compile_warm_mandelbrot"},
+    "ufunc": {"ufunc_add_f32_2^26", "ufunc_haversine_4x1M_f64_host", "ufunc_reduce_add_f32_2^26",
+              "ufunc_guvectorize_rowdot_f32_2^20x64"},
+    "cache": {"cache_warm_first_call", "cache_warm_first_ufunc_call"},
+}
+
+
+def fake_build(path):
+    """A directory standing for a checkout built by ./setup.sh: its .venv/bin/python is this
+    interpreter, whose children import this checkout's ptxjit through PYTHONPATH."""
+    os.makedirs(path / ".venv" / "bin")
+    os.symlink(sys.executable, path / ".venv" / "bin" / "python")
+    return str(path)
+
+
+def run_ab(args, env):
+    return subprocess.run([sys.executable, AB, *args], capture_output=True, text=True, env=env,
+                          timeout=600)
+
+
+def test_ab_dry_run_measures_every_set_for_both_builds(tmp_path, subprocess_env):
+    a, b = fake_build(tmp_path / "a"), fake_build(tmp_path / "b")
+    out = tmp_path / "ab.json"
+    r = run_ab([a, b, "--rounds", "2", "--sets", "all", "--dry-run", "--json", str(out)],
+               dry_env(subprocess_env))
+    assert r.returncode == 0, r.stderr[-3000:]
+    report = json.loads(out.read_text())
+    assert report["sets"] == ["launch", "compile", "ufunc", "cache"]
+    assert report["dry_run"] is True
+    expected = set().union(*AB_SETS.values())
+    for side in ("a", "b"):
+        assert len(report["rounds"][side]) == 2
+        for figs in report["rounds"][side]:
+            assert set(figs) == expected
+            assert all(v > 0 for v in figs.values()), figs
+    assert "DRY RUN" in r.stdout
+    for name in expected:  # one table row per metric
+        assert f"| {name} |" in r.stdout
+
+
+def test_ab_measures_only_the_sets_asked_for(tmp_path, subprocess_env):
+    a = fake_build(tmp_path / "a")
+    out = tmp_path / "ab.json"
+    r = run_ab([a, a, "--rounds", "1", "--sets", "cache,compile", "--dry-run", "--json",
+                str(out)], dry_env(subprocess_env))
+    assert r.returncode == 0, r.stderr[-3000:]
+    report = json.loads(out.read_text())
+    assert set(report["rounds"]["a"][0]) == AB_SETS["cache"] | AB_SETS["compile"]
+
+
+def test_ab_refuses_unknown_sets_and_unbuilt_checkouts(tmp_path, subprocess_env):
+    a = fake_build(tmp_path / "a")
+    r = run_ab([a, a, "--sets", "launch,speed", "--dry-run"], dry_env(subprocess_env))
+    assert r.returncode == 2
+    assert "unknown set(s) speed" in r.stderr
+    os.makedirs(tmp_path / "unbuilt")
+    r = run_ab([a, str(tmp_path / "unbuilt"), "--rounds", "1", "--sets", "compile", "--dry-run"],
+               dry_env(subprocess_env))
+    assert r.returncode != 0
+    assert "unbuilt/.venv/bin/python is missing: build" in r.stderr
