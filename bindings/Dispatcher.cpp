@@ -67,11 +67,38 @@ DirectPlan makeDirectPlan(const std::vector<uint32_t> &codes, const codegen::Pac
   // No tuples: argument i is leaf i.
   if (plan.leaves.size() != codes.size())
     return d;
+  using Op = DirectPlan::Op;
+  using Source = codegen::ParamSlot::Source;
   for (size_t a = 0; a < codes.size(); ++a) {
     DirectPlan::Arg arg{codes[a], static_cast<uint32_t>(d.slots.size()), 0};
-    for (const codegen::ParamSlot &slot : plan.slots)
-      if (slot.leaf == static_cast<int>(a))
-        d.slots.push_back(slot);
+    const bool isFloat = codes[a] == codes::scalar(DType::Float64, true);
+    const bool isInt = codes[a] == codes::scalar(DType::Int64, true);
+    for (const codegen::ParamSlot &slot : plan.slots) {
+      if (slot.leaf != static_cast<int>(a))
+        continue;
+      Op op = Op::Other;
+      if (codes::isArray(codes[a])) {
+        if (slot.source == Source::Data)
+          op = Op::Data;
+        else if (slot.source == Source::Shape)
+          op = Op::Shape;
+        else if (slot.source == Source::Stride)
+          op = Op::Stride;
+        else
+          return DirectPlan(); // an array slot the direct path does not write
+      } else if (slot.source == Source::Value && slot.type) {
+        const ir::TypeKind k = slot.type->kind();
+        const unsigned bits = slot.type->bits();
+        if (isFloat && k == ir::TypeKind::Float && bits == 64)
+          op = Op::Float64;
+        else if (isFloat && k == ir::TypeKind::Float && bits == 32)
+          op = Op::Float32;
+        else if (isInt && k == ir::TypeKind::Int && bits == 64)
+          op = Op::Int64;
+      }
+      d.slots.push_back(slot);
+      d.ops.push_back(op);
+    }
     arg.endSlot = static_cast<uint32_t>(d.slots.size());
     d.args.push_back(arg);
   }
@@ -367,8 +394,7 @@ const compiler::Specialization *Dispatcher::packDirect(codegen::Backend backend,
   for (size_t i = 0; i < nargs; ++i) {
     const DirectPlan::Arg &a = d.args[i];
     PyObject *o = args[i];
-    const codegen::ParamSlot *slot = d.slots.data() + a.firstSlot;
-    const codegen::ParamSlot *end = d.slots.data() + a.endSlot;
+    const uint32_t first = a.firstSlot, end = a.endSlot;
     if (codes::isArray(a.code)) {
       const DeviceNDArray *dev = asDeviceArray(o);
       if (!dev || dev->code() != a.code || dev->backend() != backend || dev->device() != ordinal)
@@ -376,26 +402,26 @@ const compiler::Specialization *Dispatcher::packDirect(codegen::Backend backend,
       uint64_t data = dev->address();
       const int64_t *shape = dev->shape().data();
       const int64_t *strides = dev->strides().data();
-      for (; slot != end; ++slot) {
-        char *dst = buf + slot->offset;
-        switch (slot->source) {
-        case codegen::ParamSlot::Source::Data:
+      for (uint32_t k = first; k != end; ++k) {
+        const codegen::ParamSlot &slot = d.slots[k];
+        char *dst = buf + slot.offset;
+        switch (d.ops[k]) {
+        case DirectPlan::Op::Data:
           put<uint64_t>(dst, data);
           break;
-        case codegen::ParamSlot::Source::Shape:
-          put<int64_t>(dst, shape[slot->dim]);
+        case DirectPlan::Op::Shape:
+          put<int64_t>(dst, shape[slot.dim]);
           break;
-        case codegen::ParamSlot::Source::Stride:
-          put<int64_t>(dst, strides[slot->dim]);
+        default: // Stride (makeDirectPlan gives array slots no other op)
+          put<int64_t>(dst, strides[slot.dim]);
           break;
-        default:
-          return nullptr;
         }
       }
       continue;
     }
-    // Scalars, converted to each slot's type as pack() converts leaves (the packer's own value,
-    // not the launcher's larger LeafValue: nothing here needs its array fields).
+    // Scalars: a float's double and float32 copy and an int64 written here, other conversions
+    // as pack() converts leaves (the packer's own value, not the launcher's larger LeafValue:
+    // nothing here needs its array fields).
     compiler::ArgValue l;
     if (a.code == codes::scalar(DType::Float64, true)) {
       if (Py_TYPE(o) != &PyFloat_Type)
@@ -419,8 +445,24 @@ const compiler::Specialization *Dispatcher::packDirect(codegen::Backend backend,
       l.kind = compiler::ArgValue::Kind::Bool;
       l.b = o == Py_True;
     }
-    for (; slot != end; ++slot)
-      compiler::packSlot(*slot, l, buf + slot->offset);
+    for (uint32_t k = first; k != end; ++k) {
+      const codegen::ParamSlot &slot = d.slots[k];
+      char *dst = buf + slot.offset;
+      switch (d.ops[k]) {
+      case DirectPlan::Op::Float64:
+        put<double>(dst, l.re);
+        break;
+      case DirectPlan::Op::Float32:
+        put<float>(dst, static_cast<float>(l.re));
+        break;
+      case DirectPlan::Op::Int64:
+        put<int64_t>(dst, l.i);
+        break;
+      default:
+        compiler::packSlot(slot, l, dst);
+        break;
+      }
+    }
   }
   return c.last;
 }

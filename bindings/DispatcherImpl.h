@@ -30,9 +30,13 @@ struct DirectPlan {
     uint32_t firstSlot; ///< its slots are slots[firstSlot, endSlot)
     uint32_t endSlot;
   };
+  /// How packDirect writes a slot: an array's word, a float's double or float32, an int64; any
+  /// other conversion (a bool, an int as a float, a float16) through compiler::packSlot.
+  enum class Op : uint8_t { Data, Shape, Stride, Float64, Float32, Int64, Other };
   bool usable = false;
   std::vector<Arg> args;
   std::vector<codegen::ParamSlot> slots; ///< the plan's slots, grouped by argument
+  std::vector<Op> ops;                   ///< one per slot
 };
 
 /// The compiler's options of a function from the options dict ptxjit.cuda passes (device,

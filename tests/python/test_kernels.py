@@ -611,6 +611,24 @@ def test_repeated_launches_read_every_argument(backend):
     assert len(affine_kernel.signatures) == 2
 
 
+def test_repeated_launches_pack_a_python_floats_float32_copy(backend):
+    # A Python float is weak (NEP 50): a float32 kernel computes with its float32 copy, which
+    # the direct path writes beside the double on every launch.
+    @cuda.jit
+    def scale32(x, a, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = x[i] * a
+
+    host = np.arange(4, dtype=np.float32)
+    x, out = cuda.to_device(host), cuda.device_array(4, np.float32)
+    for a in (1.5, -2.25, 1e-3, 1e30):
+        scale32[1, 4](x, a, out)
+        assert out.copy_to_host().dtype == np.float32
+        np.testing.assert_array_equal(out.copy_to_host(), host * np.float32(a), str(a))
+    assert scale32._direct_launches == 3
+
+
 @cuda.jit
 def copy_kernel(x, out):
     i = cuda.grid(1)
