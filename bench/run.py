@@ -54,7 +54,7 @@ ROOT = os.path.dirname(HERE)
 
 FULL = dict(launch_iters=10000, launch_reps=15, saxpy_n=1 << 26, saxpy_reps=50, mandel_size=4096,
             mandel_iters=256, mandel_reps=10, bs_n=1 << 24, bs_reps=20, compile_reps=10,
-            vec_n=1000, vec_iters=2000, fresh_reps=3, startup_reps=11, import_reps=5,
+            vec_n=1000, vec_iters=2000, fresh_reps=9, startup_reps=11, import_reps=5,
             ufunc_n=1 << 26, ufunc_reps=20, hav_n=1 << 20, hav_reps=5)
 DRY = dict(launch_iters=50, launch_reps=3, saxpy_n=1 << 12, saxpy_reps=2, mandel_size=64,
            mandel_iters=16, mandel_reps=2, bs_n=1 << 10, bs_reps=2, compile_reps=2,
