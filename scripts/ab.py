@@ -126,6 +126,15 @@ def run_json(cmd, env, cpu=None, cwd=None):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def bench_module():
+    """bench/run.py, imported once (it needs NumPy, as the workers do)."""
+    if BENCH not in sys.path:
+        sys.path.insert(0, BENCH)
+    import run
+
+    return run
+
+
 class CacheRuns:
     """The cache set for one build: bench/run.py's CACHE_SCRIPT and UFUNC_CACHE_SCRIPT in a
     directory of their own with a disk cache of its own, filled by one run of each, then timed
@@ -133,9 +142,7 @@ class CacheRuns:
     count of the cache's files, unchanged since the filling)."""
 
     def __init__(self, root, env, cpu, workdir):
-        sys.path.insert(0, BENCH)
-        import run as bench  # bench/run.py; needs NumPy, as the workers do
-
+        bench = bench_module()
         self.python, self.cpu = python_of(root), cpu
         self.dir = workdir
         self.env = dict(env, PTXJIT_CACHE_DIR=os.path.join(workdir, "cache"))
