@@ -143,17 +143,17 @@ uint64_t hostCopyOf(const LeafValue &l, std::vector<std::unique_ptr<char[]>> &ke
 
 namespace {
 
-/// PTX and LLVM IR of function `id` (Python function `func`) for `params`, compiled alone:
-/// snapshots taken with the interpreter held, the compile without it.
+/// PTX and (`withLLVM`) LLVM IR of function `id` (Python function `func`) for `params`,
+/// compiled alone: snapshots taken with the interpreter held, the compile without it.
 compiler::Compiler::PtxResult compilePTXOf(py::handle func, int id,
                                            const std::vector<const ir::Type *> &params,
                                            const codegen::CompileOptions &opts,
-                                           const std::string &symbol = {}) {
+                                           const std::string &symbol, bool withLLVM) {
   compiler::SnapshotSet snaps = snapshotWithCallees(func, id);
   std::optional<compiler::Compiler::PtxResult> r;
   {
     py::gil_scoped_release release;
-    r = compiler::Compiler::instance().compilePTX(id, params, opts, snaps, symbol);
+    r = compiler::Compiler::instance().compilePTX(id, params, opts, snaps, symbol, withLLVM);
   }
   warnCompileWarnings();
   return std::move(*r);
@@ -642,11 +642,18 @@ py::object Dispatcher::inspect(bool ptx, py::handle signature) {
     if (device) {
       // The device function alone (as cuda.compile_ptx(func, sig, device=True) gives it): in
       // kernels it is compiled into their module instead.
-      compiler::Compiler::PtxResult r = compilePTXOf(pyFunc, id, params, opts);
+      compiler::Compiler::PtxResult r = compilePTXOf(pyFunc, id, params, opts, {}, !ptx);
       return py::str(ptx ? r.ptx : r.llvmIR);
     }
     const compiler::Specialization *spec = &specialize(params, opts);
-    return py::str(ptx ? spec->ptx : spec->llvmIR);
+    if (ptx)
+      return py::str(spec->ptx);
+    std::string text;
+    {
+      py::gil_scoped_release release;
+      text = compiler::Compiler::instance().llvmIR(*spec);
+    }
+    return py::str(text);
   };
   if (!signature.is_none())
     return textOf(paramsFromPython(signature));
@@ -913,7 +920,7 @@ void defineDispatcher(py::module_ &m) {
         } unregister{id};
         codegen::CompileOptions opts = cudaOptionsForCC(ccMajor, ccMinor, fo);
         opts.archSpecific = archSpecific;
-        compiler::Compiler::PtxResult r = compilePTXOf(func, id, sig.args, opts, symbol);
+        compiler::Compiler::PtxResult r = compilePTXOf(func, id, sig.args, opts, symbol, false);
         return py::make_tuple(r.ptx, typeDescription(r.returnType));
       },
       py::arg("pyfunc"), py::arg("sig"), py::arg("device"), py::arg("options"), py::arg("cc_major"),

@@ -50,8 +50,8 @@ bool streamingBody(const ir::Function &fn) {
 class LoopGen {
 public:
   LoopGen(const ir::Function &fn, const LoopKernelDesc &desc, const CompileOptions &opts,
-          const std::string &symbol, const std::vector<std::string> &argNames)
-      : fn(fn), impl(detail::newModule(opts, symbol)), M(*impl->module, opts), b(M.ctx),
+          const std::string &symbol, const std::vector<std::string> &argNames, ValueNames names)
+      : fn(fn), impl(detail::newModule(opts, symbol, names)), M(*impl->module, opts), b(M.ctx),
         host(opts.backend == Backend::Host) {
     detail::checkSymbol(symbol, fn);
     M.loopKernel = true;
@@ -210,7 +210,8 @@ struct ArrayOperand {
 };
 
 LoweredModule lowerElementwise(const ir::Function &fn, const ElementwiseKernelDesc &desc,
-                               const CompileOptions &opts, const std::string &symbol) {
+                               const CompileOptions &opts, const std::string &symbol,
+                               ValueNames valueNames) {
   size_t nparams = fn.argTypes.size();
   size_t nops = desc.operands.size();
   LoopKernelDesc key;
@@ -218,7 +219,7 @@ LoweredModule lowerElementwise(const ir::Function &fn, const ElementwiseKernelDe
   std::vector<std::string> names{"n"};
   for (size_t k = 0; k < nops; ++k)
     names.push_back("op" + std::to_string(k));
-  LoopGen g(fn, key, opts, symbol, names);
+  LoopGen g(fn, key, opts, symbol, names, valueNames);
   auto &b = g.b;
   int L = desc.flat ? 0 : desc.loopDims;
 
@@ -350,7 +351,7 @@ LoweredModule lowerElementwise(const ir::Function &fn, const ElementwiseKernelDe
 }
 
 LoweredModule lowerReduce(const ir::Function &fn, const ReduceKernelDesc &desc,
-                          const CompileOptions &opts, const std::string &symbol) {
+                          const CompileOptions &opts, const std::string &symbol, ValueNames names) {
   const ScalarType *acc = desc.accType;
   const auto *rt = ir::dyn_cast<ScalarType>(ir::concretize(ir::intEnumAsInt(fn.returnType)));
   if (!rt)
@@ -361,7 +362,7 @@ LoweredModule lowerReduce(const ir::Function &fn, const ReduceKernelDesc &desc,
   LoopKernelDesc key;
   key.kind = LoopKernelDesc::Kind::Reduce;
   key.reduce = desc;
-  LoopGen g(fn, key, opts, symbol, {"M", "K", "P", "in", "out", "outPartStride"});
+  LoopGen g(fn, key, opts, symbol, {"M", "K", "P", "in", "out", "outPartStride"}, names);
   auto &b = g.b;
   int nk = desc.keptDims, nr = desc.reducedDims;
 
@@ -527,10 +528,11 @@ LoweredModule lowerReduce(const ir::Function &fn, const ReduceKernelDesc &desc,
 } // namespace
 
 LoweredModule lowerLoopKernel(const ir::Function &fn, const LoopKernelDesc &desc,
-                              const CompileOptions &opts, const std::string &symbol) {
+                              const CompileOptions &opts, const std::string &symbol,
+                              ValueNames names) {
   if (desc.kind == LoopKernelDesc::Kind::Reduce)
-    return lowerReduce(fn, desc.reduce, opts, symbol);
-  return lowerElementwise(fn, desc.elementwise, opts, symbol);
+    return lowerReduce(fn, desc.reduce, opts, symbol, names);
+  return lowerElementwise(fn, desc.elementwise, opts, symbol, names);
 }
 
 } // namespace ptxjit::codegen

@@ -682,10 +682,12 @@ void FunctionLowerer::lowerInstr(const Instr &i) {
 // ---- Modules and entries ----
 
 std::unique_ptr<LoweredModule::Impl> newModule(const CompileOptions &opts,
-                                               const std::string &symbol) {
+                                               const std::string &symbol, ValueNames names) {
   initializeTargets();
   auto impl = std::make_unique<LoweredModule::Impl>();
   impl->ctx = std::make_unique<llvm::LLVMContext>();
+  // Globals (functions, the bounds record) keep their names either way.
+  impl->ctx->setDiscardValueNames(names == ValueNames::Drop);
   impl->module = std::make_unique<llvm::Module>(symbol, *impl->ctx);
   impl->entry = symbol;
   impl->backend = opts.backend;
@@ -721,10 +723,10 @@ void checkSymbol(const std::string &symbol, const Function &fn) {
 } // namespace detail
 
 LoweredModule lowerKernel(const Function &kernel, const CompileOptions &opts,
-                          const std::string &symbol) {
+                          const std::string &symbol, ValueNames names) {
   using namespace detail;
   checkSymbol(symbol, kernel);
-  auto impl = newModule(opts, symbol);
+  auto impl = newModule(opts, symbol, names);
   llvm::Module &mod = *impl->module;
   ModuleLowerer M(mod, opts);
   M.uniqueName(symbol); // reserve the entry's name
@@ -752,10 +754,10 @@ LoweredModule lowerKernel(const Function &kernel, const CompileOptions &opts,
 }
 
 LoweredModule lowerDeviceFunction(const Function &fn, const CompileOptions &opts,
-                                  const std::string &symbol) {
+                                  const std::string &symbol, ValueNames names) {
   using namespace detail;
   checkSymbol(symbol, fn);
-  auto impl = newModule(opts, symbol);
+  auto impl = newModule(opts, symbol, names);
   llvm::Module &mod = *impl->module;
   ModuleLowerer M(mod, opts);
   M.uniqueName(symbol);

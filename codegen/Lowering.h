@@ -77,9 +77,10 @@ MathFn mathFnOf(ir::BuiltinId id);
 /// is one.
 std::optional<int64_t> constantIntOf(const ir::Instr *i);
 
-/// A new module for `opts`' backend (its triple and data layout) whose entry will be `symbol`.
+/// A new module for `opts`' backend (its triple and data layout) whose entry will be `symbol`,
+/// in a context of its own that keeps or drops value names as `names` says.
 std::unique_ptr<LoweredModule::Impl> newModule(const CompileOptions &opts,
-                                               const std::string &symbol);
+                                               const std::string &symbol, ValueNames names);
 /// Throws CompileError(Internal) at `fn` when an entry symbol is not a valid PTX name.
 void checkSymbol(const std::string &symbol, const ir::Function &fn);
 /// Runs LLVM's verifier over `m`; throws CompileError(Internal) at `fn` with its findings.

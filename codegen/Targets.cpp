@@ -177,8 +177,9 @@ void runOptimizationPipeline(llvm::Module &m, llvm::TargetMachine &tm, int optLe
   llvm::PipelineTuningOptions pto;
   pto.LoopVectorization = optLevel >= 2;
   pto.SLPVectorization = optLevel >= 2;
+  // The constructor registers the target's callbacks (NVVMReflect and NVVMIntrRange at the
+  // pipeline's start for NVPTX); registering them again would run those passes twice.
   llvm::PassBuilder pb(&tm, pto);
-  tm.registerPassBuilderCallbacks(pb);
   // Every target, before the first LoopSimplify: one backedge per loop (MergeBackedges.h), so
   // that a loop with `continue` or a trailing `if` stays one loop.
   pb.registerPipelineStartEPCallback([](llvm::ModulePassManager &mpm, llvm::OptimizationLevel) {

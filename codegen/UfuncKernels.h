@@ -105,9 +105,10 @@ std::vector<const ir::Type *> loopKernelParams(const LoopKernelDesc &desc,
 /// function must be associative and commutative); host partition p folds the contiguous range
 /// [p*ceil(K/P), min(K, (p+1)*ceil(K/P))) from left to right. Throws ir::CompileError
 /// (Internal when `desc` does not fit `fn`'s parameter and return types, Unsupported* for the
-/// function body).
+/// function body). `names`: as lowerKernel's.
 LoweredModule lowerLoopKernel(const ir::Function &fn, const LoopKernelDesc &desc,
-                              const CompileOptions &opts, const std::string &symbol);
+                              const CompileOptions &opts, const std::string &symbol,
+                              ValueNames names = ValueNames::Keep);
 
 } // namespace ptxjit::codegen
 

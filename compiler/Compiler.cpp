@@ -1000,10 +1000,7 @@ const Specialization &Compiler::specialize(int id, const std::vector<const ir::T
   for (const ir::Type *t : argTypes) // weak Python-scalar arguments travel concrete
     spec->argTypes.push_back(ir::concretize(t));
   spec->plan = codegen::buildPackingPlan(argTypes); // weak floats get their float32 copy
-  return compileLocked(id, e, SpecKey{argTypes, opts}, std::move(spec), argTypes, "kernel",
-                       [&](const ir::Function &fn, const std::string &symbol) {
-                         return codegen::lowerKernel(fn, opts, symbol);
-                       });
+  return compileLocked(id, e, SpecKey{argTypes, opts}, std::move(spec), argTypes, "kernel");
 }
 
 const Specialization &Compiler::specializeLoop(int id, const LoopKey &key,
@@ -1018,16 +1015,46 @@ const Specialization &Compiler::specializeLoop(int id, const LoopKey &key,
   spec->argTypes = codegen::loopKernelParams(key.desc, key.fnParams);
   spec->plan = codegen::buildPackingPlan(spec->argTypes);
   return compileLocked(id, e, SpecKey{key.fnParams, opts, true, key.desc}, std::move(spec),
-                       key.fnParams, "loop " + key.desc.str(),
-                       [&](const ir::Function &fn, const std::string &symbol) {
-                         return codegen::lowerLoopKernel(fn, key.desc, opts, symbol);
-                       });
+                       key.fnParams, "loop " + key.desc.str());
 }
 
-const Specialization &Compiler::compileLocked(
-    int id, Entry &e, SpecKey key, std::unique_ptr<Specialization> spec,
-    const std::vector<const ir::Type *> &fnParams, const std::string &what,
-    const std::function<codegen::LoweredModule(const ir::Function &, const std::string &)> &lower) {
+namespace {
+
+/// The module of `spec` (its symbol, options and loop set) from its typed function `fn`.
+codegen::LoweredModule lowerSpec(const Specialization &spec, const ir::Function &fn,
+                                 codegen::ValueNames names) {
+  if (spec.loop)
+    return codegen::lowerLoopKernel(fn, spec.loop->desc, spec.options, spec.symbol, names);
+  return codegen::lowerKernel(fn, spec.options, spec.symbol, names);
+}
+
+} // namespace
+
+std::string Compiler::llvmIR(const Specialization &spec) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  // From the disk cache: the text stored with the code (no typed IR to lower again).
+  if (!spec.llvmIR.empty() || spec.fromDiskCache)
+    return spec.llvmIR;
+  Entry &e = entry(spec.functionId);
+  const SpecKey *key = nullptr;
+  for (const auto &[k, s] : e.specs)
+    if (s.get() == &spec)
+      key = &k;
+  if (!key)
+    throw std::invalid_argument("llvmIR: not a specialization of this compiler");
+  // Typed when the specialization was compiled, so no snapshot is read.
+  ir::Function *fn = typedLocked(spec.functionId, key->args, {}, {}, 0);
+  codegen::LoweredModule m = lowerSpec(spec, *fn, codegen::ValueNames::Keep);
+  if (spec.options.backend == codegen::Backend::CUDA)
+    codegen::emitPTX(m, spec.options);
+  spec.llvmIR = m.llvmIR();
+  return spec.llvmIR;
+}
+
+const Specialization &Compiler::compileLocked(int id, Entry &e, SpecKey key,
+                                              std::unique_ptr<Specialization> spec,
+                                              const std::vector<const ir::Type *> &fnParams,
+                                              const std::string &what) {
   auto found = e.specs.find(key);
   if (found != e.specs.end())
     return *found->second;
@@ -1055,7 +1082,11 @@ const Specialization &Compiler::compileLocked(
   ir::Function *fn = typedLocked(id, fnParams, {}, {}, 0);
   spec->returnType = spec->loop ? ir::types::void_() : fn->returnType;
   spec->symbol = makeSymbol(e);
-  codegen::LoweredModule m = lower(*fn, spec->symbol);
+  // The IR text is printed now only for the disk cache and PTXJIT_DUMP=llvm; otherwise
+  // Compiler::llvmIR makes it when asked, and the compile spares LLVM the value names.
+  const bool textNow = disk.has_value() || dumpStages().llvm;
+  codegen::LoweredModule m =
+      lowerSpec(*spec, *fn, textNow ? codegen::ValueNames::Keep : codegen::ValueNames::Drop);
   spec->raiseSites = m.raiseSites();
   spec->checksFaults = opts.boundscheck || !spec->raiseSites.empty();
   // The raise sites name Python classes: the disk cache holds code alone.
@@ -1065,7 +1096,8 @@ const Specialization &Compiler::compileLocked(
   if (opts.backend == codegen::Backend::CUDA) {
     spec->cooperativeLaunch = m.gridSync();
     spec->ptx = codegen::emitPTX(m, opts);
-    spec->llvmIR = m.llvmIR();
+    if (textNow)
+      spec->llvmIR = m.llvmIR();
     code = spec->ptx;
     spec->links = e.options.links;
     for (const ir::LinkItem &l : m.links())
@@ -1081,7 +1113,8 @@ const Specialization &Compiler::compileLocked(
         reinterpret_cast<runtime::HostKernelEntry>(codegen::loadHostObject(code, spec->symbol));
     recordHostLaunch(*spec);
   } else {
-    spec->llvmIR = m.llvmIR();
+    if (textNow)
+      spec->llvmIR = m.llvmIR();
     defineHostHelpers();
     spec->hostEntry =
         reinterpret_cast<runtime::HostKernelEntry>(codegen::addToHostJIT(std::move(m), opts));
@@ -1107,7 +1140,8 @@ const Specialization &Compiler::compileLocked(
 
 Compiler::PtxResult Compiler::compilePTX(int id, const std::vector<const ir::Type *> &argTypes,
                                          const codegen::CompileOptions &opts,
-                                         const SnapshotSet &snapshots, const std::string &symbol) {
+                                         const SnapshotSet &snapshots, const std::string &symbol,
+                                         bool withLLVM) {
   if (opts.backend != codegen::Backend::CUDA)
     throw std::invalid_argument("compilePTX needs CUDA compile options");
   if (!symbol.empty() && entry(id).kind == ir::FunctionKind::Kernel)
@@ -1121,13 +1155,17 @@ Compiler::PtxResult Compiler::compilePTX(int id, const std::vector<const ir::Typ
   r.symbol = e.kind == ir::FunctionKind::Kernel ? makeSymbol(e)
              : symbol.empty()                   ? sanitizeSymbol(e.name)
                                                 : symbol;
-  codegen::LoweredModule m = e.kind == ir::FunctionKind::Kernel
-                                 ? codegen::lowerKernel(*fn, opts, r.symbol)
-                                 : codegen::lowerDeviceFunction(*fn, opts, r.symbol);
-  r.ptx = codegen::emitPTX(m, opts);
-  r.llvmIR = m.llvmIR();
-  r.returnType = fn->returnType;
   const DumpStages &stages = dumpStages();
+  withLLVM = withLLVM || stages.llvm;
+  const codegen::ValueNames names =
+      withLLVM ? codegen::ValueNames::Keep : codegen::ValueNames::Drop;
+  codegen::LoweredModule m = e.kind == ir::FunctionKind::Kernel
+                                 ? codegen::lowerKernel(*fn, opts, r.symbol, names)
+                                 : codegen::lowerDeviceFunction(*fn, opts, r.symbol, names);
+  r.ptx = codegen::emitPTX(m, opts);
+  if (withLLVM)
+    r.llvmIR = m.llvmIR();
+  r.returnType = fn->returnType;
   std::string what = signatureText(e.name, argTypes) + " compile_ptx [" + opts.str() + "]";
   if (stages.llvm)
     dump("llvm", what, r.llvmIR);

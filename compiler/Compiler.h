@@ -140,7 +140,10 @@ public:
   const ir::Type *returnType = nullptr;
   codegen::CompileOptions options;
   std::string symbol;        ///< the entry's name in the module / PTX
-  std::string llvmIR;        ///< CUDA: the linked, optimized module; Host: the lowered module
+  /// CUDA: the linked, optimized module; Host: the lowered module. Read it through
+  /// Compiler::llvmIR, which makes it on first request (compiles drop value names and print no
+  /// text unless the disk cache or PTXJIT_DUMP=llvm wants it); written under the compile lock.
+  mutable std::string llvmIR;
   std::string ptx;           ///< CUDA only
   /// CUDA only: external code linked with the PTX when it is loaded (FunctionOptions::links,
   /// then codegen::LoweredModule::links).
@@ -296,10 +299,19 @@ public:
                                        const codegen::CompileOptions &opts,
                                        const SnapshotSet &snapshots);
 
+  /// The LLVM IR text of `spec`, a specialization this compiler made (Specialization::llvmIR),
+  /// with the values' names. When the compile did not print it, the specialization is lowered
+  /// again from its typed IR with names kept (and for CUDA linked and optimized again, the PTX
+  /// discarded: the code is the one compiled), and the text kept for later calls. Needs no
+  /// snapshot. Throws std::invalid_argument for a specialization of another compiler, as
+  /// specialize for a failing compile.
+  std::string llvmIR(const Specialization &spec);
+
   /// compile_ptx: lowers kernel or device function `id` for `argTypes` with opts.backend ==
-  /// CUDA and returns PTX, LLVM IR and the return type (void for kernels) without caching the
-  /// lowered code or loading anything. A non-empty `symbol` names the emitted device function
-  /// (numba-cuda's abi_info={"abi_name": ...}) instead of the function's sanitized name.
+  /// CUDA and returns PTX, LLVM IR (only `withLLVM`: empty otherwise, and the compile drops value
+  /// names) and the return type (void for kernels) without caching the lowered code or loading
+  /// anything. A non-empty `symbol` names the emitted device function (numba-cuda's
+  /// abi_info={"abi_name": ...}) instead of the function's sanitized name.
   struct PtxResult {
     std::string ptx;
     std::string llvmIR;
@@ -308,7 +320,7 @@ public:
   };
   PtxResult compilePTX(int id, const std::vector<const ir::Type *> &argTypes,
                        const codegen::CompileOptions &opts, const SnapshotSet &snapshots,
-                       const std::string &symbol = {});
+                       const std::string &symbol = {}, bool withLLVM = true);
 
   /// Types function `id` (kernel or device) for `argTypes` and returns its return type, so that
   /// eager signatures of device functions report errors at decoration time. Cached.
@@ -370,13 +382,12 @@ private:
   /// The specialization of function `id` (entry `e`) for `key`, from the cache or made now
   /// (lock held):
   /// `spec` (argTypes, plan and options set) is filled from the disk cache when `e` has
-  /// cache=True and an entry `what` exists, else `lower` lowers the typed function of
-  /// `fnParams` and the module is compiled for spec's backend (and stored on disk).
-  const Specialization &compileLocked(
-      int id, Entry &e, SpecKey key, std::unique_ptr<Specialization> spec,
-      const std::vector<const ir::Type *> &fnParams, const std::string &what,
-      const std::function<codegen::LoweredModule(const ir::Function &, const std::string &symbol)>
-          &lower);
+  /// cache=True and an entry `what` exists, else the typed function of `fnParams` is lowered
+  /// (lowerSpec) and compiled for spec's backend (and stored on disk).
+  const Specialization &compileLocked(int id, Entry &e, SpecKey key,
+                                      std::unique_ptr<Specialization> spec,
+                                      const std::vector<const ir::Type *> &fnParams,
+                                      const std::string &what);
 
   /// The compile lock (see the file comment for the lock order).
   mutable std::mutex mutex_;

@@ -105,6 +105,17 @@ def test_eager_compile_errors_are_raised_at_decoration(cpu):
     assert info.value.lineno == bad.__code__.co_firstlineno + 1
 
 
+def test_inspect_llvm_names_the_values_a_compile_leaves_unnamed(backend):
+    # Compiles drop LLVM's value names (a faster compile); inspect_llvm lowers the kernel again
+    # with them, parameters named after the Python arguments, and keeps that text.
+    k = cuda.jit("void(float32, float32[::1])")(body)
+    sig = k.signatures[0]
+    llvm = k.inspect_llvm(sig)
+    assert re.search(r"define void @\w+\(float %a, ptr [^,]*%x_data, i64 %x_shape0", llvm), llvm
+    assert k.inspect_llvm(sig) == llvm
+    assert ".entry" in k.inspect_ptx(sig)
+
+
 def test_inspect_llvm_and_ptx(backend):
     k = cuda.jit("void(float32, float32[::1])")(body)
     sig = k.signatures[0]

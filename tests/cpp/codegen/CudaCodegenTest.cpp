@@ -152,6 +152,25 @@ TEST(CudaCodegen, PythonFloatArgumentsHaveFloat32Copies) {
     EXPECT_TRUE(ptxasAccepts(ptx));
 }
 
+// Compiles drop value names unless the IR text is read (ValueNames): the PTX is the same either
+// way, and without names the module's values are numbered while its globals keep theirs.
+TEST(CudaCodegen, DroppedValueNamesLeaveThePtxAsItIs) {
+  CompileOptions o;
+  std::vector<std::unique_ptr<Function>> kernels;
+  kernels.push_back(makeWeakFloatKernel());
+  kernels.push_back(makeCooperative());
+  for (const auto &fn : kernels) {
+    LoweredModule named = lowerKernel(*fn, o, "k", ValueNames::Keep);
+    LoweredModule unnamed = lowerKernel(*fn, o, "k", ValueNames::Drop);
+    std::string namedPtx = emitPTX(named, o), unnamedPtx = emitPTX(unnamed, o);
+    EXPECT_EQ(namedPtx, unnamedPtx);
+    std::string namedIr = named.llvmIR(), unnamedIr = unnamed.llvmIR();
+    EXPECT_NE(namedIr.find("%out_data"), std::string::npos) << namedIr;
+    EXPECT_EQ(unnamedIr.find("%out_data"), std::string::npos) << unnamedIr;
+    EXPECT_NE(unnamedIr.find("define void @k("), std::string::npos) << unnamedIr;
+  }
+}
+
 TEST(CudaCodegen, HostKernelSkipsTheFloat32Copies) {
   auto fn = makeWeakFloatKernel();
   CompileOptions o;
