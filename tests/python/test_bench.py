@@ -610,10 +610,14 @@ AB_SETS = {
 
 
 def fake_build(path):
-    """A directory standing for a checkout built by ./setup.sh: its .venv/bin/python is this
-    interpreter, whose children import this checkout's ptxjit through PYTHONPATH."""
+    """A directory standing for a checkout built by ./setup.sh: its .venv/bin/python runs this
+    interpreter, whose children import this checkout's ptxjit through PYTHONPATH. A script, not a
+    symlink: a virtual environment's python linked from elsewhere loses its environment (its
+    site-packages, NumPy) because Python looks for pyvenv.cfg beside the link."""
     os.makedirs(path / ".venv" / "bin")
-    os.symlink(sys.executable, path / ".venv" / "bin" / "python")
+    python = path / ".venv" / "bin" / "python"
+    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
     return str(path)
 
 
