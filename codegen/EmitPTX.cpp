@@ -4,6 +4,7 @@
 
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/Instructions.h>
@@ -15,12 +16,15 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Transforms/IPO/Internalize.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <future>
+#include <map>
 #include <mutex>
 #include <system_error>
+#include <vector>
 
 namespace ptxjit::codegen {
 
@@ -52,22 +56,62 @@ const llvm::MemoryBuffer &libdeviceBuffer() {
   return *buffer;
 }
 
-bool referencesLibdevice(const llvm::Module &m) {
+/// The libdevice functions `m` declares (`__nv_*`), sorted.
+std::vector<std::string> libdeviceCalls(const llvm::Module &m) {
+  std::vector<std::string> names;
   for (const llvm::Function &f : m)
     if (f.isDeclaration() && f.getName().starts_with("__nv_"))
-      return true;
-  return false;
+      names.push_back(f.getName().str());
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
-void linkLibdevice(llvm::Module &m) {
-  const llvm::MemoryBuffer &buf = libdeviceBuffer();
-  auto lib = llvm::getLazyBitcodeModule(buf.getMemBufferRef(), m.getContext());
+/// The part of libdevice that calls of `names` need (those functions, what they call, the
+/// tables they read), as bitcode for the NVPTX triple and data layout: made once per process
+/// for each set of names (and libdevice path), by linking libdevice into an empty module that
+/// declares them. Even a lazy load of the whole of libdevice reads every one of its function
+/// records and symbols (a fifth of a small compile that calls `exp`); a compile parses this
+/// instead. Throws CompileError(Internal) when libdevice cannot be read or linked.
+const std::string &libdevicePart(const std::vector<std::string> &names) {
+  static std::mutex mutex;
+  static auto *parts = new std::map<std::string, std::string>; // never freed: handed out
+  std::string key = libdevicePath();
+  for (const std::string &n : names)
+    key += "\n" + n;
+  // Held while a part is made, so that compiles needing the same one make it once.
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = parts->find(key); it != parts->end())
+    return it->second;
+  llvm::LLVMContext ctx;
+  auto lib = llvm::getLazyBitcodeModule(libdeviceBuffer().getMemBufferRef(), ctx);
   if (!lib) {
     std::string err = llvm::toString(lib.takeError());
     internalError("cannot parse libdevice at '" + libdevicePath() + "': " + err);
   }
-  (*lib)->setTargetTriple(m.getTargetTriple());
-  (*lib)->setDataLayout(m.getDataLayout());
+  (*lib)->setTargetTriple(nvptxTriple());
+  (*lib)->setDataLayout(nvptxDataLayout());
+  llvm::Module part("libdevice", ctx);
+  part.setTargetTriple(nvptxTriple());
+  part.setDataLayout(nvptxDataLayout());
+  for (const std::string &n : names)
+    if (const llvm::Function *f = (*lib)->getFunction(n)) // not in libdevice: stays declared
+      part.getOrInsertFunction(n, f->getFunctionType());
+  if (llvm::Linker::linkModules(part, std::move(*lib), llvm::Linker::LinkOnlyNeeded))
+    internalError("linking libdevice failed");
+  std::string bitcode;
+  llvm::raw_string_ostream os(bitcode);
+  llvm::WriteBitcodeToFile(part, os);
+  os.flush();
+  return parts->emplace(std::move(key), std::move(bitcode)).first->second;
+}
+
+void linkLibdevice(llvm::Module &m, const std::vector<std::string> &names) {
+  const std::string &part = libdevicePart(names);
+  auto lib = llvm::parseBitcodeFile(llvm::MemoryBufferRef(part, "libdevice"), m.getContext());
+  if (!lib) {
+    std::string err = llvm::toString(lib.takeError());
+    internalError("cannot parse libdevice's part for this module: " + err);
+  }
   if (llvm::Linker::linkModules(m, std::move(*lib), llvm::Linker::LinkOnlyNeeded))
     internalError("linking libdevice failed");
 }
@@ -146,8 +190,8 @@ std::string emitPTX(LoweredModule &lm, const CompileOptions &opts) {
   // while this one links and optimizes (building it is a tenth of a small kernel's compile).
   std::future<std::unique_ptr<CodegenPipeline>> codegen = startCodegenPipeline(opts);
 
-  if (referencesLibdevice(m)) {
-    linkLibdevice(m);
+  if (std::vector<std::string> calls = libdeviceCalls(m); !calls.empty()) {
+    linkLibdevice(m, calls);
     resolvePrecSqrt(m, !opts.fastmath);
     impl->libdeviceLinked = true;
   }

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <regex>
 
 namespace ptxjit::codegen::test {
 namespace {
@@ -58,6 +59,33 @@ TEST(Libdevice, LinkedForPowAndResolved) {
     if (havePtxas()) {
       EXPECT_TRUE(ptxasAccepts(ptx));
     }
+  }
+}
+
+// A compile links the part of libdevice its calls need, made once per process for each set of
+// functions: a module needing a set already made gets the same PTX as the one that made it,
+// whatever other sets were made in between.
+TEST(Libdevice, PartsAreMadeOncePerSetOfFunctions) {
+  PTXJIT_SKIP_WITHOUT_LIBDEVICE();
+  auto ptxOf = [](const ScalarType *dt, const std::string &name) {
+    auto fn = makePow(dt);
+    CompileOptions o;
+    LoweredModule m = lowerKernel(*fn, o, name);
+    std::string ptx = emitPTX(m, o);
+    EXPECT_TRUE(m.linkedLibdevice());
+    EXPECT_EQ(ptx.find(".extern"), std::string::npos) << ptx;
+    // "// callseq N" comments number call sites across the process (a counter in the pooled
+    // target machines): not code.
+    return std::regex_replace(ptx, std::regex("callseq [0-9]+"), "callseq N");
+  };
+  std::string first = ptxOf(types::float64(), "partk");
+  std::string other = ptxOf(types::float32(), "partk"); // __nv_powf: another part
+  EXPECT_NE(first, other);
+  EXPECT_EQ(ptxOf(types::float64(), "partk"), first);
+  EXPECT_EQ(ptxOf(types::float32(), "partk"), other);
+  if (havePtxas()) {
+    EXPECT_TRUE(ptxasAccepts(first));
+    EXPECT_TRUE(ptxasAccepts(other));
   }
 }
 
