@@ -161,6 +161,11 @@ compiler::Compiler::PtxResult compilePTXOf(py::handle func, int id,
 
 } // namespace
 
+std::string llvmIRText(const compiler::Specialization &spec) {
+  py::gil_scoped_release release;
+  return compiler::Compiler::instance().llvmIR(spec);
+}
+
 compiler::FunctionOptions functionOptionsFrom(const py::dict &options) {
   auto flag = [&](const char *k, bool dflt) {
     return options.contains(k) ? py::cast<bool>(py::bool_(options[k])) : dflt;
@@ -646,14 +651,7 @@ py::object Dispatcher::inspect(bool ptx, py::handle signature) {
       return py::str(ptx ? r.ptx : r.llvmIR);
     }
     const compiler::Specialization *spec = &specialize(params, opts);
-    if (ptx)
-      return py::str(spec->ptx);
-    std::string text;
-    {
-      py::gil_scoped_release release;
-      text = compiler::Compiler::instance().llvmIR(*spec);
-    }
-    return py::str(text);
+    return py::str(ptx ? spec->ptx : llvmIRText(*spec));
   };
   if (!signature.is_none())
     return textOf(paramsFromPython(signature));

@@ -44,6 +44,9 @@ struct DirectPlan {
 /// shared_memory_carveout; missing ones take their defaults).
 compiler::FunctionOptions functionOptionsFrom(const py::dict &options);
 
+/// Compiler::llvmIR of `spec` (which may compile again: made with the interpreter released).
+std::string llvmIRText(const compiler::Specialization &spec);
+
 /// The C++ side of a @cuda.jit function (exposed as ptxjit._core.Dispatcher).
 class Dispatcher {
 public:

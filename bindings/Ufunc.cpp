@@ -560,14 +560,8 @@ void defineUfunc(py::module_ &m) {
           "_kernel_texts",
           [](const PyUfunc &pu) {
             py::list l;
-            for (const compiler::Specialization *k : pu.u->kernels()) {
-              std::string ir;
-              {
-                py::gil_scoped_release release;
-                ir = compiler::Compiler::instance().llvmIR(*k);
-              }
-              l.append(py::make_tuple(k->symbol, ir, k->ptx));
-            }
+            for (const compiler::Specialization *k : pu.u->kernels())
+              l.append(py::make_tuple(k->symbol, llvmIRText(*k), k->ptx));
             return l;
           },
           "(symbol, LLVM IR, PTX) of each loop kernel compiled so far.")

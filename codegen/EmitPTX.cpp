@@ -31,29 +31,16 @@ namespace ptxjit::codegen {
 namespace detail {
 namespace {
 
-/// libdevice's bitcode, read once per process (per path); parsed per module.
-const llvm::MemoryBuffer &libdeviceBuffer() {
-  static std::mutex mutex;
-  static std::string loadedPath;
-  static std::unique_ptr<llvm::MemoryBuffer> buffer;
-  std::lock_guard<std::mutex> lock(mutex);
-  std::string path = libdevicePath();
+/// libdevice's bitcode at `path` (libdevicePath(); read only to make a libdevicePart).
+std::unique_ptr<llvm::MemoryBuffer> readLibdevice(const std::string &path) {
   if (path.empty())
     internalError(libdeviceNotFoundMessage());
-  if (buffer && loadedPath == path)
-    return *buffer;
   auto mb = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!mb)
     internalError("cannot read libdevice at '" + path + "' (" + mb.getError().message() +
                   "); set PTXJIT_LIBDEVICE to the path of libdevice.10.bc or CUDA_HOME to the "
                   "CUDA toolkit");
-  // Buffers handed out earlier stay alive: keep replaced ones.
-  static std::vector<std::unique_ptr<llvm::MemoryBuffer>> retired;
-  if (buffer)
-    retired.push_back(std::move(buffer));
-  buffer = std::move(*mb);
-  loadedPath = path;
-  return *buffer;
+  return std::move(*mb);
 }
 
 /// The libdevice functions `m` declares (`__nv_*`), sorted.
@@ -75,18 +62,20 @@ std::vector<std::string> libdeviceCalls(const llvm::Module &m) {
 const std::string &libdevicePart(const std::vector<std::string> &names) {
   static std::mutex mutex;
   static auto *parts = new std::map<std::string, std::string>; // never freed: handed out
-  std::string key = libdevicePath();
+  const std::string path = libdevicePath();
+  std::string key = path;
   for (const std::string &n : names)
     key += "\n" + n;
   // Held while a part is made, so that compiles needing the same one make it once.
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = parts->find(key); it != parts->end())
     return it->second;
+  std::unique_ptr<llvm::MemoryBuffer> file = readLibdevice(path);
   llvm::LLVMContext ctx;
-  auto lib = llvm::getLazyBitcodeModule(libdeviceBuffer().getMemBufferRef(), ctx);
+  auto lib = llvm::getLazyBitcodeModule(file->getMemBufferRef(), ctx);
   if (!lib) {
     std::string err = llvm::toString(lib.takeError());
-    internalError("cannot parse libdevice at '" + libdevicePath() + "': " + err);
+    internalError("cannot parse libdevice at '" + path + "': " + err);
   }
   (*lib)->setTargetTriple(nvptxTriple());
   (*lib)->setDataLayout(nvptxDataLayout());
