@@ -45,6 +45,7 @@
 #include "codegen/ModuleImpl.h"
 #include "codegen/ScalarValues.h"
 #include "ir/Datetime.h"
+#include "ir/Dominators.h"
 #include "ir/Enums.h"
 #include "ir/typing/ArrayReductions.h"
 #include "ir/typing/CudaBuiltins.h"
@@ -548,6 +549,9 @@ private:
   std::vector<llvm::Value *> args;
   std::vector<llvm::AllocaInst *> slots;   ///< per variable; null if no run-time value
   std::vector<const ir::Type *> slotTypes; ///< concretized variable types
+  /// Per variable: true when it is held as a value (ir::singleValueVariables), not in a slot.
+  std::vector<bool> direct;
+  std::vector<llvm::Value *> directValues; ///< the value of each direct variable, once assigned
   std::unordered_map<const ir::Instr *, llvm::Value *> values;
   std::unordered_map<const ir::Block *, llvm::BasicBlock *> blocks;
 };

@@ -1,11 +1,13 @@
 // The IR verifier: one structural pass over blocks and terminators, dominators of the block
-// CFG (Cooper, Harvey and Kennedy's iterative algorithm over reverse post-order), then the
-// per-instruction checks of operands, variables and, for typed IR, types.
+// CFG (ir/Dominators.h), then the per-instruction checks of operands, variables and, for typed
+// IR, types.
 #include "ir/Verify.h"
 
+#include "ir/Dominators.h"
 #include "ir/typing/Typing.h"
 
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -55,7 +57,7 @@ public:
       fail(nullptr, nullptr, "has no blocks");
     checkParameters();
     checkBlocks();
-    computeDominators();
+    dom_.emplace(fn_); // checkBlocks made sure every jump stays in the function
     for (size_t b = 0; b < fn_.blocks.size(); ++b) {
       const Block *block = fn_.blocks[b].get();
       for (size_t k = 0; k < block->instrs.size(); ++k)
@@ -156,82 +158,6 @@ private:
     }
   }
 
-  void computeDominators() {
-    const size_t n = fn_.blocks.size();
-    std::vector<std::vector<size_t>> succs(n), preds(n);
-    for (size_t b = 0; b < n; ++b)
-      for (const Block *s : fn_.blocks[b]->successors()) {
-        size_t t = blockIndex_.at(s);
-        succs[b].push_back(t);
-        preds[t].push_back(b);
-      }
-    // Reverse post-order from the entry (iterative DFS: functions may be large).
-    std::vector<size_t> postorder;
-    std::vector<char> visited(n, 0);
-    std::vector<std::pair<size_t, size_t>> stack{{0, 0}};
-    visited[0] = 1;
-    while (!stack.empty()) {
-      auto &[b, next] = stack.back();
-      if (next < succs[b].size()) {
-        size_t s = succs[b][next++];
-        if (!visited[s]) {
-          visited[s] = 1;
-          stack.push_back({s, 0});
-        }
-        continue;
-      }
-      postorder.push_back(b);
-      stack.pop_back();
-    }
-    rpoNumber_.assign(n, kUnreachable);
-    for (size_t k = 0; k < postorder.size(); ++k)
-      rpoNumber_[postorder[postorder.size() - 1 - k]] = k;
-    idom_.assign(n, kUnreachable);
-    idom_[0] = 0;
-    bool changed = true;
-    while (changed) {
-      changed = false;
-      for (size_t k = postorder.size(); k-- > 0;) {
-        size_t b = postorder[k];
-        if (b == 0)
-          continue;
-        size_t newIdom = kUnreachable;
-        for (size_t p : preds[b]) {
-          if (idom_[p] == kUnreachable)
-            continue;
-          newIdom = newIdom == kUnreachable ? p : intersect(p, newIdom);
-        }
-        if (newIdom != idom_[b]) {
-          idom_[b] = newIdom;
-          changed = true;
-        }
-      }
-    }
-  }
-
-  size_t intersect(size_t a, size_t b) const {
-    while (a != b) {
-      while (rpoNumber_[a] > rpoNumber_[b])
-        a = idom_[a];
-      while (rpoNumber_[b] > rpoNumber_[a])
-        b = idom_[b];
-    }
-    return a;
-  }
-
-  bool reachable(size_t b) const { return idom_[b] != kUnreachable; }
-
-  /// True when block `a` dominates reachable block `b`.
-  bool dominates(size_t a, size_t b) const {
-    for (;;) {
-      if (a == b)
-        return true;
-      if (b == 0)
-        return false;
-      b = idom_[b];
-    }
-  }
-
   void checkOperand(const Block *block, size_t pos, const Instr *i, size_t k) {
     const Instr *o = i->operand(k);
     if (!o)
@@ -254,7 +180,7 @@ private:
              "operand %" + std::to_string(o->id) + " is used before its definition in the block");
       return;
     }
-    if (reachable(useBlock) && !dominates(defBlock, useBlock))
+    if (dom_->reachable(block) && !dom_->dominates(fn_.blocks[defBlock].get(), block))
       fail(block, i,
            "operand %" + std::to_string(o->id) + " is defined in bb" +
                std::to_string(fn_.blocks[defBlock]->id) + ", which does not dominate this use");
@@ -396,14 +322,11 @@ private:
                ", which does not fit the return type " + ret->str());
   }
 
-  static constexpr size_t kUnreachable = static_cast<size_t>(-1);
-
   const Function &fn_;
   std::unordered_map<const Block *, size_t> blockIndex_;
   /// Each instruction's (block index, position in the block).
   std::unordered_map<const Instr *, std::pair<size_t, size_t>> position_;
-  std::vector<size_t> rpoNumber_;
-  std::vector<size_t> idom_; ///< kUnreachable for blocks the entry does not reach
+  std::optional<BlockDominators> dom_;
 };
 
 } // namespace

@@ -347,3 +347,34 @@ def test_fancy_creation_readout(backend, base):
     arr = np.zeros(len(FANCY_EXPECTED))
     kernel[1, 1](arr)
     np.testing.assert_almost_equal(arr, np.array(FANCY_EXPECTED))
+
+
+def test_locals_assigned_once_or_many_times_keep_python_semantics(backend):
+    """The lowering keeps a local whose one assignment dominates its reads as a value and the
+    others in memory (ir/Dominators.h singleValueVariables): each kind here, read where Python
+    reads it (a loop's variable and a variable of the body read after the loop, a variable of
+    both branches, a parameter reassigned in the loop and read before it in the body)."""
+    @cuda.jit
+    def k(out, n, flag, p):
+        t = n * 2  # one assignment
+        if flag:
+            u = 1
+        else:
+            u = 2
+        acc = 0
+        for i in range(n):
+            w = i + t
+            acc += w + p  # reads the parameter before the loop's next assignment of it
+            p = i
+        out[0] = t
+        out[1] = u
+        out[2] = i
+        out[3] = w
+        out[4] = acc
+        out[5] = p
+
+    out = np.zeros(6, np.int64)
+    k[1, 1](out, 3, True, 100)
+    assert out.tolist() == [6, 1, 2, 8, 6 + 100 + 7 + 0 + 8 + 1, 2]
+    k[1, 1](out, 1, False, 5)
+    assert out.tolist() == [2, 2, 0, 2, 2 + 5, 0]
