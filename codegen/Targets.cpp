@@ -9,6 +9,8 @@
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/PassInstrumentation.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
@@ -19,6 +21,7 @@
 #include <llvm/Transforms/Scalar/InferAddressSpaces.h>
 #include <llvm/Transforms/Scalar/InferAlignment.h>
 
+#include <algorithm>
 #include <mutex>
 #include <vector>
 
@@ -169,11 +172,33 @@ NvptxTargetMachineLease::~NvptxTargetMachineLease() {
   }
 }
 
+std::vector<llvm::StringRef> passesThatChangeNothing(const llvm::Module &m) {
+  std::vector<llvm::StringRef> none{"CGProfilePass"};
+  for (const llvm::Function &f : m)
+    for (const llvm::BasicBlock &bb : f)
+      for (const llvm::Instruction &i : bb)
+        if (auto *call = llvm::dyn_cast<llvm::CallBase>(&i);
+            call && call->isIndirectCall() && !call->isInlineAsm())
+          return none;
+  none.push_back("CalledValuePropagationPass");
+  return none;
+}
+
 void runOptimizationPipeline(llvm::Module &m, llvm::TargetMachine &tm, int optLevel) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
+  // The skipped passes are module passes, so only the module analysis manager hands out the
+  // callback (registered before the PassBuilder's own instrumentation analysis, which it
+  // replaces; the PassBuilder gets no callbacks object, which would make it register the names
+  // of all of LLVM's passes, every compile).
+  llvm::PassInstrumentationCallbacks skip;
+  skip.registerShouldRunOptionalPassCallback(
+      [none = passesThatChangeNothing(m)](llvm::StringRef pass, llvm::Any) {
+        return std::find(none.begin(), none.end(), pass) == none.end();
+      });
+  mam.registerPass([&] { return llvm::PassInstrumentationAnalysis(&skip); });
   llvm::PipelineTuningOptions pto;
   pto.LoopVectorization = optLevel >= 2;
   pto.SLPVectorization = optLevel >= 2;

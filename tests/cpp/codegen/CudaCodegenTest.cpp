@@ -248,6 +248,37 @@ TEST(CudaCodegen, FunctionsCalledOnceAreInlinedBeforeTheyAreSimplified) {
   EXPECT_EQ(ptx.find(".func"), std::string::npos) << ptx; // everything inlined into the entry
 }
 
+// The optimization pipeline skips the module passes that can change nothing in a module:
+// CGProfile always (no profile data), CalledValuePropagation unless some call is indirect (an
+// inline asm call does not count: it has no callees to record).
+TEST(CudaCodegen, ModulePassesThatChangeNothingAreNamed) {
+  llvm::LLVMContext ctx;
+  auto direct = parseTestIR(R"(
+declare void @f()
+define void @k() {
+  call void @f()
+  call void asm sideeffect "membar.gl;", ""()
+  ret void
+}
+)",
+                            ctx, "direct");
+  auto indirect = parseTestIR(R"(
+declare void @f()
+declare void @g()
+define void @k(i1 %c) {
+  %callee = select i1 %c, ptr @f, ptr @g
+  call void %callee()
+  ret void
+}
+)",
+                              ctx, "indirect");
+  ASSERT_TRUE(direct && indirect);
+  using Names = std::vector<llvm::StringRef>;
+  EXPECT_EQ(detail::passesThatChangeNothing(*direct),
+            (Names{"CGProfilePass", "CalledValuePropagationPass"}));
+  EXPECT_EQ(detail::passesThatChangeNothing(*indirect), (Names{"CGProfilePass"}));
+}
+
 // The process keeps its NVPTX target machines: a lease takes an idle one of the same target
 // options (the same options give back the same machine, other options another; two leases held
 // together, as a compile holds them, two machines), and a module's PTX does not depend on what
