@@ -96,9 +96,10 @@ LoweredModule lowerDeviceFunction(const ir::Function &fn, const CompileOptions &
 /// function is referenced (LinkOnlyNeeded), sets "nvvm-reflect-ftz" from opts.fastmath, runs
 /// the NVPTX O<optLevel> pipeline (with NVVMReflect) and returns the PTX text for
 /// sm_<ccMajor><ccMinor> (clamped to the newest SM LLVM 19 knows) and PTX ISA
-/// opts.ptxVersion. Mutates `m` (it holds the optimized module afterwards). Starts one thread
-/// for the call's duration (code generation's pipeline, built meanwhile; built on the calling
-/// thread where none can be started), which has ended when the call returns or throws.
+/// opts.ptxVersion. Mutates `m` (it holds the optimized module afterwards, and code generation's
+/// pass manager, freed with it: destroying `m` off the caller's path spares it that). Starts one
+/// thread for the call's duration (code generation's pipeline, built meanwhile; built on the
+/// calling thread where none can be started), which has ended when the call returns or throws.
 /// Thread-safe for distinct modules. Throws CompileError(Internal) when libdevice is missing or
 /// LLVM fails.
 std::string emitPTX(LoweredModule &m, const CompileOptions &opts);

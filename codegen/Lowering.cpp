@@ -24,7 +24,9 @@ LoweredModule::LoweredModule(LoweredModule &&) noexcept = default;
 LoweredModule &LoweredModule::operator=(LoweredModule &&) noexcept = default;
 LoweredModule::~LoweredModule() {
   if (impl_) {
-    // The module refers to the context: destroy it first.
+    // The pass manager that generated code for the module goes before the module, and the
+    // module refers to the context: destroy it before the context.
+    impl_->finishedCodegen.reset();
     impl_->module.reset();
     impl_->ctx.reset();
   }

@@ -2,6 +2,7 @@
 
 #include "codegen/Codegen.h"
 #include "compiler/DiskCache.h"
+#include "compiler/Disposal.h"
 #include "compiler/Dump.h"
 #include "compiler/Packing.h"
 #include "frontend/Frontend.h"
@@ -1120,6 +1121,8 @@ const Specialization &Compiler::compileLocked(int id, Entry &e, SpecKey key,
         reinterpret_cast<runtime::HostKernelEntry>(codegen::addToHostJIT(std::move(m), opts));
     recordHostLaunch(*spec);
   }
+  // LLVM's module, its context and code generation's pass manager are freed off this thread.
+  disposeLater(std::make_shared<codegen::LoweredModule>(std::move(m)));
   if (disk) {
     uint32_t kind = static_cast<uint32_t>(
         opts.backend == codegen::Backend::CUDA ? EntryKind::Ptx : EntryKind::HostObject);
@@ -1165,6 +1168,7 @@ Compiler::PtxResult Compiler::compilePTX(int id, const std::vector<const ir::Typ
   r.ptx = codegen::emitPTX(m, opts);
   if (withLLVM)
     r.llvmIR = m.llvmIR();
+  disposeLater(std::make_shared<codegen::LoweredModule>(std::move(m)));
   r.returnType = fn->returnType;
   std::string what = signatureText(e.name, argTypes) + " compile_ptx [" + opts.str() + "]";
   if (stages.llvm)

@@ -1,0 +1,99 @@
+// compiler/Disposal.h: what a compile no longer needs is destroyed on the disposal thread, in
+// the order handed over; a forked child disposes on a thread of its own and exits without
+// waiting for the parent's.
+#include "compiler/Disposal.h"
+
+#include "tests/cpp/fakecuda/Scenario.h"
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+using namespace ptxjit::compiler;
+
+namespace {
+
+/// Records the order and the thread of its destruction.
+struct Tracked {
+  struct Log {
+    std::mutex mutex;
+    std::vector<int> order;
+    std::vector<std::thread::id> threads;
+  };
+  Tracked(int n, Log &log) : n(n), log(log) {}
+  ~Tracked() {
+    std::lock_guard<std::mutex> lock(log.mutex);
+    log.order.push_back(n);
+    log.threads.push_back(std::this_thread::get_id());
+  }
+  int n;
+  Log &log;
+};
+
+TEST(Disposal, DestroysOnAnotherThreadInTheOrderHandedOver) {
+  Tracked::Log log;
+  for (int n = 0; n < 50; ++n)
+    disposeLater(std::make_shared<Tracked>(n, log));
+  disposeLater(nullptr); // nothing to destroy
+  waitForDisposals();
+  std::lock_guard<std::mutex> lock(log.mutex);
+  ASSERT_EQ(log.order.size(), 50u);
+  for (int n = 0; n < 50; ++n) {
+    EXPECT_EQ(log.order[n], n);
+    EXPECT_NE(log.threads[n], std::this_thread::get_id());
+  }
+}
+
+TEST(Disposal, ALastReferenceHeldElsewhereOutlivesTheHandOver) {
+  Tracked::Log log;
+  auto kept = std::make_shared<Tracked>(7, log);
+  disposeLater(kept);
+  waitForDisposals();
+  {
+    std::lock_guard<std::mutex> lock(log.mutex);
+    EXPECT_TRUE(log.order.empty()) << "destroyed while still referenced";
+  }
+  kept.reset();
+  std::lock_guard<std::mutex> lock(log.mutex);
+  ASSERT_EQ(log.order.size(), 1u);
+  EXPECT_EQ(log.threads[0], std::this_thread::get_id());
+}
+
+[[noreturn]] void forkAfterDisposalsScenario() {
+  static Tracked::Log parentLog;
+  disposeLater(std::make_shared<Tracked>(1, parentLog)); // the parent's thread is running
+  waitForDisposals();
+  pid_t child = fork();
+  SCENARIO_CHECK(child >= 0);
+  if (child == 0) {
+    alarm(30);
+    static Tracked::Log log;
+    disposeLater(std::make_shared<Tracked>(2, log));
+    waitForDisposals(); // served by the child's own thread
+    bool ok = log.order.size() == 1 && log.threads[0] != std::this_thread::get_id();
+    // The exit handler joins the child's thread, not the parent's (which is not here).
+    std::exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  SCENARIO_CHECK(waitpid(child, &status, 0) == child);
+  SCENARIO_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  disposeLater(std::make_shared<Tracked>(3, parentLog)); // the parent's thread still serves
+  waitForDisposals();
+  SCENARIO_CHECK(parentLog.order.size() == 2);
+  std::exit(0);
+}
+
+TEST(DisposalDeathTest, AForkedChildDisposesOnItsOwnThreadAndExits) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(forkAfterDisposalsScenario(), ::testing::ExitedWithCode(0), "");
+}
+
+} // namespace
