@@ -448,10 +448,14 @@ void FunctionLowerer::run() {
   const std::vector<const Block *> &order = dom->reversePostOrder();
 
   // Locals: a variable whose every read sees one assignment that dominates it is that value
-  // (the parameters never reassigned, most single assignments, a loop's own variable); any other
-  // variable with a run-time value gets an entry-block alloca. Values rather than memory leave
-  // O3 less to do (SROA, InstCombine): a warm compile of saxpy took 6.5% fewer instructions,
-  // of Mandelbrot 2.6%.
+  // (the scalar parameters never reassigned, most single assignments, a loop's own variable);
+  // any other variable with a run-time value gets an entry-block alloca. Values rather than
+  // memory leave O3 less to do (SROA, InstCombine). Aggregate parameters (arrays, tuples,
+  // records, complex numbers) stay in memory: SROA splits them into their fields at the entry,
+  // and SimplifyCFG's branch folding counts the instructions each condition's block needs;
+  // as values, their fields were extracted in the blocks that use them, and bench's Jacobi
+  // step (`if x > 0 and y > 0 and y < a.shape[0] - 1 and x < a.shape[1] - 1:`) kept two
+  // branches where it had one, 0.6% slower on the H200.
   const std::vector<bool> single = ir::singleValueVariables(fn, *dom);
   slots.assign(fn.vars.size(), nullptr);
   slotTypes.assign(fn.vars.size(), nullptr);
@@ -462,7 +466,8 @@ void FunctionLowerer::run() {
     slotTypes[v] = t;
     if (!t || ModuleLowerer::isCompileTimeOnly(t))
       continue;
-    if (single[v])
+    const bool aggregateParameter = fn.vars[v].isArgument && repr(t, fnLoc)->isAggregateType();
+    if (single[v] && !aggregateParameter)
       direct[v] = true;
     else
       slots[v] = B.CreateAlloca(repr(t, fnLoc), nullptr, fn.vars[v].printedName());
