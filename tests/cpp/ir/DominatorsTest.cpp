@@ -15,12 +15,9 @@ namespace {
 using namespace ptxjit::ir;
 using ptxjit::ir::test::parseIR;
 
-/// The variable of `fn` named `name` (its printed name, "v.1" for a second version).
+/// The index of the variable of `fn` printed as `name` (IRText.h's var).
 size_t var(const Function &fn, const std::string &name) {
-  for (size_t v = 0; v < fn.vars.size(); ++v)
-    if (fn.vars[v].printedName() == name)
-      return v;
-  throw std::invalid_argument("no variable " + name);
+  return static_cast<size_t>(&ptxjit::ir::test::var(fn, name) - fn.vars.data());
 }
 
 TEST(Dominators, TreeOfBranchesLoopsAndUnreachableBlocks) {
