@@ -456,7 +456,8 @@ void FunctionLowerer::run() {
   // as values, their fields were extracted in the blocks that use them, and bench's Jacobi
   // step (`if x > 0 and y > 0 and y < a.shape[0] - 1 and x < a.shape[1] - 1:`) kept two
   // branches where it had one, 0.6% slower on the H200.
-  const std::vector<bool> single = ir::singleValueVariables(fn, *dom);
+  singleValue = ir::singleValueVariables(fn, *dom);
+  const std::vector<bool> &single = singleValue;
   slots.assign(fn.vars.size(), nullptr);
   slotTypes.assign(fn.vars.size(), nullptr);
   direct.assign(fn.vars.size(), false);
@@ -598,10 +599,11 @@ void FunctionLowerer::lowerInstr(const Instr &i) {
       internal(at, "variable index " + std::to_string(var) + " out of range");
     const Instr *src = i.operand(0);
     llvm::Value *v = valueOf(src, at);
+    // A parameter that is only ever assigned its own argument (the frontend's entry store)
+    // already holds it, in its slot or as its value.
+    if (fn.vars[var].isArgument && singleValue[var])
+      break;
     if (direct[var]) {
-      // A parameter's store of its own argument writes the value it already holds.
-      if (fn.vars[var].isArgument && directValues[var])
-        break;
       llvm::Value *value = convert(v, typeOf(src, at), slotTypes[var], at);
       if (auto *inst = llvm::dyn_cast<llvm::Instruction>(value); inst && !inst->hasName())
         inst->setName(fn.vars[var].printedName());

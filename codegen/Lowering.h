@@ -549,7 +549,9 @@ private:
   std::vector<llvm::Value *> args;
   std::vector<llvm::AllocaInst *> slots;   ///< per variable; null if no run-time value
   std::vector<const ir::Type *> slotTypes; ///< concretized variable types
-  /// Per variable: true when it is held as a value (ir::singleValueVariables), not in a slot.
+  /// Per variable: ir::singleValueVariables (one assignment dominates every read).
+  std::vector<bool> singleValue;
+  /// Per variable: true when it is held as a value, not in a slot.
   std::vector<bool> direct;
   std::vector<llvm::Value *> directValues; ///< the value of each direct variable, once assigned
   std::unordered_map<const ir::Instr *, llvm::Value *> values;
