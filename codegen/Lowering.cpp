@@ -403,6 +403,10 @@ llvm::Value *FunctionLowerer::valueOf(const Instr *v, SourceLoc at) {
   return it->second;
 }
 
+bool FunctionLowerer::heldAsValue(size_t var) const {
+  return !slots[var] && slotTypes[var] && !ModuleLowerer::isCompileTimeOnly(slotTypes[var]);
+}
+
 llvm::AllocaInst *FunctionLowerer::entryAlloca(llvm::Type *ty, const llvm::Twine &name) {
   llvm::IRBuilder<> b(allocaBlock, allocaBlock->getFirstInsertionPt());
   return b.CreateAlloca(ty, nullptr, name);
@@ -457,10 +461,8 @@ void FunctionLowerer::run() {
   // step (`if x > 0 and y > 0 and y < a.shape[0] - 1 and x < a.shape[1] - 1:`) kept two
   // branches where it had one, 0.6% slower on the H200.
   singleValue = ir::singleValueVariables(fn, *dom);
-  const std::vector<bool> &single = singleValue;
   slots.assign(fn.vars.size(), nullptr);
   slotTypes.assign(fn.vars.size(), nullptr);
-  direct.assign(fn.vars.size(), false);
   directValues.assign(fn.vars.size(), nullptr);
   for (size_t v = 0; v < fn.vars.size(); ++v) {
     const Type *t = fn.vars[v].type ? concretize(fn.vars[v].type) : nullptr;
@@ -468,20 +470,18 @@ void FunctionLowerer::run() {
     if (!t || ModuleLowerer::isCompileTimeOnly(t))
       continue;
     const bool aggregateParameter = fn.vars[v].isArgument && repr(t, fnLoc)->isAggregateType();
-    if (single[v] && !aggregateParameter)
-      direct[v] = true;
-    else
+    if (!singleValue[v] || aggregateParameter)
       slots[v] = B.CreateAlloca(repr(t, fnLoc), nullptr, fn.vars[v].printedName());
   }
   // Parameters start out in their variables (converted to the variable's unified type).
   for (size_t k = 0; k < fn.argTypes.size() && k < fn.vars.size(); ++k) {
-    if (!fn.vars[k].isArgument || !slotTypes[k] || (!slots[k] && !direct[k]))
+    if (!fn.vars[k].isArgument || (!slots[k] && !heldAsValue(k)))
       continue;
     llvm::Value *v = convert(args[k], fn.argTypes[k], slotTypes[k], fnLoc);
-    if (direct[k])
-      directValues[k] = v;
-    else
+    if (slots[k])
       B.CreateStore(v, slots[k]);
+    else
+      directValues[k] = v;
   }
 
   for (const Block *b : order)
@@ -577,7 +577,7 @@ void FunctionLowerer::lowerInstr(const Instr &i) {
     if (var < 0 || static_cast<size_t>(var) >= fn.vars.size())
       internal(at, "variable index " + std::to_string(var) + " out of range");
     const Type *t = typeOf(&i, at);
-    if (direct[var]) {
+    if (heldAsValue(var)) {
       if (!directValues[var])
         internal(at, "variable '" + fn.vars[var].name + "' is read before its assignment");
       result = convert(directValues[var], slotTypes[var], t, at);
@@ -603,7 +603,7 @@ void FunctionLowerer::lowerInstr(const Instr &i) {
     // already holds it, in its slot or as its value.
     if (fn.vars[var].isArgument && singleValue[var])
       break;
-    if (direct[var]) {
+    if (heldAsValue(var)) {
       llvm::Value *value = convert(v, typeOf(src, at), slotTypes[var], at);
       if (auto *inst = llvm::dyn_cast<llvm::Instruction>(value); inst && !inst->hasName())
         inst->setName(fn.vars[var].printedName());

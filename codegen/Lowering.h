@@ -219,6 +219,9 @@ private:
   llvm::Value *placeholder() { return llvm::PoisonValue::get(M.emptyType()); }
   /// An alloca in the entry block.
   llvm::AllocaInst *entryAlloca(llvm::Type *ty, const llvm::Twine &name);
+  /// True when variable `var` has a run-time value and no slot: it is the value of its one
+  /// assignment (directValues), not memory.
+  bool heldAsValue(size_t var) const;
   void lowerReturn(const ir::ReturnInstr &r);
   /// Raises `e` at `at` from the current position (LowerRaise.cpp): with opts.exceptions the
   /// first raising thread of a launch records the raise site, the line and its thread in the
@@ -551,9 +554,8 @@ private:
   std::vector<const ir::Type *> slotTypes; ///< concretized variable types
   /// Per variable: ir::singleValueVariables (one assignment dominates every read).
   std::vector<bool> singleValue;
-  /// Per variable: true when it is held as a value, not in a slot.
-  std::vector<bool> direct;
-  std::vector<llvm::Value *> directValues; ///< the value of each direct variable, once assigned
+  /// The value of each variable held as a value (heldAsValue), once assigned.
+  std::vector<llvm::Value *> directValues;
   std::unordered_map<const ir::Instr *, llvm::Value *> values;
   std::unordered_map<const ir::Block *, llvm::BasicBlock *> blocks;
 };

@@ -6,8 +6,8 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
+#include <functional>
 #include <mutex>
-#include <system_error>
 #include <thread>
 #include <utility>
 

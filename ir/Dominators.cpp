@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 #include <string>
-#include <utility>
+#include <unordered_set>
 
 namespace ptxjit::ir {
 
@@ -12,30 +12,28 @@ BlockDominators::BlockDominators(const Function &fn) {
   if (fn.blocks.empty())
     throw std::invalid_argument("function " + fn.name + " has no blocks");
   // Post-order by an iterative depth-first walk (functions may be large), successors in order.
+  struct Frame {
+    const Block *block;
+    std::vector<Block *> succs;
+    size_t next = 0;
+  };
   std::vector<const Block *> post;
-  std::unordered_map<const Block *, bool> seen;
-  std::vector<std::pair<const Block *, std::vector<Block *>>> stack;
-  const Block *entry = fn.entry();
-  seen[entry] = true;
-  stack.emplace_back(entry, entry->successors());
-  std::vector<size_t> next{0};
+  std::unordered_set<const Block *> seen{fn.entry()};
+  std::vector<Frame> stack{{fn.entry(), fn.entry()->successors()}};
   while (!stack.empty()) {
-    auto &[b, succs] = stack.back();
-    if (next.back() < succs.size()) {
-      const Block *s = succs[next.back()++];
-      if (!s || s->parent != &fn)
-        throw std::invalid_argument("block bb" + std::to_string(b->id) + " of function " + fn.name +
-                                    " jumps to " +
-                                    (s ? "a block of another function" : "a null block"));
-      if (seen.emplace(s, true).second) {
-        stack.emplace_back(s, s->successors());
-        next.push_back(0);
-      }
+    Frame &f = stack.back();
+    if (f.next == f.succs.size()) {
+      post.push_back(f.block);
+      stack.pop_back();
       continue;
     }
-    post.push_back(b);
-    stack.pop_back();
-    next.pop_back();
+    const Block *s = f.succs[f.next++];
+    if (!s || s->parent != &fn)
+      throw std::invalid_argument("block bb" + std::to_string(f.block->id) + " of function " +
+                                  fn.name + " jumps to " +
+                                  (s ? "a block of another function" : "a null block"));
+    if (seen.insert(s).second)
+      stack.push_back({s, s->successors()});
   }
   order_.assign(post.rbegin(), post.rend());
   for (size_t k = 0; k < order_.size(); ++k)
