@@ -85,8 +85,12 @@ def build_lib(build_dir, cc, compile_if_stale):
         return None, "no nvcc"
     os.makedirs(build_dir, exist_ok=True)
     out, src = os.path.join(build_dir, "libcuda_suite.so"), os.path.join(HERE, "cuda", "suite.cu")
+    # The pi twin's generator states come from ptxjit's own host initialization (numba-cuda's).
+    root = os.path.dirname(HERE)
+    xoroshiro = os.path.join(root, "runtime", "Xoroshiro.cpp")
     err = compile_if_stale([nvcc, "-O3", f"-arch=sm_{cc}", "-std=c++17", "-Xcompiler", "-fPIC",
-                            "-shared", src, "-o", out], out, [src])
+                            "-shared", f"-I{root}", src, xoroshiro, "-o", out], out,
+                           [src, xoroshiro, os.path.join(root, "runtime", "Xoroshiro.h")])
     return (out, None) if err is None else (None, "nvcc failed: " + err[-200:])
 
 
@@ -135,6 +139,13 @@ def worker_suite(impl, cuda, dry, interleave_rounds, lib_path=None):
             if lib is not None:
                 try:
                     h = lib.open(name, sizes)
+                    if case.result is not None:
+                        # the twin's first unit, from its fresh inputs, against check()'s
+                        lib.sample(h, 1)
+                        mine, theirs = case.result(), lib.lib.suite_checksum(h)
+                        theirs = int(theirs) if float(theirs).is_integer() else theirs
+                        info["same_result_as_cuda_cpp"] = mine == theirs
+                        info["result"] = {impl: mine, "cuda_cpp": theirs}
                     lib.sample(h, case.inner)  # warm-up
                     runs["cuda_cpp"] = lambda: lib.sample(h, case.inner)
                 except RuntimeError as e:
@@ -205,6 +216,12 @@ def notes(report):
     if rr:
         lines.append("\nSuite, ptxjit / CUDA C++ (median of per-round ratios, interleaved in "
                      f"ptxjit's process, {SAMPLES} rounds): " + ", ".join(rr) + ".")
+    same = [f"{k} {'yes' if v['same_result_as_cuda_cpp'] else 'NO'} ({v['result']})"
+            for k, v in details.items()
+            if isinstance(v, dict) and "same_result_as_cuda_cpp" in v]
+    if same:
+        lines.append("\nSuite, the CUDA C++ twin's first unit computes the same result as "
+                     "ptxjit's check from the same inputs: " + ", ".join(same) + ".")
     bw = [f"{k} {v['fraction_of_copy_bandwidth'] * 100:.1f}%" for k, v in details.items()
           if isinstance(v, dict) and "fraction_of_copy_bandwidth" in v]
     if bw:

@@ -4,6 +4,7 @@ Each source is executed in a namespace holding `cuda` (ptxjit's or Numba's), `ma
 so both compilers see the same program. The CUDA C++ references in bench/cuda/*.cu mirror
 SAXPY, MANDELBROT and BLACK_SCHOLES.
 """
+import importlib
 import math
 
 import numpy as np
@@ -101,7 +102,11 @@ def many_args_source(kind, count=16):
 
 
 def build(source, cuda, name):
-    """Executes `source` with `cuda` and returns its function `name` (a dispatcher)."""
+    """Executes `source` with `cuda` and returns its function `name` (a dispatcher). A source
+    that uses `cuda.random` has that submodule imported first (numba-cuda's `numba.cuda` does
+    not import it; ptxjit's loads it on first use either way)."""
+    if "cuda.random" in source:
+        importlib.import_module(cuda.__name__ + ".random")
     ns = {"cuda": cuda, "math": math, "np": np}
     exec(compile(source, f"<bench:{name}>", "exec"), ns)
     return ns[name]
@@ -358,34 +363,22 @@ def nbody(pos, acc):
     acc[i, 2] = az
 '''
 
-# Monte Carlo estimate of pi: each thread draws `samples` points with an inline xorshift64
-# (Marsaglia; state seeded from the thread's index), counts those inside the unit circle, then
-# a warp reduction and one atomic per warp. TODO(cuda.random): switch to
-# cuda.random.xoroshiro128p_uniform_float32 in both languages once ptxjit provides
-# numba.cuda.random (the memory parity issue); the C++ twin would then port xoroshiro128+.
+# Monte Carlo estimate of pi with cuda.random's xoroshiro128+ generator (numba-cuda's
+# numba.cuda.random, ptxjit's ptxjit.cuda.random): thread i draws `samples` points from
+# generator states[i] (xoroshiro128p_uniform_float32, which loads and stores the state on each
+# draw), counts those inside the unit circle, then a warp reduction and one atomic per warp.
+# build() imports the random submodule first (numba.cuda does not import it itself).
 MONTE_CARLO_PI = '''
-GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-SHIFT_A = np.uint64(13)
-SHIFT_B = np.uint64(7)
-SHIFT_C = np.uint64(17)
-SHIFT_F = np.uint64(40)
-TO_UNIT = np.float32(1.0 / (1 << 24))
+uniform_float32 = cuda.random.xoroshiro128p_uniform_float32
 ONE = np.float32(1.0)
 
 @cuda.jit
-def monte_carlo_pi(samples, hits):
+def monte_carlo_pi(samples, states, hits):
     i = cuda.grid(1)
-    s = np.uint64(i + 1) * GOLDEN
     count = 0
     for k in range(samples):
-        s ^= s << SHIFT_A
-        s ^= s >> SHIFT_B
-        s ^= s << SHIFT_C
-        x = np.float32(s >> SHIFT_F) * TO_UNIT
-        s ^= s << SHIFT_A
-        s ^= s >> SHIFT_B
-        s ^= s << SHIFT_C
-        y = np.float32(s >> SHIFT_F) * TO_UNIT
+        x = uniform_float32(states, i)
+        y = uniform_float32(states, i)
         if x * x + y * y <= ONE:
             count += 1
     offset = 16
@@ -396,25 +389,30 @@ def monte_carlo_pi(samples, hits):
         cuda.atomic.add(hits, 0, count)
 '''
 
+# The seed of the pi workload's generator states, here and in bench/cuda/suite.cu.
+PI_SEED = 20261130
 
-def xorshift_pi_reference(threads, samples):
-    """The hit count MONTE_CARLO_PI computes, in NumPy (uint64 arithmetic wraps as on the
-    device), for `threads` threads of `samples` draws each."""
-    s = (np.arange(1, threads + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+
+def xoroshiro_pi_reference(states, samples):
+    """The hit count MONTE_CARLO_PI computes from generator `states` (a host array of
+    xoroshiro128p_dtype, one per thread), in NumPy: xoroshiro128+ in uint64 arithmetic, which
+    wraps as on the device, and each draw's float32 made as numba-cuda makes it (the top 53
+    bits as a float64 in [0, 1), rounded to float32)."""
+    s0, s1 = states["s0"].astype(np.uint64), states["s1"].astype(np.uint64)
+    k55, k9, k14, k36, k28 = (np.uint64(v) for v in (55, 9, 14, 36, 28))
     hits = 0
-    a, b, c, f = np.uint64(13), np.uint64(7), np.uint64(17), np.uint64(40)
-    scale = np.float32(1.0 / (1 << 24))
 
-    def step(s):
-        s = s ^ (s << a)
-        s = s ^ (s >> b)
-        return s ^ (s << c)
+    def draw():
+        nonlocal s0, s1
+        out = s0 + s1
+        t = s1 ^ s0
+        s0 = ((s0 << k55) | (s0 >> k9)) ^ t ^ (t << k14)
+        s1 = (t << k36) | (t >> k28)
+        return ((out >> np.uint64(11)).astype(np.float64) * 2.0 ** -53).astype(np.float32)
 
     for _ in range(samples):
-        s = step(s)
-        x = (s >> f).astype(np.float32) * scale
-        s = step(s)
-        y = (s >> f).astype(np.float32) * scale
+        x = draw()
+        y = draw()
         hits += int(np.count_nonzero(x * x + y * y <= np.float32(1.0)))
     return hits
 
@@ -470,7 +468,9 @@ SUITE_KERNELS = {
     "transpose": ("TRANSPOSE", "transpose", "void(float32[:, ::1], float32[:, ::1])"),
     "jacobi": ("JACOBI", "jacobi_step", "void(float64[:, ::1], float64[:, ::1])"),
     "nbody": ("NBODY", "nbody", "void(float32[:, ::1], float32[:, ::1])"),
-    "pi": ("MONTE_CARLO_PI", "monte_carlo_pi", "void(int64, int64[::1])"),
+    "pi": ("MONTE_CARLO_PI", "monte_carlo_pi",
+           "void(int64, Record(s0[type=uint64;offset=0],s1[type=uint64;offset=8];16;True)[::1], "
+           "int64[::1])"),
 }
 
 # name -> (full sizes, tiny sizes); the sizes each case's constructor takes.
@@ -493,10 +493,14 @@ class Case:
     """One workload ready to run: `run()` enqueues one timed unit (one launch, or `steps`
     launches for the stencil), `check()` resets the outputs, runs once and compares with NumPy
     (AssertionError on a mismatch), `bytes` is the unit's DRAM traffic at best (None: compute
-    bound), `inner` how many units one timing sample holds (fast kernels: several)."""
+    bound), `inner` how many units one timing sample holds (fast kernels: several). `result`,
+    where the CUDA C++ twin computes the same value from the same inputs, gives that value as
+    the last check() computed it (the twin's checksum after its first unit must equal it);
+    None elsewhere."""
 
-    def __init__(self, run, check, bytes=None, inner=1):
+    def __init__(self, run, check, bytes=None, inner=1, result=None):
         self.run, self.check, self.bytes, self.inner = run, check, bytes, inner
+        self.result = result
 
 
 def _grid1(n, block, items):
@@ -612,20 +616,27 @@ def _nbody(cuda, n):
 
 def _pi(cuda, threads, samples):
     k = build(MONTE_CARLO_PI, cuda, "monte_carlo_pi")
+    states = cuda.random.create_xoroshiro128p_states(threads, seed=PI_SEED)
+    first = states.copy_to_host()
     hits = cuda.to_device(np.zeros(1, np.int64))
     cfg = k[threads // 256, 256]
 
+    last = {}
+
     def check():
+        states.copy_to_device(first)  # each run advances the generators
         hits.copy_to_device(np.zeros(1, np.int64))
-        cfg(samples, hits)
+        cfg(samples, states, hits)
         got, total = int(hits.copy_to_host()[0]), threads * samples
+        last["hits"] = got
         if total <= 1 << 16:
             # exact up to points on the circle's edge (fused multiply-add or not)
-            want = xorshift_pi_reference(threads, samples)
+            want = xoroshiro_pi_reference(first, samples)
             assert abs(got - want) <= max(2, total // 10000), (got, want)
         assert abs(4 * got / total - math.pi) < 8 / math.sqrt(total), 4 * got / total
 
-    return Case(lambda: cfg(samples, hits), check)
+    # bench/cuda/suite.cu's twin starts from the same states (PI_SEED): the same hits
+    return Case(lambda: cfg(samples, states, hits), check, result=lambda: last.get("hits"))
 
 
 _MAKERS = {"reduce": _reduce, "matmul": _matmul, "histogram": _histogram,

@@ -1,7 +1,8 @@
 // The CUDA C++ twins of bench/workloads.py's suite (issue 20): the same algorithms, block sizes
 // and tiling as the Python kernels (REDUCE, MATMUL, HISTOGRAM, TRANSPOSE, JACOBI, NBODY,
 // MONTE_CARLO_PI), no library calls. Built by bench/run.py as a shared library
-//   nvcc -O3 -arch=sm_90 -std=c++17 -Xcompiler -fPIC -shared suite.cu -o libcuda_suite.so
+//   nvcc -O3 -arch=sm_90 -std=c++17 -Xcompiler -fPIC -shared -I<checkout> suite.cu
+//        <checkout>/runtime/Xoroshiro.cpp -o libcuda_suite.so
 // and loaded with ctypes into ptxjit's benchmark worker, so that each timing sample of a
 // ptxjit kernel is interleaved with one of its twin in the same process and the same (primary)
 // context. Inputs are filled on the device; the Python side checks ptxjit's results, these are
@@ -17,6 +18,8 @@
 //   double suite_copy_gbs(long bytes, int reps) device-to-device copy bandwidth, GB/s (median
 //       of 7 timings of `reps` copies of `bytes`)
 //   void suite_close(void *h)
+#include "runtime/Xoroshiro.h"
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -155,20 +158,32 @@ __global__ void nbody(const float *pos, float *acc, int n) {
   acc[3 * i + 2] = az;
 }
 
-// TODO(cuda.random): port xoroshiro128+ here when the Python twin switches to cuda.random.
-__global__ void monteCarloPi(long samples, unsigned long long *hits) {
+// xoroshiro128+ as numba-cuda's numba.cuda.random draws from it (xoroshiro128p_next and
+// xoroshiro128p_uniform_float32): the generator's state is loaded from its slot in global memory
+// and stored back on every draw, as the Python device functions do, and a draw is the top 53
+// bits as a double in [0, 1), rounded to float. The states are made on the host by ptxjit's
+// runtime/Xoroshiro.cpp (numba-cuda's initialization), so the twin draws the same numbers.
+// The generators' seed: bench/workloads.py's PI_SEED.
+constexpr uint64_t kPiSeed = 20261130;
+
+__device__ uint64_t rotl64(uint64_t x, unsigned k) { return (x << k) | (x >> (64 - k)); }
+
+__device__ float uniformFloat32(ptxjit::runtime::Xoroshiro128pState *states, long i) {
+  uint64_t s0 = states[i].s0, s1 = states[i].s1;
+  uint64_t result = s0 + s1;
+  s1 ^= s0;
+  states[i].s0 = rotl64(s0, 55) ^ s1 ^ (s1 << 14);
+  states[i].s1 = rotl64(s1, 36);
+  return (float)((double)(result >> 11) * (1.0 / 9007199254740992.0));
+}
+
+__global__ void monteCarloPi(long samples, ptxjit::runtime::Xoroshiro128pState *states,
+                             unsigned long long *hits) {
   long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
-  uint64_t s = (uint64_t)(i + 1) * 0x9E3779B97F4A7C15ull;
   long long count = 0;
   for (long k = 0; k < samples; ++k) {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    float x = (float)(s >> 40) * (1.0f / (1 << 24));
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    float y = (float)(s >> 40) * (1.0f / (1 << 24));
+    float x = uniformFloat32(states, i);
+    float y = uniformFloat32(states, i);
     if (x * x + y * y <= 1.0f)
       count += 1;
   }
@@ -300,8 +315,15 @@ bool Suite::setUp() {
       lastError = "pi: threads must be a multiple of 256";
       return false;
     }
+    auto *states = alloc<ptxjit::runtime::Xoroshiro128pState>(n);
     auto *hits = alloc<unsigned long long>(1);
-    return hits && ok(cudaMemset(hits, 0, sizeof(*hits)), "cudaMemset");
+    if (!states || !hits)
+      return false;
+    std::vector<ptxjit::runtime::Xoroshiro128pState> first(n);
+    ptxjit::runtime::initXoroshiro128pStates(first.data(), first.size(), kPiSeed, 0);
+    return ok(cudaMemcpy(states, first.data(), n * sizeof(first[0]), cudaMemcpyHostToDevice),
+              "cudaMemcpy") &&
+           ok(cudaMemset(hits, 0, sizeof(*hits)), "cudaMemset");
   }
   lastError = "unknown workload " + name;
   return false;
@@ -334,8 +356,9 @@ void Suite::unit() {
   } else if (name == "nbody") {
     nbody<<<(unsigned)(n / NB_TILE), NB_TILE>>>(f(0), f(1), (int)n);
   } else if (name == "pi") {
-    monteCarloPi<<<(unsigned)(n / 256), 256>>>(param,
-                                               static_cast<unsigned long long *>(buffers[0]));
+    monteCarloPi<<<(unsigned)(n / 256), 256>>>(
+        param, static_cast<ptxjit::runtime::Xoroshiro128pState *>(buffers[0]),
+        static_cast<unsigned long long *>(buffers[1]));
   }
 }
 
@@ -347,7 +370,7 @@ double Suite::checksum() {
   double v = 0;
   if (name == "pi") {
     unsigned long long h = 0;
-    ok(cudaMemcpy(&h, buffers[0], sizeof h, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    ok(cudaMemcpy(&h, buffers[1], sizeof h, cudaMemcpyDeviceToHost), "cudaMemcpy");
     v = (double)h;
   } else if (name == "histogram") {
     unsigned h = 0;

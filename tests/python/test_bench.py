@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -666,3 +667,59 @@ def test_ab_refuses_unknown_sets_and_unbuilt_checkouts(tmp_path, subprocess_env)
                dry_env(subprocess_env))
     assert r.returncode != 0
     assert "unbuilt/.venv/bin/python is missing: build" in r.stderr
+
+
+class _FakeTwin:
+    """bench/suite.py's SuiteLib for the C++ twins, without a GPU: each handle's checksum is the
+    value `checksums` gives for its workload (0 where none is given)."""
+
+    def __init__(self, checksums):
+        self.checksums, self.opened = checksums, []
+        twin = self
+
+        class Lib:
+            @staticmethod
+            def suite_checksum(h):
+                return float(twin.checksums.get(h, 0))
+
+            @staticmethod
+            def suite_close(h):
+                pass
+
+        self.lib = Lib
+
+    def copy_gbs(self, nbytes):
+        return 100.0
+
+    def open(self, name, sizes):
+        self.opened.append(name)
+        return name
+
+    def sample(self, h, inner):
+        return 1.0
+
+
+def test_suite_compares_the_pi_twins_first_unit_with_ptxjits_check(cpu, monkeypatch):
+    import suite
+    import workloads
+
+    from ptxjit import cuda
+    from ptxjit.cuda import random as cuda_random
+
+    sizes = workloads.SUITE_SIZES["pi"][1]
+    first = np.empty(sizes["threads"], cuda_random.xoroshiro128p_dtype)
+    cuda_random.init_xoroshiro128p_states_cpu(first, workloads.PI_SEED, 0)
+    want = workloads.xoroshiro_pi_reference(first, sizes["samples"])
+    for checksum, same in ((want, True), (want + 1, False)):
+        twin = _FakeTwin({"pi": checksum})
+        monkeypatch.setattr(suite, "SuiteLib", lambda path: twin)
+        res = suite.worker_suite("ptxjit", cuda, True, bench_run.interleave_rounds,
+                                 lib_path="twin.so")
+        assert not res["suite_errors"], res["suite_errors"]
+        pi = res["suite"]["pi"]
+        assert pi["result"] == {"ptxjit": want, "cuda_cpp": checksum}
+        assert pi["same_result_as_cuda_cpp"] is same
+        # the other workloads' twins compute nothing comparable: no result compared
+        assert all("result" not in res["suite"][k] for k in ("reduce", "matmul", "nbody"))
+        lines = "\n".join(suite.notes({"extra": {"ptxjit.suite": res["suite"]}}))
+        assert f"pi {'yes' if same else 'NO'} (" in lines

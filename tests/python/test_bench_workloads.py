@@ -38,28 +38,48 @@ def test_workload_compiles_to_ptx(name):
     assert not missing, f"{name}: {missing} not in the PTX"
 
 
-def test_pi_reference_matches_a_scalar_xorshift():
-    # the vectorized NumPy reference against a plain Python transcription of the generator
+def test_pi_reference_matches_a_scalar_xoroshiro():
+    # the vectorized NumPy reference against a plain Python transcription of xoroshiro128+ and
+    # numba-cuda's float32 draw, from the states cuda.random makes
+    from ptxjit.cuda import random as cuda_random
+
+    states = np.empty(3, cuda_random.xoroshiro128p_dtype)
+    cuda_random.init_xoroshiro128p_states_cpu(states, workloads.PI_SEED, 0)
     mask, hits = (1 << 64) - 1, 0
-    for t in range(3):
-        s = ((t + 1) * 0x9E3779B97F4A7C15) & mask
+
+    def rotl(x, k):
+        return ((x << k) | (x >> (64 - k))) & mask
+
+    for s0, s1 in zip(states["s0"].tolist(), states["s1"].tolist()):
         for _ in range(5):
             pts = []
             for _ in range(2):
-                s ^= (s << 13) & mask
-                s ^= s >> 7
-                s ^= (s << 17) & mask
-                pts.append(np.float32(s >> 40) * np.float32(1.0 / (1 << 24)))
+                out = (s0 + s1) & mask
+                s1 ^= s0
+                s0 = rotl(s0, 55) ^ s1 ^ ((s1 << 14) & mask)
+                s1 = rotl(s1, 36)
+                pts.append(np.float32((out >> 11) * 2.0 ** -53))
             hits += int(pts[0] * pts[0] + pts[1] * pts[1] <= np.float32(1.0))
-    assert workloads.xorshift_pi_reference(3, 5) == hits
+    assert workloads.xoroshiro_pi_reference(states, 5) == hits
+    assert 0 < hits < 15
 
 
-def test_a_wrong_kernel_fails_the_check(cpu, monkeypatch):
-    # the checks can fail: a "transpose" that copies is caught
-    copy = workloads.TRANSPOSE.replace("tile[ty + j, tx] = a[y + j, x]",
-                                       "tile[tx, ty + j] = a[y + j, x]")
-    assert copy != workloads.TRANSPOSE
-    monkeypatch.setattr(workloads, "TRANSPOSE", copy)
-    case = workloads.make_case("transpose", cuda, workloads.SUITE_SIZES["transpose"][1])
+# Kernels the checks must catch: a "transpose" that copies, and a Monte Carlo kernel that
+# draws y from the next thread's generator (the exact check compares with the stream of the
+# states the kernel was given).
+WRONG_KERNELS = {
+    "transpose": ("TRANSPOSE", "tile[ty + j, tx] = a[y + j, x]", "tile[tx, ty + j] = a[y + j, x]"),
+    "pi": ("MONTE_CARLO_PI", "y = uniform_float32(states, i)",
+           "y = uniform_float32(states, i ^ 1)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRONG_KERNELS))
+def test_a_wrong_kernel_fails_the_check(cpu, monkeypatch, name):
+    source, right, wrong = WRONG_KERNELS[name]
+    text = getattr(workloads, source).replace(right, wrong)
+    assert text != getattr(workloads, source)
+    monkeypatch.setattr(workloads, source, text)
+    case = workloads.make_case(name, cuda, workloads.SUITE_SIZES[name][1])
     with pytest.raises(AssertionError):
         case.check()
