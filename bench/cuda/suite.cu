@@ -5,8 +5,9 @@
 //        <checkout>/runtime/Xoroshiro.cpp -o libcuda_suite.so
 // and loaded with ctypes into ptxjit's benchmark worker, so that each timing sample of a
 // ptxjit kernel is interleaved with one of its twin in the same process and the same (primary)
-// context. Inputs are filled on the device; the Python side checks ptxjit's results, these are
-// summarized by suite_checksum() for the report.
+// context. Inputs are filled on the device (the pi generators' states on the host, as numba-cuda
+// makes them); the Python side checks ptxjit's results, these are summarized by
+// suite_checksum() for the report.
 //
 // C interface (no function throws or exits; errors: a null handle / negative result and
 // suite_last_error()):
@@ -163,6 +164,7 @@ __global__ void nbody(const float *pos, float *acc, int n) {
 // and stored back on every draw, as the Python device functions do, and a draw is the top 53
 // bits as a double in [0, 1), rounded to float. The states are made on the host by ptxjit's
 // runtime/Xoroshiro.cpp (numba-cuda's initialization), so the twin draws the same numbers.
+
 // The generators' seed: bench/workloads.py's PI_SEED.
 constexpr uint64_t kPiSeed = 20261130;
 
