@@ -469,9 +469,9 @@ void FunctionLowerer::run() {
     slotTypes[v] = t;
     if (!t || ModuleLowerer::isCompileTimeOnly(t))
       continue;
-    const bool aggregateParameter = fn.vars[v].isArgument && repr(t, fnLoc)->isAggregateType();
-    if (!singleValue[v] || aggregateParameter)
-      slots[v] = B.CreateAlloca(repr(t, fnLoc), nullptr, fn.vars[v].printedName());
+    llvm::Type *ty = repr(t, fnLoc);
+    if (!singleValue[v] || (fn.vars[v].isArgument && ty->isAggregateType()))
+      slots[v] = B.CreateAlloca(ty, nullptr, fn.vars[v].printedName());
   }
   // Parameters start out in their variables (converted to the variable's unified type).
   for (size_t k = 0; k < fn.argTypes.size() && k < fn.vars.size(); ++k) {

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import types
 
 import numpy as np
 import pytest
@@ -674,25 +675,13 @@ class _FakeTwin:
     value `checksums` gives for its workload (0 where none is given)."""
 
     def __init__(self, checksums):
-        self.checksums, self.opened = checksums, []
-        twin = self
-
-        class Lib:
-            @staticmethod
-            def suite_checksum(h):
-                return float(twin.checksums.get(h, 0))
-
-            @staticmethod
-            def suite_close(h):
-                pass
-
-        self.lib = Lib
+        self.lib = types.SimpleNamespace(suite_checksum=lambda h: float(checksums.get(h, 0)),
+                                         suite_close=lambda h: None)
 
     def copy_gbs(self, nbytes):
         return 100.0
 
     def open(self, name, sizes):
-        self.opened.append(name)
         return name
 
     def sample(self, h, inner):
