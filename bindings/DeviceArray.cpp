@@ -10,9 +10,9 @@
 #include <stdexcept>
 
 namespace ptxjit::bindings {
-namespace {
+PyTypeObject *detail::deviceArrayType = nullptr;
 
-PyTypeObject *gDeviceArrayType = nullptr;
+namespace {
 
 std::string shapeStr(const std::vector<int64_t> &shape) {
   std::string s = "(";
@@ -664,13 +664,11 @@ py::object wrapForeignMemory(uint64_t address, const std::vector<int64_t> &shape
   return wrapDeviceArray(std::move(arr));
 }
 
-const DeviceNDArray *asDeviceArray(PyObject *o) {
-  if (!gDeviceArrayType)
+const DeviceNDArray *detail::asDeviceArraySlow(PyObject *o) {
+  if (!deviceArrayType)
     return nullptr;
-  if (Py_TYPE(o) != gDeviceArrayType && !PyObject_TypeCheck(o, gDeviceArrayType))
+  if (Py_TYPE(o) != deviceArrayType && !PyObject_TypeCheck(o, deviceArrayType))
     return nullptr;
-  // The value pointer straight from pybind11's instance record (its common, single-base layout)
-  // avoids the registered-type lookup of a cast on every launch.
   auto *inst = reinterpret_cast<py::detail::instance *>(o);
   if (inst->simple_layout) {
     if (!inst->simple_holder_constructed)
@@ -820,7 +818,7 @@ void defineDeviceArrays(py::module_ &m) {
                " dtype=" + py::cast<std::string>(py::str(d.numpyDtype())) + " on " +
                backendName(d.backend()) + ">";
       });
-  gDeviceArrayType = reinterpret_cast<PyTypeObject *>(cls.ptr());
+  detail::deviceArrayType = reinterpret_cast<PyTypeObject *>(cls.ptr());
 
   m.def("to_device", &toDevice, py::arg("ary"), py::arg("stream") = 0, py::arg("copy") = true);
   m.def(

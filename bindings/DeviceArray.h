@@ -104,8 +104,24 @@ private:
 /// The Python object of a new DeviceNDArray (cheaper than py::cast: no per-call type lookup).
 py::object wrapDeviceArray(std::shared_ptr<DeviceNDArray> arr);
 
-/// The DeviceNDArray behind `o`, or null when `o` is not one. Cheap (a type check).
-const DeviceNDArray *asDeviceArray(PyObject *o);
+namespace detail {
+/// The DeviceNDArray class object (null until the module registered it).
+extern PyTypeObject *deviceArrayType;
+/// asDeviceArray for everything but an initialized object of exactly that class.
+const DeviceNDArray *asDeviceArraySlow(PyObject *o);
+} // namespace detail
+
+/// The DeviceNDArray behind `o`, or null when `o` is not one. Cheap: inline, as launches read
+/// every argument through it, the value pointer comes straight from pybind11's instance record
+/// (its common single-base layout) without the registered-type lookup of a cast.
+inline const DeviceNDArray *asDeviceArray(PyObject *o) {
+  if (Py_TYPE(o) == detail::deviceArrayType) [[likely]] {
+    auto *inst = reinterpret_cast<py::detail::instance *>(o);
+    if (inst->simple_layout && inst->simple_holder_constructed) [[likely]]
+      return static_cast<const DeviceNDArray *>(inst->simple_value_holder[0]);
+  }
+  return detail::asDeviceArraySlow(o);
+}
 /// asDeviceArray for the code that made `o` and still completes it (markReadonly).
 DeviceNDArray *asMutableDeviceArray(PyObject *o);
 

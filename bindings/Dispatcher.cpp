@@ -59,25 +59,34 @@ template <typename T> void put(char *dst, T v) { std::memcpy(dst, &v, sizeof(T))
 
 /// The DirectPlan of a specialization with argument fingerprint `codes` and packing plan `plan`.
 DirectPlan makeDirectPlan(const std::vector<uint32_t> &codes, const codegen::PackingPlan &plan) {
-  DirectPlan d;
-  for (uint32_t code : codes)
-    if (!codes::isArray(code) && code != codes::scalar(DType::Float64, true) &&
-        code != codes::scalar(DType::Int64, true) && code != codes::scalar(DType::Bool, false))
-      return d;
-  // No tuples: argument i is leaf i.
-  if (plan.leaves.size() != codes.size())
-    return d;
+  using Kind = DirectPlan::Kind;
   using Op = DirectPlan::Op;
   using Source = codegen::ParamSlot::Source;
+  DirectPlan d;
+  // No tuples: argument i is leaf i. Write's narrow fields hold any plan a kernel can have
+  // (the driver takes at most 32,764 bytes of parameters); a larger one takes the general path.
+  if (plan.leaves.size() != codes.size() || plan.slots.size() > UINT16_MAX)
+    return d;
   for (size_t a = 0; a < codes.size(); ++a) {
-    DirectPlan::Arg arg{codes[a], static_cast<uint32_t>(d.slots.size()), 0};
-    const bool isFloat = codes[a] == codes::scalar(DType::Float64, true);
-    const bool isInt = codes[a] == codes::scalar(DType::Int64, true);
-    for (const codegen::ParamSlot &slot : plan.slots) {
+    const uint32_t code = codes[a];
+    Kind kind;
+    if (codes::isArray(code))
+      kind = Kind::Array;
+    else if (code == codes::scalar(DType::Float64, true))
+      kind = Kind::Float;
+    else if (code == codes::scalar(DType::Int64, true))
+      kind = Kind::Int;
+    else if (code == codes::scalar(DType::Bool, false))
+      kind = Kind::Bool;
+    else
+      return DirectPlan(); // a tuple, host array, NumPy scalar, complex: the general path
+    DirectPlan::Arg arg{code, kind, static_cast<uint32_t>(d.writes.size()), 0};
+    for (size_t i = 0; i < plan.slots.size(); ++i) {
+      const codegen::ParamSlot &slot = plan.slots[i];
       if (slot.leaf != static_cast<int>(a))
         continue;
       Op op = Op::Other;
-      if (codes::isArray(codes[a])) {
+      if (kind == Kind::Array) {
         if (slot.source == Source::Data)
           op = Op::Data;
         else if (slot.source == Source::Shape)
@@ -86,20 +95,23 @@ DirectPlan makeDirectPlan(const std::vector<uint32_t> &codes, const codegen::Pac
           op = Op::Stride;
         else
           return DirectPlan(); // an array slot the direct path does not write
+        if (slot.dim < 0 || slot.dim > UINT8_MAX)
+          return DirectPlan();
       } else if (slot.source == Source::Value && slot.type) {
         const ir::TypeKind k = slot.type->kind();
         const unsigned bits = slot.type->bits();
-        if (isFloat && k == ir::TypeKind::Float && bits == 64)
+        if (kind == Kind::Float && k == ir::TypeKind::Float && bits == 64)
           op = Op::Float64;
-        else if (isFloat && k == ir::TypeKind::Float && bits == 32)
+        else if (kind == Kind::Float && k == ir::TypeKind::Float && bits == 32)
           op = Op::Float32;
-        else if (isInt && k == ir::TypeKind::Int && bits == 64)
+        else if (kind == Kind::Int && k == ir::TypeKind::Int && bits == 64)
           op = Op::Int64;
       }
+      d.writes.push_back(
+          {slot.offset, op, static_cast<uint8_t>(slot.dim), static_cast<uint16_t>(d.slots.size())});
       d.slots.push_back(slot);
-      d.ops.push_back(op);
     }
-    arg.endSlot = static_cast<uint32_t>(d.slots.size());
+    arg.endWrite = static_cast<uint32_t>(d.writes.size());
     d.args.push_back(arg);
   }
   d.usable = true;
@@ -386,9 +398,13 @@ const compiler::Specialization &Dispatcher::lookup(const std::vector<uint32_t> &
   return *c.last;
 }
 
-const compiler::Specialization *Dispatcher::packDirect(codegen::Backend backend,
-                                                       PyObject *const *args, size_t nargs,
-                                                       std::vector<uint64_t> &buffer) {
+// Kept out of launch(): inlined there (LTO did), its loops kept their iterators on the stack,
+// about 13 instructions per slot written against 8 here.
+[[gnu::noinline]] const compiler::Specialization *
+Dispatcher::packDirect(codegen::Backend backend, PyObject *const *args, size_t nargs,
+                       std::vector<uint64_t> &buffer) {
+  using Kind = DirectPlan::Kind;
+  using Op = DirectPlan::Op;
   const Cache &c = caches[static_cast<int>(backend)];
   const DirectPlan &d = c.direct;
   if (!c.last || !d.usable || nargs != d.args.size())
@@ -396,77 +412,74 @@ const compiler::Specialization *Dispatcher::packDirect(codegen::Backend backend,
   buffer.resize(c.last->plan.bufferSize() / 8 + 1);
   char *buf = reinterpret_cast<char *>(buffer.data());
   const int ordinal = runtime::Device::currentOrdinal(); // arrays elsewhere: the general path
+  const DirectPlan::Write *writes = d.writes.data();
   for (size_t i = 0; i < nargs; ++i) {
     const DirectPlan::Arg &a = d.args[i];
     PyObject *o = args[i];
-    const uint32_t first = a.firstSlot, end = a.endSlot;
-    if (codes::isArray(a.code)) {
+    const DirectPlan::Write *w = writes + a.firstWrite, *end = writes + a.endWrite;
+    switch (a.kind) {
+    case Kind::Array: {
       const DeviceNDArray *dev = asDeviceArray(o);
       if (!dev || dev->code() != a.code || dev->backend() != backend || dev->device() != ordinal)
         return nullptr;
-      uint64_t data = dev->address();
+      const uint64_t data = dev->address();
       const int64_t *shape = dev->shape().data();
       const int64_t *strides = dev->strides().data();
-      for (uint32_t k = first; k != end; ++k) {
-        const codegen::ParamSlot &slot = d.slots[k];
-        char *dst = buf + slot.offset;
-        switch (d.ops[k]) {
-        case DirectPlan::Op::Data:
-          put<uint64_t>(dst, data);
-          break;
-        case DirectPlan::Op::Shape:
-          put<int64_t>(dst, shape[slot.dim]);
-          break;
-        default: // Stride (makeDirectPlan gives array slots no other op)
-          put<int64_t>(dst, strides[slot.dim]);
-          break;
+      for (; w != end; ++w) // makeDirectPlan gives array slots no other op
+        put<int64_t>(buf + w->offset, w->op == Op::Data    ? static_cast<int64_t>(data)
+                                      : w->op == Op::Shape ? shape[w->dim]
+                                                           : strides[w->dim]);
+      continue;
+    }
+    case Kind::Float: {
+      if (Py_TYPE(o) != &PyFloat_Type)
+        return nullptr;
+      const double v = PyFloat_AS_DOUBLE(o);
+      for (; w != end; ++w) {
+        if (w->op == Op::Float64) {
+          put<double>(buf + w->offset, v);
+        } else if (w->op == Op::Float32) {
+          put<float>(buf + w->offset, static_cast<float>(v));
+        } else { // another conversion, as pack() converts leaves
+          compiler::ArgValue l;
+          l.kind = compiler::ArgValue::Kind::Float;
+          l.re = v;
+          compiler::packSlot(d.slots[w->slot], l, buf + w->offset);
         }
       }
       continue;
     }
-    // Scalars: a float's double and float32 copy and an int64 written here, other conversions
-    // as pack() converts leaves (the packer's own value, not the launcher's larger LeafValue:
-    // nothing here needs its array fields).
-    compiler::ArgValue l;
-    if (a.code == codes::scalar(DType::Float64, true)) {
-      if (Py_TYPE(o) != &PyFloat_Type)
-        return nullptr;
-      l.kind = compiler::ArgValue::Kind::Float;
-      l.re = PyFloat_AS_DOUBLE(o);
-    } else if (a.code == codes::scalar(DType::Int64, true)) {
+    case Kind::Int: {
       if (Py_TYPE(o) != &PyLong_Type)
         return nullptr;
       int overflow = 0;
-      long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+      const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
       if (overflow || (v == -1 && PyErr_Occurred())) {
         PyErr_Clear();
         return nullptr; // the general path reads (or rejects) it
       }
-      l.kind = compiler::ArgValue::Kind::Int;
-      l.i = v;
-    } else {
+      for (; w != end; ++w) {
+        if (w->op == Op::Int64) {
+          put<int64_t>(buf + w->offset, v);
+        } else {
+          compiler::ArgValue l;
+          l.kind = compiler::ArgValue::Kind::Int;
+          l.i = v;
+          compiler::packSlot(d.slots[w->slot], l, buf + w->offset);
+        }
+      }
+      continue;
+    }
+    case Kind::Bool: {
       if (Py_TYPE(o) != &PyBool_Type)
         return nullptr;
+      compiler::ArgValue l;
       l.kind = compiler::ArgValue::Kind::Bool;
       l.b = o == Py_True;
+      for (; w != end; ++w)
+        compiler::packSlot(d.slots[w->slot], l, buf + w->offset);
+      continue;
     }
-    for (uint32_t k = first; k != end; ++k) {
-      const codegen::ParamSlot &slot = d.slots[k];
-      char *dst = buf + slot.offset;
-      switch (d.ops[k]) {
-      case DirectPlan::Op::Float64:
-        put<double>(dst, l.re);
-        break;
-      case DirectPlan::Op::Float32:
-        put<float>(dst, static_cast<float>(l.re));
-        break;
-      case DirectPlan::Op::Int64:
-        put<int64_t>(dst, l.i);
-        break;
-      default:
-        compiler::packSlot(slot, l, dst);
-        break;
-      }
     }
   }
   return c.last;
@@ -497,8 +510,8 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
   }
 
   thread_local Scratch cached;
-  Scratch local;
-  Scratch &sc = cached.busy ? local : cached;
+  std::optional<Scratch> nested; // made only for a launch inside a launch (an extension's)
+  Scratch &sc = cached.busy ? nested.emplace() : cached;
   struct BusyGuard {
     Scratch &s;
     bool prev;

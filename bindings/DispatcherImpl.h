@@ -25,18 +25,28 @@ namespace py = pybind11;
 /// argument of another kind (a tuple, a host array, a NumPy scalar, a complex): its launches
 /// read their arguments into leaves.
 struct DirectPlan {
-  struct Arg {
-    uint32_t code;      ///< the argument's fingerprint code (ArgTypes.h, codes::)
-    uint32_t firstSlot; ///< its slots are slots[firstSlot, endSlot)
-    uint32_t endSlot;
-  };
   /// How packDirect writes a slot: an array's word, a float's double or float32, an int64; any
   /// other conversion (a bool, an int as a float, a float16) through compiler::packSlot.
   enum class Op : uint8_t { Data, Shape, Stride, Float64, Float32, Int64, Other };
+  /// One slot's write, 8 bytes: a launch reads these and not the plan's 32-byte slots.
+  struct Write {
+    uint32_t offset; ///< the slot's byte offset in the packed buffer
+    Op op;
+    uint8_t dim;   ///< Shape / Stride: the dimension
+    uint16_t slot; ///< Other: the slot in `slots`, for compiler::packSlot
+  };
+  /// What an argument must be: a device array (of `code`), an exact Python float, int or bool.
+  enum class Kind : uint8_t { Array, Float, Int, Bool };
+  struct Arg {
+    uint32_t code; ///< the argument's fingerprint code (ArgTypes.h, codes::)
+    Kind kind;
+    uint32_t firstWrite; ///< its slots' writes are writes[firstWrite, endWrite)
+    uint32_t endWrite;
+  };
   bool usable = false;
   std::vector<Arg> args;
-  std::vector<codegen::ParamSlot> slots; ///< the plan's slots, grouped by argument
-  std::vector<Op> ops;                   ///< one per slot
+  std::vector<Write> writes;
+  std::vector<codegen::ParamSlot> slots; ///< the plan's slots, for Other writes
 };
 
 /// The compiler's options of a function from the options dict ptxjit.cuda passes (device,

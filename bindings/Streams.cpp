@@ -21,7 +21,9 @@ void PyStream::synchronize() const {
 }
 
 CUstream streamHandle(py::handle s, codegen::Backend backend, bool forLaunch) {
-  if (s.is_none())
+  // A configuration without a stream holds the int 0, CPython's shared small int: one compare.
+  static PyObject *const zero = PyLong_FromLong(0);
+  if (s.ptr() == zero || s.is_none())
     return nullptr;
   if (PyLong_CheckExact(s.ptr())) {
     if (PyLong_AsLongLong(s.ptr()) == 0 && !PyErr_Occurred())
