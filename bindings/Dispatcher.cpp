@@ -27,6 +27,7 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <type_traits>
 #include <unordered_map>
 
 namespace ptxjit::bindings {
@@ -56,6 +57,16 @@ const char *kMissingConfig =
     "See https://numba.readthedocs.io/en/stable/cuda/kernels.html#kernel-invocation for help.";
 
 template <typename T> void put(char *dst, T v) { std::memcpy(dst, &v, sizeof(T)); }
+
+/// Writes a Python float's or int's value `v` into `slot` at `dst` as pack() converts a leaf (a
+/// DirectPlan write of Op::Other). Out of line, so that the packer's loops stay in registers.
+template <typename T>
+[[gnu::noinline]] void packConverted(const codegen::ParamSlot &slot, T v, char *dst) {
+  if constexpr (std::is_floating_point_v<T>)
+    compiler::packSlot(slot, compiler::ArgValue::floating(v), dst);
+  else
+    compiler::packSlot(slot, compiler::ArgValue::integer(v), dst);
+}
 
 /// The DirectPlan of a specialization with argument fingerprint `codes` and packing plan `plan`.
 DirectPlan makeDirectPlan(const std::vector<uint32_t> &codes, const codegen::PackingPlan &plan) {
@@ -441,10 +452,7 @@ Dispatcher::packDirect(codegen::Backend backend, PyObject *const *args, size_t n
         } else if (w->op == Op::Float32) {
           put<float>(buf + w->offset, static_cast<float>(v));
         } else { // another conversion, as pack() converts leaves
-          compiler::ArgValue l;
-          l.kind = compiler::ArgValue::Kind::Float;
-          l.re = v;
-          compiler::packSlot(d.slots[w->slot], l, buf + w->offset);
+          packConverted(d.slots[w->slot], v, buf + w->offset);
         }
       }
       continue;
@@ -462,10 +470,7 @@ Dispatcher::packDirect(codegen::Backend backend, PyObject *const *args, size_t n
         if (w->op == Op::Int64) {
           put<int64_t>(buf + w->offset, v);
         } else {
-          compiler::ArgValue l;
-          l.kind = compiler::ArgValue::Kind::Int;
-          l.i = v;
-          compiler::packSlot(d.slots[w->slot], l, buf + w->offset);
+          packConverted(d.slots[w->slot], static_cast<int64_t>(v), buf + w->offset);
         }
       }
       continue;
@@ -473,9 +478,7 @@ Dispatcher::packDirect(codegen::Backend backend, PyObject *const *args, size_t n
     case Kind::Bool: {
       if (Py_TYPE(o) != &PyBool_Type)
         return nullptr;
-      compiler::ArgValue l;
-      l.kind = compiler::ArgValue::Kind::Bool;
-      l.b = o == Py_True;
+      const compiler::ArgValue l = compiler::ArgValue::boolean(o == Py_True);
       for (; w != end; ++w)
         compiler::packSlot(d.slots[w->slot], l, buf + w->offset);
       continue;

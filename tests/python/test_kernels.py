@@ -629,6 +629,32 @@ def test_repeated_launches_pack_a_python_floats_float32_copy(backend):
     assert scale32._direct_launches == 3
 
 
+@cuda.jit(["void(float64[:], float64, int32, float32, float64, float16)"])
+def converting_kernel(out, a, n, b, flag, h):
+    out[0] = a
+    out[1] = n
+    out[2] = b
+    out[3] = flag
+    out[4] = h
+
+
+def test_repeated_launches_convert_to_the_eager_parameter_types(backend):
+    # Python ints given for float64, int32 and float32 parameters, a bool for a float64 and a
+    # float for a float16: from the second launch with the same kinds the direct path writes
+    # them, each converted as the general path converts (NumPy's casts).
+    out = cuda.device_array(5)
+    calls = [(3, 7, 2, True, 0.5), (-4, 2**31 - 1, 1, False, 0.1),
+             (2**53 + 1, -5, 2**40, True, 65504.0)]
+    for k, args in enumerate(calls):
+        before = converting_kernel._direct_launches
+        converting_kernel[1, 1](out, *args)
+        assert converting_kernel._direct_launches == before + int(k > 0), k
+        a, n, b, flag, h = args
+        expect = [float(a), float(np.int32(n)), float(np.float32(b)), float(flag),
+                  float(np.float16(h))]
+        assert out.copy_to_host().tolist() == expect, k
+
+
 @cuda.jit
 def copy_kernel(x, out):
     i = cuda.grid(1)
