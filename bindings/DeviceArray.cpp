@@ -39,21 +39,9 @@ py::object numpy() { return numpyApi().module; }
 /// ptxjit's own cuda.jit.
 py::object helpers() { return py::module_::import("ptxjit._devicearray"); }
 
-bool isDefaultStreamArg(py::handle s) {
-  if (s.is_none())
-    return true;
-  if (PyLong_CheckExact(s.ptr())) {
-    long long v = PyLong_AsLongLong(s.ptr());
-    if (v == -1 && PyErr_Occurred())
-      PyErr_Clear();
-    return v == 0;
-  }
-  return false;
-}
-
 /// numba-cuda's rule: an explicit stream argument wins, else the array's own stream.
 py::object effectiveStream(const DeviceNDArray &d, py::handle stream) {
-  if (!isDefaultStreamArg(stream))
+  if (!isDefaultStreamArg(stream.ptr()))
     return py::reinterpret_borrow<py::object>(stream);
   return d.stream().is_none() ? py::object(py::int_(0)) : d.stream();
 }
@@ -125,7 +113,7 @@ runtime::ArrayGeometry geometryOf(const DeviceNDArray &d) {
 
 /// The stream object a view made with `stream` (0: the array's own) remembers.
 py::object viewStream(const DeviceNDArray &d, py::handle stream) {
-  return isDefaultStreamArg(stream) ? d.stream() : streamObject(stream);
+  return isDefaultStreamArg(stream.ptr()) ? d.stream() : streamObject(stream);
 }
 
 // ---- Copies -------------------------------------------------------------------------------

@@ -92,15 +92,6 @@ runtime::Dim3 readDims(PyObject *v, const char *what) {
   return d;
 }
 
-bool isDefaultStreamArg(PyObject *s) {
-  if (s == Py_None)
-    return true;
-  if (!PyLong_CheckExact(s))
-    return false;
-  int overflow = 0;
-  return PyLong_AsLongLongAndOverflow(s, &overflow) == 0 && !overflow;
-}
-
 PyObject *launchVectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
                            PyObject *kwnames) {
   auto *c = reinterpret_cast<LaunchConfigObject *>(self);

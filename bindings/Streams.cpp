@@ -21,17 +21,11 @@ void PyStream::synchronize() const {
 }
 
 CUstream streamHandle(py::handle s, codegen::Backend backend, bool forLaunch) {
-  // A configuration without a stream holds the int 0, CPython's shared small int: one compare.
-  static PyObject *const zero = PyLong_FromLong(0);
-  if (s.ptr() == zero || s.is_none())
+  if (isDefaultStreamArg(s.ptr()))
     return nullptr;
-  if (PyLong_CheckExact(s.ptr())) {
-    if (PyLong_AsLongLong(s.ptr()) == 0 && !PyErr_Occurred())
-      return nullptr;
-    PyErr_Clear();
+  if (PyLong_CheckExact(s.ptr()))
     throw py::type_error("a stream must be a ptxjit stream (cuda.stream()) or 0 for the default "
                          "stream");
-  }
   if (py::isinstance<PyStream>(s)) {
     const PyStream &ps = s.cast<const PyStream &>();
     if (ps.backend() != backend)
