@@ -119,8 +119,7 @@ DirectPlan makeDirectPlan(const std::vector<uint32_t> &codes, const codegen::Pac
           op = Op::Int64;
       }
       d.writes.push_back(
-          {slot.offset, op, static_cast<uint8_t>(slot.dim), static_cast<uint16_t>(d.slots.size())});
-      d.slots.push_back(slot);
+          {slot.offset, op, static_cast<uint8_t>(slot.dim), static_cast<uint16_t>(i)});
     }
     arg.endWrite = static_cast<uint32_t>(d.writes.size());
     d.args.push_back(arg);
@@ -424,6 +423,7 @@ Dispatcher::packDirect(codegen::Backend backend, PyObject *const *args, size_t n
   char *buf = reinterpret_cast<char *>(buffer.data());
   const int ordinal = runtime::Device::currentOrdinal(); // arrays elsewhere: the general path
   const DirectPlan::Write *writes = d.writes.data();
+  const codegen::ParamSlot *slots = c.last->plan.slots.data(); // for Other writes
   for (size_t i = 0; i < nargs; ++i) {
     const DirectPlan::Arg &a = d.args[i];
     PyObject *o = args[i];
@@ -452,7 +452,7 @@ Dispatcher::packDirect(codegen::Backend backend, PyObject *const *args, size_t n
         } else if (w->op == Op::Float32) {
           put<float>(buf + w->offset, static_cast<float>(v));
         } else { // another conversion, as pack() converts leaves
-          packConverted(d.slots[w->slot], v, buf + w->offset);
+          packConverted(slots[w->slot], v, buf + w->offset);
         }
       }
       continue;
@@ -470,7 +470,7 @@ Dispatcher::packDirect(codegen::Backend backend, PyObject *const *args, size_t n
         if (w->op == Op::Int64) {
           put<int64_t>(buf + w->offset, v);
         } else {
-          packConverted(d.slots[w->slot], static_cast<int64_t>(v), buf + w->offset);
+          packConverted(slots[w->slot], static_cast<int64_t>(v), buf + w->offset);
         }
       }
       continue;
@@ -480,7 +480,7 @@ Dispatcher::packDirect(codegen::Backend backend, PyObject *const *args, size_t n
         return nullptr;
       const compiler::ArgValue l = compiler::ArgValue::boolean(o == Py_True);
       for (; w != end; ++w)
-        compiler::packSlot(d.slots[w->slot], l, buf + w->offset);
+        compiler::packSlot(slots[w->slot], l, buf + w->offset);
       continue;
     }
     }

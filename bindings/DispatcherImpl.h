@@ -33,7 +33,7 @@ struct DirectPlan {
     uint32_t offset; ///< the slot's byte offset in the packed buffer
     Op op;
     uint8_t dim;   ///< Shape / Stride: the dimension
-    uint16_t slot; ///< Other: the slot in `slots`, for compiler::packSlot
+    uint16_t slot; ///< Other: the plan's slot index, for compiler::packSlot
   };
   /// What an argument must be: a device array (of `code`), an exact Python float, int or bool.
   enum class Kind : uint8_t { Array, Float, Int, Bool };
@@ -46,7 +46,6 @@ struct DirectPlan {
   bool usable = false;
   std::vector<Arg> args;
   std::vector<Write> writes;
-  std::vector<codegen::ParamSlot> slots; ///< the plan's slots, for Other writes
 };
 
 /// The compiler's options of a function from the options dict ptxjit.cuda passes (device,
