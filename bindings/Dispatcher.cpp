@@ -91,7 +91,7 @@ DirectPlan makeDirectPlan(const std::vector<uint32_t> &codes, const codegen::Pac
       kind = Kind::Bool;
     else
       return DirectPlan(); // a tuple, host array, NumPy scalar, complex: the general path
-    DirectPlan::Arg arg{code, kind, static_cast<uint32_t>(d.writes.size()), 0};
+    DirectPlan::Arg arg{code, kind, 0, static_cast<uint32_t>(d.writes.size()), 0};
     for (size_t i = 0; i < plan.slots.size(); ++i) {
       const codegen::ParamSlot &slot = plan.slots[i];
       if (slot.leaf != static_cast<int>(a))
@@ -122,6 +122,21 @@ DirectPlan makeDirectPlan(const std::vector<uint32_t> &codes, const codegen::Pac
           {slot.offset, op, static_cast<uint8_t>(slot.dim), static_cast<uint16_t>(i)});
     }
     arg.endWrite = static_cast<uint32_t>(d.writes.size());
+    const DirectPlan::Write *w = d.writes.data() + arg.firstWrite;
+    const size_t n = arg.endWrite - arg.firstWrite;
+    if (kind == Kind::Array && n % 2 == 1 && n / 2 <= UINT8_MAX) {
+      const size_t ndim = n / 2;
+      bool words = w[0].op == Op::Data;
+      for (size_t k = 0; k < ndim && words; ++k)
+        words = w[1 + k].op == Op::Shape && w[1 + k].dim == k && w[1 + ndim + k].op == Op::Stride &&
+                w[1 + ndim + k].dim == k;
+      if (words) {
+        arg.kind = Kind::ArrayWords;
+        arg.ndim = static_cast<uint8_t>(ndim);
+      }
+    } else if (kind == Kind::Float && n == 2 && w[0].op == Op::Float64 && w[1].op == Op::Float32) {
+      arg.kind = Kind::FloatPair;
+    }
     d.args.push_back(arg);
   }
   d.usable = true;
@@ -429,6 +444,27 @@ Dispatcher::packDirect(codegen::Backend backend, PyObject *const *args, size_t n
     PyObject *o = args[i];
     const DirectPlan::Write *w = writes + a.firstWrite, *end = writes + a.endWrite;
     switch (a.kind) {
+    case Kind::ArrayWords: {
+      const DeviceNDArray *dev = asDeviceArray(o);
+      if (!dev || dev->code() != a.code || dev->backend() != backend || dev->device() != ordinal)
+        return nullptr;
+      put<uint64_t>(buf + w[0].offset, dev->address());
+      const int64_t *shape = dev->shape().data();
+      const int64_t *strides = dev->strides().data();
+      for (unsigned k = 0; k < a.ndim; ++k) {
+        put<int64_t>(buf + w[1 + k].offset, shape[k]);
+        put<int64_t>(buf + w[1 + a.ndim + k].offset, strides[k]);
+      }
+      continue;
+    }
+    case Kind::FloatPair: {
+      if (Py_TYPE(o) != &PyFloat_Type)
+        return nullptr;
+      const double v = PyFloat_AS_DOUBLE(o);
+      put<double>(buf + w[0].offset, v);
+      put<float>(buf + w[1].offset, static_cast<float>(v));
+      continue;
+    }
     case Kind::Array: {
       const DeviceNDArray *dev = asDeviceArray(o);
       if (!dev || dev->code() != a.code || dev->backend() != backend || dev->device() != ordinal)

@@ -629,6 +629,34 @@ def test_repeated_launches_pack_a_python_floats_float32_copy(backend):
     assert scale32._direct_launches == 3
 
 
+@cuda.jit
+def scaled_view_kernel(a, x, out):
+    i, j, k = cuda.grid(3)
+    if i < x.shape[0] and j < x.shape[1] and k < x.shape[2]:
+        out[i, j, k] = a * x[i, j, k]
+
+
+def test_repeated_launches_pack_every_dimension_of_a_strided_view(backend):
+    # From the second launch with the same kinds the direct path writes each array's address,
+    # then its shape and its strides dimension by dimension, and a Python float as its double
+    # and float32 copy: views of one type (layout A) with other shapes, strides and offsets
+    # must each be read afresh.
+    base = np.arange(6 * 7 * 8, dtype=np.float32).reshape(6, 7, 8)
+    d = cuda.to_device(base)
+    views = [(slice(None, None, 2), slice(None), slice(None, None, 3)),
+             (slice(1, None, 3), slice(None, None, 2), slice(None)),
+             (slice(None, None, -1), slice(2, 5), slice(1, None, 2)),
+             (slice(5, 6), slice(None, None, 3), slice(None, None, -2))]
+    for k, (view, a) in enumerate(zip(views, (2.0, -0.5, 1e-3, 3.25))):
+        x = d[view]
+        want = base[view] * np.float32(a)
+        out = cuda.device_array(want.shape, np.float32)
+        before = scaled_view_kernel._direct_launches
+        scaled_view_kernel[(1, 1, 1), want.shape](a, x, out)
+        assert scaled_view_kernel._direct_launches == before + int(k > 0), k
+        np.testing.assert_array_equal(out.copy_to_host(), want, str(k))
+
+
 @cuda.jit(["void(float64[:], float64, int32, float32, float64, float16)"])
 def converting_kernel(out, a, n, b, flag, h):
     out[0] = a
