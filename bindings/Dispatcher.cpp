@@ -124,16 +124,15 @@ DirectPlan makeDirectPlan(const std::vector<uint32_t> &codes, const codegen::Pac
     arg.endWrite = static_cast<uint32_t>(d.writes.size());
     const DirectPlan::Write *w = d.writes.data() + arg.firstWrite;
     const size_t n = arg.endWrite - arg.firstWrite;
-    if (kind == Kind::Array && n % 2 == 1 && n / 2 <= UINT8_MAX) {
+    if (kind == Kind::Array) { // the kernel ABI's order, which packDirect writes without Ops
       const size_t ndim = n / 2;
-      bool words = w[0].op == Op::Data;
-      for (size_t k = 0; k < ndim && words; ++k)
-        words = w[1 + k].op == Op::Shape && w[1 + k].dim == k && w[1 + ndim + k].op == Op::Stride &&
-                w[1 + ndim + k].dim == k;
-      if (words) {
-        arg.kind = Kind::ArrayWords;
-        arg.ndim = static_cast<uint8_t>(ndim);
-      }
+      bool abiOrder = n % 2 == 1 && ndim <= UINT8_MAX && w[0].op == Op::Data;
+      for (size_t k = 0; k < ndim && abiOrder; ++k)
+        abiOrder = w[1 + k].op == Op::Shape && w[1 + k].dim == k &&
+                   w[1 + ndim + k].op == Op::Stride && w[1 + ndim + k].dim == k;
+      if (!abiOrder)
+        return DirectPlan();
+      arg.ndim = static_cast<uint8_t>(ndim);
     } else if (kind == Kind::Float && n == 2 && w[0].op == Op::Float64 && w[1].op == Op::Float32) {
       arg.kind = Kind::FloatPair;
     }
@@ -444,7 +443,7 @@ Dispatcher::packDirect(codegen::Backend backend, PyObject *const *args, size_t n
     PyObject *o = args[i];
     const DirectPlan::Write *w = writes + a.firstWrite, *end = writes + a.endWrite;
     switch (a.kind) {
-    case Kind::ArrayWords: {
+    case Kind::Array: {
       const DeviceNDArray *dev = asDeviceArray(o);
       if (!dev || dev->code() != a.code || dev->backend() != backend || dev->device() != ordinal)
         return nullptr;
@@ -463,19 +462,6 @@ Dispatcher::packDirect(codegen::Backend backend, PyObject *const *args, size_t n
       const double v = PyFloat_AS_DOUBLE(o);
       put<double>(buf + w[0].offset, v);
       put<float>(buf + w[1].offset, static_cast<float>(v));
-      continue;
-    }
-    case Kind::Array: {
-      const DeviceNDArray *dev = asDeviceArray(o);
-      if (!dev || dev->code() != a.code || dev->backend() != backend || dev->device() != ordinal)
-        return nullptr;
-      const uint64_t data = dev->address();
-      const int64_t *shape = dev->shape().data();
-      const int64_t *strides = dev->strides().data();
-      for (; w != end; ++w) // makeDirectPlan gives array slots no other op
-        put<int64_t>(buf + w->offset, w->op == Op::Data    ? static_cast<int64_t>(data)
-                                      : w->op == Op::Shape ? shape[w->dim]
-                                                           : strides[w->dim]);
       continue;
     }
     case Kind::Float: {

@@ -36,15 +36,15 @@ struct DirectPlan {
     uint16_t slot; ///< Other: the plan's slot index, for compiler::packSlot
   };
   /// What an argument must be: a device array (of `code`), an exact Python float, int or bool.
-  /// Two shapes of writes are common enough to have kinds of their own, so that packing them
-  /// reads no Op: ArrayWords, an array whose writes are its data, then shape[0..ndim), then
-  /// strides[0..ndim) (every array parameter of the kernel ABI); FloatPair, a float written as
-  /// its double, then its float32 copy (a lazily compiled kernel's Python float).
-  enum class Kind : uint8_t { Array, Float, Int, Bool, ArrayWords, FloatPair };
+  /// An Array's writes are its data, then shape[0..ndim), then strides[0..ndim), as the kernel
+  /// ABI lays out every array parameter, so packing one reads no Op. FloatPair is the common
+  /// Float written as its double, then its float32 copy (a lazily compiled kernel's Python
+  /// float), packed without reading its Ops either.
+  enum class Kind : uint8_t { Array, Float, Int, Bool, FloatPair };
   struct Arg {
     uint32_t code; ///< the argument's fingerprint code (ArgTypes.h, codes::)
     Kind kind;
-    uint8_t ndim;        ///< ArrayWords: the array's dimensions
+    uint8_t ndim;        ///< Array: the array's dimensions
     uint32_t firstWrite; ///< its slots' writes are writes[firstWrite, endWrite)
     uint32_t endWrite;
   };
