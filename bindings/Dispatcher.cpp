@@ -78,6 +78,9 @@ DirectPlan makeDirectPlan(const std::vector<uint32_t> &codes, const codegen::Pac
   // (the driver takes at most 32,764 bytes of parameters); a larger one takes the general path.
   if (plan.leaves.size() != codes.size() || plan.slots.size() > UINT16_MAX)
     return d;
+  if (plan.bufferSize() / 8 + 1 > DirectPlan::kBufferWords ||
+      plan.slots.size() + 1 > DirectPlan::kParamPointers)
+    return d; // more than a direct launch's room on the stack
   for (size_t a = 0; a < codes.size(); ++a) {
     const uint32_t code = codes[a];
     Kind kind;
@@ -425,21 +428,21 @@ const compiler::Specialization &Dispatcher::lookup(const std::vector<uint32_t> &
 // Kept out of launch(): inlined there (LTO did), its loops kept their iterators on the stack,
 // about 13 instructions per slot written against 8 here.
 [[gnu::noinline]] const compiler::Specialization *
-Dispatcher::packDirect(codegen::Backend backend, PyObject *const *args, size_t nargs,
-                       std::vector<uint64_t> &buffer) {
+Dispatcher::packDirect(codegen::Backend backend, int ordinal, PyObject *const *args, size_t nargs,
+                       uint64_t *buffer) {
   using Kind = DirectPlan::Kind;
   using Op = DirectPlan::Op;
   const Cache &c = caches[static_cast<int>(backend)];
   const DirectPlan &d = c.direct;
   if (!c.last || !d.usable || nargs != d.args.size())
     return nullptr;
-  buffer.resize(c.last->plan.bufferSize() / 8 + 1);
-  char *buf = reinterpret_cast<char *>(buffer.data());
-  const int ordinal = runtime::Device::currentOrdinal(); // arrays elsewhere: the general path
+  char *buf = reinterpret_cast<char *>(buffer);
   const DirectPlan::Write *writes = d.writes.data();
   const codegen::ParamSlot *slots = c.last->plan.slots.data(); // for Other writes
+  // Locals, as the buffer's char writes may alias anything reached through `d` or `a`.
+  const DirectPlan::Arg *argv = d.args.data();
   for (size_t i = 0; i < nargs; ++i) {
-    const DirectPlan::Arg &a = d.args[i];
+    const DirectPlan::Arg &a = argv[i];
     PyObject *o = args[i];
     const DirectPlan::Write *w = writes + a.firstWrite, *end = writes + a.endWrite;
     switch (a.kind) {
@@ -450,9 +453,11 @@ Dispatcher::packDirect(codegen::Backend backend, PyObject *const *args, size_t n
       put<uint64_t>(buf + w[0].offset, dev->address());
       const int64_t *shape = dev->shape().data();
       const int64_t *strides = dev->strides().data();
-      for (unsigned k = 0; k < a.ndim; ++k) {
-        put<int64_t>(buf + w[1 + k].offset, shape[k]);
-        put<int64_t>(buf + w[1 + a.ndim + k].offset, strides[k]);
+      const unsigned ndim = a.ndim;
+      const DirectPlan::Write *shapeW = w + 1, *strideW = w + 1 + ndim;
+      for (unsigned k = 0; k < ndim; ++k) {
+        put<int64_t>(buf + shapeW[k].offset, shape[k]);
+        put<int64_t>(buf + strideW[k].offset, strides[k]);
       }
       continue;
     }
@@ -518,22 +523,75 @@ void Dispatcher::notALaunch() const {
   throw py::value_error(kMissingConfig);
 }
 
+namespace {
+
+/// A forall's launch of `spec` (forallTasks >= 0): its block (the best occupancy unless given)
+/// and the grid that covers the tasks. Other launches keep theirs.
+void sizeForall(const compiler::Specialization &spec, codegen::Backend backend, int64_t forallTasks,
+                unsigned sharedMem, runtime::Dim3 &grid, runtime::Dim3 &block) {
+  if (forallTasks < 0)
+    return;
+  unsigned tpb = block.x;
+  if (tpb == 0)
+    tpb = backend == codegen::Backend::CUDA
+              ? static_cast<unsigned>(
+                    sharedMem == 0
+                        ? spec.occupancy().blockSize
+                        : runtime::maxPotentialBlockSize(spec.cudaFunction(), sharedMem).blockSize)
+              : 256u;
+  block = {tpb, 1, 1};
+  grid = {static_cast<unsigned>(std::max<int64_t>(1, (forallTasks + tpb - 1) / tpb)), 1, 1};
+}
+
+/// Runs `spec` on the CPU backend, the interpreter released (the host launch is synchronous).
+void launchOnHost(const compiler::Specialization &spec, runtime::Dim3 grid, runtime::Dim3 block,
+                  unsigned sharedMem, char *buf, void **params) {
+  py::gil_scoped_release release;
+  spec.launchHost(grid, block, sharedMem, buf, params);
+}
+
+} // namespace
+
+void Dispatcher::throwArgCount(size_t nargs) const {
+  std::string count =
+      requiredArgs == argNames.size()
+          ? std::to_string(argNames.size())
+          : "from " + std::to_string(requiredArgs) + " to " + std::to_string(argNames.size());
+  throw py::type_error(name + "() takes " + count + " positional argument" +
+                       (argNames.size() == 1 ? "" : "s") + " but " + std::to_string(nargs) +
+                       (nargs == 1 ? " was" : " were") + " given");
+}
+
 void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem,
                         py::handle stream, int64_t forallTasks, PyObject *const *args,
                         size_t nargs) {
   if (device)
     notALaunch();
-  codegen::Backend backend = currentBackend();
-  if (!starParams && (nargs < requiredArgs || nargs > argNames.size())) {
-    std::string count =
-        requiredArgs == argNames.size()
-            ? std::to_string(argNames.size())
-            : "from " + std::to_string(requiredArgs) + " to " + std::to_string(argNames.size());
-    throw py::type_error(name + "() takes " + count + " positional argument" +
-                         (argNames.size() == 1 ? "" : "s") + " but " + std::to_string(nargs) +
-                         (nargs == 1 ? " was" : " were") + " given");
-  }
+  const codegen::Backend backend = currentBackend();
+  if (!starParams && (nargs < requiredArgs || nargs > argNames.size())) [[unlikely]]
+    throwArgCount(nargs);
+  // The common case: the arguments of the last launch again (their kinds and types), packed on
+  // the stack (so a launch inside a launch, an extension's, needs nothing of its own).
+  alignas(16) uint64_t words[DirectPlan::kBufferWords];
+  void *params[DirectPlan::kParamPointers];
+  const int ordinal = runtime::Device::currentOrdinal(); // arrays elsewhere: the general path
+  const compiler::Specialization *spec = packDirect(backend, ordinal, args, nargs, words);
+  if (!spec) [[unlikely]]
+    return launchGeneral(grid, block, sharedMem, stream, forallTasks, args, nargs, backend);
+  ++directLaunches;
+  CUstream h = isDefaultStreamArg(stream.ptr()) ? nullptr : streamHandle(stream, backend, true);
+  if (forallTasks >= 0) [[unlikely]]
+    sizeForall(*spec, backend, forallTasks, sharedMem, grid, block);
+  char *buf = reinterpret_cast<char *>(words);
+  if (backend == codegen::Backend::Host)
+    return launchOnHost(*spec, grid, block, sharedMem, buf, params);
+  // Device arrays only: an asynchronous launch, short enough to keep the GIL (as Numba).
+  spec->launchCuda(grid, block, sharedMem, h, buf, params);
+}
 
+void Dispatcher::launchGeneral(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem,
+                               py::handle stream, int64_t forallTasks, PyObject *const *args,
+                               size_t nargs, codegen::Backend backend) {
   thread_local Scratch cached;
   std::optional<Scratch> nested; // made only for a launch inside a launch (an extension's)
   Scratch &sc = cached.busy ? nested.emplace() : cached;
@@ -546,40 +604,6 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
     }
   } busyGuard{sc, sc.busy};
   sc.busy = true;
-
-  // Sizes the launch of `spec`: the grid and block of a forall, and params[] for the pointer form.
-  auto prepare = [&](const compiler::Specialization &spec) {
-    if (forallTasks >= 0) {
-      unsigned tpb = block.x;
-      if (tpb == 0)
-        tpb = backend == codegen::Backend::CUDA
-                  ? static_cast<unsigned>(sharedMem == 0 ? spec.occupancy().blockSize
-                                                         : runtime::maxPotentialBlockSize(
-                                                               spec.cudaFunction(), sharedMem)
-                                                               .blockSize)
-                  : 256u;
-      block = {tpb, 1, 1};
-      grid = {static_cast<unsigned>(std::max<int64_t>(1, (forallTasks + tpb - 1) / tpb)), 1, 1};
-    }
-    sc.params.resize(spec.plan.slots.size() + 1);
-  };
-  auto launchHost = [&](const compiler::Specialization &spec, char *buf) {
-    py::gil_scoped_release release;
-    spec.launchHost(grid, block, sharedMem, buf, sc.params.data());
-  };
-
-  // The common case first: the arguments of the last launch again (their kinds and types).
-  if (const compiler::Specialization *spec = packDirect(backend, args, nargs, sc.buffer)) {
-    ++directLaunches;
-    CUstream h = streamHandle(stream, backend, true);
-    prepare(*spec);
-    char *buf = reinterpret_cast<char *>(sc.buffer.data());
-    if (backend == codegen::Backend::Host)
-      return launchHost(*spec, buf);
-    // Device arrays only: an asynchronous launch, short enough to keep the GIL (as Numba).
-    spec->launchCuda(grid, block, sharedMem, h, buf, sc.params.data());
-    return;
-  }
 
   ArgReader &r = sc.reader;
   r.clear();
@@ -613,7 +637,8 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
   const compiler::Specialization &spec = lookup(r.codes, backend);
   const codegen::PackingPlan &plan = spec.plan;
   CUstream h = streamHandle(stream, backend, true);
-  prepare(spec);
+  sizeForall(spec, backend, forallTasks, sharedMem, grid, block);
+  sc.params.resize(plan.slots.size() + 1);
   sc.buffer.resize(plan.bufferSize() / 8 + 1);
   char *buf = reinterpret_cast<char *>(sc.buffer.data());
 
@@ -625,7 +650,7 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
       if (l.kind == LeafValue::Kind::Array && l.transfer == LeafValue::Transfer::In)
         l.data = hostCopyOf(l, inCopies);
     compiler::pack(plan, r.leaves.data(), buf);
-    return launchHost(spec, buf);
+    return launchOnHost(spec, grid, block, sharedMem, buf, sc.params.data());
   }
   if (!hostArrays) {
     // Device arrays only: an asynchronous launch, short enough to keep the GIL (as Numba).

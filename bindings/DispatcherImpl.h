@@ -48,6 +48,11 @@ struct DirectPlan {
     uint32_t firstWrite; ///< its slots' writes are writes[firstWrite, endWrite)
     uint32_t endWrite;
   };
+  /// The room a direct launch packs into, on the launching thread's stack: 8-byte words of
+  /// the packed buffer (plan.bufferSize() / 8 + 1) and pointers for the pointer forms
+  /// (plan.slots.size() + 1). A plan needing more is not `usable` (2 KiB covers 42 arrays of
+  /// 3 dimensions; the driver's own limit on a kernel's parameters is 32,764 bytes).
+  static constexpr size_t kBufferWords = 128, kParamPointers = 128;
   bool usable = false;
   std::vector<Arg> args;
   std::vector<Write> writes;
@@ -117,11 +122,12 @@ public:
   /// device functions (interpreter held), then compiles without the interpreter.
   const compiler::Specialization &specialize(const std::vector<const ir::Type *> &params,
                                              const codegen::CompileOptions &opts);
-  /// The specialization of the last launch on `backend` with `args` packed into `buf` (sized
-  /// for it), when they have the kinds and fingerprint codes of that launch's arguments
-  /// (DirectPlan); else null, `buf` partly written, for the general path to read them.
-  const compiler::Specialization *packDirect(codegen::Backend backend, PyObject *const *args,
-                                             size_t nargs, std::vector<uint64_t> &buf);
+  /// The specialization of the last launch on `backend` with `args` packed into `buf`
+  /// (DirectPlan::kBufferWords words), when they have the kinds and fingerprint codes of that
+  /// launch's arguments and its device arrays are on device `ordinal` (the thread's current
+  /// one); else null, `buf` partly written, for the general path to read them.
+  const compiler::Specialization *packDirect(codegen::Backend backend, int ordinal,
+                                             PyObject *const *args, size_t nargs, uint64_t *buf);
   /// Launches with `nargs` positional arguments `args` (borrowed). Throws for bad arguments
   /// (py::type_error), bad configurations (std::invalid_argument), compile and driver errors.
   void launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem, py::handle stream,
@@ -175,6 +181,14 @@ public:
   [[noreturn]] void notALaunch() const;
 
 private:
+  /// launch() for arguments the last specialization's DirectPlan does not take: read into
+  /// leaves, fingerprinted, looked up (compiled if new), host arrays staged around the launch.
+  [[gnu::noinline]] void launchGeneral(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem,
+                                       py::handle stream, int64_t forallTasks,
+                                       PyObject *const *args, size_t nargs,
+                                       codegen::Backend backend);
+  /// Throws launch()'s TypeError for `nargs` arguments outside [requiredArgs, argNames.size()].
+  [[noreturn, gnu::cold, gnu::noinline]] void throwArgCount(size_t nargs) const;
   void recordCompiled(const std::vector<const ir::Type *> &params);
   /// Compiles `params` for `backend` (device functions: type-checks them, they are compiled
   /// into their callers) and adds them to `compiled`.

@@ -20,6 +20,14 @@ void PyStream::synchronize() const {
   stream_->synchronize();
 }
 
+bool isZeroInt(PyObject *s) {
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(s, &overflow);
+  if (v == -1 && PyErr_Occurred())
+    PyErr_Clear();
+  return v == 0 && !overflow;
+}
+
 CUstream streamHandle(py::handle s, codegen::Backend backend, bool forLaunch) {
   if (isDefaultStreamArg(s.ptr()))
     return nullptr;

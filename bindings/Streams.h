@@ -51,20 +51,17 @@ private:
 /// CUDA_ERROR_INVALID_HANDLE).
 CUstream streamHandle(py::handle s, codegen::Backend backend, bool forLaunch = false);
 
+/// Whether `s`, an exact int, equals 0 (isDefaultStreamArg's rare case, out of line).
+bool isZeroInt(PyObject *s);
+
 /// True for the stream arguments that mean the default stream: None, or an exact int equal to
 /// 0. CPython's shared small int 0 (what configurations without a stream hold, and what a
-/// literal 0 is) is recognised by one compare; inline, as launches ask on every call.
-inline bool isDefaultStreamArg(PyObject *s) {
+/// literal 0 is) is recognised by one compare; forced inline, as launches ask on every call.
+[[gnu::always_inline]] inline bool isDefaultStreamArg(PyObject *s) {
   static PyObject *const zero = PyLong_FromLong(0);
   if (s == zero || s == Py_None)
     return true;
-  if (!PyLong_CheckExact(s))
-    return false;
-  int overflow = 0;
-  const long long v = PyLong_AsLongLongAndOverflow(s, &overflow);
-  if (v == -1 && PyErr_Occurred())
-    PyErr_Clear();
-  return v == 0 && !overflow;
+  return PyLong_CheckExact(s) && isZeroInt(s);
 }
 
 /// The stream object to remember with a device array (None for the default stream).

@@ -75,7 +75,7 @@ Specialization::PerDevice &Specialization::perDevice(int ordinal) const {
   return *d;
 }
 
-CUfunction Specialization::cudaFunction(int ordinal) const {
+CUfunction Specialization::loadFunction(int ordinal) const {
   PerDevice &dev = perDevice(ordinal);
   if (CUfunction f = dev.function.load(std::memory_order_acquire)) [[likely]]
     return f;
@@ -210,15 +210,17 @@ void Specialization::throwFault(const codegen::BoundsRecord &r) const {
 
 void Specialization::launchCuda(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem,
                                 CUstream stream, char *buf, void **params) const {
-  CUfunction f = cudaFunction();
+  // The thread's device once: it picks the function and is the one launched on.
+  const runtime::Device &dev = runtime::Device::current();
+  CUfunction f = cudaFunction(dev.ordinal());
   if (cooperativeLaunch) [[unlikely]] { // cuLaunchCooperativeKernel takes no packed buffer
     pointAtSlots(plan, buf, params);
-    runtime::launchCooperativeKernel(f, grid, block, sharedMem, stream, params);
+    runtime::launchCooperativeKernel(dev, f, grid, block, sharedMem, stream, params);
   } else if (paramBuffer()) {
-    runtime::launchKernelBuffer(f, grid, block, sharedMem, stream, buf, plan.paramBytes);
+    runtime::launchKernelBuffer(dev, f, grid, block, sharedMem, stream, buf, plan.paramBytes);
   } else {
     pointAtSlots(plan, buf, params);
-    runtime::launchKernel(f, grid, block, sharedMem, stream, params);
+    runtime::launchKernel(dev, f, grid, block, sharedMem, stream, params);
   }
   if (checksFaults)
     checkCudaFaults(stream);

@@ -177,7 +177,13 @@ public:
   CUfunction cudaFunction() const { return cudaFunction(runtime::Device::currentOrdinal()); }
   /// As cudaFunction(), for device `ordinal` (makes that device's context current on the
   /// calling thread while loading).
-  CUfunction cudaFunction(int ordinal) const;
+  CUfunction cudaFunction(int ordinal) const {
+    // Inline for the launch path: device 0's function, once loaded, is one load.
+    if (ordinal == 0) [[likely]]
+      if (CUfunction f = device0_.function.load(std::memory_order_acquire)) [[likely]]
+        return f;
+    return loadFunction(ordinal);
+  }
   /// True once cudaFunction() has loaded the module in the calling thread's current device.
   bool loaded() const;
   /// CUDA kernels only, after cudaFunction(): true when the driver places the kernel's
@@ -237,6 +243,8 @@ private:
   };
   /// Device `ordinal`'s slot, created on first use (under loadMutex_; published with release).
   PerDevice &perDevice(int ordinal) const;
+  /// cudaFunction(ordinal) beyond its inline case: another device, or the first load.
+  CUfunction loadFunction(int ordinal) const;
   mutable bool paramBuffer_ = false; ///< written before the first function is published
   mutable bool paramBufferKnown_ = false;
   mutable std::mutex loadMutex_;

@@ -38,7 +38,6 @@ struct DriverState {
 
 DriverState *gState = nullptr; // the loaded state, for the fork handler
 
-std::atomic<const DriverApi *> gLoaded{nullptr};
 std::atomic<bool> gShuttingDown{false};
 
 struct NamedCode {
@@ -270,7 +269,7 @@ void markForkedChild() {
   gState->error = "CUDA initialized before forking: this process was forked (fork(), or "
                   "multiprocessing's 'fork' start method) after its parent initialized CUDA, "
                   "and cannot use it; start workers with the 'spawn' method instead";
-  gLoaded.store(nullptr, std::memory_order_release);
+  detail::gLoadedApi.store(nullptr, std::memory_order_release);
 }
 
 DriverState loadDriver() {
@@ -362,7 +361,7 @@ const DriverState &driverState() {
   auto *state = new DriverState(loadDriver()); // never destroyed: the driver stays loaded
   if (state->ok) {
     gState = state;
-    gLoaded.store(&state->api, std::memory_order_release);
+    detail::gLoadedApi.store(&state->api, std::memory_order_release);
   }
   gLoadedState.store(state, std::memory_order_release);
   return *state;
@@ -371,12 +370,16 @@ const DriverState &driverState() {
 } // namespace
 
 CudaError::CudaError(CUresult code, std::string call, const std::string &detail)
-    : std::runtime_error(call +
-                         " failed: " + describe(gLoaded.load(std::memory_order_acquire), code) +
-                         (detail.empty() ? std::string() : "\n" + detail)),
+    : std::runtime_error(
+          call + " failed: " + describe(detail::gLoadedApi.load(std::memory_order_acquire), code) +
+          (detail.empty() ? std::string() : "\n" + detail)),
       code_(code), call_(std::move(call)) {}
 
-const DriverApi &driver() {
+namespace detail {
+std::atomic<const DriverApi *> gLoadedApi{nullptr};
+} // namespace detail
+
+const DriverApi &detail::loadedDriver() {
   const DriverState &st = driverState();
   if (!st.ok) [[unlikely]] {
     if (st.forked)
@@ -471,11 +474,11 @@ const DeviceSetIdentity &deviceSetIdentity() noexcept {
 bool driverShuttingDown() noexcept { return gShuttingDown.load(std::memory_order_acquire); }
 
 std::string errorName(CUresult code) {
-  return nameWith(gLoaded.load(std::memory_order_acquire), code);
+  return nameWith(detail::gLoadedApi.load(std::memory_order_acquire), code);
 }
 
 std::string errorString(CUresult code) {
-  return textWith(gLoaded.load(std::memory_order_acquire), code);
+  return textWith(detail::gLoadedApi.load(std::memory_order_acquire), code);
 }
 
 void throwCudaError(CUresult code, const char *call) { throw CudaError(code, call); }

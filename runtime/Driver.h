@@ -7,6 +7,7 @@
 
 #include "runtime/CudaApi.h"
 
+#include <atomic>
 #include <stdexcept>
 #include <string>
 
@@ -168,7 +169,21 @@ private:
 // (or the file named by the environment variable PTXJIT_LIBCUDA, for tests), dlsym of every
 // entry point, cuInit(0), cuDriverGetVersion, and cuDeviceGetCount > 0.
 // Throws DriverUnavailable saying why, ForkedAfterInit in a child forked after the loading.
+// Inline: every launch asks, and once loaded the answer is one load.
 const DriverApi &driver();
+
+namespace detail {
+// The loaded entry points (null until loaded, on failure, and in a forked child).
+extern std::atomic<const DriverApi *> gLoadedApi;
+// driver() when gLoadedApi is null: loads, or throws why not.
+const DriverApi &loadedDriver();
+} // namespace detail
+
+inline const DriverApi &driver() {
+  if (const DriverApi *api = detail::gLoadedApi.load(std::memory_order_acquire)) [[likely]]
+    return *api;
+  return detail::loadedDriver();
+}
 
 // True when driver() succeeds. Never throws; on false, stores the reason into *why if given.
 bool driverAvailable(std::string *why = nullptr) noexcept;

@@ -74,13 +74,15 @@ int functionAttribute(const DriverApi &d, CUfunction f, CUfunction_attribute att
 } // namespace
 
 void validateLaunch(Dim3 grid, Dim3 block, const LaunchLimits &limits) {
-  bool ok = grid.x != 0 && grid.y != 0 && grid.z != 0 && block.x != 0 && block.y != 0 &&
-            block.z != 0 && block.x <= limits.maxBlockDim[0] && block.y <= limits.maxBlockDim[1] &&
-            block.z <= limits.maxBlockDim[2] &&
-            uint64_t(block.x) * block.y * block.z <= limits.maxThreadsPerBlock &&
-            grid.x <= limits.maxGridDim[0] && grid.y <= limits.maxGridDim[1] &&
-            grid.z <= limits.maxGridDim[2];
-  if (!ok) [[unlikely]]
+  // Every launch checks its shape: without branches (d - 1 >= max in unsigned arithmetic is
+  // both d == 0 and d > max), as a launch path pays for each taken one.
+  const uint64_t threads = uint64_t(block.x) * block.y * block.z;
+  const bool bad = (grid.x - 1u >= limits.maxGridDim[0]) | (grid.y - 1u >= limits.maxGridDim[1]) |
+                   (grid.z - 1u >= limits.maxGridDim[2]) | (block.x - 1u >= limits.maxBlockDim[0]) |
+                   (block.y - 1u >= limits.maxBlockDim[1]) |
+                   (block.z - 1u >= limits.maxBlockDim[2]) |
+                   (threads - 1u >= limits.maxThreadsPerBlock);
+  if (bad) [[unlikely]]
     throwInvalidLaunch(grid, block, limits);
 }
 
@@ -89,58 +91,93 @@ const LaunchLimits &deviceLaunchLimits() { return Device::current().launchLimits
 namespace {
 
 // launchKernel and launchKernelBuffer: cuLaunchKernel with `params` or `extra`;
-// launchCooperativeKernel: cuLaunchCooperativeKernel with `params` (it takes no `extra`).
-void launch(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem, CUstream stream, void **params,
-            void **extra, bool cooperative = false) {
+// launchCooperativeKernel: cuLaunchCooperativeKernel with `params` (it takes no `extra`). `dev`
+// is the calling thread's current device, its context current.
+void launch(const Device &dev, CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem,
+            CUstream stream, void **params, void **extra, bool cooperative = false) {
   if (!f) [[unlikely]]
     throw std::invalid_argument("launchKernel: the kernel (CUfunction) is null");
-  const Device &dev = Device::current();
   validateLaunch(grid, block, dev.launchLimits());
-  if (sharedMem > dev.sharedMemoryPerBlockOptin()) [[unlikely]]
-    invalid(std::to_string(sharedMem) + " bytes of dynamic shared memory requested; the device " +
-            "allows at most " + std::to_string(dev.sharedMemoryPerBlockOptin()) + " per block");
+  const DriverApi &d = driver();
   if (sharedMem > dev.sharedMemoryPerBlock()) [[unlikely]] {
+    if (sharedMem > dev.sharedMemoryPerBlockOptin())
+      invalid(std::to_string(sharedMem) + " bytes of dynamic shared memory requested; the " +
+              "device allows at most " + std::to_string(dev.sharedMemoryPerBlockOptin()) +
+              " per block");
     // Beyond the default 48 KiB of dynamic shared memory a kernel must opt in (cuda.shared.array
     // of size 0 with a large sharedmem, see docs/cooperation.md).
-    CUresult a = driver().cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                             static_cast<int>(sharedMem));
+    CUresult a = d.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                      static_cast<int>(sharedMem));
     if (a != CUDA_SUCCESS)
       throwLaunchError(a, f, grid, block, sharedMem);
   }
   CUresult r = cooperative
-                   ? driver().cuLaunchCooperativeKernel(f, grid.x, grid.y, grid.z, block.x, block.y,
-                                                        block.z, sharedMem, stream, params)
-                   : driver().cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                                             sharedMem, stream, params, extra);
+                   ? d.cuLaunchCooperativeKernel(f, grid.x, grid.y, grid.z, block.x, block.y,
+                                                 block.z, sharedMem, stream, params)
+                   : d.cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                                      sharedMem, stream, params, extra);
   if (r != CUDA_SUCCESS) [[unlikely]]
     throwLaunchError(r, f, grid, block, sharedMem);
   joinLegacyStreamAfter(stream); // memory freed later waits for the kernel (runtime/Stream.h)
+}
+
+void launchBuffer(const Device &dev, CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem,
+                  CUstream stream, void *buffer, size_t bytes) {
+  if (bytes == 0) {
+    launch(dev, f, grid, block, sharedMem, stream, nullptr, nullptr);
+    return;
+  }
+  void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buffer, CU_LAUNCH_PARAM_BUFFER_SIZE, &bytes,
+                   CU_LAUNCH_PARAM_END};
+  launch(dev, f, grid, block, sharedMem, stream, nullptr, extra);
+}
+
+void launchCooperative(const Device &dev, CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem,
+                       CUstream stream, void **params) {
+  if (!driver().cuLaunchCooperativeKernel)
+    throw DriverUnavailable("the CUDA driver has no cuLaunchCooperativeKernel: kernels that "
+                            "synchronize their grid (cuda.cg) cannot be launched");
+  launch(dev, f, grid, block, sharedMem, stream, params, nullptr, /*cooperative=*/true);
+}
+
+// The calling thread's current device, for a launch of `f`: a null `f` is refused first,
+// before the driver is loaded.
+const Device &currentFor(CUfunction f) {
+  if (!f) [[unlikely]]
+    throw std::invalid_argument("launchKernel: the kernel (CUfunction) is null");
+  return Device::current();
 }
 
 } // namespace
 
 void launchKernel(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem, CUstream stream,
                   void **params) {
-  launch(f, grid, block, sharedMem, stream, params, nullptr);
+  launch(currentFor(f), f, grid, block, sharedMem, stream, params, nullptr);
 }
 
 void launchKernelBuffer(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem, CUstream stream,
                         void *buffer, size_t bytes) {
-  if (bytes == 0) {
-    launch(f, grid, block, sharedMem, stream, nullptr, nullptr);
-    return;
-  }
-  void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buffer, CU_LAUNCH_PARAM_BUFFER_SIZE, &bytes,
-                   CU_LAUNCH_PARAM_END};
-  launch(f, grid, block, sharedMem, stream, nullptr, extra);
+  launchBuffer(currentFor(f), f, grid, block, sharedMem, stream, buffer, bytes);
 }
 
 void launchCooperativeKernel(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem,
                              CUstream stream, void **params) {
-  if (!driver().cuLaunchCooperativeKernel)
-    throw DriverUnavailable("the CUDA driver has no cuLaunchCooperativeKernel: kernels that "
-                            "synchronize their grid (cuda.cg) cannot be launched");
-  launch(f, grid, block, sharedMem, stream, params, nullptr, /*cooperative=*/true);
+  launchCooperative(currentFor(f), f, grid, block, sharedMem, stream, params);
+}
+
+void launchKernel(const Device &current, CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem,
+                  CUstream stream, void **params) {
+  launch(current, f, grid, block, sharedMem, stream, params, nullptr);
+}
+
+void launchKernelBuffer(const Device &current, CUfunction f, Dim3 grid, Dim3 block,
+                        unsigned sharedMem, CUstream stream, void *buffer, size_t bytes) {
+  launchBuffer(current, f, grid, block, sharedMem, stream, buffer, bytes);
+}
+
+void launchCooperativeKernel(const Device &current, CUfunction f, Dim3 grid, Dim3 block,
+                             unsigned sharedMem, CUstream stream, void **params) {
+  launchCooperative(current, f, grid, block, sharedMem, stream, params);
 }
 
 int maxCooperativeGridBlocks(CUfunction f, int threadsPerBlock, size_t dynamicSharedMem) {

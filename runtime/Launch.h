@@ -59,6 +59,19 @@ void launchKernelBuffer(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem,
 void launchCooperativeKernel(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem,
                              CUstream stream, void **params);
 
+class Device;
+
+// As launchKernel, launchKernelBuffer and launchCooperativeKernel, on `current`: the calling
+// thread's current device, as Device::current() returned it (its context current). For a
+// caller that needs the device first (a kernel's function is per device), so that a launch
+// reads the thread's device and checks its context once.
+void launchKernel(const Device &current, CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem,
+                  CUstream stream, void **params);
+void launchKernelBuffer(const Device &current, CUfunction f, Dim3 grid, Dim3 block,
+                        unsigned sharedMem, CUstream stream, void *buffer, size_t bytes);
+void launchCooperativeKernel(const Device &current, CUfunction f, Dim3 grid, Dim3 block,
+                             unsigned sharedMem, CUstream stream, void **params);
+
 // The most blocks of `threadsPerBlock` threads (with `dynamicSharedMem` bytes of dynamic shared
 // memory each) a cooperative launch of `f` may have on the current device: the blocks resident
 // per multiprocessor (cuOccupancyMaxActiveBlocksPerMultiprocessor) times the multiprocessors.

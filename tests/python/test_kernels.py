@@ -657,6 +657,34 @@ def test_repeated_launches_pack_every_dimension_of_a_strided_view(backend):
         np.testing.assert_array_equal(out.copy_to_host(), want, str(k))
 
 
+def test_repeated_forall_launches_size_their_grid_on_the_direct_path(backend):
+    # forall(n) picks its block and grid at each launch, the direct path's launches too.
+    x = np.arange(1000, dtype=np.float64)
+    for k, n in enumerate((1000, 37, 1000)):
+        d, out = cuda.to_device(x[:n]), cuda.device_array(n)
+        before = grid_stride._direct_launches
+        grid_stride.forall(n)(d, out)
+        if k > 0:  # the first may follow other tests' launches of grid_stride
+            assert grid_stride._direct_launches == before + 1, k
+        np.testing.assert_array_equal(out.copy_to_host(), 2 * x[:n], str(k))
+
+
+def test_launches_beyond_the_direct_paths_room_take_the_general_path(backend):
+    # The direct path packs on the stack, room for 127 parameter slots: a kernel of 48 arrays
+    # (3 slots each) is packed by the general path on every launch, its values read afresh.
+    names = [f"a{i}" for i in range(48)]
+    src = (f"def wide({', '.join(names)}):\n    if cuda.grid(1) == 0:\n"
+           f"        a0[0] = a1[0] + {names[-1]}[0]\n")
+    ns = {"cuda": cuda}
+    exec(compile(src, "<wide>", "exec"), ns)
+    wide = cuda.jit(ns["wide"])
+    for v in (1.0, 2.5):
+        arrays = [cuda.to_device(np.full(2, v + i)) for i in range(48)]
+        wide[1, 1](*arrays)
+        assert arrays[0].copy_to_host()[0] == (v + 1) + (v + 47)
+    assert wide._direct_launches == 0
+
+
 @cuda.jit(["void(float64[:], float64, int32, float32, float64, float16)"])
 def converting_kernel(out, a, n, b, flag, h):
     out[0] = a
