@@ -19,8 +19,8 @@
 namespace ptxjit::bindings {
 namespace {
 
-constexpr int kUndecided = -1;
-std::atomic<int> gBackend{kUndecided};
+constexpr int kUndecided = detail::kBackendUndecided;
+std::atomic<int> &gBackend = detail::gBackend;
 bool gWarned = false;
 
 /// PTXJIT_TARGET in lower case, or "cpu" for NUMBA_ENABLE_CUDASIM (said once, when `log`).
@@ -159,10 +159,9 @@ void startCuda() {
   }
 }
 
-codegen::Backend currentBackend() {
-  int b = gBackend.load(std::memory_order_acquire);
-  if (b != kUndecided) [[likely]]
-    return static_cast<codegen::Backend>(b);
+std::atomic<int> detail::gBackend{detail::kBackendUndecided};
+
+codegen::Backend detail::chooseBackend() {
   runtime::StartupTimer timer("choosing the backend");
   codegen::Backend chosen = decide(envTarget(), true);
   gBackend.store(static_cast<int>(chosen), std::memory_order_release);

@@ -5,14 +5,28 @@
 #include "codegen/CompileOptions.h"
 #include "compiler/Compiler.h"
 
+#include <atomic>
 #include <string>
 
 namespace ptxjit::bindings {
 
+namespace detail {
+constexpr int kBackendUndecided = -1;
+/// The backend in use as an int, kBackendUndecided until chosen (or after selectTarget("")).
+extern std::atomic<int> gBackend;
+/// currentBackend()'s first call: decides the backend and publishes it in gBackend.
+codegen::Backend chooseBackend();
+} // namespace detail
+
 /// The backend in use, decided on the first call (needs the GIL: it may warn). Throws
 /// PtxjitPyError("CudaSupportError") when PTXJIT_TARGET=cuda and CUDA is unusable,
-/// std::invalid_argument for another PTXJIT_TARGET value.
-codegen::Backend currentBackend();
+/// std::invalid_argument for another PTXJIT_TARGET value. Inline: every launch asks.
+inline codegen::Backend currentBackend() {
+  const int b = detail::gBackend.load(std::memory_order_acquire);
+  if (b != detail::kBackendUndecided) [[likely]]
+    return static_cast<codegen::Backend>(b);
+  return detail::chooseBackend();
+}
 
 /// The backend an eager compile at decoration (`cuda.jit(signature)`) compiles for: CUDA while
 /// the backend is undecided (PTXJIT_TARGET unset, cuda or gpu), nothing has loaded the driver yet

@@ -20,31 +20,6 @@ std::string shape(Dim3 d) {
   throw std::invalid_argument("invalid launch configuration: " + why);
 }
 
-[[noreturn]] void throwInvalidLaunch(Dim3 grid, Dim3 block, const LaunchLimits &limits) {
-  const unsigned g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
-  for (int i = 0; i < 3; ++i)
-    if (g[i] == 0)
-      invalid("grid " + shape(grid) + ": dimension " + kAxis[i] +
-              " is 0; every grid and block dimension must be at least 1");
-  for (int i = 0; i < 3; ++i)
-    if (b[i] == 0)
-      invalid("block " + shape(block) + ": dimension " + kAxis[i] +
-              " is 0; every grid and block dimension must be at least 1");
-  for (int i = 0; i < 3; ++i)
-    if (b[i] > limits.maxBlockDim[i])
-      invalid("block " + shape(block) + ": dimension " + kAxis[i] + " is " + std::to_string(b[i]) +
-              "; at most " + std::to_string(limits.maxBlockDim[i]) + " is allowed");
-  uint64_t threads = uint64_t(b[0]) * b[1] * b[2];
-  if (threads > limits.maxThreadsPerBlock)
-    invalid("block " + shape(block) + " has " + std::to_string(threads) + " threads; at most " +
-            std::to_string(limits.maxThreadsPerBlock) + " threads per block are allowed");
-  for (int i = 0; i < 3; ++i)
-    if (g[i] > limits.maxGridDim[i])
-      invalid("grid " + shape(grid) + ": dimension " + kAxis[i] + " is " + std::to_string(g[i]) +
-              "; at most " + std::to_string(limits.maxGridDim[i]) + " is allowed");
-  invalid("grid " + shape(grid) + ", block " + shape(block)); // unreachable by construction
-}
-
 int functionAttribute(const DriverApi &d, CUfunction f, CUfunction_attribute attr) {
   int value = 0;
   check(d.cuFuncGetAttribute(&value, attr, f), "cuFuncGetAttribute");
@@ -73,17 +48,29 @@ int functionAttribute(const DriverApi &d, CUfunction f, CUfunction_attribute att
 
 } // namespace
 
-void validateLaunch(Dim3 grid, Dim3 block, const LaunchLimits &limits) {
-  // Every launch checks its shape: without branches (d - 1 >= max in unsigned arithmetic is
-  // both d == 0 and d > max), as a launch path pays for each taken one.
-  const uint64_t threads = uint64_t(block.x) * block.y * block.z;
-  const bool bad = (grid.x - 1u >= limits.maxGridDim[0]) | (grid.y - 1u >= limits.maxGridDim[1]) |
-                   (grid.z - 1u >= limits.maxGridDim[2]) | (block.x - 1u >= limits.maxBlockDim[0]) |
-                   (block.y - 1u >= limits.maxBlockDim[1]) |
-                   (block.z - 1u >= limits.maxBlockDim[2]) |
-                   (threads - 1u >= limits.maxThreadsPerBlock);
-  if (bad) [[unlikely]]
-    throwInvalidLaunch(grid, block, limits);
+[[noreturn]] void detail::throwInvalidLaunch(Dim3 grid, Dim3 block, const LaunchLimits &limits) {
+  const unsigned g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
+  for (int i = 0; i < 3; ++i)
+    if (g[i] == 0)
+      invalid("grid " + shape(grid) + ": dimension " + kAxis[i] +
+              " is 0; every grid and block dimension must be at least 1");
+  for (int i = 0; i < 3; ++i)
+    if (b[i] == 0)
+      invalid("block " + shape(block) + ": dimension " + kAxis[i] +
+              " is 0; every grid and block dimension must be at least 1");
+  for (int i = 0; i < 3; ++i)
+    if (b[i] > limits.maxBlockDim[i])
+      invalid("block " + shape(block) + ": dimension " + kAxis[i] + " is " + std::to_string(b[i]) +
+              "; at most " + std::to_string(limits.maxBlockDim[i]) + " is allowed");
+  uint64_t threads = uint64_t(b[0]) * b[1] * b[2];
+  if (threads > limits.maxThreadsPerBlock)
+    invalid("block " + shape(block) + " has " + std::to_string(threads) + " threads; at most " +
+            std::to_string(limits.maxThreadsPerBlock) + " threads per block are allowed");
+  for (int i = 0; i < 3; ++i)
+    if (g[i] > limits.maxGridDim[i])
+      invalid("grid " + shape(grid) + ": dimension " + kAxis[i] + " is " + std::to_string(g[i]) +
+              "; at most " + std::to_string(limits.maxGridDim[i]) + " is allowed");
+  invalid("grid " + shape(grid) + ", block " + shape(block)); // unreachable by construction
 }
 
 const LaunchLimits &deviceLaunchLimits() { return Device::current().launchLimits(); }

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -23,11 +24,26 @@ struct LaunchLimits {
   std::array<unsigned, 3> maxGridDim{2147483647u, 65535u, 65535u};
 };
 
+namespace detail {
+// validateLaunch's error: the message naming the first offending dimension.
+[[noreturn]] void throwInvalidLaunch(Dim3 grid, Dim3 block, const LaunchLimits &limits);
+} // namespace detail
+
 // Checks a launch configuration: every dimension >= 1, each block dimension <= maxBlockDim, the
 // block's thread count (x*y*z) <= maxThreadsPerBlock, each grid dimension <= maxGridDim.
 // Throws std::invalid_argument with a message starting "invalid launch configuration: " that
-// names the offending dimension and the limit.
-void validateLaunch(Dim3 grid, Dim3 block, const LaunchLimits &limits);
+// names the offending dimension and the limit. Inline and without branches (d - 1 >= max in
+// unsigned arithmetic is both d == 0 and d > max): every launch checks its shape.
+inline void validateLaunch(Dim3 grid, Dim3 block, const LaunchLimits &limits) {
+  const uint64_t threads = uint64_t(block.x) * block.y * block.z;
+  const bool bad = (grid.x - 1u >= limits.maxGridDim[0]) | (grid.y - 1u >= limits.maxGridDim[1]) |
+                   (grid.z - 1u >= limits.maxGridDim[2]) | (block.x - 1u >= limits.maxBlockDim[0]) |
+                   (block.y - 1u >= limits.maxBlockDim[1]) |
+                   (block.z - 1u >= limits.maxBlockDim[2]) |
+                   (threads - 1u >= limits.maxThreadsPerBlock);
+  if (bad) [[unlikely]]
+    detail::throwInvalidLaunch(grid, block, limits);
+}
 
 // The calling thread's current device's limits (Device::current().launchLimits()). Throws
 // DriverUnavailable, CudaError.
