@@ -11,6 +11,19 @@
 
 namespace ptxjit::bindings {
 PyTypeObject *detail::deviceArrayType = nullptr;
+uint64_t detail::deviceArrayFrees = 0;
+
+namespace {
+/// pybind11's deallocator of the DeviceNDArray class, which countingDealloc wraps.
+destructor gPybindDealloc = nullptr;
+
+/// The class's tp_dealloc: counts the object (detail::deviceArrayFrees), then pybind11 frees it.
+/// A Python subclass's deallocation reaches it too, as its base's tp_dealloc.
+void countingDealloc(PyObject *self) {
+  ++detail::deviceArrayFrees;
+  gPybindDealloc(self);
+}
+} // namespace
 
 namespace {
 
@@ -807,6 +820,9 @@ void defineDeviceArrays(py::module_ &m) {
                backendName(d.backend()) + ">";
       });
   detail::deviceArrayType = reinterpret_cast<PyTypeObject *>(cls.ptr());
+  // Before any instance exists (none can be made from Python: the class has no __init__).
+  gPybindDealloc = detail::deviceArrayType->tp_dealloc;
+  detail::deviceArrayType->tp_dealloc = countingDealloc;
 
   m.def("to_device", &toDevice, py::arg("ary"), py::arg("stream") = 0, py::arg("copy") = true);
   m.def(

@@ -107,6 +107,11 @@ py::object wrapDeviceArray(std::shared_ptr<DeviceNDArray> arr);
 namespace detail {
 /// The DeviceNDArray class object (null until the module registered it).
 extern PyTypeObject *deviceArrayType;
+/// How many DeviceNDArray objects (Python objects, of the class or a subclass) were deallocated
+/// so far: while it stays the same, a pointer to a live one still points to that same array (its
+/// memory cannot have been reused for another), which lets a launch skip reading the arrays it
+/// packed last (DirectPlan). Counted by the class's tp_dealloc; read with the GIL held.
+extern uint64_t deviceArrayFrees;
 /// asDeviceArray for everything but an initialized object of exactly that class.
 const DeviceNDArray *asDeviceArraySlow(PyObject *o);
 } // namespace detail

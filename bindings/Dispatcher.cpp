@@ -142,6 +142,11 @@ DirectPlan makeDirectPlan(const std::vector<uint32_t> &codes, const codegen::Pac
     d.args.push_back(arg);
   }
   d.usable = true;
+  d.hasArrays = std::any_of(d.args.begin(), d.args.end(),
+                            [](const DirectPlan::Arg &a) { return a.kind == Kind::Array; });
+  d.objects.assign(codes.size(), nullptr);
+  d.held.resize(codes.size());
+  d.words.assign(DirectPlan::kBufferWords, 0);
   return d;
 }
 
@@ -428,22 +433,30 @@ const compiler::Specialization &Dispatcher::lookup(const std::vector<uint32_t> &
 // Kept out of launch(): inlined there (LTO did), its loops kept their iterators on the stack,
 // about 13 instructions per slot written against 8 here.
 [[gnu::noinline]] const compiler::Specialization *
-Dispatcher::packDirect(codegen::Backend backend, int ordinal, PyObject *const *args, size_t nargs,
-                       uint64_t *buffer) {
+Dispatcher::packDirect(codegen::Backend backend, int ordinal, PyObject *const *args, size_t nargs) {
   using Kind = DirectPlan::Kind;
   using Op = DirectPlan::Op;
-  const Cache &c = caches[static_cast<int>(backend)];
-  const DirectPlan &d = c.direct;
+  Cache &c = caches[static_cast<int>(backend)];
+  DirectPlan &d = c.direct;
   if (!c.last || !d.usable || nargs != d.args.size())
     return nullptr;
-  char *buf = reinterpret_cast<char *>(buffer);
+  PyObject **last = d.objects.data();
+  const uint64_t frees = detail::deviceArrayFrees;
+  const bool arraysLive = d.frees == frees && d.ordinal == ordinal;
+  size_t same = 0; // launch() found them not all the same, or the arrays not live
+  while (same < nargs && args[same] == last[same])
+    ++same;
+  char *buf = reinterpret_cast<char *>(d.words.data());
   const DirectPlan::Write *writes = d.writes.data();
   const codegen::ParamSlot *slots = c.last->plan.slots.data(); // for Other writes
   // Locals, as the buffer's char writes may alias anything reached through `d` or `a`.
   const DirectPlan::Arg *argv = d.args.data();
-  for (size_t i = 0; i < nargs; ++i) {
+  py::object *held = d.held.data();
+  for (size_t i = arraysLive ? same : 0; i < nargs; ++i) {
     const DirectPlan::Arg &a = argv[i];
     PyObject *o = args[i];
+    if (o == last[i] && (arraysLive || a.kind != Kind::Array))
+      continue; // its words hold it
     const DirectPlan::Write *w = writes + a.firstWrite, *end = writes + a.endWrite;
     switch (a.kind) {
     case Kind::Array: {
@@ -459,6 +472,7 @@ Dispatcher::packDirect(codegen::Backend backend, int ordinal, PyObject *const *a
         put<int64_t>(buf + shapeW[k].offset, shape[k]);
         put<int64_t>(buf + strideW[k].offset, strides[k]);
       }
+      last[i] = o; // borrowed: see DirectPlan::objects
       continue;
     }
     case Kind::FloatPair: {
@@ -467,7 +481,7 @@ Dispatcher::packDirect(codegen::Backend backend, int ordinal, PyObject *const *a
       const double v = PyFloat_AS_DOUBLE(o);
       put<double>(buf + w[0].offset, v);
       put<float>(buf + w[1].offset, static_cast<float>(v));
-      continue;
+      break;
     }
     case Kind::Float: {
       if (Py_TYPE(o) != &PyFloat_Type)
@@ -482,7 +496,7 @@ Dispatcher::packDirect(codegen::Backend backend, int ordinal, PyObject *const *a
           packConverted(slots[w->slot], v, buf + w->offset);
         }
       }
-      continue;
+      break;
     }
     case Kind::Int: {
       if (Py_TYPE(o) != &PyLong_Type)
@@ -500,7 +514,7 @@ Dispatcher::packDirect(codegen::Backend backend, int ordinal, PyObject *const *a
           packConverted(slots[w->slot], static_cast<int64_t>(v), buf + w->offset);
         }
       }
-      continue;
+      break;
     }
     case Kind::Bool: {
       if (Py_TYPE(o) != &PyBool_Type)
@@ -508,10 +522,15 @@ Dispatcher::packDirect(codegen::Backend backend, int ordinal, PyObject *const *a
       const compiler::ArgValue l = compiler::ArgValue::boolean(o == Py_True);
       for (; w != end; ++w)
         compiler::packSlot(slots[w->slot], l, buf + w->offset);
-      continue;
+      break;
     }
     }
+    // A scalar, held: the one it replaces is a float, int or bool, freed without running Python.
+    held[i] = py::reinterpret_borrow<py::object>(o);
+    last[i] = o;
   }
+  d.frees = frees; // every array argument was checked just now, or is live since
+  d.ordinal = ordinal;
   return c.last;
 }
 
@@ -526,11 +545,9 @@ void Dispatcher::notALaunch() const {
 namespace {
 
 /// A forall's launch of `spec` (forallTasks >= 0): its block (the best occupancy unless given)
-/// and the grid that covers the tasks. Other launches keep theirs.
+/// and the grid that covers the tasks.
 void sizeForall(const compiler::Specialization &spec, codegen::Backend backend, int64_t forallTasks,
                 unsigned sharedMem, runtime::Dim3 &grid, runtime::Dim3 &block) {
-  if (forallTasks < 0)
-    return;
   unsigned tpb = block.x;
   if (tpb == 0)
     tpb = backend == codegen::Backend::CUDA
@@ -570,23 +587,31 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
   const codegen::Backend backend = currentBackend();
   if (!starParams && (nargs < requiredArgs || nargs > argNames.size())) [[unlikely]]
     throwArgCount(nargs);
-  // The common case: the arguments of the last launch again (their kinds and types), packed on
-  // the stack (so a launch inside a launch, an extension's, needs nothing of its own).
-  alignas(16) uint64_t words[DirectPlan::kBufferWords];
+  // The common case: the arguments of the last launch again (their kinds and types), packed
+  // into the dispatcher's words for them. Nothing from here to the driver's call runs Python
+  // code or releases the interpreter, so no other launch can rewrite those words in between.
   void *params[DirectPlan::kParamPointers];
   const int ordinal = runtime::Device::currentOrdinal(); // arrays elsewhere: the general path
-  const compiler::Specialization *spec = packDirect(backend, ordinal, args, nargs, words);
+  const compiler::Specialization *spec = sameAsLast(backend, ordinal, args, nargs);
+  if (!spec)
+    spec = packDirect(backend, ordinal, args, nargs);
   if (!spec) [[unlikely]]
     return launchGeneral(grid, block, sharedMem, stream, forallTasks, args, nargs, backend);
   ++directLaunches;
   CUstream h = isDefaultStreamArg(stream.ptr()) ? nullptr : streamHandle(stream, backend, true);
   if (forallTasks >= 0) [[unlikely]]
     sizeForall(*spec, backend, forallTasks, sharedMem, grid, block);
-  char *buf = reinterpret_cast<char *>(words);
-  if (backend == codegen::Backend::Host)
-    return launchOnHost(*spec, grid, block, sharedMem, buf, params);
-  // Device arrays only: an asynchronous launch, short enough to keep the GIL (as Numba).
-  spec->launchCuda(grid, block, sharedMem, h, buf, params);
+  std::vector<uint64_t> &words = caches[static_cast<int>(backend)].direct.words;
+  if (backend == codegen::Backend::Host) {
+    // The host launch releases the interpreter: it runs on a copy another launch cannot touch.
+    alignas(16) uint64_t copy[DirectPlan::kBufferWords];
+    std::memcpy(copy, words.data(), sizeof copy);
+    return launchOnHost(*spec, grid, block, sharedMem, reinterpret_cast<char *>(copy), params);
+  }
+  // Device arrays only: an asynchronous launch, short enough to keep the GIL (as Numba). The
+  // driver copies the words before cuLaunchKernel returns.
+  spec->launchCuda(ordinal, grid, block, sharedMem, h, reinterpret_cast<char *>(words.data()),
+                   params);
 }
 
 void Dispatcher::launchGeneral(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem,
@@ -637,7 +662,8 @@ void Dispatcher::launchGeneral(runtime::Dim3 grid, runtime::Dim3 block, unsigned
   const compiler::Specialization &spec = lookup(r.codes, backend);
   const codegen::PackingPlan &plan = spec.plan;
   CUstream h = streamHandle(stream, backend, true);
-  sizeForall(spec, backend, forallTasks, sharedMem, grid, block);
+  if (forallTasks >= 0)
+    sizeForall(spec, backend, forallTasks, sharedMem, grid, block);
   sc.params.resize(plan.slots.size() + 1);
   sc.buffer.resize(plan.bufferSize() / 8 + 1);
   char *buf = reinterpret_cast<char *>(sc.buffer.data());

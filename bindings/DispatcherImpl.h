@@ -3,6 +3,7 @@
 #pragma once
 
 #include "bindings/ArgTypes.h"
+#include "bindings/DeviceArray.h"
 #include "compiler/Compiler.h"
 #include "runtime/Launch.h"
 
@@ -48,14 +49,30 @@ struct DirectPlan {
     uint32_t firstWrite; ///< its slots' writes are writes[firstWrite, endWrite)
     uint32_t endWrite;
   };
-  /// The room a direct launch packs into, on the launching thread's stack: 8-byte words of
-  /// the packed buffer (plan.bufferSize() / 8 + 1) and pointers for the pointer forms
-  /// (plan.slots.size() + 1). A plan needing more is not `usable` (2 KiB covers 42 arrays of
-  /// 3 dimensions; the driver's own limit on a kernel's parameters is 32,764 bytes).
+  /// The room of a direct launch: 8-byte words of the packed buffer (`words` below:
+  /// plan.bufferSize() / 8 + 1) and pointers for the pointer forms (on the launching thread's
+  /// stack: plan.slots.size() + 1). A plan needing more is not `usable` (1 KiB covers 42 arrays
+  /// of 1 dimension; the driver's own limit on a kernel's parameters is 32,764 bytes).
   static constexpr size_t kBufferWords = 128, kParamPointers = 128;
   bool usable = false;
+  bool hasArrays = false; ///< some argument is an Array
   std::vector<Arg> args;
   std::vector<Write> writes;
+
+  /// What the last direct launch packed, so that a launch given the same argument objects again
+  /// sends `words` as they are and reads none of them (a loop launching a kernel on the same
+  /// arrays touches no array object). Argument i's slots in `words` hold the values of
+  /// `objects[i]` (null: none yet). A scalar is held (`held[i]`: Python's floats, ints and
+  /// bools are immutable, so the same object means the same value). A device array is borrowed,
+  /// not kept alive (a launch must not delay freeing the user's memory), and is the same live
+  /// array only while no device array object was freed since it was packed
+  /// (detail::deviceArrayFrees equals `frees`) and the thread's device is `ordinal` (its
+  /// arrays were checked against that device); its geometry never changes.
+  std::vector<PyObject *> objects;
+  std::vector<py::object> held;
+  std::vector<uint64_t> words; ///< the packed buffer: kBufferWords, 16-byte aligned (malloc)
+  uint64_t frees = 0;
+  int ordinal = -1;
 };
 
 /// The compiler's options of a function from the options dict ptxjit.cuda passes (device,
@@ -122,12 +139,33 @@ public:
   /// device functions (interpreter held), then compiles without the interpreter.
   const compiler::Specialization &specialize(const std::vector<const ir::Type *> &params,
                                              const codegen::CompileOptions &opts);
-  /// The specialization of the last launch on `backend` with `args` packed into `buf`
-  /// (DirectPlan::kBufferWords words), when they have the kinds and fingerprint codes of that
-  /// launch's arguments and its device arrays are on device `ordinal` (the thread's current
-  /// one); else null, `buf` partly written, for the general path to read them.
+  /// The specialization of the last launch on `backend` with `args` packed into its
+  /// DirectPlan's `words` (only the arguments that are not the objects packed there last are
+  /// read), when they have the kinds and fingerprint codes of that launch's arguments and its
+  /// device arrays are on device `ordinal` (the thread's current one); else null, for the
+  /// general path to read them (the words of the arguments read before the mismatch rewritten,
+  /// with their objects). Runs no Python code, so nothing can launch in between.
   const compiler::Specialization *packDirect(codegen::Backend backend, int ordinal,
-                                             PyObject *const *args, size_t nargs, uint64_t *buf);
+                                             PyObject *const *args, size_t nargs);
+  /// The last specialization on `backend` when `args` are the very objects its DirectPlan's
+  /// words were packed from and those words still hold them (for device arrays: none was
+  /// freed since and the thread's device is still `ordinal`); else null. Reads no argument
+  /// object, so relaunching on the same arrays costs the same whatever their number; inline,
+  /// as every launch asks.
+  [[gnu::always_inline]] const compiler::Specialization *
+  sameAsLast(codegen::Backend backend, int ordinal, PyObject *const *args, size_t nargs) const {
+    const Cache &c = caches[static_cast<int>(backend)];
+    const DirectPlan &d = c.direct;
+    if (!d.usable || nargs != d.objects.size())
+      return nullptr;
+    PyObject *const *last = d.objects.data();
+    for (size_t i = 0; i < nargs; ++i)
+      if (args[i] != last[i])
+        return nullptr;
+    if (d.hasArrays && (d.frees != detail::deviceArrayFrees || d.ordinal != ordinal))
+      return nullptr;
+    return c.last;
+  }
   /// Launches with `nargs` positional arguments `args` (borrowed). Throws for bad arguments
   /// (py::type_error), bad configurations (std::invalid_argument), compile and driver errors.
   void launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem, py::handle stream,

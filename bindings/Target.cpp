@@ -19,8 +19,6 @@
 namespace ptxjit::bindings {
 namespace {
 
-constexpr int kUndecided = detail::kBackendUndecided;
-std::atomic<int> &gBackend = detail::gBackend;
 bool gWarned = false;
 
 /// PTXJIT_TARGET in lower case, or "cpu" for NUMBA_ENABLE_CUDASIM (said once, when `log`).
@@ -101,7 +99,8 @@ RecordState &recordState() {
 /// under way on the Python package's early thread): what an eager compile at decoration uses
 /// instead of waiting for CUDA's start-up. nullopt otherwise.
 std::optional<compiler::RememberedCapability> capabilityBeforeCudaStarts() {
-  if (gBackend.load(std::memory_order_acquire) != kUndecided || runtime::driverLoadAttempted())
+  if (detail::gBackend.load(std::memory_order_acquire) != detail::kBackendUndecided ||
+      runtime::driverLoadAttempted())
     return std::nullopt;
   std::string target = envTarget(/*log=*/false);
   if (!target.empty() && target != "cuda" && target != "gpu")
@@ -164,17 +163,17 @@ std::atomic<int> detail::gBackend{detail::kBackendUndecided};
 codegen::Backend detail::chooseBackend() {
   runtime::StartupTimer timer("choosing the backend");
   codegen::Backend chosen = decide(envTarget(), true);
-  gBackend.store(static_cast<int>(chosen), std::memory_order_release);
+  detail::gBackend.store(static_cast<int>(chosen), std::memory_order_release);
   return chosen;
 }
 
 void selectTarget(const std::string &name) {
   if (name.empty()) {
-    gBackend.store(kUndecided, std::memory_order_release);
+    detail::gBackend.store(detail::kBackendUndecided, std::memory_order_release);
     return;
   }
   codegen::Backend chosen = decide(name, false);
-  gBackend.store(static_cast<int>(chosen), std::memory_order_release);
+  detail::gBackend.store(static_cast<int>(chosen), std::memory_order_release);
 }
 
 const char *backendName(codegen::Backend b) { return b == codegen::Backend::CUDA ? "cuda" : "cpu"; }
@@ -204,7 +203,8 @@ bool boundscheckFor(codegen::Backend b, const compiler::FunctionOptions &fo) {
 codegen::CompileOptions cudaOptionsForCC(int major, int minor,
                                          const compiler::FunctionOptions &fo) {
   int driver = 0;
-  if (gBackend.load() != static_cast<int>(codegen::Backend::Host) && runtime::driverAvailable())
+  if (detail::gBackend.load() != static_cast<int>(codegen::Backend::Host) &&
+      runtime::driverAvailable())
     driver = runtime::driverVersion();
   return cudaOptions(major, minor, driver, fo);
 }
@@ -261,8 +261,9 @@ codegen::CompileOptions compileOptionsFor(codegen::Backend b, const compiler::Fu
   int major = 9, minor = 0;
   // The devices' compute capability whenever the GPU is (or may become) the backend in use.
   // Read without a context, so that the background opening started here is not waited for.
-  if (gBackend.load() != static_cast<int>(codegen::Backend::Host) && runtime::driverAvailable()) {
-    if (gBackend.load() == static_cast<int>(codegen::Backend::CUDA))
+  if (detail::gBackend.load() != static_cast<int>(codegen::Backend::Host) &&
+      runtime::driverAvailable()) {
+    if (detail::gBackend.load() == static_cast<int>(codegen::Backend::CUDA))
       startCuda(); // the first compile overlaps the opening of the compiling thread's device
     runtime::ComputeCapability cc = runtime::deviceComputeCapability();
     major = cc.major;

@@ -208,10 +208,11 @@ void Specialization::throwFault(const codegen::BoundsRecord &r) const {
   throw ArrayIndexError(functionName, r, loop.has_value());
 }
 
-void Specialization::launchCuda(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem,
-                                CUstream stream, char *buf, void **params) const {
+void Specialization::launchCuda(int ordinal, runtime::Dim3 grid, runtime::Dim3 block,
+                                unsigned sharedMem, CUstream stream, char *buf,
+                                void **params) const {
   // The thread's device once: it picks the function and is the one launched on.
-  const runtime::Device &dev = runtime::Device::current();
+  const runtime::Device &dev = runtime::Device::current(ordinal);
   CUfunction f = cudaFunction(dev.ordinal());
   if (cooperativeLaunch) [[unlikely]] { // cuLaunchCooperativeKernel takes no packed buffer
     pointAtSlots(plan, buf, params);

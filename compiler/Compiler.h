@@ -212,7 +212,13 @@ public:
   /// throws ArrayIndexError when a thread indexed out of bounds, KernelException when one
   /// raised. Throws as runtime::launchKernel.
   void launchCuda(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem, CUstream stream,
-                  char *buf, void **params) const;
+                  char *buf, void **params) const {
+    launchCuda(runtime::Device::currentOrdinal(), grid, block, sharedMem, stream, buf, params);
+  }
+  /// launchCuda for a caller that has read the thread's device ordinal (`ordinal`, which must be
+  /// runtime::Device::currentOrdinal()) already.
+  void launchCuda(int ordinal, runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem,
+                  CUstream stream, char *buf, void **params) const;
   /// Runs the host entry over `grid` x `block` (runtime::launchHost, with hostLaunch and
   /// `sharedMem` bytes of dynamic shared memory) with the arguments packed in `buf`;
   /// `params`: room for one pointer per slot. Returns when done; throws ArrayIndexError when

@@ -159,8 +159,9 @@ Device::Device(int ordinal) : ordinal_(ordinal) {
   }
 }
 
-const Device &Device::current() {
-  int ordinal = tOrdinal;
+const Device &Device::current() { return current(tOrdinal); }
+
+const Device &Device::current(int ordinal) {
   const Device *device = gDevices[ordinal].load(std::memory_order_acquire);
   if (!device) [[unlikely]]
     device = &openOrWait(ordinal);

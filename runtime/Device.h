@@ -36,6 +36,10 @@ public:
   // and its context is released), std::invalid_argument for a PTXJIT_STACK_SIZE that is not a
   // positive integer.
   static const Device &current();
+  // current() for a caller that has just read currentOrdinal() on this thread and passes it
+  // (`ordinal`): the same, without reading the thread's selection again (a thread-local
+  // look-up, a call in a shared library: the launch path reads it once).
+  static const Device &current(int ordinal);
 
   // The calling thread's current device ordinal (0 until select() chose another). Never throws.
   static int currentOrdinal() noexcept;

@@ -108,25 +108,6 @@ void launch(const Device &dev, CUfunction f, Dim3 grid, Dim3 block, unsigned sha
   joinLegacyStreamAfter(stream); // memory freed later waits for the kernel (runtime/Stream.h)
 }
 
-void launchBuffer(const Device &dev, CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem,
-                  CUstream stream, void *buffer, size_t bytes) {
-  if (bytes == 0) {
-    launch(dev, f, grid, block, sharedMem, stream, nullptr, nullptr);
-    return;
-  }
-  void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buffer, CU_LAUNCH_PARAM_BUFFER_SIZE, &bytes,
-                   CU_LAUNCH_PARAM_END};
-  launch(dev, f, grid, block, sharedMem, stream, nullptr, extra);
-}
-
-void launchCooperative(const Device &dev, CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem,
-                       CUstream stream, void **params) {
-  if (!driver().cuLaunchCooperativeKernel)
-    throw DriverUnavailable("the CUDA driver has no cuLaunchCooperativeKernel: kernels that "
-                            "synchronize their grid (cuda.cg) cannot be launched");
-  launch(dev, f, grid, block, sharedMem, stream, params, nullptr, /*cooperative=*/true);
-}
-
 // The calling thread's current device, for a launch of `f`: a null `f` is refused first,
 // before the driver is loaded.
 const Device &currentFor(CUfunction f) {
@@ -137,21 +118,6 @@ const Device &currentFor(CUfunction f) {
 
 } // namespace
 
-void launchKernel(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem, CUstream stream,
-                  void **params) {
-  launch(currentFor(f), f, grid, block, sharedMem, stream, params, nullptr);
-}
-
-void launchKernelBuffer(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem, CUstream stream,
-                        void *buffer, size_t bytes) {
-  launchBuffer(currentFor(f), f, grid, block, sharedMem, stream, buffer, bytes);
-}
-
-void launchCooperativeKernel(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem,
-                             CUstream stream, void **params) {
-  launchCooperative(currentFor(f), f, grid, block, sharedMem, stream, params);
-}
-
 void launchKernel(const Device &current, CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem,
                   CUstream stream, void **params) {
   launch(current, f, grid, block, sharedMem, stream, params, nullptr);
@@ -159,12 +125,36 @@ void launchKernel(const Device &current, CUfunction f, Dim3 grid, Dim3 block, un
 
 void launchKernelBuffer(const Device &current, CUfunction f, Dim3 grid, Dim3 block,
                         unsigned sharedMem, CUstream stream, void *buffer, size_t bytes) {
-  launchBuffer(current, f, grid, block, sharedMem, stream, buffer, bytes);
+  if (bytes == 0) {
+    launch(current, f, grid, block, sharedMem, stream, nullptr, nullptr);
+    return;
+  }
+  void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buffer, CU_LAUNCH_PARAM_BUFFER_SIZE, &bytes,
+                   CU_LAUNCH_PARAM_END};
+  launch(current, f, grid, block, sharedMem, stream, nullptr, extra);
 }
 
 void launchCooperativeKernel(const Device &current, CUfunction f, Dim3 grid, Dim3 block,
                              unsigned sharedMem, CUstream stream, void **params) {
-  launchCooperative(current, f, grid, block, sharedMem, stream, params);
+  if (!driver().cuLaunchCooperativeKernel)
+    throw DriverUnavailable("the CUDA driver has no cuLaunchCooperativeKernel: kernels that "
+                            "synchronize their grid (cuda.cg) cannot be launched");
+  launch(current, f, grid, block, sharedMem, stream, params, nullptr, /*cooperative=*/true);
+}
+
+void launchKernel(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem, CUstream stream,
+                  void **params) {
+  launchKernel(currentFor(f), f, grid, block, sharedMem, stream, params);
+}
+
+void launchKernelBuffer(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem, CUstream stream,
+                        void *buffer, size_t bytes) {
+  launchKernelBuffer(currentFor(f), f, grid, block, sharedMem, stream, buffer, bytes);
+}
+
+void launchCooperativeKernel(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem,
+                             CUstream stream, void **params) {
+  launchCooperativeKernel(currentFor(f), f, grid, block, sharedMem, stream, params);
 }
 
 int maxCooperativeGridBlocks(CUfunction f, int threadsPerBlock, size_t dynamicSharedMem) {

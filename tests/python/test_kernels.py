@@ -670,8 +670,9 @@ def test_repeated_forall_launches_size_their_grid_on_the_direct_path(backend):
 
 
 def test_launches_beyond_the_direct_paths_room_take_the_general_path(backend):
-    # The direct path packs on the stack, room for 127 parameter slots: a kernel of 48 arrays
-    # (3 slots each) is packed by the general path on every launch, its values read afresh.
+    # The direct path packs into a buffer of 1 KiB, room for 127 parameter slots: a kernel of 48
+    # arrays (3 slots each) is packed by the general path on every launch, its values read
+    # afresh.
     names = [f"a{i}" for i in range(48)]
     src = (f"def wide({', '.join(names)}):\n    if cuda.grid(1) == 0:\n"
            f"        a0[0] = a1[0] + {names[-1]}[0]\n")
@@ -683,6 +684,87 @@ def test_launches_beyond_the_direct_paths_room_take_the_general_path(backend):
         wide[1, 1](*arrays)
         assert arrays[0].copy_to_host()[0] == (v + 1) + (v + 47)
     assert wide._direct_launches == 0
+
+
+@cuda.jit
+def fill_all(out, v):
+    for i in range(out.size):
+        out[i] = v + i
+
+
+def test_a_new_array_where_a_freed_one_was_is_read_afresh(backend):
+    # A launch given the objects of the launch before sends the words packed for them. A device
+    # array freed and a new one made at its address (CPython reuses the memory at once) is
+    # another array, of another size here: its launch must read it.
+    seen, reused = set(), False
+    for n in range(2, 40):
+        out = cuda.device_array(n)
+        reused = reused or id(out) in seen
+        seen.add(id(out))
+        before = fill_all._direct_launches
+        fill_all[1, 1](out, 0.5)
+        if n > 2:
+            assert fill_all._direct_launches == before + 1, n
+        np.testing.assert_array_equal(out.copy_to_host(), 0.5 + np.arange(n), str(n))
+        del out
+    assert reused  # else the test shows nothing
+
+
+def test_relaunching_on_the_same_objects_sees_their_new_contents_and_new_scalars(backend):
+    # The same arrays again (their contents changed in between), then new scalars and arrays
+    # in turn, then the first ones again: each launch uses what it was given.
+    a, b = cuda.device_array(3), cuda.device_array(5)
+    for out, v in ((a, 1.0), (a, 1.0), (b, 1.0), (b, 2.0), (a, 2.0), (a, 3.5), (b, 3.5)):
+        out.copy_to_device(np.full(out.size, -1.0))
+        fill_all[1, 1](out, v)
+        np.testing.assert_array_equal(out.copy_to_host(), v + np.arange(out.size))
+
+
+def test_a_launch_keeps_no_reference_to_its_device_arrays(backend):
+    # The direct path remembers the last arguments without keeping the arrays alive: freeing
+    # them frees their memory then, as in Numba.
+    import sys
+
+    out = cuda.device_array(4)
+    refs = sys.getrefcount(out)
+    fill_all[1, 1](out, 1.0)
+    fill_all[1, 1](out, 1.0)
+    fill_all[1, 1](out, 2.0)
+    assert sys.getrefcount(out) == refs
+
+
+@cuda.jit
+def fill_each(out, v):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = v + i
+
+
+def test_threads_launching_one_kernel_on_their_own_arrays(backend):
+    # The packed words are the dispatcher's; a host launch (which releases the interpreter)
+    # runs on its own copy of them, so another thread's launch cannot change its arguments.
+    import threading
+
+    errors_seen = []
+
+    def work(k):
+        try:
+            n = 4096 + k
+            out = cuda.device_array(n)
+            for r in range(40):
+                fill_each[(n + 63) // 64, 64](out, float(k * 100 + r))
+                got = out.copy_to_host()
+                if not np.array_equal(got, k * 100 + r + np.arange(n)):
+                    errors_seen.append((k, r))
+        except Exception as e:  # reported below
+            errors_seen.append(repr(e))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors_seen == []
 
 
 @cuda.jit(["void(float64[:], float64, int32, float32, float64, float16)"])
