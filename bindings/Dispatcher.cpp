@@ -443,6 +443,8 @@ Dispatcher::packDirect(codegen::Backend backend, int ordinal, PyObject *const *a
   PyObject **last = d.objects.data();
   const uint64_t frees = detail::deviceArrayFrees;
   const bool arraysLive = d.frees == frees && d.ordinal == ordinal;
+  if (!arraysLive)
+    d.ordinal = -1; // no array counts as live again until a whole pass below has checked each
   size_t same = 0; // launch() found them not all the same, or the arrays not live
   while (same < nargs && args[same] == last[same])
     ++same;

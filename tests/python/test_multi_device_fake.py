@@ -160,6 +160,40 @@ def test_an_array_of_another_device_is_refused_at_launch(run_two):
     """)
 
 
+def test_an_array_of_another_device_is_refused_after_a_relaunch_from_that_device(run_two):
+    # A launch on device 0 remembers its arrays; one from device 1 that gets as far as its
+    # device-1 array and then stops at a device-0 one must not leave that device-1 array
+    # counted as checked when device 0 launches with the same objects again.
+    run_two("""
+        @cuda.jit
+        def add_two(a, b):
+            i = cuda.grid(1)
+            if i < a.size:
+                a[i] += b[i]
+
+        a0, b0 = cuda.to_device(np.zeros(4)), cuda.to_device(np.ones(4))
+        for _ in range(2):  # the second launch packs (a0, b0) on the direct path
+            try:
+                add_two[1, 4](a0, b0)
+            except CudaDriverError as e:  # the fake loads no real PTX
+                assert "fake: module rejected" in str(e), e
+        with cuda.gpus[1]:
+            a1 = cuda.to_device(np.zeros(4))
+            try:
+                add_two[1, 4](a1, b0)
+            except ValueError as e:
+                assert "argument 2 is a device array in the memory of device 0" in str(e), e
+            else:
+                raise AssertionError("a device-0 array was accepted by a launch on device 1")
+        try:
+            add_two[1, 4](a1, b0)
+        except ValueError as e:
+            assert "argument 1 is a device array in the memory of device 1" in str(e), e
+        else:
+            raise AssertionError("a device-1 array was accepted by a launch on device 0")
+    """)
+
+
 def test_copy_to_device_between_devices_staged_then_peer(run_two):
     run_two("""
         host = np.arange(1000, dtype=np.float32)
