@@ -734,6 +734,48 @@ def test_a_launch_keeps_no_reference_to_its_device_arrays(backend):
 
 
 @cuda.jit
+def axpb(out, a, b, s, n):
+    for i in range(out.size):
+        out[i] = a[i] * s + b[i] + n
+
+
+def test_random_relaunches_match_numpy(backend):
+    # Launches drawn at random from a few arrays, floats and ints, half of them with the arrays
+    # of the launch before in the same places, some arrays made anew where a freed one was
+    # (CPython reuses its memory at once), some host arrays (the general path): whichever
+    # objects repeat, each launch computes from the arguments it was given.
+    rng = np.random.default_rng(7)
+    sizes = (3, 5, 8)
+    pools = {n: [cuda.to_device(rng.random(n)) for _ in range(3)] for n in sizes}
+    floats = [0.5, -1.25, 3.0]
+    before, launches, n, order, reused = axpb._direct_launches, 0, 3, [0, 1, 2], 0
+    for step in range(400):
+        if rng.random() < 0.5:  # else the same arrays in the same places as the last launch
+            n, order = sizes[rng.integers(len(sizes))], list(rng.permutation(3))
+        pool = pools[n]
+        if rng.random() < 0.2:  # a new array in place of one (the pool held it alone)
+            k = int(rng.integers(3))
+            old = id(pool[k])
+            pool[k] = None
+            pool[k] = cuda.device_array(n)
+            pool[k].copy_to_device(rng.random(n))
+            reused += id(pool[k]) == old
+        out, a, b = (pool[k] for k in order)
+        if rng.random() < 0.1:  # a host array: read by the general path
+            b = b.copy_to_host()
+        s = floats[rng.integers(len(floats))] if rng.random() < 0.7 else float(rng.random())
+        m = int(rng.integers(-2, 3))
+        expect = a.copy_to_host() * s + (b if isinstance(b, np.ndarray) else b.copy_to_host()) + m
+        axpb[1, 1](out, a, b, s, m)
+        launches += 1
+        np.testing.assert_array_equal(out.copy_to_host(), expect, str(step))
+        out = a = b = None  # the pools' arrays are held by the pools alone
+    # The direct path was exercised, and new arrays took freed ones' places.
+    assert axpb._direct_launches - before > launches // 2
+    assert reused > 5, reused
+
+
+@cuda.jit
 def fill_each(out, v):
     i = cuda.grid(1)
     if i < out.size:
