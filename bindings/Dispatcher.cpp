@@ -441,20 +441,16 @@ Dispatcher::packDirect(codegen::Backend backend, int ordinal, PyObject *const *a
   if (!c.last || !d.usable || nargs != d.args.size())
     return nullptr;
   PyObject **last = d.objects.data();
-  const uint64_t frees = detail::deviceArrayFrees;
-  const bool arraysLive = d.frees == frees && d.ordinal == ordinal;
+  const bool arraysLive = d.arraysLive(ordinal);
   if (!arraysLive)
     d.ordinal = -1; // no array counts as live again until a whole pass below has checked each
-  size_t same = 0; // launch() found them not all the same, or the arrays not live
-  while (same < nargs && args[same] == last[same])
-    ++same;
   char *buf = reinterpret_cast<char *>(d.words.data());
   const DirectPlan::Write *writes = d.writes.data();
   const codegen::ParamSlot *slots = c.last->plan.slots.data(); // for Other writes
   // Locals, as the buffer's char writes may alias anything reached through `d` or `a`.
   const DirectPlan::Arg *argv = d.args.data();
   py::object *held = d.held.data();
-  for (size_t i = arraysLive ? same : 0; i < nargs; ++i) {
+  for (size_t i = 0; i < nargs; ++i) {
     const DirectPlan::Arg &a = argv[i];
     PyObject *o = args[i];
     if (o == last[i] && (arraysLive || a.kind != Kind::Array))
@@ -531,7 +527,7 @@ Dispatcher::packDirect(codegen::Backend backend, int ordinal, PyObject *const *a
     held[i] = py::reinterpret_borrow<py::object>(o);
     last[i] = o;
   }
-  d.frees = frees; // every array argument was checked just now, or is live since
+  d.frees = detail::deviceArrayFrees; // each array was checked just now, or is live since
   d.ordinal = ordinal;
   return c.last;
 }

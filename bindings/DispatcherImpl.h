@@ -73,6 +73,11 @@ struct DirectPlan {
   std::vector<uint64_t> words; ///< the packed buffer: kBufferWords, 16-byte aligned (malloc)
   uint64_t frees = 0;
   int ordinal = -1;
+  /// Whether the borrowed arrays in `objects` are still the arrays packed, checked against the
+  /// thread's device `current` (see above).
+  bool arraysLive(int current) const {
+    return frees == detail::deviceArrayFrees && ordinal == current;
+  }
 };
 
 /// The compiler's options of a function from the options dict ptxjit.cuda passes (device,
@@ -162,7 +167,7 @@ public:
     for (size_t i = 0; i < nargs; ++i)
       if (args[i] != last[i])
         return nullptr;
-    if (d.hasArrays && (d.frees != detail::deviceArrayFrees || d.ordinal != ordinal))
+    if (d.hasArrays && !d.arraysLive(ordinal))
       return nullptr;
     return c.last;
   }

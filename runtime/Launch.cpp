@@ -80,10 +80,15 @@ namespace {
 // launchKernel and launchKernelBuffer: cuLaunchKernel with `params` or `extra`;
 // launchCooperativeKernel: cuLaunchCooperativeKernel with `params` (it takes no `extra`). `dev`
 // is the calling thread's current device, its context current.
-void launch(const Device &dev, CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem,
-            CUstream stream, void **params, void **extra, bool cooperative = false) {
+// A null `f` is refused (before anything else; currentFor: before the driver is loaded).
+void requireFunction(CUfunction f) {
   if (!f) [[unlikely]]
     throw std::invalid_argument("launchKernel: the kernel (CUfunction) is null");
+}
+
+void launch(const Device &dev, CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem,
+            CUstream stream, void **params, void **extra, bool cooperative = false) {
+  requireFunction(f);
   validateLaunch(grid, block, dev.launchLimits());
   const DriverApi &d = driver();
   if (sharedMem > dev.sharedMemoryPerBlock()) [[unlikely]] {
@@ -111,8 +116,7 @@ void launch(const Device &dev, CUfunction f, Dim3 grid, Dim3 block, unsigned sha
 // The calling thread's current device, for a launch of `f`: a null `f` is refused first,
 // before the driver is loaded.
 const Device &currentFor(CUfunction f) {
-  if (!f) [[unlikely]]
-    throw std::invalid_argument("launchKernel: the kernel (CUfunction) is null");
+  requireFunction(f);
   return Device::current();
 }
 
