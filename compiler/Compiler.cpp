@@ -959,12 +959,16 @@ bool Compiler::loadFromDiskLocked(const DiskKey &k, Specialization &spec) {
     return false;
   bool cuda = spec.options.backend == codegen::Backend::CUDA;
   auto kind = static_cast<uint32_t>(cuda ? EntryKind::Ptx : EntryKind::HostObject);
-  if (entry->kind != kind || entry->sections.size() != 4 || entry->sections[0].empty()) {
+  if (entry->kind != kind || entry->sections.size() != 5 || entry->sections[0].empty()) {
     ++cacheCounters().rejected;
     return false;
   }
   std::string &symbol = entry->sections[0];
   std::string &code = entry->sections[1];
+  // PTX linked with another libdevice than today's: a miss (compiled again and replaced), not
+  // a damaged entry.
+  if (cuda && !entry->sections[4].empty() && entry->sections[4] != libdeviceStamp())
+    return false;
   if (cuda) {
     if (code.find(".entry " + symbol) == std::string::npos) {
       ++cacheCounters().rejected;
@@ -1097,9 +1101,12 @@ const Specialization &Compiler::compileLocked(int id, Entry &e, SpecKey key,
   if (!spec->raiseSites.empty())
     disk.reset();
   std::string code; // what the disk cache stores: the PTX or the host object file
+  std::string libdevice; // the disk cache's libdevice section: the file the PTX linked, if any
   if (opts.backend == codegen::Backend::CUDA) {
     spec->cooperativeLaunch = m.gridSync();
     spec->ptx = codegen::emitPTX(m, opts);
+    if (disk && m.linkedLibdevice())
+      libdevice = libdeviceStamp();
     if (textNow)
       spec->llvmIR = m.llvmIR();
     code = spec->ptx;
@@ -1134,7 +1141,8 @@ const Specialization &Compiler::compileLocked(int id, Entry &e, SpecKey key,
                              ? kCooperativeSection
                              : "";
     diskcache::store(disk->path, disk->key,
-                     CacheEntry{kind, {spec->symbol, code, spec->llvmIR, launch}}, disk->prefix);
+                     CacheEntry{kind, {spec->symbol, code, spec->llvmIR, launch, libdevice}},
+                     disk->prefix);
     spec->cachePath = disk->path;
   }
   ++compiled_;

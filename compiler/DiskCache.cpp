@@ -6,9 +6,11 @@
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/Error.h>
+#include <llvm/Support/SHA256.h>
+#include <llvm/Support/xxhash.h>
 
-#include <dlfcn.h>
 #include <fcntl.h>
+#include <link.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -181,25 +183,21 @@ std::string toHex(const Digest &d, size_t bytes) {
 }
 
 CacheKey &CacheKey::add(std::string_view tag, std::string_view bytes) {
-  std::string head;
-  putU32(head, static_cast<uint32_t>(tag.size()));
-  head += tag;
-  putU64(head, bytes.size());
-  sha_.update(llvm::StringRef(head));
-  sha_.update(llvm::StringRef(bytes.data(), bytes.size()));
+  putU32(encoding_, static_cast<uint32_t>(tag.size()));
+  encoding_ += tag;
+  putU64(encoding_, bytes.size());
+  encoding_ += bytes;
   return *this;
 }
 
 CacheKey &CacheKey::addInt(std::string_view tag, int64_t v) {
-  std::string b;
-  putU64(b, static_cast<uint64_t>(v));
-  return add(tag, b);
+  char b[8];
+  for (int i = 0; i < 8; ++i)
+    b[i] = static_cast<char>(static_cast<uint64_t>(v) >> (8 * i));
+  return add(tag, std::string_view(b, 8));
 }
 
-Digest CacheKey::digest() const {
-  llvm::SHA256 copy = sha_; // final() ends the state: the builder may keep growing
-  return copy.final();
-}
+Digest CacheKey::digest() const { return sha256(encoding_); }
 
 void addSnapshot(CacheKey &k, const frontend::CodeSnapshot &s,
                  const std::function<void(CacheKey &, const ir::GlobalValue &)> &deviceFunction) {
@@ -263,14 +261,39 @@ std::string fileStamp(const std::string &path) {
          std::to_string(st.st_ino);
 }
 
+/// The path of the loaded object (shared library or executable) whose segments hold `addr`;
+/// empty when none does. dl_iterate_phdr walks the loaded objects' program headers only:
+/// dladdr would also search the object's whole dynamic symbol table for the nearest symbol,
+/// thousands of entries for the extension module (a twentieth of a cache=True call that hits).
+std::string objectPathOf(const void *addr) {
+  struct Search {
+    uintptr_t addr;
+    std::string path;
+  } search{reinterpret_cast<uintptr_t>(addr), {}};
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *data) {
+        auto *s = static_cast<Search *>(data);
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+          uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+          if (ph.p_type == PT_LOAD && s->addr >= start && s->addr < start + ph.p_memsz) {
+            // The main program's name is empty: /proc/self/exe names it.
+            s->path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "/proc/self/exe";
+            return 1;
+          }
+        }
+        return 0;
+      },
+      &search);
+  return search.path;
+}
+
 /// The binary holding this function, as fileStamp identifies it: changes with every build of the
 /// compiler.
 std::string buildFingerprint() {
   static const std::string fp = [] {
-    Dl_info info{};
-    if (dladdr(reinterpret_cast<void *>(&buildFingerprint), &info) && info.dli_fname)
-      return fileStamp(info.dli_fname);
-    return std::string("unknown");
+    std::string path = objectPathOf(reinterpret_cast<const void *>(&buildFingerprint));
+    return path.empty() ? std::string("unknown") : fileStamp(path);
   }();
   return fp;
 }
@@ -280,11 +303,14 @@ std::string buildFingerprint() {
 void addToolchain(CacheKey &k, codegen::Backend backend) {
   k.add("ptxjit", PTXJIT_VERSION_STRING).add("build", buildFingerprint());
   k.add("llvm", codegen::llvmVersion());
-  if (backend == codegen::Backend::CUDA)
-    k.add("libdevice", fileStamp(codegen::libdevicePath()));
-  else
+  // libdevice is not in the key: only code that links it depends on it, and that code's entry
+  // records the file it was linked with (libdeviceStamp), which a load compares. So a hit of
+  // code without math functions never looks for libdevice (a tenth of such a call).
+  if (backend == codegen::Backend::Host)
     k.add("host", codegen::hostTargetId());
 }
+
+std::string libdeviceStamp() { return fileStamp(codegen::libdevicePath()); }
 
 CacheCounters &cacheCounters() {
   static CacheCounters *c = new CacheCounters(); // never destroyed: used until process exit
@@ -297,9 +323,12 @@ namespace diskcache {
 namespace {
 
 constexpr char kMagic[8] = {'P', 'T', 'X', 'J', 'I', 'T', 'C', '\0'};
-constexpr uint32_t kFormatVersion = 1;
+// 2: the checksum became an XXH3-128 (SHA-256 before); CUDA entries gained a fifth section.
+constexpr uint32_t kFormatVersion = 2;
 /// magic, version, kind, key, payload length, checksum.
-constexpr size_t kHeaderSize = 8 + 4 + 4 + 32 + 8 + 32;
+constexpr size_t kHeaderStart = 8 + 4 + 4 + 32 + 8;
+constexpr size_t kChecksumSize = 16;
+constexpr size_t kHeaderSize = kHeaderStart + kChecksumSize;
 /// Entries larger than this are not read (a corrupt length would otherwise allocate wildly).
 constexpr uint64_t kMaxEntry = uint64_t(1) << 30;
 
@@ -322,12 +351,27 @@ std::string safeName(std::string_view s) {
   return out;
 }
 
-/// The checksum covers the header's first fields and the payload.
-Digest checksum(std::string_view headerStart, std::string_view payload) {
-  llvm::SHA256 sha;
-  sha.update(llvm::StringRef(headerStart.data(), headerStart.size()));
-  sha.update(llvm::StringRef(payload.data(), payload.size()));
-  return sha.final();
+/// The checksum covers the header's first fields and the payload: the XXH3-128 of the header's
+/// fields followed by the XXH3-128 of the payload. It finds corruption (a torn or damaged
+/// file), which needs no cryptographic hash: the key that names the entry is the SHA-256, and
+/// the header holds it whole. SHA-256 of the payload (the PTX and the LLVM IR text, 10 KB for a
+/// small loop) was a twentieth of a cache=True call that hits.
+std::array<uint8_t, kChecksumSize> checksum(std::string_view headerStart,
+                                            std::string_view payload) {
+  auto bytes = [](std::string_view s) {
+    return llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(s.data()), s.size());
+  };
+  llvm::XXH128_hash_t body = llvm::xxh3_128bits(bytes(payload));
+  std::string outer(headerStart);
+  putU64(outer, body.low64);
+  putU64(outer, body.high64);
+  llvm::XXH128_hash_t all = llvm::xxh3_128bits(bytes(outer));
+  std::array<uint8_t, kChecksumSize> out;
+  for (int i = 0; i < 8; ++i) {
+    out[i] = static_cast<uint8_t>(all.low64 >> (8 * i));
+    out[8 + i] = static_cast<uint8_t>(all.high64 >> (8 * i));
+  }
+  return out;
 }
 
 } // namespace
@@ -377,7 +421,7 @@ std::string encode(const Digest &key, const CacheEntry &e) {
   putU32(out, e.kind);
   out.append(reinterpret_cast<const char *>(key.data()), key.size());
   putU64(out, payload.size());
-  Digest sum = checksum(out, payload);
+  auto sum = checksum(out, payload);
   out.append(reinterpret_cast<const char *>(sum.data()), sum.size());
   out += payload;
   return out;
@@ -395,8 +439,8 @@ std::optional<CacheEntry> decode(std::string_view bytes, const Digest &key) {
   if (payloadSize != bytes.size() - kHeaderSize)
     return std::nullopt;
   std::string_view payload = bytes.substr(kHeaderSize);
-  Digest sum = checksum(bytes.substr(0, 56), payload);
-  if (std::memcmp(p + 56, sum.data(), sum.size()) != 0)
+  auto sum = checksum(bytes.substr(0, kHeaderStart), payload);
+  if (std::memcmp(p + kHeaderStart, sum.data(), sum.size()) != 0)
     return std::nullopt;
   CacheEntry e;
   e.kind = getU32(p + 12);

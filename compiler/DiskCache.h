@@ -6,12 +6,14 @@
 // inputs never encode to the same bytes: the function's snapshot (bytecode, constants, names,
 // positions, frozen globals and closure values, defaults; device functions it refers to by
 // their own snapshots, transitively), the argument types, every compile option, the ptxjit
-// version and build, the LLVM version, and libdevice's file (CUDA) or the host CPU (host).
+// version and build, the LLVM version, and the host CPU (host). PTX that links libdevice
+// depends on its file too: the entry records which (a hit that calls no math function never looks
+// for libdevice).
 //
 // Entries are files `<dir>/<prefix>.<key hex>.ptxjitc` holding a header (magic, format
-// version, the full key, the payload's length and SHA-256) and the payload (sections of
-// bytes). They are written to a temporary file in the same directory and renamed into place,
-// so a reader sees either nothing or a complete entry, also with several processes at once.
+// version, the full key, the payload's length and an XXH3-128 checksum) and the payload
+// (sections of bytes). They are written to a temporary file in the same directory and renamed into
+// place, so a reader sees either nothing or a complete entry, also with several processes at once.
 // An entry that cannot be read, is truncated, has another key or a bad checksum is ignored
 // (and replaced by the next store), never trusted.
 //
@@ -28,7 +30,6 @@
 #include "ir/Types.h"
 
 #include <llvm/Support/CachePruning.h>
-#include <llvm/Support/SHA256.h>
 
 #include <array>
 #include <atomic>
@@ -63,7 +64,9 @@ public:
   Digest digest() const;
 
 private:
-  llvm::SHA256 sha_;
+  // The encoding, hashed whole by digest(): hundreds of small fields fed to SHA-256 one by one
+  // cost more in the hasher's per-call work than the hashing itself.
+  std::string encoding_;
 };
 
 /// Appends every field of `s` to `key`. A global or closure value that is a device function
@@ -82,10 +85,16 @@ void addArgTypes(CacheKey &key, const std::vector<const ir::Type *> &argTypes);
 
 /// Appends what the code depends on outside the function: the ptxjit version and build (the
 /// loaded binary holding this code, so a rebuilt compiler never reads entries of an older one),
-/// the LLVM version, and for CUDA libdevice's file (codegen::libdevicePath()), for the host the
-/// host triple, CPU and features. Files count by path, size, modification time, device and inode
-/// (one stat, not a read). Touches no LLVM target or pass.
+/// the LLVM version, and for the host the host triple, CPU and features. Files count by path,
+/// size, modification time, device and inode (one stat, not a read). libdevice is not appended:
+/// an entry whose code links it records libdeviceStamp() instead, compared when it is loaded.
+/// Touches no LLVM target or pass.
 void addToolchain(CacheKey &key, codegen::Backend backend);
+
+/// libdevice's file (codegen::libdevicePath()) as the key identifies files: path, size,
+/// modification time, device and inode, or "missing:" when there is none. Never throws but
+/// std::bad_alloc.
+std::string libdeviceStamp();
 
 /// What one entry holds: a kind (EntryKind or a user value) and opaque sections.
 struct CacheEntry {
@@ -94,8 +103,10 @@ struct CacheEntry {
   bool operator==(const CacheEntry &o) const = default;
 };
 
-/// Entry kinds written by the compiler; sections are {symbol, code, llvm IR, launch facts}
-/// (CUDA: "cooperative" for a kernel that needs a cooperative launch, else empty).
+/// Entry kinds written by the compiler; sections are {symbol, code, llvm IR, launch facts,
+/// libdevice} (launch facts, CUDA: "cooperative" for a kernel that needs a cooperative launch,
+/// else empty; libdevice: the libdeviceStamp() of the file the code was linked with, empty when
+/// it links none; an entry whose stamp is not the current file's is not used).
 enum class EntryKind : uint32_t { Ptx = 1, HostObject = 2 };
 
 /// Process-wide counters (all functions), for tests and debugging.

@@ -6,6 +6,7 @@
 
 #include "compiler/Compiler.h"
 #include "runtime/HostGrid.h"
+#include "tests/cpp/common/NeedsLibdevice.h"
 #include "tests/cpp/common/Ptxas.h"
 #include "tests/cpp/common/TempDir.h"
 #include "tests/cpp/frontend/FixtureLoader.h"
@@ -257,38 +258,44 @@ TEST(CacheKey, SensitiveToTypesOptionsAndToolchain) {
   EXPECT_EQ(seen.size(), 12u);
 }
 
-// libdevice's real size (460 KB) is hashed from a mapping of the file: the same content at two
-// paths gives the same key, a change of its last byte another.
+// libdevice is identified by its file (one stat, not a read): the same bytes at two paths, a file
+// rewritten in place (another size, then the same size at a later time) and a file replaced by a
+// rename (another inode) give other stamps; the same file the same stamp. The key does not hold
+// it: entries whose code links libdevice record the stamp (CompilerDiskCache tests below).
 TEST(CacheKey, LibdeviceIsIdentifiedByItsFileNotReadAgain) {
-  // The same bytes at two paths, a file rewritten in place (another size, then the same size at
-  // a later time) and a file replaced by a rename (another inode) give other keys; the same file
-  // the same key.
   TempDir dir;
   std::string content(460 * 1024 + 7, 'x');
   fs::path a = dir.path / "a.bc", b = dir.path / "b.bc";
   writeFile(a, content);
   writeFile(b, content);
-  auto keyFor = [](const fs::path &p) {
+  auto stampOf = [](const fs::path &p) {
+    EnvVar env("PTXJIT_LIBDEVICE", p.string());
+    return libdeviceStamp();
+  };
+  std::string first = stampOf(a);
+  EXPECT_EQ(first, stampOf(a));
+  EXPECT_NE(first, stampOf(b));
+  EXPECT_NE(first, stampOf(dir.path / "missing.bc"));
+  writeFile(a, content + "y");
+  std::string grown = stampOf(a);
+  EXPECT_NE(first, grown);
+  fs::last_write_time(a, fs::last_write_time(a) + std::chrono::seconds(2));
+  EXPECT_NE(grown, stampOf(a));
+  std::string touched = stampOf(a);
+  fs::path c = dir.path / "c.bc";
+  writeFile(c, content + "y");
+  fs::last_write_time(c, fs::last_write_time(a));
+  fs::rename(c, a);
+  EXPECT_NE(touched, stampOf(a)) << "a new file (another inode) with the same size and time";
+  // The toolchain's part of the key is the same whichever libdevice there is.
+  auto toolchainKey = [](const fs::path &p) {
     EnvVar env("PTXJIT_LIBDEVICE", p.string());
     CacheKey k;
     addToolchain(k, codegen::Backend::CUDA);
     return k.digest();
   };
-  Digest first = keyFor(a);
-  EXPECT_EQ(first, keyFor(a));
-  EXPECT_NE(first, keyFor(b));
-  EXPECT_NE(first, keyFor(dir.path / "missing.bc"));
-  writeFile(a, content + "y");
-  Digest grown = keyFor(a);
-  EXPECT_NE(first, grown);
-  fs::last_write_time(a, fs::last_write_time(a) + std::chrono::seconds(2));
-  EXPECT_NE(grown, keyFor(a));
-  Digest touched = keyFor(a);
-  fs::path c = dir.path / "c.bc";
-  writeFile(c, content + "y");
-  fs::last_write_time(c, fs::last_write_time(a));
-  fs::rename(c, a);
-  EXPECT_NE(touched, keyFor(a)) << "a new file (another inode) with the same size and time";
+  EXPECT_EQ(toolchainKey(a), toolchainKey(b));
+  EXPECT_EQ(toolchainKey(a), toolchainKey(dir.path / "missing.bc"));
 }
 
 // ---- Entries --------------------------------------------------------------------------------
@@ -666,4 +673,50 @@ TEST(CompilerDiskCache, GlobalsChangedAfterTypingInThisProcessAreNotCached) {
   EXPECT_EQ(cacheCounters().stores.load(), stores);
   c.unregisterFunction(id);
   c.unregisterFunction(devId);
+}
+
+// An entry of PTX that links libdevice is used only while libdevice is the file it was linked
+// with (another one compiles again and replaces it); an entry of PTX that links none is used
+// whichever libdevice there is, or none.
+TEST(CompilerDiskCache, AnEntryThatLinksLibdeviceIsUsedOnlyWithThatFile) {
+  PTXJIT_SKIP_WITHOUT_LIBDEVICE();
+  TempDir dir;
+  EnvVar env("PTXJIT_CACHE_DIR", (dir.path / "cache").string());
+  const std::string real = codegen::libdevicePath();
+  const fs::path a = dir.path / "a.bc", b = dir.path / "b.bc";
+  fs::copy_file(real, a);
+  fs::copy_file(real, b);
+  CopySnapshot exp(fixture("exp_each", true));
+  CopySnapshot dev(fixture("add_one", true)), ker(fixture("calls_add_one", true));
+  Compiler &c = Compiler::instance();
+  const uint64_t rejected = cacheCounters().rejected.load();
+  // A fresh registration each time (nothing kept in memory); true when it came from the disk.
+  auto expFromDisk = [&](const fs::path &libdevice) {
+    EnvVar lib("PTXJIT_LIBDEVICE", libdevice.string());
+    int id = c.registerFunction("exp_each", ir::FunctionKind::Kernel, cached());
+    auto f64 = t::array(t::float64(), 1, ir::Layout::C);
+    const Specialization &s = c.specialize(id, {f64, f64}, cudaOpts(), {{id, exp.take()}});
+    bool fromDisk = s.fromDiskCache;
+    EXPECT_NE(s.ptx.find(".entry " + s.symbol), std::string::npos);
+    c.unregisterFunction(id);
+    return fromDisk;
+  };
+  auto addOneFromDisk = [&](const fs::path &libdevice) {
+    EnvVar lib("PTXJIT_LIBDEVICE", libdevice.string());
+    CachedPair pair(dev, ker, cudaOpts());
+    return pair.spec->fromDiskCache;
+  };
+  EXPECT_FALSE(expFromDisk(a));
+  EXPECT_TRUE(expFromDisk(a));
+  EXPECT_FALSE(expFromDisk(b)) << "linked with another libdevice file";
+  EXPECT_TRUE(expFromDisk(b));
+  EXPECT_FALSE(expFromDisk(a));
+  EXPECT_FALSE(addOneFromDisk(a));
+  EXPECT_TRUE(addOneFromDisk(b));
+  EXPECT_TRUE(addOneFromDisk(dir.path / "missing.bc")) << "no libdevice needed, none looked for";
+  EXPECT_EQ(cacheCounters().rejected.load(), rejected) << "a stale libdevice is a miss";
+  size_t entries = 0; // one per specialization: each new one replaced the last
+  for (const auto &f : fs::directory_iterator(dir.path / "cache"))
+    entries += f.path().extension() == ".ptxjitc";
+  EXPECT_EQ(entries, 2u);
 }
