@@ -965,11 +965,11 @@ bool Compiler::loadFromDiskLocked(const DiskKey &k, Specialization &spec) {
   }
   std::string &symbol = entry->sections[0];
   std::string &code = entry->sections[1];
-  // PTX linked with another libdevice than today's: a miss (compiled again and replaced), not
-  // a damaged entry.
-  if (cuda && !entry->sections[4].empty() && entry->sections[4] != libdeviceStamp())
-    return false;
   if (cuda) {
+    // PTX linked with another libdevice than today's: a miss (compiled again and replaced), not
+    // a damaged entry.
+    if (!entry->sections[4].empty() && entry->sections[4] != libdeviceStamp())
+      return false;
     if (code.find(".entry " + symbol) == std::string::npos) {
       ++cacheCounters().rejected;
       return false;

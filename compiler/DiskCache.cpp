@@ -191,10 +191,9 @@ CacheKey &CacheKey::add(std::string_view tag, std::string_view bytes) {
 }
 
 CacheKey &CacheKey::addInt(std::string_view tag, int64_t v) {
-  char b[8];
-  for (int i = 0; i < 8; ++i)
-    b[i] = static_cast<char>(static_cast<uint64_t>(v) >> (8 * i));
-  return add(tag, std::string_view(b, 8));
+  std::string b; // 8 bytes: within the string's own storage, no allocation
+  putU64(b, static_cast<uint64_t>(v));
+  return add(tag, b);
 }
 
 Digest CacheKey::digest() const { return sha256(encoding_); }
@@ -356,8 +355,7 @@ std::string safeName(std::string_view s) {
 /// file), which needs no cryptographic hash: the key that names the entry is the SHA-256, and
 /// the header holds it whole. SHA-256 of the payload (the PTX and the LLVM IR text, 10 KB for a
 /// small loop) was a twentieth of a cache=True call that hits.
-std::array<uint8_t, kChecksumSize> checksum(std::string_view headerStart,
-                                            std::string_view payload) {
+std::string checksum(std::string_view headerStart, std::string_view payload) {
   auto bytes = [](std::string_view s) {
     return llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(s.data()), s.size());
   };
@@ -366,11 +364,9 @@ std::array<uint8_t, kChecksumSize> checksum(std::string_view headerStart,
   putU64(outer, body.low64);
   putU64(outer, body.high64);
   llvm::XXH128_hash_t all = llvm::xxh3_128bits(bytes(outer));
-  std::array<uint8_t, kChecksumSize> out;
-  for (int i = 0; i < 8; ++i) {
-    out[i] = static_cast<uint8_t>(all.low64 >> (8 * i));
-    out[8 + i] = static_cast<uint8_t>(all.high64 >> (8 * i));
-  }
+  std::string out;
+  putU64(out, all.low64);
+  putU64(out, all.high64);
   return out;
 }
 
@@ -421,8 +417,7 @@ std::string encode(const Digest &key, const CacheEntry &e) {
   putU32(out, e.kind);
   out.append(reinterpret_cast<const char *>(key.data()), key.size());
   putU64(out, payload.size());
-  auto sum = checksum(out, payload);
-  out.append(reinterpret_cast<const char *>(sum.data()), sum.size());
+  out += checksum(out, payload);
   out += payload;
   return out;
 }
@@ -439,8 +434,7 @@ std::optional<CacheEntry> decode(std::string_view bytes, const Digest &key) {
   if (payloadSize != bytes.size() - kHeaderSize)
     return std::nullopt;
   std::string_view payload = bytes.substr(kHeaderSize);
-  auto sum = checksum(bytes.substr(0, kHeaderStart), payload);
-  if (std::memcmp(p + kHeaderStart, sum.data(), sum.size()) != 0)
+  if (bytes.substr(kHeaderStart, kChecksumSize) != checksum(bytes.substr(0, kHeaderStart), payload))
     return std::nullopt;
   CacheEntry e;
   e.kind = getU32(p + 12);

@@ -77,15 +77,15 @@ const LaunchLimits &deviceLaunchLimits() { return Device::current().launchLimits
 
 namespace {
 
-// launchKernel and launchKernelBuffer: cuLaunchKernel with `params` or `extra`;
-// launchCooperativeKernel: cuLaunchCooperativeKernel with `params` (it takes no `extra`). `dev`
-// is the calling thread's current device, its context current.
-// A null `f` is refused (before anything else; currentFor: before the driver is loaded).
+// Refuses a null `f`: the first check of a launch (currentFor: before the driver is loaded).
 void requireFunction(CUfunction f) {
   if (!f) [[unlikely]]
     throw std::invalid_argument("launchKernel: the kernel (CUfunction) is null");
 }
 
+// launchKernel and launchKernelBuffer: cuLaunchKernel with `params` or `extra`;
+// launchCooperativeKernel: cuLaunchCooperativeKernel with `params` (it takes no `extra`). `dev`
+// is the calling thread's current device, its context current.
 void launch(const Device &dev, CUfunction f, Dim3 grid, Dim3 block, unsigned sharedMem,
             CUstream stream, void **params, void **extra, bool cooperative = false) {
   requireFunction(f);
