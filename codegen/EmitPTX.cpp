@@ -5,12 +5,23 @@
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/CodeGen/AsmPrinter.h>
+#include <llvm/CodeGen/MachineModuleInfo.h>
+#include <llvm/CodeGen/Passes.h>
+#include <llvm/CodeGen/TargetPassConfig.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Linker/Linker.h>
+#include <llvm/MC/MCAsmBackend.h>
+#include <llvm/MC/MCAsmInfo.h>
+#include <llvm/MC/MCCodeEmitter.h>
+#include <llvm/MC/MCInstPrinter.h>
+#include <llvm/MC/MCStreamer.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/FormattedStream.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -136,12 +147,60 @@ void resolvePrecSqrt(llvm::Module &m, bool precise) {
 
 namespace {
 
+/// The stream the assembly printer writes PTX through. The printer asks for a
+/// formatted_raw_ostream, whose only use is the column of padded end-of-line comments, which
+/// only verbose assembly has (ptxjit's is not verbose); counting that column costs a Unicode
+/// width look-up per character, 2% of a small kernel's compile. This one passes the text
+/// through unexamined and unbuffered: the PTX is read as soon as the passes have run, while the
+/// printer holding this stream lives on.
+class PtxTextStream final : public llvm::formatted_raw_ostream {
+public:
+  explicit PtxTextStream(llvm::raw_ostream &out) : out_(out) { SetUnbuffered(); }
+
+private:
+  void write_impl(const char *ptr, size_t size) override { out_.write(ptr, size); }
+  uint64_t current_pos() const override { return out_.tell(); }
+
+  llvm::raw_ostream &out_;
+};
+
+/// Adds NVPTX code generation writing assembly to `out` to `pm`, as
+/// LLVMTargetMachine::addPassesToEmitFile does (LLVM 19, no verifier: the module was verified
+/// after optimization), but printing through a PtxTextStream. False where the target cannot.
+bool addPtxPrinting(llvm::LLVMTargetMachine &tm, llvm::legacy::PassManager &pm,
+                    llvm::raw_pwrite_stream &out) {
+  auto *mmi = new llvm::MachineModuleInfoWrapperPass(&tm);
+  llvm::TargetPassConfig *config = tm.createPassConfig(pm);
+  config->setDisableVerify(true);
+  pm.add(config);
+  pm.add(mmi);
+  if (config->addISelPasses())
+    return false;
+  config->addMachinePasses();
+  config->setInitialized();
+  const llvm::Target &target = tm.getTarget();
+  const llvm::MCAsmInfo &mai = *tm.getMCAsmInfo();
+  llvm::MCInstPrinter *printer =
+      target.createMCInstPrinter(tm.getTargetTriple(), mai.getAssemblerDialect(), mai,
+                                 *tm.getMCInstrInfo(), *tm.getMCRegisterInfo());
+  if (!printer)
+    return false;
+  std::unique_ptr<llvm::MCStreamer> streamer(target.createAsmStreamer(
+      mmi->getMMI().getContext(), std::make_unique<PtxTextStream>(out), printer, nullptr, nullptr));
+  llvm::FunctionPass *asmPrinter = target.createAsmPrinter(tm, std::move(streamer));
+  if (!asmPrinter)
+    return false;
+  pm.add(asmPrinter);
+  pm.add(llvm::createFreeMachineFunctionPass());
+  return true;
+}
+
 /// NVPTX code generation for one module, built before the module is ready: the pass manager
 /// writes the PTX into `ptx` through `os`, with a target machine of its own. Not movable (the
 /// stream points into `ptx`, the passes at the stream and the target machine).
 struct CodegenPipeline {
   explicit CodegenPipeline(const CompileOptions &opts) : tm(opts) {
-    if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+    if (!addPtxPrinting(static_cast<llvm::LLVMTargetMachine &>(*tm), pm, os))
       detail::internalError("the NVPTX target cannot emit PTX");
   }
   CodegenPipeline(const CodegenPipeline &) = delete;
