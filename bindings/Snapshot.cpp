@@ -60,9 +60,6 @@ std::vector<std::string> stringsOf(py::handle tuple) {
   return out;
 }
 
-/// Optional<int> from co_positions(): None → `missing`.
-int intOr(py::handle v, int missing) { return v.is_none() ? missing : py::cast<int>(v); }
-
 py::object numpyModule() {
   py::dict modules = py::module_::import("sys").attr("modules");
   if (modules.contains("numpy"))
@@ -775,15 +772,8 @@ std::shared_ptr<frontend::CodeSnapshot> snapshotFunction(py::handle func,
     }
   }
   s->exceptionTable = bytesOf(code.attr("co_exceptiontable"));
-  for (py::handle pos : code.attr("co_positions")()) {
-    py::tuple t = py::reinterpret_borrow<py::tuple>(pos);
-    frontend::Position p;
-    p.line = intOr(t[0], 0);
-    p.endLine = intOr(t[1], 0);
-    p.col = intOr(t[2], -1);
-    p.endCol = intOr(t[3], -1);
-    s->positions.push_back(p);
-  }
+  s->positions = frontend::decodeLocationTable(bytesOf(code.attr("co_linetable")), s->firstLine,
+                                               s->code.size() / 2);
 
   // Globals: every name the code may load, through __globals__ then the builtins.
   py::dict globals = func.attr("__globals__");

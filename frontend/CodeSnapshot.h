@@ -30,6 +30,16 @@ struct Position {
   int endCol = -1;
 };
 
+/// The positions co_positions() gives for code of `codeUnits` 2-byte units, decoded from its
+/// co_linetable `table` (the location table of CPython 3.11 to 3.13, Objects/locations.md),
+/// lines counted from `firstLine` (co_firstlineno): one Position per code unit, the same values
+/// co_positions() yields. A table that ends early leaves the remaining units without a
+/// position, and one that describes more units than `codeUnits` is cut there; neither happens
+/// with a table CPython made. The bindings decode the table here instead of iterating
+/// co_positions() in Python, which yields a tuple per code unit.
+std::vector<Position> decodeLocationTable(const std::vector<uint8_t> &table, int firstLine,
+                                          size_t codeUnits);
+
 struct CodeSnapshot {
   PyVersion version = PyVersion::Py312;
   std::string name;     ///< co_name

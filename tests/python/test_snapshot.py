@@ -59,10 +59,35 @@ def test_code_object_fields():
     assert s["names"] == list(code.co_names)
     assert s["varnames"] == list(code.co_varnames)
     assert s["exception_table"] == code.co_exceptiontable
-    positions = [tuple(0 if v is None and k < 2 else -1 if v is None else v
-                       for k, v in enumerate(p)) for p in code.co_positions()]
-    assert s["positions"] == positions
+    assert s["positions"] == python_positions(code)
     assert len(s["positions"]) == len(code.co_code) // 2
+
+
+def wide_and_tall(a, b):
+    total = 0
+    # Columns past 127 and expressions over several lines take the table's long form; the
+    # loop's jump back is a negative line step.
+    for i in range(3):
+        total += (a + b) * (a - b) + (a * b) - (b * a) + (a + a) * (b + b) - (a - a) * (b - b) + (a * a) - (b * b) + (a * i) - (b * i) + i * (a + b)  # noqa: E501
+        total += (a
+                  + b
+                  * i)
+    return total
+
+
+def python_positions(code):
+    return [tuple(0 if v is None and k < 2 else -1 if v is None else v for k, v in enumerate(p))
+            for p in code.co_positions()]
+
+
+def test_positions_are_what_co_positions_gives():
+    # The bindings decode co_linetable in C++; the long form (columns past 127, expressions over
+    # several lines) and negative line steps must come out as co_positions() has them.
+    code = wide_and_tall.__code__
+    forms = {(b >> 3) & 15 for b in code.co_linetable if b & 0x80}
+    assert 14 in forms
+    assert _core.snapshot(wide_and_tall)["positions"] == python_positions(code)
+    assert any(p[2] > 127 for p in python_positions(code))
 
 
 def test_globals_resolve_to_plain_values():

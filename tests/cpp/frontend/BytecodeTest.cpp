@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 namespace ptxjit::frontend {
 namespace {
@@ -321,6 +322,74 @@ TEST_P(BytecodeTest, MalformedBytecodeThrows) {
       break;
     }
   EXPECT_THROW(BytecodeView{unknown}, ir::CompileError);
+}
+
+// The bindings decode co_linetable themselves: every sample's table gives what co_positions()
+// gave, and the samples hold every form of entry in each version.
+TEST_P(BytecodeTest, LocationTableGivesCoPositions) {
+  std::set<int> forms;
+  for (const std::string &name : fixtures::fixtureNames(GetParam())) {
+    SCOPED_TRACE(name);
+    Fixture f = fixtures::loadFixture(GetParam(), name);
+    std::vector<Position> got =
+        decodeLocationTable(f.lineTable, f.snapshot.firstLine, f.snapshot.code.size() / 2);
+    ASSERT_EQ(got.size(), f.snapshot.positions.size());
+    for (size_t u = 0; u < got.size(); ++u) {
+      const Position &want = f.snapshot.positions[u];
+      SCOPED_TRACE("code unit " + std::to_string(u));
+      EXPECT_EQ(got[u].line, want.line);
+      EXPECT_EQ(got[u].endLine, want.endLine);
+      EXPECT_EQ(got[u].col, want.col);
+      EXPECT_EQ(got[u].endCol, want.endCol);
+    }
+    for (uint8_t b : f.lineTable)
+      if (b & 0x80) { // an entry's first byte; 0 stands for all the short forms (0-9)
+        int form = (b >> 3) & 15;
+        forms.insert(form < 10 ? 0 : form);
+      }
+  }
+  EXPECT_EQ(forms, (std::set<int>{0, 10, 11, 12, 13, 14, 15}));
+}
+
+TEST(LocationTableTest, EachFormOfEntry) {
+  // clang-format off
+  const std::vector<uint8_t> table = {
+      0x90, 0x53,                   // short form 2, 1 unit: column 2*8+5, 3 wide
+      0xE1, 4, 9,                   // one-line form, 2 lines on, 2 units: columns 4-9
+      0xF0, 0x07, 0x46, 0x01, 0x49, // long form, 1 unit: 3 lines back, ending 70 lines on,
+      0x03, 0x00,                   //   column 200 (varint 201), no end column (varint 0)
+      0xE8, 0x0A,                   // no columns, 1 unit: 5 lines on
+      0xFA,                         // no location, 3 units
+      0xD0, 7, 8};                  // one-line form, same line, 1 unit: columns 7-8
+  // clang-format on
+  auto pos = [](int line, int endLine, int col, int endCol) {
+    return std::vector<int>{line, endLine, col, endCol};
+  };
+  auto flat = [](const std::vector<Position> &ps) {
+    std::vector<std::vector<int>> out;
+    for (const Position &p : ps)
+      out.push_back({p.line, p.endLine, p.col, p.endCol});
+    return out;
+  };
+  std::vector<std::vector<int>> want = {
+      pos(10, 10, 21, 24), pos(12, 12, 4, 9),   pos(12, 12, 4, 9),
+      pos(9, 79, 200, -1), pos(14, 14, -1, -1), pos(0, 0, -1, -1),
+      pos(0, 0, -1, -1),   pos(0, 0, -1, -1),   pos(14, 14, 7, 8)};
+  EXPECT_EQ(flat(decodeLocationTable(table, 10, 9)), want);
+  // Fewer code units than the table describes: cut there; more: the rest have no position.
+  EXPECT_EQ(flat(decodeLocationTable(table, 10, 4)),
+            std::vector<std::vector<int>>(want.begin(), want.begin() + 4));
+  std::vector<std::vector<int>> longer = want;
+  longer.push_back(pos(0, 0, -1, -1));
+  longer.push_back(pos(0, 0, -1, -1));
+  EXPECT_EQ(flat(decodeLocationTable(table, 10, 11)), longer);
+  // A table cut inside an entry reads nothing past its end.
+  std::vector<uint8_t> cut(table.begin(), table.end() - 1);
+  std::vector<std::vector<int>> truncated = want;
+  truncated.back() = pos(14, 14, 7, 0);
+  EXPECT_EQ(flat(decodeLocationTable(cut, 10, 9)), truncated);
+  EXPECT_EQ(flat(decodeLocationTable({}, 10, 2)),
+            (std::vector<std::vector<int>>{pos(0, 0, -1, -1), pos(0, 0, -1, -1)}));
 }
 
 TEST(PyVersionTest, NamesAndLookup) {

@@ -49,6 +49,7 @@ struct Fixture {
   std::string name; ///< sample function name (= file stem)
   std::string path;
   frontend::CodeSnapshot snapshot;
+  std::vector<uint8_t> lineTable; ///< co_linetable (snapshot.positions are what it says)
   std::vector<DisEntry> dis;
   std::optional<ExpectedReject> expectReject;
   /// Offsets of the instructions one traced call executed (RUNNABLE samples only).
@@ -264,6 +265,8 @@ inline Fixture fixtureFromJson(const llvm::json::Value &json, const std::string 
     pos.endCol = static_cast<int>(asInt(a[3], path));
     s.positions.push_back(pos);
   }
+  if (const llvm::json::Value *t = o.get("lineTable")) // absent in codefuzz's replay input
+    f.lineTable = hexBytes(asString(*t, path), path);
   s.globals = globalMap(get(o, "globals", path), path);
   s.closure = globalMap(get(o, "closure", path), path);
   for (const llvm::json::Value &c : asArray(get(o, "defaults", path), path))
