@@ -286,6 +286,52 @@ void ModuleLowerer::lowerQueued() {
   }
 }
 
+bool ModuleLowerer::spliceKernelBody(llvm::Function *entry, const Function &kernel) {
+  auto it = bodies_.find(&kernel);
+  if (opts.optLevel < 1 || it == bodies_.end())
+    return false;
+  llvm::Function *body = it->second;
+  if (entry->getSubprogram() || body->getSubprogram() || body->isDeclaration() ||
+      !body->hasOneUse() || !body->getReturnType()->isVoidTy() || entry->size() != 1)
+    return false;
+  auto *call = llvm::dyn_cast<llvm::CallInst>(*body->user_begin());
+  if (!call || call->getCalledFunction() != body || call->getFunction() != entry)
+    return false;
+  auto *ret = llvm::dyn_cast_or_null<llvm::ReturnInst>(call->getNextNode());
+  if (!ret || ret->getReturnValue())
+    return false;
+  for (llvm::Argument &a : body->args()) {
+    a.replaceAllUsesWith(call->getArgOperand(a.getArgNo()));
+    a.setName(""); // the entry's values that move through the body keep their names
+  }
+  // Laid out as the inliner lays out an inlined body, so that the optimizer gets the same
+  // function: the body's allocas, the unpacking, the rest of the body, and where the body
+  // returns from several places, one block returning, which the others branch to.
+  std::vector<llvm::ReturnInst *> rets;
+  for (llvm::BasicBlock &bb : *body)
+    if (auto *r = llvm::dyn_cast<llvm::ReturnInst>(bb.getTerminator()))
+      rets.push_back(r);
+  if (rets.size() > 1) {
+    auto *exit = llvm::BasicBlock::Create(ctx, body->getName() + ".exit", body);
+    llvm::ReturnInst::Create(ctx, exit);
+    for (llvm::ReturnInst *r : rets) {
+      llvm::BranchInst::Create(exit, r);
+      r->eraseFromParent();
+    }
+  }
+  llvm::BasicBlock &unpack = entry->getEntryBlock();
+  llvm::BasicBlock &first = body->getEntryBlock();
+  auto at = first.begin();
+  while (at != first.end() && llvm::isa<llvm::AllocaInst>(*at))
+    ++at;
+  first.splice(at, &unpack, unpack.begin(), call->getIterator());
+  unpack.eraseFromParent(); // the call and the return
+  entry->splice(entry->end(), body);
+  bodies_.erase(it);
+  body->eraseFromParent();
+  return true;
+}
+
 void ModuleLowerer::inlineSingleCalls() {
   // At O0 nothing is inlined (the O0 pipeline runs the always-inliner, so leave it be).
   if (opts.optLevel < 1)
@@ -756,6 +802,7 @@ LoweredModule lowerKernel(const Function &kernel, const CompileOptions &opts,
   b.CreateCall(body, M.bodyArgs(kernel, e.args));
   b.CreateRetVoid();
   M.lowerQueued();
+  M.spliceKernelBody(e.function, kernel);
   M.inlineSingleCalls();
   M.finishCuda(symbol, kernel); // shared-memory limit; host launch facts (LowerCuda.cpp)
   M.finishDebugInfo();

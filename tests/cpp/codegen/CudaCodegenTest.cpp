@@ -209,8 +209,9 @@ TEST(CudaCodegen, IntegerNegationsAreSpelledAsNotAndAdd) {
 }
 
 // A local function called from one place in another is marked for inlining, so that the
-// optimizer inlines it before simplifying it (the kernel's body, a device function called once);
-// one called twice is left to the inliner's judgment, and nothing is marked at O0. The PTX is
+// optimizer inlines it before simplifying it (a device function called once); one called twice
+// is left to the inliner's judgment, and nothing is marked at O0. The kernel's body is no
+// function of its own but at O0: it is lowered into the entry (spliceKernelBody). The PTX is
 // the same either way for such a kernel.
 TEST(CudaCodegen, FunctionsCalledOnceAreInlinedBeforeTheyAreSimplified) {
   auto f64 = types::float64();
@@ -234,10 +235,8 @@ TEST(CudaCodegen, FunctionsCalledOnceAreInlinedBeforeTheyAreSimplified) {
     return r;
   };
   using Marks = std::map<std::string, bool>;
-  EXPECT_EQ(marked(3), (Marks{{"k", false},
-                              {"ptxjit_kernel_k", true},
-                              {"ptxjit_dev_once", true},
-                              {"ptxjit_dev_twice", false}}));
+  EXPECT_EQ(marked(3),
+            (Marks{{"k", false}, {"ptxjit_dev_once", true}, {"ptxjit_dev_twice", false}}));
   EXPECT_EQ(marked(0), (Marks{{"k", false},
                               {"ptxjit_kernel_k", false},
                               {"ptxjit_dev_once", false},
@@ -246,6 +245,59 @@ TEST(CudaCodegen, FunctionsCalledOnceAreInlinedBeforeTheyAreSimplified) {
   LoweredModule m = lowerKernel(*k.fn, o, "k");
   std::string ptx = emitPTX(m, o);
   EXPECT_EQ(ptx.find(".func"), std::string::npos) << ptx; // everything inlined into the entry
+}
+
+// The kernel's lowered body moves into the entry in place of the call to it: the body's allocas
+// first, then the parameters' unpacking, then the body, its returns joined in one last block as
+// the inliner joins them. With debug information (whose scopes the inliner rewrites) and at O0
+// it stays a function of its own. The PTX is the same as the inliner's.
+TEST(CudaCodegen, TheKernelBodyIsLoweredIntoTheEntry) {
+  auto f64 = types::float64();
+  // def k(out, x): if x > 0.0: out[0] = x; return
+  //                out[1] = x
+  TypedBuilder k("k", {"out", "x"}, {arr(f64), f64});
+  Block *early = k.newBlock(), *late = k.newBlock();
+  k.branch(k.cmp(CmpOp::Gt, k.load("x"), k.cfloat(0.0)), early, late);
+  k.at(early);
+  k.setItem(k.load("out"), k.cint(0), k.load("x"));
+  k.ret();
+  k.at(late);
+  k.setItem(k.load("out"), k.cint(1), k.load("x"));
+  k.ret();
+  auto functions = [](const LoweredModule &m) {
+    std::vector<std::string> r;
+    for (const llvm::Function &f : *m.impl()->module)
+      if (!f.isDeclaration())
+        r.push_back(f.getName().str());
+    return r;
+  };
+  CompileOptions o;
+  LoweredModule m = lowerKernel(*k.fn, o, "k", ValueNames::Keep);
+  EXPECT_EQ(functions(m), std::vector<std::string>{"k"});
+  const llvm::Function &entry = *m.impl()->module->getFunction("k");
+  const llvm::BasicBlock &first = entry.getEntryBlock();
+  EXPECT_TRUE(llvm::isa<llvm::AllocaInst>(first.front())) << m.llvmIR();
+  int rets = 0;
+  for (const llvm::BasicBlock &bb : entry)
+    rets += llvm::isa<llvm::ReturnInst>(bb.getTerminator());
+  EXPECT_EQ(rets, 1) << m.llvmIR();
+  EXPECT_TRUE(llvm::isa<llvm::ReturnInst>(entry.back().getTerminator())) << m.llvmIR();
+  EXPECT_EQ(entry.back().size(), 1u) << m.llvmIR();
+  std::string ptx = emitPTX(m, o);
+  EXPECT_EQ(ptx.find(".func"), std::string::npos) << ptx;
+  if (havePtxas())
+    EXPECT_TRUE(ptxasAccepts(ptx));
+
+  CompileOptions unoptimized;
+  unoptimized.optLevel = 0;
+  EXPECT_EQ(functions(lowerKernel(*k.fn, unoptimized, "k")),
+            (std::vector<std::string>{"ptxjit_kernel_k", "k"}));
+  CompileOptions lines;
+  lines.debugInfo = CompileOptions::DebugInfo::LineInfo;
+  LoweredModule withLines = lowerKernel(*k.fn, lines, "k");
+  EXPECT_EQ(functions(withLines), (std::vector<std::string>{"ptxjit_kernel_k", "k"}));
+  std::string linesPtx = emitPTX(withLines, lines);
+  EXPECT_EQ(linesPtx.find(".func"), std::string::npos) << linesPtx; // inlined by the optimizer
 }
 
 // The optimization pipeline skips the module passes that can change nothing in a module:
