@@ -119,16 +119,16 @@ public:
   /// Lowers every queued body (bodies may queue their callees).
   void lowerQueued();
   /// Moves the kernel's lowered body into `entry`, which calls it once and returns, in place of
-  /// the call: the unpacking of the parameters before the body's first instruction, the body's
-  /// blocks after it. Inlining would do the same by cloning the body, after computing block
-  /// frequencies of both functions; moving it saves a tenth of a small kernel's optimization.
-  /// Left to the inliner (false) at optimization level 0, where the entry is not that shape, and
-  /// with debug information, whose scopes inlining rewrites. Call after lowerQueued().
+  /// the call: the body's allocas, then the entry's unpacking of the parameters, then the rest of
+  /// the body, its returns joined in one last block. Inlining would do the same by cloning the
+  /// body, after computing block frequencies of both functions; moving it saves a tenth of a
+  /// small kernel's optimization. Left to the inliner (false) at optimization level 0 and with
+  /// debug information, whose scopes only inlining rewrites. Call after lowerQueued().
   bool spliceKernelBody(llvm::Function *entry, const ir::Function &kernel);
   /// Marks alwaysinline every local function of the module called from exactly one place in
-  /// another function (the entry's body, a device function called once), so that the optimizer
-  /// inlines it before simplifying rather than after. Not at optimization level 0. Call once the
-  /// module's functions are all lowered.
+  /// another function (a device function called once; the kernel's body where spliceKernelBody
+  /// left it a function), so that the optimizer inlines it before simplifying rather than
+  /// after. Not at optimization level 0. Call once the module's functions are all lowered.
   void inlineSingleCalls();
 
   /// The register representation of `t` (see the file comment). Throws
