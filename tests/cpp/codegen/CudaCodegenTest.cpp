@@ -211,8 +211,8 @@ TEST(CudaCodegen, IntegerNegationsAreSpelledAsNotAndAdd) {
 // A local function called from one place in another is marked for inlining, so that the
 // optimizer inlines it before simplifying it (a device function called once); one called twice
 // is left to the inliner's judgment, and nothing is marked at O0. The kernel's body is no
-// function of its own but at O0: it is lowered into the entry (spliceKernelBody). The PTX is
-// the same either way for such a kernel.
+// function of its own but at O0 or with debug information: it is lowered into the entry
+// (spliceKernelBody). The PTX is the same either way for such a kernel.
 TEST(CudaCodegen, FunctionsCalledOnceAreInlinedBeforeTheyAreSimplified) {
   auto f64 = types::float64();
   TypedBuilder once("once", {"v"}, {f64}, FunctionKind::Device, f64);
@@ -250,7 +250,7 @@ TEST(CudaCodegen, FunctionsCalledOnceAreInlinedBeforeTheyAreSimplified) {
 // The kernel's lowered body moves into the entry in place of the call to it: the body's allocas
 // first, then the parameters' unpacking, then the body, its returns joined in one last block as
 // the inliner joins them. With debug information (whose scopes the inliner rewrites) and at O0
-// it stays a function of its own. The PTX is the same as the inliner's.
+// it stays a function of its own, which the optimizer inlines: the PTX has the entry alone.
 TEST(CudaCodegen, TheKernelBodyIsLoweredIntoTheEntry) {
   auto f64 = types::float64();
   // def k(out, x): if x > 0.0: out[0] = x; return
