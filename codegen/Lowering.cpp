@@ -304,9 +304,10 @@ bool ModuleLowerer::spliceKernelBody(llvm::Function *entry, const Function &kern
     a.replaceAllUsesWith(call->getArgOperand(a.getArgNo()));
     a.setName(""); // the entry's values that move through the body keep their names
   }
-  // Laid out as the inliner lays out an inlined body, so that the optimizer gets the same
-  // function: the body's allocas, the unpacking, the rest of the body, and where the body
-  // returns from several places, one block returning, which the others branch to.
+  // Laid out much as the inliner lays out an inlined body: the body's allocas, the unpacking,
+  // the rest of the body, and where the body returns from several places, one block returning,
+  // which the others branch to. (The inliner clones blocks in depth-first order and runs after
+  // the pipeline's first passes, so some kernels' block order differs from what it gave.)
   std::vector<llvm::ReturnInst *> rets;
   for (llvm::BasicBlock &bb : *body)
     if (auto *r = llvm::dyn_cast<llvm::ReturnInst>(bb.getTerminator()))
