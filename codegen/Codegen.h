@@ -24,6 +24,7 @@
 #include "ir/IR.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -36,6 +37,12 @@ namespace ptxjit::codegen {
 /// naming costs a warm compile 3-5% (LLVM's passes name most of what they create), so the
 /// compiler drops the names unless the module's text is to be read (llvmIR()).
 enum class ValueNames { Drop, Keep };
+
+/// Runs `task` once, on a thread other than the caller's (on the caller's, at once, where it
+/// cannot), and returns without waiting for it; never throws. Starting a thread costs the
+/// starting thread about 50 µs where threads are slow to start (a virtual machine), so callers
+/// that compile often keep one (compiler/Background.h's runLater).
+using TaskRunner = void (*)(std::function<void()> task) noexcept;
 
 /// One lowered LLVM module (its own LLVMContext) with a single externally visible entry.
 class LoweredModule {
@@ -97,12 +104,14 @@ LoweredModule lowerDeviceFunction(const ir::Function &fn, const CompileOptions &
 /// the NVPTX O<optLevel> pipeline (with NVVMReflect) and returns the PTX text for
 /// sm_<ccMajor><ccMinor> (clamped to the newest SM LLVM 19 knows) and PTX ISA
 /// opts.ptxVersion. Mutates `m` (it holds the optimized module afterwards, and code generation's
-/// pass manager, freed with it: destroying `m` off the caller's path spares it that). Starts one
-/// thread for the call's duration (code generation's pipeline, built meanwhile; built on the
-/// calling thread where none can be started), which has ended when the call returns or throws.
-/// Thread-safe for distinct modules. Throws CompileError(Internal) when libdevice is missing or
-/// LLVM fails.
-std::string emitPTX(LoweredModule &m, const CompileOptions &opts);
+/// pass manager, freed with it: destroying `m` off the caller's path spares it that). Code
+/// generation's pass pipeline is built on another thread while the module is optimized: by a
+/// task handed to `runner` where one is given (the task may outlive a call that throws; it
+/// needs nothing of the caller's), else on a thread started for the call's duration, which has
+/// ended when the call returns or throws (built on the calling thread where none can be
+/// started). Thread-safe for distinct modules. Throws CompileError(Internal) when libdevice is
+/// missing or LLVM fails.
+std::string emitPTX(LoweredModule &m, const CompileOptions &opts, TaskRunner runner = nullptr);
 
 /// Host only: optimizes `m` at O3 (or opts.optLevel when lower), adds it to the process-wide
 /// ORC LLJIT (created on first use; process symbols such as libm are visible) in a JITDylib

@@ -24,6 +24,7 @@
 #include <llvm/Support/FormattedStream.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetLoweringObjectFile.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Transforms/IPO/Internalize.h>
 
@@ -192,6 +193,12 @@ bool addPtxPrinting(llvm::LLVMTargetMachine &tm, llvm::legacy::PassManager &pm,
     return false;
   pm.add(asmPrinter);
   pm.add(llvm::createFreeMachineFunctionPass());
+  // The assembly printer's doInitialization sets the object file lowering up in the pipeline's
+  // MCContext, making the ELF sections it names (2% of a small kernel's compile, on the
+  // compiling thread). Done here first, on the thread that builds the pipeline, it finds them
+  // made and only looks them up.
+  const_cast<llvm::TargetLoweringObjectFile &>(*tm.getObjFileLowering())
+      .Initialize(mmi->getMMI().getContext(), tm);
   return true;
 }
 
@@ -212,11 +219,21 @@ struct CodegenPipeline {
   llvm::legacy::PassManager pm; // last: destroyed first
 };
 
-/// The CodegenPipeline for `opts`, being built on a thread of its own; built when asked for
-/// instead where no thread can be started. The future's destructor waits for the thread, so an
-/// error on the caller's side leaves nothing running.
-std::future<std::unique_ptr<CodegenPipeline>> startCodegenPipeline(const CompileOptions &opts) {
+/// The CodegenPipeline for `opts`, being built by a task handed to `runner`, or, without one, on
+/// a thread of its own (built when asked for instead where no thread can be started; that
+/// future's destructor waits for the thread, so an error on the caller's side leaves nothing
+/// running). A pipeline the caller abandons (it threw before taking it) is destroyed by
+/// whichever lets go of it last, the task or the caller's future.
+std::future<std::unique_ptr<CodegenPipeline>> startCodegenPipeline(const CompileOptions &opts,
+                                                                   TaskRunner runner) {
   auto build = [opts] { return std::make_unique<CodegenPipeline>(opts); };
+  if (runner) {
+    // std::function needs a copyable callable: the task is shared.
+    auto task = std::make_shared<std::packaged_task<std::unique_ptr<CodegenPipeline>()>>(build);
+    std::future<std::unique_ptr<CodegenPipeline>> built = task->get_future();
+    runner([task] { (*task)(); });
+    return built;
+  }
   try {
     return std::async(std::launch::async, build);
   } catch (const std::system_error &) {
@@ -226,7 +243,7 @@ std::future<std::unique_ptr<CodegenPipeline>> startCodegenPipeline(const Compile
 
 } // namespace
 
-std::string emitPTX(LoweredModule &lm, const CompileOptions &opts) {
+std::string emitPTX(LoweredModule &lm, const CompileOptions &opts, TaskRunner runner) {
   using namespace detail;
   LoweredModule::Impl *impl = lm.impl();
   if (!impl || !impl->module)
@@ -236,7 +253,7 @@ std::string emitPTX(LoweredModule &lm, const CompileOptions &opts) {
   llvm::Module &m = *impl->module;
   // Code generation's pass pipeline does not depend on the module: it is built on another thread
   // while this one links and optimizes (building it is a tenth of a small kernel's compile).
-  std::future<std::unique_ptr<CodegenPipeline>> codegen = startCodegenPipeline(opts);
+  std::future<std::unique_ptr<CodegenPipeline>> codegen = startCodegenPipeline(opts, runner);
 
   if (std::vector<std::string> calls = libdeviceCalls(m); !calls.empty()) {
     linkLibdevice(m, calls);
@@ -280,7 +297,7 @@ std::string emitPTX(LoweredModule &lm, const CompileOptions &opts) {
   cg->pm.run(m);
   std::string text(cg->ptx.str());
   // Freeing the pass manager is 2% of a small kernel's compile: it goes with the module, which
-  // the compiler destroys off the compiling thread (compiler/Disposal.h).
+  // the compiler destroys off the compiling thread (compiler/Background.h).
   impl->finishedCodegen = std::move(cg);
   spellIntegerNegations(text);
   return text;

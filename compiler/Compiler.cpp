@@ -1,8 +1,8 @@
 #include "compiler/Compiler.h"
 
 #include "codegen/Codegen.h"
+#include "compiler/Background.h"
 #include "compiler/DiskCache.h"
-#include "compiler/Disposal.h"
 #include "compiler/Dump.h"
 #include "compiler/Packing.h"
 #include "frontend/Frontend.h"
@@ -1054,7 +1054,7 @@ std::string Compiler::llvmIR(const Specialization &spec) {
   ir::Function *fn = typedLocked(spec.functionId, key->args, {}, {}, 0);
   codegen::LoweredModule m = lowerSpec(spec, *fn, codegen::ValueNames::Keep);
   if (spec.options.backend == codegen::Backend::CUDA)
-    codegen::emitPTX(m, spec.options);
+    codegen::emitPTX(m, spec.options, runLater);
   spec.llvmIR = m.llvmIR();
   return spec.llvmIR;
 }
@@ -1104,7 +1104,7 @@ const Specialization &Compiler::compileLocked(int id, Entry &e, SpecKey key,
   std::string libdevice; // the disk cache's libdevice section: the file the PTX linked, if any
   if (opts.backend == codegen::Backend::CUDA) {
     spec->cooperativeLaunch = m.gridSync();
-    spec->ptx = codegen::emitPTX(m, opts);
+    spec->ptx = codegen::emitPTX(m, opts, runLater);
     if (disk && m.linkedLibdevice())
       libdevice = libdeviceStamp();
     if (textNow)
@@ -1176,7 +1176,7 @@ Compiler::PtxResult Compiler::compilePTX(int id, const std::vector<const ir::Typ
   codegen::LoweredModule m = e.kind == ir::FunctionKind::Kernel
                                  ? codegen::lowerKernel(*fn, opts, r.symbol, names)
                                  : codegen::lowerDeviceFunction(*fn, opts, r.symbol, names);
-  r.ptx = codegen::emitPTX(m, opts);
+  r.ptx = codegen::emitPTX(m, opts, runLater);
   if (withLLVM)
     r.llvmIR = m.llvmIR();
   disposeLater(std::make_shared<codegen::LoweredModule>(std::move(m)));

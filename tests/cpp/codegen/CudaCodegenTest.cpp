@@ -8,7 +8,10 @@
 #include "codegen/ModuleImpl.h"
 
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <map>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -150,6 +153,53 @@ TEST(CudaCodegen, PythonFloatArgumentsHaveFloat32Copies) {
   EXPECT_NE(ptx.find("ld.param.f32"), std::string::npos) << ptx;
   if (havePtxas())
     EXPECT_TRUE(ptxasAccepts(ptx));
+}
+
+// emitPTX hands the building of code generation's pipeline to the TaskRunner it is given (the
+// compiler's background thread), once per call; a runner that runs the task at once on the
+// caller's thread, or later on a thread of its own, gives the PTX of a call without one.
+namespace runners {
+std::atomic<int> calls{0};
+std::mutex mutex;
+std::vector<std::thread> threads; // joined by the test
+
+void atOnce(std::function<void()> task) noexcept {
+  ++calls;
+  task();
+}
+
+void onAThread(std::function<void()> task) noexcept {
+  ++calls;
+  std::lock_guard<std::mutex> lock(mutex);
+  threads.emplace_back([task = std::move(task)] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20)); // after emitPTX began to wait
+    task();
+  });
+}
+} // namespace runners
+
+TEST(CudaCodegen, APipelineBuiltByATaskRunnerGivesTheSamePtx) {
+  CompileOptions o;
+  std::vector<std::unique_ptr<Function>> kernels;
+  kernels.push_back(makeWeakFloatKernel());
+  kernels.push_back(makeCooperative());
+  for (const auto &fn : kernels) {
+    // Each module keeps a target machine (its code generation's) until it is destroyed.
+    const std::string expected = [&] {
+      LoweredModule plain = lowerKernel(*fn, o, "k");
+      return emitPTX(plain, o);
+    }();
+    for (TaskRunner runner : {&runners::atOnce, &runners::onAThread}) {
+      const int before = runners::calls;
+      LoweredModule m = lowerKernel(*fn, o, "k");
+      EXPECT_EQ(emitPTX(m, o, runner), expected);
+      EXPECT_EQ(runners::calls, before + 1);
+    }
+  }
+  std::lock_guard<std::mutex> lock(runners::mutex);
+  EXPECT_EQ(runners::threads.size(), 2u);
+  for (std::thread &t : runners::threads)
+    t.join();
 }
 
 // Compiles drop value names unless the IR text is read (ValueNames): the PTX is the same either

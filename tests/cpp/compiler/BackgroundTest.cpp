@@ -1,7 +1,7 @@
-// compiler/Disposal.h: what a compile no longer needs is destroyed on the disposal thread, in
-// the order handed over; a forked child disposes on a thread of its own and exits without
-// waiting for the parent's.
-#include "compiler/Disposal.h"
+// compiler/Background.h: what a compile no longer needs is destroyed, and the tasks it hands
+// over are run, on the background thread, in the order handed over; a forked child uses a
+// thread of its own and exits without waiting for the parent's.
+#include "compiler/Background.h"
 
 #include "tests/cpp/fakecuda/Scenario.h"
 
@@ -38,12 +38,12 @@ struct Tracked {
   Log &log;
 };
 
-TEST(Disposal, DestroysOnAnotherThreadInTheOrderHandedOver) {
+TEST(Background, DestroysOnAnotherThreadInTheOrderHandedOver) {
   Tracked::Log log;
   for (int n = 0; n < 50; ++n)
     disposeLater(std::make_shared<Tracked>(n, log));
   disposeLater(nullptr); // nothing to destroy
-  waitForDisposals();
+  waitForBackground();
   std::lock_guard<std::mutex> lock(log.mutex);
   ASSERT_EQ(log.order.size(), 50u);
   for (int n = 0; n < 50; ++n) {
@@ -52,11 +52,38 @@ TEST(Disposal, DestroysOnAnotherThreadInTheOrderHandedOver) {
   }
 }
 
-TEST(Disposal, ALastReferenceHeldElsewhereOutlivesTheHandOver) {
+TEST(Background, TasksRunOnAnotherThreadInOrderWithDisposals) {
+  Tracked::Log log;
+  std::vector<int> ran; // written by the background thread only, read after waitForBackground
+  std::vector<std::thread::id> threads;
+  for (int n = 0; n < 20; ++n) {
+    if (n % 2 == 0) {
+      disposeLater(std::make_shared<Tracked>(n, log));
+    } else {
+      runLater([n, &ran, &threads, &log] {
+        std::lock_guard<std::mutex> lock(log.mutex);
+        // Every disposal handed over before this task is done.
+        ran.push_back(static_cast<int>(log.order.size()) == (n + 1) / 2 ? n : -n);
+        threads.push_back(std::this_thread::get_id());
+      });
+    }
+  }
+  runLater(nullptr); // nothing to run
+  waitForBackground();
+  std::lock_guard<std::mutex> lock(log.mutex);
+  ASSERT_EQ(ran.size(), 10u);
+  for (int k = 0; k < 10; ++k) {
+    EXPECT_EQ(ran[k], 2 * k + 1) << "task " << 2 * k + 1 << " ran before a disposal before it";
+    EXPECT_NE(threads[k], std::this_thread::get_id());
+  }
+  EXPECT_EQ(log.order.size(), 10u);
+}
+
+TEST(Background, ALastReferenceHeldElsewhereOutlivesTheHandOver) {
   Tracked::Log log;
   auto kept = std::make_shared<Tracked>(7, log);
   disposeLater(kept);
-  waitForDisposals();
+  waitForBackground();
   {
     std::lock_guard<std::mutex> lock(log.mutex);
     EXPECT_TRUE(log.order.empty()) << "destroyed while still referenced";
@@ -70,15 +97,18 @@ TEST(Disposal, ALastReferenceHeldElsewhereOutlivesTheHandOver) {
 [[noreturn]] void forkAfterDisposalsScenario() {
   static Tracked::Log parentLog;
   disposeLater(std::make_shared<Tracked>(1, parentLog)); // the parent's thread is running
-  waitForDisposals();
+  waitForBackground();
   pid_t child = fork();
   SCENARIO_CHECK(child >= 0);
   if (child == 0) {
     alarm(30);
     static Tracked::Log log;
     disposeLater(std::make_shared<Tracked>(2, log));
-    waitForDisposals(); // served by the child's own thread
-    bool ok = log.order.size() == 1 && log.threads[0] != std::this_thread::get_id();
+    const std::thread::id self = std::this_thread::get_id();
+    std::atomic<int> taskRan{0}; // 1: on another thread, 2: on this one
+    runLater([&] { taskRan = std::this_thread::get_id() != self ? 1 : 2; });
+    waitForBackground(); // served by the child's own thread
+    bool ok = log.order.size() == 1 && log.threads[0] != self && taskRan == 1;
     // The exit handler joins the child's thread, not the parent's (which is not here).
     std::exit(ok ? 0 : 1);
   }
@@ -86,12 +116,12 @@ TEST(Disposal, ALastReferenceHeldElsewhereOutlivesTheHandOver) {
   SCENARIO_CHECK(waitpid(child, &status, 0) == child);
   SCENARIO_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   disposeLater(std::make_shared<Tracked>(3, parentLog)); // the parent's thread still serves
-  waitForDisposals();
+  waitForBackground();
   SCENARIO_CHECK(parentLog.order.size() == 2);
   std::exit(0);
 }
 
-TEST(DisposalDeathTest, AForkedChildDisposesOnItsOwnThreadAndExits) {
+TEST(BackgroundDeathTest, AForkedChildDisposesOnItsOwnThreadAndExits) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(forkAfterDisposalsScenario(), ::testing::ExitedWithCode(0), "");
 }
