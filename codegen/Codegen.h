@@ -44,6 +44,19 @@ enum class ValueNames { Drop, Keep };
 /// that compile often keep one (compiler/Background.h's runLater).
 using TaskRunner = void (*)(std::function<void()> task) noexcept;
 
+/// The pass pipelines one emitPTX runs (LLVM's optimization pipeline, then code generation's),
+/// being built ahead of the module by startPtxPipelines. Opaque (EmitPTX.cpp); for one emitPTX.
+class PtxPipelines;
+
+/// Starts building the pipelines emitPTX(…, opts, …) runs, by a task handed to `runner`, and
+/// returns at once: a compile calls it before it types and lowers, so that they are ready when
+/// its module is (code generation's alone was a tenth of a small kernel's compile when the
+/// compiling thread built it). The task needs
+/// nothing of the caller's and may outlive the handle (an abandoned compile). Without a runner,
+/// code generation's pipeline alone is built, on a thread started for it. Throws only
+/// std::bad_alloc.
+std::shared_ptr<PtxPipelines> startPtxPipelines(const CompileOptions &opts, TaskRunner runner);
+
 /// One lowered LLVM module (its own LLVMContext) with a single externally visible entry.
 class LoweredModule {
 public:
@@ -104,14 +117,15 @@ LoweredModule lowerDeviceFunction(const ir::Function &fn, const CompileOptions &
 /// the NVPTX O<optLevel> pipeline (with NVVMReflect) and returns the PTX text for
 /// sm_<ccMajor><ccMinor> (clamped to the newest SM LLVM 19 knows) and PTX ISA
 /// opts.ptxVersion. Mutates `m` (it holds the optimized module afterwards, and code generation's
-/// pass manager, freed with it: destroying `m` off the caller's path spares it that). Code
-/// generation's pass pipeline is built on another thread while the module is optimized: by a
-/// task handed to `runner` where one is given (the task may outlive a call that throws; it
-/// needs nothing of the caller's), else on a thread started for the call's duration, which has
-/// ended when the call returns or throws (built on the calling thread where none can be
-/// started). Thread-safe for distinct modules. Throws CompileError(Internal) when libdevice is
-/// missing or LLVM fails.
-std::string emitPTX(LoweredModule &m, const CompileOptions &opts, TaskRunner runner = nullptr);
+/// pass manager, freed with it: destroying `m` off the caller's path spares it that). The pass
+/// pipelines come from `pipelines` (startPtxPipelines with the same options, throws
+/// CompileError(Internal) for others), where the optimization pipeline is used if it is built
+/// by now (else built here); without them, code generation's is built on a thread started for
+/// the call, which has ended when the call returns or throws (built on the calling thread where
+/// none can be started), while this one optimizes. Thread-safe for distinct modules. Throws
+/// CompileError(Internal) when libdevice is missing or LLVM fails.
+std::string emitPTX(LoweredModule &m, const CompileOptions &opts,
+                    std::shared_ptr<PtxPipelines> pipelines = nullptr);
 
 /// Host only: optimizes `m` at O3 (or opts.optLevel when lower), adds it to the process-wide
 /// ORC LLJIT (created on first use; process symbols such as libm are visible) in a JITDylib

@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <future>
@@ -219,41 +220,87 @@ struct CodegenPipeline {
   llvm::legacy::PassManager pm; // last: destroyed first
 };
 
-/// The CodegenPipeline for `opts`, being built by a task handed to `runner`, or, without one, on
-/// a thread of its own (built when asked for instead where no thread can be started; that
-/// future's destructor waits for the thread, so an error on the caller's side leaves nothing
-/// running). A pipeline the caller abandons (it threw before taking it) is destroyed by
-/// whichever lets go of it last, the task or the caller's future.
-std::future<std::unique_ptr<CodegenPipeline>> startCodegenPipeline(const CompileOptions &opts,
-                                                                   TaskRunner runner) {
-  auto build = [opts] { return std::make_unique<CodegenPipeline>(opts); };
-  if (runner) {
-    // std::function needs a copyable callable: the task is shared.
-    auto task = std::make_shared<std::packaged_task<std::unique_ptr<CodegenPipeline>()>>(build);
-    std::future<std::unique_ptr<CodegenPipeline>> built = task->get_future();
-    runner([task] { (*task)(); });
-    return built;
-  }
+/// LLVM's optimization pipeline for `opts`, with the target machine it optimizes for.
+struct PreparedOptimization {
+  explicit PreparedOptimization(const CompileOptions &opts)
+      : tm(opts), pipeline(*tm, opts.optLevel) {}
+
+  detail::NvptxTargetMachineLease tm;
+  detail::OptimizationPipeline pipeline; // after tm: destroyed first
+};
+
+/// Sets `promise` to make()'s result, or to its exception.
+template <class T, class Make> void fulfil(std::promise<T> &promise, Make make) noexcept {
   try {
-    return std::async(std::launch::async, build);
-  } catch (const std::system_error &) {
-    return std::async(std::launch::deferred, build);
+    promise.set_value(make());
+  } catch (...) {
+    try {
+      promise.set_exception(std::current_exception());
+    } catch (...) {
+      // The promise was already set: nothing is waiting for this one.
+    }
   }
 }
 
 } // namespace
 
-std::string emitPTX(LoweredModule &lm, const CompileOptions &opts, TaskRunner runner) {
+/// The pipelines one emitPTX runs, being built (startPtxPipelines). A pipeline the caller
+/// abandons (it threw before taking it, or built its own) is destroyed by whichever lets go of it
+/// last, the task or the future here.
+class PtxPipelines {
+public:
+  CompileOptions opts;
+  /// Not valid where no runner builds it: emitPTX builds it.
+  std::future<std::unique_ptr<PreparedOptimization>> optimization;
+  std::future<std::unique_ptr<CodegenPipeline>> codegen;
+};
+
+std::shared_ptr<PtxPipelines> startPtxPipelines(const CompileOptions &opts, TaskRunner runner) {
+  auto started = std::make_shared<PtxPipelines>();
+  started->opts = opts;
+  auto makeCodegen = [opts] { return std::make_unique<CodegenPipeline>(opts); };
+  if (!runner) {
+    // A thread of this call's own, for code generation's pipeline only (it has the time the
+    // optimization takes; the optimization pipeline has none before it is needed). Built when
+    // asked for instead where no thread can be started. The future's destructor waits for the
+    // thread, so an error on the caller's side leaves nothing running.
+    try {
+      started->codegen = std::async(std::launch::async, makeCodegen);
+    } catch (const std::system_error &) {
+      started->codegen = std::async(std::launch::deferred, makeCodegen);
+    }
+    return started;
+  }
+  // std::function needs a copyable callable: the promises are shared.
+  auto optimization = std::make_shared<std::promise<std::unique_ptr<PreparedOptimization>>>();
+  auto codegen = std::make_shared<std::promise<std::unique_ptr<CodegenPipeline>>>();
+  started->optimization = optimization->get_future();
+  started->codegen = codegen->get_future();
+  // The optimization pipeline first: it is needed first.
+  runner([opts, optimization, codegen, makeCodegen] {
+    fulfil(*optimization, [&] { return std::make_unique<PreparedOptimization>(opts); });
+    fulfil(*codegen, makeCodegen);
+  });
+  return started;
+}
+
+std::string emitPTX(LoweredModule &lm, const CompileOptions &opts,
+                    std::shared_ptr<PtxPipelines> pipelines) {
   using namespace detail;
   LoweredModule::Impl *impl = lm.impl();
   if (!impl || !impl->module)
     internalError("emitPTX on an empty module");
   if (impl->backend != Backend::CUDA || opts.backend != Backend::CUDA)
     internalError("emitPTX needs a module lowered for the CUDA backend");
+  if (pipelines && !(pipelines->opts == opts))
+    internalError("emitPTX was given pipelines started for other options (" +
+                  pipelines->opts.str() + ", not " + opts.str() + ")");
   llvm::Module &m = *impl->module;
-  // Code generation's pass pipeline does not depend on the module: it is built on another thread
-  // while this one links and optimizes (building it is a tenth of a small kernel's compile).
-  std::future<std::unique_ptr<CodegenPipeline>> codegen = startCodegenPipeline(opts, runner);
+  // The pass pipelines do not depend on the module: they are built on another thread while this
+  // one links and optimizes (building code generation's is a tenth of a small kernel's compile),
+  // or, started by the caller, while it types and lowers.
+  if (!pipelines)
+    pipelines = startPtxPipelines(opts, nullptr);
 
   if (std::vector<std::string> calls = libdeviceCalls(m); !calls.empty()) {
     linkLibdevice(m, calls);
@@ -281,8 +328,14 @@ std::string emitPTX(LoweredModule &lm, const CompileOptions &opts, TaskRunner ru
   m.setModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", opts.fastmath ? 1u : 0u);
 
   {
-    NvptxTargetMachineLease tm(opts);
-    runOptimizationPipeline(m, *tm, opts.optLevel);
+    // Built ahead if the task has finished; if not (its thread had other work first), built
+    // here, as waiting could take longer.
+    std::future<std::unique_ptr<PreparedOptimization>> &ahead = pipelines->optimization;
+    std::unique_ptr<PreparedOptimization> prepared =
+        ahead.valid() && ahead.wait_for(std::chrono::seconds(0)) == std::future_status::ready
+            ? ahead.get()
+            : std::make_unique<PreparedOptimization>(opts);
+    prepared->pipeline.run(m);
   }
   useFloat32Copies(m, entry);
 
@@ -293,7 +346,7 @@ std::string emitPTX(LoweredModule &lm, const CompileOptions &opts, TaskRunner ru
     internalError("the optimized module is invalid: " + err);
   }
 
-  std::unique_ptr<CodegenPipeline> cg = codegen.get();
+  std::unique_ptr<CodegenPipeline> cg = pipelines->codegen.get();
   cg->pm.run(m);
   std::string text(cg->ptx.str());
   // Freeing the pass manager is 2% of a small kernel's compile: it goes with the module, which

@@ -50,11 +50,13 @@ std::string nvptxCpuName(int ccMajor, int ccMinor);
 std::unique_ptr<llvm::TargetMachine> createNvptxTargetMachine(const CompileOptions &opts);
 /// An NVPTX target machine for `opts` (what createNvptxTargetMachine makes for the same sm, PTX
 /// version, optimization level and fast-math), held by one user at a time: taken from the
-/// process's idle ones, or made when none is idle, and given back when the lease ends. Building
-/// one (its subtarget's lowering tables) is a tenth of a small kernel's compile, so a process
-/// keeps them; one compile holds two (optimization on the compiling thread, code generation's
-/// pipeline built on another meanwhile). A module's code generation keeps no state in it that
-/// the next module sees. Thread-safe; the constructor throws as createNvptxTargetMachine.
+/// process's idle ones (the one given back last first), or made when none is idle, and given
+/// back when the lease ends. Building one (its subtarget's lowering tables) is a tenth of a
+/// small kernel's compile, so a process keeps them; one compile holds two (its optimization
+/// pipeline's and code generation's, both built before the module is ready), three when the
+/// optimization pipeline was not built in time and the compile builds another. A module's code
+/// generation keeps no state in it that the next module sees. Thread-safe; the constructor throws
+/// as createNvptxTargetMachine.
 class NvptxTargetMachineLease {
 public:
   explicit NvptxTargetMachineLease(const CompileOptions &opts);
@@ -81,8 +83,29 @@ private:
 const std::string &hostTriple();
 const std::string &hostDataLayout();
 
-/// Runs the new-pass-manager default pipeline at optLevel (0..3) over `m` with `tm`'s
-/// target callbacks registered, less the passes passesThatChangeNothing(m) names.
+/// The new-pass-manager default pipeline at optLevel (0..3) with `tm`'s target callbacks and
+/// ptxjit's own passes registered, built before there is a module to run it on: building it
+/// (its pass managers, the registration of the analyses) is 2% of a small kernel's compile, which
+/// a compile does on another thread while it types and lowers (codegen::startPtxPipelines).
+/// `tm` must outlive it. Not thread-safe; built on one thread, it may run on another.
+class OptimizationPipeline {
+public:
+  /// Builds the pipeline; throws CompileError(Internal) as LLVM's set-up does.
+  OptimizationPipeline(llvm::TargetMachine &tm, int optLevel);
+  ~OptimizationPipeline();
+  OptimizationPipeline(const OptimizationPipeline &) = delete;
+  OptimizationPipeline &operator=(const OptimizationPipeline &) = delete;
+
+  /// Runs the pipeline over `m`, less the passes passesThatChangeNothing(m) names. Once: a second
+  /// call throws CompileError(Internal) (LLVM's pass managers run on one module).
+  void run(llvm::Module &m);
+
+private:
+  struct State; ///< LLVM's pass and analysis managers (Targets.cpp)
+  std::unique_ptr<State> s_;
+};
+
+/// OptimizationPipeline(tm, optLevel).run(m).
 void runOptimizationPipeline(llvm::Module &m, llvm::TargetMachine &tm, int optLevel);
 
 /// The module passes of the default pipeline that can change nothing in `m`, by what they

@@ -22,7 +22,9 @@
 #include <llvm/Transforms/Scalar/InferAlignment.h>
 
 #include <algorithm>
+#include <iterator>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 extern "C" {
@@ -152,10 +154,11 @@ NvptxTargetMachineLease::NvptxTargetMachineLease(const CompileOptions &opts)
   {
     NvptxPool &pool = nvptxPool();
     std::lock_guard<std::mutex> lock(pool.mutex);
-    for (auto it = pool.idle.begin(); it != pool.idle.end(); ++it)
+    // The machine returned last first: its tables are the likeliest to be in the caches.
+    for (auto it = pool.idle.rbegin(); it != pool.idle.rend(); ++it)
       if (it->first == key_) {
         tm_ = std::move(it->second);
-        pool.idle.erase(it);
+        pool.idle.erase(std::next(it).base());
         return;
       }
   }
@@ -184,27 +187,43 @@ std::vector<llvm::StringRef> passesThatChangeNothing(const llvm::Module &m) {
   return none;
 }
 
-void runOptimizationPipeline(llvm::Module &m, llvm::TargetMachine &tm, int optLevel) {
+/// What an OptimizationPipeline holds, in the order the pipeline was built in one function
+/// before (destroyed in reverse: the pass manager first, the analysis managers last).
+struct OptimizationPipeline::State {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
+  llvm::PassInstrumentationCallbacks skip;
+  std::vector<llvm::StringRef> none; ///< passesThatChangeNothing of the module run
+  llvm::PipelineTuningOptions pto;
+  std::optional<llvm::PassBuilder> pb;
+  llvm::ModulePassManager mpm;
+  bool ran = false;
+};
+
+OptimizationPipeline::OptimizationPipeline(llvm::TargetMachine &tm, int optLevel)
+    : s_(std::make_unique<State>()) {
+  State &st = *s_;
+  llvm::LoopAnalysisManager &lam = st.lam;
+  llvm::FunctionAnalysisManager &fam = st.fam;
+  llvm::CGSCCAnalysisManager &cgam = st.cgam;
+  llvm::ModuleAnalysisManager &mam = st.mam;
   // The skipped passes are module passes, so only the module analysis manager hands out the
   // callback (registered before the PassBuilder's own instrumentation analysis, which it
   // replaces; the PassBuilder gets no callbacks object, which would make it register the names
-  // of all of LLVM's passes, every compile).
-  llvm::PassInstrumentationCallbacks skip;
-  skip.registerShouldRunOptionalPassCallback(
-      [none = passesThatChangeNothing(m)](llvm::StringRef pass, llvm::Any) {
-        return std::find(none.begin(), none.end(), pass) == none.end();
-      });
-  mam.registerPass([&] { return llvm::PassInstrumentationAnalysis(&skip); });
-  llvm::PipelineTuningOptions pto;
+  // of all of LLVM's passes, every compile). The module's list is made when it runs.
+  llvm::PassInstrumentationCallbacks &skip = st.skip;
+  skip.registerShouldRunOptionalPassCallback([&none = st.none](llvm::StringRef pass, llvm::Any) {
+    return std::find(none.begin(), none.end(), pass) == none.end();
+  });
+  mam.registerPass([callbacks = &skip] { return llvm::PassInstrumentationAnalysis(callbacks); });
+  llvm::PipelineTuningOptions &pto = st.pto;
   pto.LoopVectorization = optLevel >= 2;
   pto.SLPVectorization = optLevel >= 2;
   // The constructor registers the target's callbacks (NVVMReflect and NVVMIntrRange at the
   // pipeline's start for NVPTX); registering them again would run those passes twice.
-  llvm::PassBuilder pb(&tm, pto);
+  llvm::PassBuilder &pb = st.pb.emplace(&tm, pto);
   // Every target, before the first LoopSimplify: one backedge per loop (MergeBackedges.h), so
   // that a loop with `continue` or a trailing `if` stays one loop.
   pb.registerPipelineStartEPCallback([](llvm::ModulePassManager &mpm, llvm::OptimizationLevel) {
@@ -247,10 +266,23 @@ void runOptimizationPipeline(llvm::Module &m, llvm::TargetMachine &tm, int optLe
                                   : optLevel == 1 ? llvm::OptimizationLevel::O1
                                   : optLevel == 2 ? llvm::OptimizationLevel::O2
                                                   : llvm::OptimizationLevel::O3;
-  llvm::ModulePassManager mpm = level == llvm::OptimizationLevel::O0
-                                    ? pb.buildO0DefaultPipeline(level)
-                                    : pb.buildPerModuleDefaultPipeline(level);
-  mpm.run(m, mam);
+  st.mpm = level == llvm::OptimizationLevel::O0 ? pb.buildO0DefaultPipeline(level)
+                                                : pb.buildPerModuleDefaultPipeline(level);
+}
+
+OptimizationPipeline::~OptimizationPipeline() = default;
+
+void OptimizationPipeline::run(llvm::Module &m) {
+  State &st = *s_;
+  if (st.ran)
+    internalError("an optimization pipeline runs on one module only");
+  st.ran = true;
+  st.none = passesThatChangeNothing(m);
+  st.mpm.run(m, st.mam);
+}
+
+void runOptimizationPipeline(llvm::Module &m, llvm::TargetMachine &tm, int optLevel) {
+  OptimizationPipeline(tm, optLevel).run(m);
 }
 
 } // namespace ptxjit::codegen::detail

@@ -1054,7 +1054,7 @@ std::string Compiler::llvmIR(const Specialization &spec) {
   ir::Function *fn = typedLocked(spec.functionId, key->args, {}, {}, 0);
   codegen::LoweredModule m = lowerSpec(spec, *fn, codegen::ValueNames::Keep);
   if (spec.options.backend == codegen::Backend::CUDA)
-    codegen::emitPTX(m, spec.options, runLater);
+    codegen::emitPTX(m, spec.options, codegen::startPtxPipelines(spec.options, runLater));
   spec.llvmIR = m.llvmIR();
   return spec.llvmIR;
 }
@@ -1087,6 +1087,9 @@ const Specialization &Compiler::compileLocked(int id, Entry &e, SpecKey key,
     ++cacheCounters().misses;
   }
 
+  // The pass pipelines of the CUDA compile are built on the background thread meanwhile.
+  std::shared_ptr<codegen::PtxPipelines> pipelines =
+      opts.backend == codegen::Backend::CUDA ? codegen::startPtxPipelines(opts, runLater) : nullptr;
   ir::Function *fn = typedLocked(id, fnParams, {}, {}, 0);
   spec->returnType = spec->loop ? ir::types::void_() : fn->returnType;
   spec->symbol = makeSymbol(e);
@@ -1104,7 +1107,7 @@ const Specialization &Compiler::compileLocked(int id, Entry &e, SpecKey key,
   std::string libdevice; // the disk cache's libdevice section: the file the PTX linked, if any
   if (opts.backend == codegen::Backend::CUDA) {
     spec->cooperativeLaunch = m.gridSync();
-    spec->ptx = codegen::emitPTX(m, opts, runLater);
+    spec->ptx = codegen::emitPTX(m, opts, std::move(pipelines));
     if (disk && m.linkedLibdevice())
       libdevice = libdeviceStamp();
     if (textNow)
@@ -1164,6 +1167,7 @@ Compiler::PtxResult Compiler::compilePTX(int id, const std::vector<const ir::Typ
   freeRetiredLocked();
   SnapshotScope scope(*this, snapshots);
   Entry &e = entry(id);
+  std::shared_ptr<codegen::PtxPipelines> pipelines = codegen::startPtxPipelines(opts, runLater);
   ir::Function *fn = typedLocked(id, argTypes, {}, {}, 0);
   PtxResult r;
   r.symbol = e.kind == ir::FunctionKind::Kernel ? makeSymbol(e)
@@ -1176,7 +1180,7 @@ Compiler::PtxResult Compiler::compilePTX(int id, const std::vector<const ir::Typ
   codegen::LoweredModule m = e.kind == ir::FunctionKind::Kernel
                                  ? codegen::lowerKernel(*fn, opts, r.symbol, names)
                                  : codegen::lowerDeviceFunction(*fn, opts, r.symbol, names);
-  r.ptx = codegen::emitPTX(m, opts, runLater);
+  r.ptx = codegen::emitPTX(m, opts, std::move(pipelines));
   if (withLLVM)
     r.llvmIR = m.llvmIR();
   disposeLater(std::make_shared<codegen::LoweredModule>(std::move(m)));

@@ -155,9 +155,12 @@ TEST(CudaCodegen, PythonFloatArgumentsHaveFloat32Copies) {
     EXPECT_TRUE(ptxasAccepts(ptx));
 }
 
-// emitPTX hands the building of code generation's pipeline to the TaskRunner it is given (the
-// compiler's background thread), once per call; a runner that runs the task at once on the
-// caller's thread, or later on a thread of its own, gives the PTX of a call without one.
+// startPtxPipelines hands the building of emitPTX's pass pipelines to a TaskRunner (the
+// compiler's background thread), once per compile. A runner that builds them at once (both
+// ready when emitPTX wants them), one that builds them later on a thread of its own (emitPTX
+// builds the optimization pipeline itself and waits for code generation's), and no runner, all
+// give the same PTX; pipelines started for other options are refused, and pipelines never used
+// are built and freed by their task alone.
 namespace runners {
 std::atomic<int> calls{0};
 std::mutex mutex;
@@ -178,7 +181,7 @@ void onAThread(std::function<void()> task) noexcept {
 }
 } // namespace runners
 
-TEST(CudaCodegen, APipelineBuiltByATaskRunnerGivesTheSamePtx) {
+TEST(CudaCodegen, PipelinesStartedAheadGiveTheSamePtx) {
   CompileOptions o;
   std::vector<std::unique_ptr<Function>> kernels;
   kernels.push_back(makeWeakFloatKernel());
@@ -192,12 +195,23 @@ TEST(CudaCodegen, APipelineBuiltByATaskRunnerGivesTheSamePtx) {
     for (TaskRunner runner : {&runners::atOnce, &runners::onAThread}) {
       const int before = runners::calls;
       LoweredModule m = lowerKernel(*fn, o, "k");
-      EXPECT_EQ(emitPTX(m, o, runner), expected);
+      EXPECT_EQ(emitPTX(m, o, startPtxPipelines(o, runner)), expected);
       EXPECT_EQ(runners::calls, before + 1);
     }
   }
+  CompileOptions fast = o;
+  fast.fastmath = true;
+  LoweredModule m = lowerKernel(*kernels[0], o, "k");
+  try {
+    emitPTX(m, o, startPtxPipelines(fast, &runners::atOnce));
+    ADD_FAILURE() << "pipelines for other options were used";
+  } catch (const ir::CompileError &e) {
+    EXPECT_EQ(e.code(), DiagCode::Internal);
+    EXPECT_NE(e.message().find("other options"), std::string::npos) << e.message();
+  }
+  startPtxPipelines(o, &runners::onAThread).reset(); // abandoned before its task runs
   std::lock_guard<std::mutex> lock(runners::mutex);
-  EXPECT_EQ(runners::threads.size(), 2u);
+  EXPECT_EQ(runners::threads.size(), 3u);
   for (std::thread &t : runners::threads)
     t.join();
 }

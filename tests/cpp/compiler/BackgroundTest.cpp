@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -52,31 +53,40 @@ TEST(Background, DestroysOnAnotherThreadInTheOrderHandedOver) {
   }
 }
 
-TEST(Background, TasksRunOnAnotherThreadInOrderWithDisposals) {
-  Tracked::Log log;
-  std::vector<int> ran; // written by the background thread only, read after waitForBackground
-  std::vector<std::thread::id> threads;
-  for (int n = 0; n < 20; ++n) {
-    if (n % 2 == 0) {
-      disposeLater(std::make_shared<Tracked>(n, log));
-    } else {
-      runLater([n, &ran, &threads, &log] {
-        std::lock_guard<std::mutex> lock(log.mutex);
-        // Every disposal handed over before this task is done.
-        ran.push_back(static_cast<int>(log.order.size()) == (n + 1) / 2 ? n : -n);
-        threads.push_back(std::this_thread::get_id());
-      });
+// A build never waits behind a disposal: here a disposal that blocks until the last of the
+// tasks handed over after it has run.
+TEST(Background, TasksRunInOrderWhileADisposalIsUnderWay) {
+  struct Blocking {
+    Blocking(std::atomic<bool> &go, std::atomic<bool> &timedOut) : go(go), timedOut(timedOut) {}
+    std::atomic<bool> &go, &timedOut;
+    ~Blocking() {
+      for (int i = 0; i < 10000 && !go; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      timedOut = !go;
     }
-  }
+  };
+  std::atomic<bool> lastTaskRan{false}, timedOut{false};
+  disposeLater(std::make_shared<Blocking>(lastTaskRan, timedOut));
+  std::mutex mutex;
+  std::vector<int> ran;
+  std::vector<std::thread::id> threads;
+  for (int n = 0; n < 10; ++n)
+    runLater([&, n] {
+      std::lock_guard<std::mutex> lock(mutex);
+      ran.push_back(n);
+      threads.push_back(std::this_thread::get_id());
+      if (n == 9)
+        lastTaskRan = true;
+    });
   runLater(nullptr); // nothing to run
   waitForBackground();
-  std::lock_guard<std::mutex> lock(log.mutex);
+  EXPECT_FALSE(timedOut) << "the tasks waited for the disposal handed over before them";
+  std::lock_guard<std::mutex> lock(mutex);
   ASSERT_EQ(ran.size(), 10u);
-  for (int k = 0; k < 10; ++k) {
-    EXPECT_EQ(ran[k], 2 * k + 1) << "task " << 2 * k + 1 << " ran before a disposal before it";
-    EXPECT_NE(threads[k], std::this_thread::get_id());
+  for (int n = 0; n < 10; ++n) {
+    EXPECT_EQ(ran[n], n);
+    EXPECT_NE(threads[n], std::this_thread::get_id());
   }
-  EXPECT_EQ(log.order.size(), 10u);
 }
 
 TEST(Background, ALastReferenceHeldElsewhereOutlivesTheHandOver) {
