@@ -196,7 +196,7 @@ struct OptimizationPipeline::State {
   llvm::ModuleAnalysisManager mam;
   llvm::PassInstrumentationCallbacks skip;
   std::vector<llvm::StringRef> none; ///< passesThatChangeNothing of the module run
-  llvm::PipelineTuningOptions pto;
+  /// Kept for the run: the analyses it registered call back into it (the alias analyses).
   std::optional<llvm::PassBuilder> pb;
   llvm::ModulePassManager mpm;
   bool ran = false;
@@ -218,7 +218,7 @@ OptimizationPipeline::OptimizationPipeline(llvm::TargetMachine &tm, int optLevel
     return std::find(none.begin(), none.end(), pass) == none.end();
   });
   mam.registerPass([callbacks = &skip] { return llvm::PassInstrumentationAnalysis(callbacks); });
-  llvm::PipelineTuningOptions &pto = st.pto;
+  llvm::PipelineTuningOptions pto; // the PassBuilder keeps a copy
   pto.LoopVectorization = optLevel >= 2;
   pto.SLPVectorization = optLevel >= 2;
   // The constructor registers the target's callbacks (NVVMReflect and NVVMIntrRange at the

@@ -1050,11 +1050,17 @@ std::string Compiler::llvmIR(const Specialization &spec) {
       key = &k;
   if (!key)
     throw std::invalid_argument("llvmIR: not a specialization of this compiler");
+  // Started before the lowering, as a compile starts them, so that the optimization pipeline is
+  // built in time (else emitPTX builds another while this one is built for nothing).
+  std::shared_ptr<codegen::PtxPipelines> pipelines =
+      spec.options.backend == codegen::Backend::CUDA
+          ? codegen::startPtxPipelines(spec.options, runLater)
+          : nullptr;
   // Typed when the specialization was compiled, so no snapshot is read.
   ir::Function *fn = typedLocked(spec.functionId, key->args, {}, {}, 0);
   codegen::LoweredModule m = lowerSpec(spec, *fn, codegen::ValueNames::Keep);
-  if (spec.options.backend == codegen::Backend::CUDA)
-    codegen::emitPTX(m, spec.options, codegen::startPtxPipelines(spec.options, runLater));
+  if (pipelines)
+    codegen::emitPTX(m, spec.options, std::move(pipelines));
   spec.llvmIR = m.llvmIR();
   return spec.llvmIR;
 }
