@@ -18,7 +18,6 @@
 #include <llvm/Analysis/AssumptionCache.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ScalarEvolution.h>
-#include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/ConstantRange.h>
 #include <llvm/IR/Constants.h>
@@ -456,19 +455,24 @@ bool isNarrowIVWideCopy(const Loop &l) {
   return what && what->getString() == "wide";
 }
 
-bool narrowInductionVariables(Function &f, TargetLibraryInfo &tli) {
+bool narrowInductionVariables(Function &f, FunctionAnalysisManager &fam) {
   if (f.isDeclaration())
     return false;
   bool changed = false;
   for (unsigned round = 0; round < kMaxTransformations; ++round) {
-    // The functions are small: fresh analyses for each transformation.
-    DominatorTree dt(f);
-    LoopInfo li(dt);
-    AssumptionCache ac(f);
+    // The analyses come from `fam`: what an earlier pass left there is reused, and what this
+    // round computes is left to the passes after it (the unroll count's and the loop rotation's
+    // ScalarEvolution) unless a transformation follows.
+    LoopInfo &li = fam.getResult<LoopAnalysis>(f);
+    if (llvm::none_of(li.getLoopsInPreorder(), [](Loop *l) { return mayBeCandidate(*l); }))
+      break; // no ScalarEvolution for a function without a candidate
+    DominatorTree &dt = fam.getResult<DominatorTreeAnalysis>(f);
+    AssumptionCache &ac = fam.getResult<AssumptionAnalysis>(f);
+    ScalarEvolution &se = fam.getResult<ScalarEvolutionAnalysis>(f);
+    // As LoopSimplifyPass: the dominator tree, loop info and ScalarEvolution stay valid.
     for (Loop *l : li.getLoopsInPreorder())
       if (mayBeCandidate(*l) && !l->isLoopSimplifyForm())
-        changed |= simplifyLoop(l, &dt, &li, nullptr, &ac, nullptr, /*PreserveLCSSA=*/false);
-    ScalarEvolution se(f, tli, ac, dt, li);
+        changed |= simplifyLoop(l, &dt, &li, &se, &ac, nullptr, /*PreserveLCSSA=*/false);
     Analyzer analyzer(dt, se, ac);
     std::optional<Candidate> c;
     for (Loop *l : li.getLoopsInPreorder())
@@ -481,14 +485,24 @@ bool narrowInductionVariables(Function &f, TargetLibraryInfo &tli) {
       version(*c, dt, li);
     narrowInPlace(*c);
     changed = true;
+    // The transformation keeps no analysis up to date (dt is stale after version): the next
+    // round computes them afresh.
+    fam.invalidate(f, PreservedAnalyses::none());
   }
   return changed;
 }
 
 PreservedAnalyses NarrowInductionVarsPass::run(Function &f, FunctionAnalysisManager &fam) {
-  if (!narrowInductionVariables(f, fam.getResult<TargetLibraryAnalysis>(f)))
+  if (!narrowInductionVariables(f, fam))
     return PreservedAnalyses::all();
-  return PreservedAnalyses::none();
+  // Everything cached for `f` was computed after the last transformation, or kept valid by
+  // simplifyLoop since: the analyses the rounds use are those of `f` as it is now.
+  PreservedAnalyses pa;
+  pa.preserve<DominatorTreeAnalysis>();
+  pa.preserve<LoopAnalysis>();
+  pa.preserve<AssumptionAnalysis>();
+  pa.preserve<ScalarEvolutionAnalysis>();
+  return pa;
 }
 
 bool markWideCopiesNoUnroll(LoopInfo &li) {

@@ -14,7 +14,6 @@ namespace llvm {
 class Function;
 class Loop;
 class LoopInfo;
-class TargetLibraryInfo;
 } // namespace llvm
 
 namespace ptxjit::codegen::detail {
@@ -42,14 +41,17 @@ constexpr const char *kNarrowIVMarker = "ptxjit.narrow_iv";
 /// narrowed loop or to a wide copy (see markWideCopiesNoUnroll). Returns true when `f` changed.
 /// Loops that cannot be proven safe are left untouched (except that candidates may be put into
 /// loop-simplify/LCSSA form first).
-bool narrowInductionVariables(llvm::Function &f, llvm::TargetLibraryInfo &tli);
+/// The analyses are `fam`'s: after a transformation everything of `f` cached there is
+/// invalidated, so what is cached when it returns describes `f` as it leaves it.
+bool narrowInductionVariables(llvm::Function &f, llvm::FunctionAnalysisManager &fam);
 
 /// True for the wide copy narrowInductionVariables makes of a loop it versions (it runs only for
 /// bounds beyond the 32-bit range).
 bool isNarrowIVWideCopy(const llvm::Loop &l);
 
 /// narrowInductionVariables as a new-pass-manager function pass (registered for NVPTX at O2+
-/// at the vectorizer-start extension point). Preserves nothing when it changed the function.
+/// at the vectorizer-start extension point). When it changed the function it preserves the
+/// dominator tree, loop info, assumptions and ScalarEvolution its last round computed.
 class NarrowInductionVarsPass : public llvm::PassInfoMixin<NarrowInductionVarsPass> {
 public:
   llvm::PreservedAnalyses run(llvm::Function &f, llvm::FunctionAnalysisManager &fam);

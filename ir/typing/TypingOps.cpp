@@ -6,6 +6,8 @@
 #include "ir/typing/ArrayReductions.h"
 #include "ir/typing/TypingInternal.h"
 
+#include <unordered_set>
+
 namespace ptxjit::ir::typing_detail {
 namespace {
 
@@ -25,11 +27,16 @@ const std::vector<std::string> &builtinPaths() {
 
 /// True when `path` is a proper prefix (at a dot) of some builtin's path ("cuda.threadIdx").
 bool isBuiltinPrefix(const std::string &path) {
-  std::string prefix = path + ".";
-  for (const std::string &p : builtinPaths())
-    if (p.compare(0, prefix.size(), prefix) == 0)
-      return true;
-  return false;
+  // Every attribute read of a module or namespace asks (cuda.blockIdx.x: "cuda", then
+  // "cuda.blockIdx"): a set of the prefixes, made once, rather than a scan of every path.
+  static const std::unordered_set<std::string> prefixes = [] {
+    std::unordered_set<std::string> set;
+    for (const std::string &p : builtinPaths())
+      for (size_t dot = p.find('.'); dot != std::string::npos; dot = p.find('.', dot + 1))
+        set.insert(p.substr(0, dot));
+    return set;
+  }();
+  return prefixes.count(path) != 0;
 }
 
 bool isModule(const std::string &path) {

@@ -9,9 +9,14 @@
 #include "codegen/ModuleImpl.h"
 #include "codegen/NarrowInductionVars.h"
 
+#include <llvm/Analysis/AssumptionCache.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
@@ -458,6 +463,67 @@ TEST(NarrowIV, RunningTwiceChangesNothingMore) {
   std::string once = moduleText(*p.module);
   EXPECT_FALSE(runNarrowing(*p.module));
   EXPECT_EQ(moduleText(*p.module), once);
+}
+
+TEST(NarrowIV, TheAnalysesItPreservesDescribeTheFunctionItLeaves) {
+  // Analyses cached before the pass (on the loop it then versions) must not survive the
+  // transformation; those it says it preserves are those its last round computed on the
+  // versioned function (the second loop, a non-candidate with a step of unknown sign, makes that
+  // round compute ScalarEvolution), which the passes after it reuse.
+  ParsedModule p = parseIR(R"(
+define i64 @two(i64 %start, i64 %bound, i64 %s) {
+entry:
+  br label %a
+a:
+  %i = phi i64 [ %start, %entry ], [ %i.next, %a ]
+  %i.next = add i64 %i, 1
+  %c = icmp slt i64 %i.next, %bound
+  br i1 %c, label %a, label %mid
+mid:
+  %iv = phi i64 [ %i.next, %a ]
+  br label %b
+b:
+  %j = phi i64 [ 0, %mid ], [ %j.next, %b ]
+  %j.next = add i64 %j, %s
+  %d = icmp slt i64 %j.next, %bound
+  br i1 %d, label %b, label %exit
+exit:
+  %jv = phi i64 [ %j.next, %b ]
+  %r = add i64 %iv, %jv
+  ret i64 %r
+}
+)");
+  ASSERT_TRUE(p.module);
+  llvm::Function &f = *p.module->getFunction("two");
+  AnalysisManagers am;
+  am.fam.getResult<llvm::ScalarEvolutionAnalysis>(f); // caches the tree, loops and SCEV too
+  llvm::PreservedAnalyses pa = detail::NarrowInductionVarsPass().run(f, am.fam);
+  ASSERT_FALSE(pa.areAllPreserved());
+  am.fam.invalidate(f, pa);
+  auto *dt = am.fam.getCachedResult<llvm::DominatorTreeAnalysis>(f);
+  auto *li = am.fam.getCachedResult<llvm::LoopAnalysis>(f);
+  auto *se = am.fam.getCachedResult<llvm::ScalarEvolutionAnalysis>(f);
+  ASSERT_TRUE(dt && li && se);
+  EXPECT_TRUE(dt->verify());
+
+  llvm::DominatorTree freshDt(f);
+  llvm::LoopInfo freshLi(freshDt);
+  llvm::AssumptionCache freshAc(f);
+  llvm::ScalarEvolution freshSe(f, am.fam.getResult<llvm::TargetLibraryAnalysis>(f), freshAc,
+                                freshDt, freshLi);
+  auto exitCounts = [](llvm::LoopInfo &loops, llvm::ScalarEvolution &scev) {
+    std::vector<std::string> counts;
+    for (llvm::Loop *l : loops.getLoopsInPreorder()) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << l->getHeader()->getName() << ": " << *scev.getBackedgeTakenCount(l);
+      counts.push_back(os.str());
+    }
+    return counts;
+  };
+  std::vector<std::string> fresh = exitCounts(freshLi, freshSe);
+  EXPECT_EQ(fresh.size(), 3u); // the narrowed loop, its wide copy, the other loop
+  EXPECT_EQ(exitCounts(*li, *se), fresh);
 }
 
 // ---- what is left alone ----------------------------------------------------------------------
