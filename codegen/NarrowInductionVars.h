@@ -42,7 +42,9 @@ constexpr const char *kNarrowIVMarker = "ptxjit.narrow_iv";
 /// Loops that cannot be proven safe are left untouched (except that candidates may be put into
 /// loop-simplify/LCSSA form first).
 /// The analyses are `fam`'s: after a transformation everything of `f` cached there is
-/// invalidated, so what is cached when it returns describes `f` as it leaves it.
+/// invalidated, so the dominator tree, loop info, assumptions and ScalarEvolution cached when it
+/// returns describe `f` as it leaves it (other results may be stale: the pass does not preserve
+/// them).
 bool narrowInductionVariables(llvm::Function &f, llvm::FunctionAnalysisManager &fam);
 
 /// True for the wide copy narrowInductionVariables makes of a loop it versions (it runs only for
