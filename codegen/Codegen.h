@@ -116,8 +116,8 @@ LoweredModule lowerDeviceFunction(const ir::Function &fn, const CompileOptions &
 /// function is referenced (LinkOnlyNeeded), sets "nvvm-reflect-ftz" from opts.fastmath, runs
 /// the NVPTX O<optLevel> pipeline (with NVVMReflect) and returns the PTX text for
 /// sm_<ccMajor><ccMinor> (clamped to the newest SM LLVM 19 knows) and PTX ISA
-/// opts.ptxVersion. Mutates `m` (it holds the optimized module afterwards, and code generation's
-/// pass manager, freed with it: destroying `m` off the caller's path spares it that). The pass
+/// opts.ptxVersion. Mutates `m` (it holds the optimized module afterwards, and the pipelines,
+/// freed with it: destroying `m` off the caller's path spares it that). The pass
 /// pipelines come from `pipelines` (startPtxPipelines with the same options, throws
 /// CompileError(Internal) for others), where the optimization pipeline is used if it is built
 /// by now (else built here); without them, code generation's is built on a thread started for

@@ -253,6 +253,8 @@ public:
   /// Not valid where no runner builds it: emitPTX builds it.
   std::future<std::unique_ptr<PreparedOptimization>> optimization;
   std::future<std::unique_ptr<CodegenPipeline>> codegen;
+  /// After emitPTX: code generation's pipeline, which ran on the module.
+  std::unique_ptr<CodegenPipeline> ran;
 };
 
 std::shared_ptr<PtxPipelines> startPtxPipelines(const CompileOptions &opts, TaskRunner runner) {
@@ -350,8 +352,10 @@ std::string emitPTX(LoweredModule &lm, const CompileOptions &opts,
   cg->pm.run(m);
   std::string text(cg->ptx.str());
   // Freeing the pass manager is 2% of a small kernel's compile: it goes with the module, which
-  // the compiler destroys off the compiling thread (compiler/Background.h).
-  impl->finishedCodegen = std::move(cg);
+  // the compiler destroys off the compiling thread (compiler/Background.h), and so does the
+  // handle, whose optimization pipeline, when it was built too late to be used, costs as much.
+  pipelines->ran = std::move(cg);
+  impl->finishedCodegen = std::move(pipelines);
   spellIntegerNegations(text);
   return text;
 }
