@@ -4,6 +4,7 @@
 
 #include "codegen/KernelEntry.h"
 
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Metadata.h>
 #include <llvm/IR/Verifier.h>
@@ -286,9 +287,15 @@ void ModuleLowerer::lowerQueued() {
   }
 }
 
+bool ModuleLowerer::splicesKernelBodies() const {
+  // Debug information names the body's scope, which only inlining rewrites (subprogramFor).
+  return opts.optLevel >= 1 &&
+         (opts.debugInfo == CompileOptions::DebugInfo::None || opts.backend != Backend::CUDA);
+}
+
 bool ModuleLowerer::spliceKernelBody(llvm::Function *entry, const Function &kernel) {
   auto it = bodies_.find(&kernel);
-  if (opts.optLevel < 1 || it == bodies_.end())
+  if (!splicesKernelBodies() || it == bodies_.end())
     return false;
   llvm::Function *body = it->second;
   if (entry->getSubprogram() || body->getSubprogram() || body->isDeclaration() ||
@@ -304,6 +311,19 @@ bool ModuleLowerer::spliceKernelBody(llvm::Function *entry, const Function &kern
     a.replaceAllUsesWith(call->getArgOperand(a.getArgNo()));
     a.setName(""); // the entry's values that move through the body keep their names
   }
+  // A field read from an aggregate built in place (a parameter the entry packed from its own
+  // parameters, a complex number made in the body) is the value put there: the body reads
+  // the entry's parameters themselves, as SROA and InstCombine would have it after the first
+  // passes of O3, which are left less to do (saxpy's O3 work fell by 15%). Read in the blocks
+  // that use them, as extractvalues, the fields made SimplifyCFG keep two branches of bench's
+  // Jacobi step where it folds them into one (docs/performance.md, nineteenth session).
+  for (llvm::BasicBlock &bb : *body)
+    for (llvm::Instruction &i : llvm::make_early_inc_range(bb))
+      if (auto *ev = llvm::dyn_cast<llvm::ExtractValueInst>(&i))
+        if (llvm::Value *v = llvm::FindInsertedValue(ev->getAggregateOperand(), ev->getIndices())) {
+          ev->replaceAllUsesWith(v);
+          ev->eraseFromParent();
+        }
   // Laid out much as the inliner lays out an inlined body: the body's allocas, the unpacking,
   // the rest of the body, and where the body returns from several places, one block returning,
   // which the others branch to. (The inliner clones blocks in depth-first order and runs after
@@ -330,6 +350,13 @@ bool ModuleLowerer::spliceKernelBody(llvm::Function *entry, const Function &kern
   entry->splice(entry->end(), body);
   bodies_.erase(it);
   body->eraseFromParent();
+  // The entry's array views, tuples and records that nothing reads any more. (Only the entry's:
+  // those left unread in the body's blocks stay for O3 to delete, since SimplifyCFG, which
+  // runs before, weighs a block by its instructions; deleting them here changed how it
+  // folded the bounds tests of bench's transpose.)
+  for (llvm::Instruction &i : llvm::make_early_inc_range(llvm::reverse(entry->getEntryBlock())))
+    if (llvm::isa<llvm::InsertValueInst>(i) && i.use_empty())
+      i.eraseFromParent();
   return true;
 }
 
@@ -502,12 +529,15 @@ void FunctionLowerer::run() {
   // (the scalar parameters never reassigned, most single assignments, a loop's own variable);
   // any other variable with a run-time value gets an entry-block alloca. Values rather than
   // memory leave O3 less to do (SROA, InstCombine). Aggregate parameters (arrays, tuples,
-  // records, complex numbers) stay in memory: SROA splits them into their fields at the entry,
-  // and SimplifyCFG's branch folding counts the instructions each condition's block needs;
-  // as values, their fields were extracted in the blocks that use them, and bench's Jacobi
-  // step (`if x > 0 and y > 0 and y < a.shape[0] - 1 and x < a.shape[1] - 1:`) kept two
-  // branches where it had one, 0.6% slower on the H200.
+  // records, complex numbers) are values only in a kernel body that spliceKernelBody moves
+  // into its entry, which reads their fields from the entry's parameters. Elsewhere they stay
+  // in memory: SROA splits them into their fields at the entry, and SimplifyCFG's branch
+  // folding counts the instructions each condition's block needs; as values, their fields
+  // were extracted in the blocks that use them, and bench's Jacobi step (`if x > 0 and y > 0
+  // and y < a.shape[0] - 1 and x < a.shape[1] - 1:`) kept two branches where it had one, 0.6%
+  // slower on the H200.
   singleValue = ir::singleValueVariables(fn, *dom);
+  const bool spliced = fn.kind == FunctionKind::Kernel && M.splicesKernelBodies();
   slots.assign(fn.vars.size(), nullptr);
   slotTypes.assign(fn.vars.size(), nullptr);
   directValues.assign(fn.vars.size(), nullptr);
@@ -517,7 +547,7 @@ void FunctionLowerer::run() {
     if (!t || ModuleLowerer::isCompileTimeOnly(t))
       continue;
     llvm::Type *ty = repr(t, fnLoc);
-    if (!singleValue[v] || (fn.vars[v].isArgument && ty->isAggregateType()))
+    if (!singleValue[v] || (fn.vars[v].isArgument && ty->isAggregateType() && !spliced))
       slots[v] = B.CreateAlloca(ty, nullptr, fn.vars[v].printedName());
   }
   // Parameters start out in their variables (converted to the variable's unified type).

@@ -118,12 +118,18 @@ public:
   llvm::Function *bodyFor(const ir::Function &fn);
   /// Lowers every queued body (bodies may queue their callees).
   void lowerQueued();
+  /// Whether spliceKernelBody moves kernel bodies at these options: not at optimization level
+  /// 0, nor with debug information, whose scopes only inlining rewrites. The lowering holds a
+  /// kernel's aggregate parameters as values only then.
+  bool splicesKernelBodies() const;
   /// Moves the kernel's lowered body into `entry`, which calls it once and returns, in place of
   /// the call: the body's allocas, then the entry's unpacking of the parameters, then the rest of
   /// the body, its returns joined in one last block. Inlining would do the same by cloning the
   /// body, after computing block frequencies of both functions; moving it saves a tenth of a
-  /// small kernel's optimization. Left to the inliner (false) at optimization level 0 and with
-  /// debug information, whose scopes only inlining rewrites. Call after lowerQueued().
+  /// small kernel's optimization. Each field the body reads from an aggregate built in place
+  /// (insertvalue) becomes the value put there, and the entry's aggregates left unread are
+  /// deleted. Left to the inliner (false) where splicesKernelBodies() is false. Call after
+  /// lowerQueued().
   bool spliceKernelBody(llvm::Function *entry, const ir::Function &kernel);
   /// Marks alwaysinline every local function of the module called from exactly one place in
   /// another function (a device function called once; the kernel's body where spliceKernelBody

@@ -313,20 +313,27 @@ TEST(CudaCodegen, FunctionsCalledOnceAreInlinedBeforeTheyAreSimplified) {
 
 // The kernel's lowered body moves into the entry in place of the call to it: the body's allocas
 // first, then the parameters' unpacking, then the body, its returns joined in one last block as
-// the inliner joins them. With debug information (whose scopes the inliner rewrites) and at O0
-// it stays a function of its own, which the optimizer inlines: the PTX has the entry alone.
+// the inliner joins them. Each field the body reads from an array view is then the entry's
+// parameter it was packed from, and the views themselves are gone. With debug information
+// (whose scopes the inliner rewrites) and at O0 the body stays a function of its own, which the
+// optimizer inlines (the PTX has the entry alone), and its array parameter stays in memory
+// (Lowering.cpp says why).
 TEST(CudaCodegen, TheKernelBodyIsLoweredIntoTheEntry) {
   auto f64 = types::float64();
-  // def k(out, x): if x > 0.0: out[0] = x; return
-  //                out[1] = x
+  // def k(out, x): v = 0.0
+  //                if x > 0.0: v = x; out[0] = v; return
+  //                out[1] = v + x
   TypedBuilder k("k", {"out", "x"}, {arr(f64), f64});
+  k.declare("v", f64);
+  k.store("v", k.cfloat(0.0));
   Block *early = k.newBlock(), *late = k.newBlock();
   k.branch(k.cmp(CmpOp::Gt, k.load("x"), k.cfloat(0.0)), early, late);
   k.at(early);
-  k.setItem(k.load("out"), k.cint(0), k.load("x"));
+  k.store("v", k.load("x"));
+  k.setItem(k.load("out"), k.cint(0), k.load("v"));
   k.ret();
   k.at(late);
-  k.setItem(k.load("out"), k.cint(1), k.load("x"));
+  k.setItem(k.load("out"), k.cint(1), k.bin(BinaryOp::Add, k.load("v"), k.load("x"), f64));
   k.ret();
   auto functions = [](const LoweredModule &m) {
     std::vector<std::string> r;
@@ -335,12 +342,28 @@ TEST(CudaCodegen, TheKernelBodyIsLoweredIntoTheEntry) {
         r.push_back(f.getName().str());
     return r;
   };
+  auto count = [](const llvm::Function &f, auto isKind) {
+    int n = 0;
+    for (const llvm::BasicBlock &bb : f)
+      for (const llvm::Instruction &i : bb)
+        n += isKind(i);
+    return n;
+  };
+  auto isAggregateInstr = [](const llvm::Instruction &i) {
+    return llvm::isa<llvm::InsertValueInst>(i) || llvm::isa<llvm::ExtractValueInst>(i);
+  };
+  auto isAggregateAlloca = [](const llvm::Instruction &i) {
+    auto *a = llvm::dyn_cast<llvm::AllocaInst>(&i);
+    return a && a->getAllocatedType()->isAggregateType();
+  };
   CompileOptions o;
   LoweredModule m = lowerKernel(*k.fn, o, "k", ValueNames::Keep);
   EXPECT_EQ(functions(m), std::vector<std::string>{"k"});
   const llvm::Function &entry = *m.impl()->module->getFunction("k");
   const llvm::BasicBlock &first = entry.getEntryBlock();
-  EXPECT_TRUE(llvm::isa<llvm::AllocaInst>(first.front())) << m.llvmIR();
+  EXPECT_TRUE(llvm::isa<llvm::AllocaInst>(first.front())) << m.llvmIR(); // v's
+  EXPECT_EQ(count(entry, isAggregateInstr), 0) << m.llvmIR();
+  EXPECT_EQ(count(entry, isAggregateAlloca), 0) << m.llvmIR();
   int rets = 0;
   for (const llvm::BasicBlock &bb : entry)
     rets += llvm::isa<llvm::ReturnInst>(bb.getTerminator());
@@ -354,12 +377,17 @@ TEST(CudaCodegen, TheKernelBodyIsLoweredIntoTheEntry) {
 
   CompileOptions unoptimized;
   unoptimized.optLevel = 0;
-  EXPECT_EQ(functions(lowerKernel(*k.fn, unoptimized, "k")),
-            (std::vector<std::string>{"ptxjit_kernel_k", "k"}));
+  LoweredModule atO0 = lowerKernel(*k.fn, unoptimized, "k");
+  EXPECT_EQ(functions(atO0), (std::vector<std::string>{"ptxjit_kernel_k", "k"}));
+  EXPECT_EQ(count(*atO0.impl()->module->getFunction("ptxjit_kernel_k"), isAggregateAlloca), 1)
+      << atO0.llvmIR();
   CompileOptions lines;
   lines.debugInfo = CompileOptions::DebugInfo::LineInfo;
   LoweredModule withLines = lowerKernel(*k.fn, lines, "k");
   EXPECT_EQ(functions(withLines), (std::vector<std::string>{"ptxjit_kernel_k", "k"}));
+  EXPECT_EQ(count(*withLines.impl()->module->getFunction("ptxjit_kernel_k"), isAggregateAlloca),
+            1)
+      << withLines.llvmIR();
   std::string linesPtx = emitPTX(withLines, lines);
   EXPECT_EQ(linesPtx.find(".func"), std::string::npos) << linesPtx; // inlined by the optimizer
 }
