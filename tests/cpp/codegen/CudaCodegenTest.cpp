@@ -385,8 +385,7 @@ TEST(CudaCodegen, TheKernelBodyIsLoweredIntoTheEntry) {
   lines.debugInfo = CompileOptions::DebugInfo::LineInfo;
   LoweredModule withLines = lowerKernel(*k.fn, lines, "k");
   EXPECT_EQ(functions(withLines), (std::vector<std::string>{"ptxjit_kernel_k", "k"}));
-  EXPECT_EQ(count(*withLines.impl()->module->getFunction("ptxjit_kernel_k"), isAggregateAlloca),
-            1)
+  EXPECT_EQ(count(*withLines.impl()->module->getFunction("ptxjit_kernel_k"), isAggregateAlloca), 1)
       << withLines.llvmIR();
   std::string linesPtx = emitPTX(withLines, lines);
   EXPECT_EQ(linesPtx.find(".func"), std::string::npos) << linesPtx; // inlined by the optimizer
