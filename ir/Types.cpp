@@ -91,12 +91,32 @@ std::string ptrKey(const Type *t) { return std::to_string(reinterpret_cast<uintp
 
 namespace types {
 
-const Type *void_() { return simple(TypeKind::Void, "void"); }
-const Type *none() { return simple(TypeKind::None, "none"); }
-const Type *range() { return simple(TypeKind::Range, "range_state64"); }
-const Type *string() { return simple(TypeKind::String, "unicode_type"); }
-const Type *bytes() { return simple(TypeKind::Bytes, "readonly bytes(uint8, 1d, C)"); }
-const Type *ellipsis() { return simple(TypeKind::Ellipsis, "ellipsis"); }
+// Looked up once each (types are interned and never freed): the typer asks for void and none
+// at nearly every instruction, and each look-up builds a key and takes the table's lock.
+const Type *void_() {
+  static const Type *t = simple(TypeKind::Void, "void");
+  return t;
+}
+const Type *none() {
+  static const Type *t = simple(TypeKind::None, "none");
+  return t;
+}
+const Type *range() {
+  static const Type *t = simple(TypeKind::Range, "range_state64");
+  return t;
+}
+const Type *string() {
+  static const Type *t = simple(TypeKind::String, "unicode_type");
+  return t;
+}
+const Type *bytes() {
+  static const Type *t = simple(TypeKind::Bytes, "readonly bytes(uint8, 1d, C)");
+  return t;
+}
+const Type *ellipsis() {
+  static const Type *t = simple(TypeKind::Ellipsis, "ellipsis");
+  return t;
+}
 const CharSeqType *charSeq(int64_t count, bool unicode) {
   if (count < 1)
     throw std::invalid_argument("a character sequence needs a length >= 1, not " +
