@@ -56,6 +56,14 @@ const SimpleType *simple(TypeKind k, const char *spelling) {
                                  [&] { return std::make_unique<SimpleType>(k, spelling); });
 }
 
+/// The simple type of kind K, looked up once (types are interned and never freed): the typer
+/// asks for void and none at nearly every instruction, and each look-up builds a key and takes
+/// the table's lock. One simple type per kind.
+template <TypeKind K> const SimpleType *simpleOnce(const char *spelling) {
+  static const SimpleType *t = simple(K, spelling);
+  return t;
+}
+
 const ScalarType *scalar(TypeKind k, int bits, bool isSigned, const std::string &spelling) {
   return table().get<ScalarType>("scalar:" + spelling, [&] {
     return std::make_unique<ScalarType>(k, bits, isSigned, spelling);
@@ -91,32 +99,12 @@ std::string ptrKey(const Type *t) { return std::to_string(reinterpret_cast<uintp
 
 namespace types {
 
-// Looked up once each (types are interned and never freed): the typer asks for void and none
-// at nearly every instruction, and each look-up builds a key and takes the table's lock.
-const Type *void_() {
-  static const Type *t = simple(TypeKind::Void, "void");
-  return t;
-}
-const Type *none() {
-  static const Type *t = simple(TypeKind::None, "none");
-  return t;
-}
-const Type *range() {
-  static const Type *t = simple(TypeKind::Range, "range_state64");
-  return t;
-}
-const Type *string() {
-  static const Type *t = simple(TypeKind::String, "unicode_type");
-  return t;
-}
-const Type *bytes() {
-  static const Type *t = simple(TypeKind::Bytes, "readonly bytes(uint8, 1d, C)");
-  return t;
-}
-const Type *ellipsis() {
-  static const Type *t = simple(TypeKind::Ellipsis, "ellipsis");
-  return t;
-}
+const Type *void_() { return simpleOnce<TypeKind::Void>("void"); }
+const Type *none() { return simpleOnce<TypeKind::None>("none"); }
+const Type *range() { return simpleOnce<TypeKind::Range>("range_state64"); }
+const Type *string() { return simpleOnce<TypeKind::String>("unicode_type"); }
+const Type *bytes() { return simpleOnce<TypeKind::Bytes>("readonly bytes(uint8, 1d, C)"); }
+const Type *ellipsis() { return simpleOnce<TypeKind::Ellipsis>("ellipsis"); }
 const CharSeqType *charSeq(int64_t count, bool unicode) {
   if (count < 1)
     throw std::invalid_argument("a character sequence needs a length >= 1, not " +
