@@ -17,8 +17,12 @@ namespace ptxjit::codegen::detail {
 
 ModuleLowerer::~ModuleLowerer() = default;
 
+bool ModuleLowerer::emitsDebugInfo() const {
+  return opts.debugInfo != CompileOptions::DebugInfo::None && opts.backend == Backend::CUDA;
+}
+
 llvm::DISubprogram *ModuleLowerer::subprogramFor(const ir::Function &fn, llvm::Function *f) {
-  if (opts.debugInfo == CompileOptions::DebugInfo::None || opts.backend != Backend::CUDA)
+  if (!emitsDebugInfo())
     return nullptr;
   std::filesystem::path path(fn.filename.empty() ? std::string("<unknown>") : fn.filename);
   if (!di_) {

@@ -289,8 +289,7 @@ void ModuleLowerer::lowerQueued() {
 
 bool ModuleLowerer::splicesKernelBodies() const {
   // Debug information names the body's scope, which only inlining rewrites (subprogramFor).
-  return opts.optLevel >= 1 &&
-         (opts.debugInfo == CompileOptions::DebugInfo::None || opts.backend != Backend::CUDA);
+  return opts.optLevel >= 1 && !emitsDebugInfo();
 }
 
 bool ModuleLowerer::spliceKernelBody(llvm::Function *entry, const Function &kernel) {

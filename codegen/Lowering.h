@@ -168,6 +168,9 @@ public:
   /// A module-unique symbol name derived from `base` (PTX-safe characters only).
   std::string uniqueName(const std::string &base);
 
+  /// Whether these options emit source lines: opts.debugInfo set and the CUDA backend (see
+  /// DebugInfo.cpp). The one test subprogramFor and splicesKernelBodies share.
+  bool emitsDebugInfo() const;
   /// Source lines (opts.debugInfo, CUDA only; see DebugInfo.cpp): gives `f`, the code of
   /// Python function `fn` (a body or an entry), its DISubprogram; null when lines are off.
   llvm::DISubprogram *subprogramFor(const ir::Function &fn, llvm::Function *f);
