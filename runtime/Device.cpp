@@ -33,7 +33,7 @@ struct Opener {
   std::condition_variable done;
   int ordinal = 0;          // the device of the last background opening
   bool running = false;     // a background opening is under way
-  std::thread thread;       // the last background opener (joined by the next waiter or at exit)
+  std::thread thread;       // the last background opener (joined by the next opening or at exit)
   std::exception_ptr error; // what it threw, for the next waiter to rethrow
   bool atexitRegistered = false;
 };
@@ -211,8 +211,9 @@ const Device &Device::openOrWait(int ordinal) {
       StartupTimer timer("waiting for the background device opening");
       o.done.wait(lock, [&] { return !o.running; });
     }
-    if (o.thread.joinable())
-      o.thread.join(); // it has finished: it set running = false as its last step
+    // The opener is not joined here: it set running = false as its last step but may still be
+    // exiting, and this caller need not wait for that (the next openInBackground or the exit
+    // handler joins it).
     if (o.error)
       std::rethrow_exception(std::exchange(o.error, nullptr));
   }

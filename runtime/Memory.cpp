@@ -37,8 +37,8 @@ public:
 
 class PoolAllocator final : public DeviceAllocator {
 public:
-  PoolAllocator() {
-    const Device &dev = Device::current();
+  // Device `dev`'s default pool, its release threshold raised (needs no current context).
+  explicit PoolAllocator(const Device &dev) {
     if (!dev.memoryPoolsSupported())
       throw std::runtime_error("the device " + dev.name() +
                                " does not support stream-ordered memory pools");
@@ -166,14 +166,31 @@ void forgetWarmUpInChild() {
   return true;
 }();
 
-// On the warm-up thread: the pool's first allocation (and its free), then the switch to the pool
-// unless the allocator was replaced meanwhile. Errors leave the allocator as it is.
-void warmUpPool(CUcontext context, std::shared_ptr<DeviceAllocator> pool,
-                std::shared_ptr<DeviceAllocator> before) noexcept {
+// Device `dev`'s pool allocator, made on first use (thread-safe). Never destroyed: a warm-up
+// thread may still use it at exit.
+std::shared_ptr<DeviceAllocator> &poolSlot(int ordinal) {
+  static auto *pools = new std::shared_ptr<DeviceAllocator>[Device::kMaxDevices];
+  return pools[ordinal];
+}
+std::mutex gPoolsMutex;
+std::shared_ptr<DeviceAllocator> poolOf(const Device &dev) {
+  std::lock_guard<std::mutex> lock(gPoolsMutex);
+  std::shared_ptr<DeviceAllocator> &pool = poolSlot(dev.ordinal());
+  if (!pool)
+    pool = std::make_shared<PoolAllocator>(dev);
+  return pool;
+}
+
+// On the warm-up thread: the pool's set-up (two driver calls) and first allocation (and its
+// free), then the switch to the pool unless the allocator was replaced meanwhile. Errors leave
+// the allocator as it is.
+void warmUpPool(const Device *dev, std::shared_ptr<DeviceAllocator> before) noexcept {
   markStartupTraceBackgroundThread();
   StartupTimer timer("warming up the memory pool (its first allocation)");
+  std::shared_ptr<DeviceAllocator> pool;
   try {
-    check(driver().cuCtxSetCurrent(context), "cuCtxSetCurrent");
+    check(driver().cuCtxSetCurrent(dev->context()), "cuCtxSetCurrent");
+    pool = poolOf(*dev);
     CUdeviceptr ptr = pool->allocate(1, nullptr);
     pool->deallocate(ptr, 1, nullptr);
   } catch (...) {
@@ -198,30 +215,26 @@ std::shared_ptr<DeviceAllocator> plainDeviceAllocator() {
 }
 
 std::shared_ptr<DeviceAllocator> poolDeviceAllocator() {
-  // Outside the lock: this may wait for a background opening (Device::openInBackground) whose
-  // afterOpen calls this function.
-  int ordinal = Device::current().ordinal();
-  static std::mutex mutex;
-  static std::shared_ptr<DeviceAllocator> pools[Device::kMaxDevices];
-  std::lock_guard<std::mutex> lock(mutex);
-  std::shared_ptr<DeviceAllocator> &pool = pools[ordinal];
-  if (!pool)
-    pool = std::make_shared<PoolAllocator>();
-  return pool;
+  // Device::current() outside the pools' lock: it may wait for a background opening
+  // (Device::openInBackground) whose afterOpen starts a warm-up, which takes that lock.
+  return poolOf(Device::current());
 }
 
 bool usePoolAllocatorAfterWarmUp() {
-  CUcontext context = nullptr;
-  std::shared_ptr<DeviceAllocator> pool;
+  const Device *dev = nullptr;
   try {
-    context = Device::current().context();
-    pool = poolDeviceAllocator();
+    dev = &Device::current();
   } catch (const std::exception &) {
-    return false; // no memory pools, or no device
+    return false; // no device
   }
+  if (!dev->memoryPoolsSupported())
+    return false;
   std::shared_ptr<DeviceAllocator> before = deviceAllocator();
-  if (before == pool)
-    return true;
+  {
+    std::lock_guard<std::mutex> lock(gPoolsMutex);
+    if (before && before == poolSlot(dev->ordinal()))
+      return true; // the pool is in use already
+  }
   PoolWarmUp &w = poolWarmUp();
   std::lock_guard<std::mutex> lock(w.mutex);
   if (w.thread.joinable())
@@ -233,9 +246,14 @@ bool usePoolAllocatorAfterWarmUp() {
     w.atexitRegistered = true;
   }
   try {
-    w.thread = std::thread(warmUpPool, context, pool, before);
+    w.thread = std::thread(warmUpPool, dev, before);
   } catch (const std::system_error &) {
-    setDeviceAllocator(pool); // no thread: the first allocation pays for the warm-up
+    // No thread: the set-up here, and the first allocation pays for the warm-up.
+    try {
+      setDeviceAllocator(poolOf(*dev));
+    } catch (const std::exception &) {
+      return false;
+    }
   }
   return true;
 }

@@ -75,11 +75,13 @@ std::shared_ptr<DeviceAllocator> poolDeviceAllocator();
 // allocateDevice() keeps the allocator current now (plain cuMemAlloc at start-up); the first
 // copies and launches of a process then do not wait for it. Allocations made meanwhile keep
 // their allocator (Allocation records it). The switch is skipped if setDeviceAllocator() was
-// called in between, and the current allocator stays when the warm-up allocation fails. Call
-// with the device open (e.g. from Device::openInBackground's afterOpen). Returns false, changing
-// nothing and starting no thread, when the pool cannot be used (no memory pools, no device);
-// true once the warm-up has started (or, without a thread, has switched). Exit waits for the
-// thread.
+// called in between, and the current allocator stays when the pool's set-up or the warm-up
+// allocation fails. The set-up (cuDeviceGetDefaultMemPool, the release threshold) is made on
+// that thread too, so that the caller (Device::openInBackground's afterOpen, which runs before
+// the device is published to the threads waiting for it) returns after one thread start. Call
+// with the device open. Returns false, changing nothing and starting no thread, when the pool
+// cannot be used (no memory pools, no device); true once the warm-up has started (or, without a
+// thread, has switched). Exit waits for the thread.
 bool usePoolAllocatorAfterWarmUp();
 
 // Waits until a warm-up started by usePoolAllocatorAfterWarmUp() has finished; returns at once

@@ -22,6 +22,8 @@
 // and cuMemFreeAsync work, only after fakeCudaSetMemoryPools(1). Then:
 //   fakeCudaHoldPoolAllocation(1) makes cuMemAllocAsync block until fakeCudaHoldPoolAllocation(0)
 //   (fakeCudaPoolAllocationWaiting() is 1 while one is blocked);
+//   fakeCudaHoldPoolSetUp(1) makes cuDeviceGetDefaultMemPool block until fakeCudaHoldPoolSetUp(0)
+//   (fakeCudaPoolSetUpWaiting() is 1 while one is blocked);
 //   fakeCudaFailNextPoolAllocations(n) makes its next n calls return CUDA_ERROR_OUT_OF_MEMORY;
 //   fakeCudaMemoryCalls(k) counts calls of cuMemAlloc (k = 0), cuMemFree (1), cuMemAllocAsync (2)
 //   and cuMemFreeAsync (3).
@@ -105,6 +107,8 @@ thread_local void *tCurrent = nullptr;
 bool gPools = false;
 bool gHoldPool = false;
 bool gPoolWaiting = false;
+bool gHoldPoolSetUp = false;
+bool gPoolSetUpWaiting = false;
 int gPoolFailures = 0;
 int gMemoryCalls[4] = {0, 0, 0, 0};
 int gPoolObject = 0; // its address is the pool handle
@@ -265,6 +269,15 @@ void fakeCudaHoldPoolAllocation(int hold) {
   std::lock_guard<std::mutex> lock(gMutex);
   gHoldPool = hold != 0;
   gChanged.notify_all();
+}
+void fakeCudaHoldPoolSetUp(int hold) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  gHoldPoolSetUp = hold != 0;
+  gChanged.notify_all();
+}
+int fakeCudaPoolSetUpWaiting() {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return gPoolSetUpWaiting ? 1 : 0;
 }
 int fakeCudaPoolAllocationWaiting() {
   std::lock_guard<std::mutex> lock(gMutex);
@@ -509,9 +522,12 @@ int cuMemcpyDtoH_v2(void *dst, unsigned long long src, size_t n) {
   return 0;
 }
 int cuDeviceGetDefaultMemPool(void **pool, int) {
-  std::lock_guard<std::mutex> lock(gMutex);
+  std::unique_lock<std::mutex> lock(gMutex);
   if (!gPools)
     return kNotSupported;
+  gPoolSetUpWaiting = true;
+  gChanged.wait(lock, [] { return !gHoldPoolSetUp; });
+  gPoolSetUpWaiting = false;
   *pool = &gPoolObject;
   return 0;
 }

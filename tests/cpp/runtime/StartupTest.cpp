@@ -244,6 +244,44 @@ void recordingHook() {
   std::exit(0);
 }
 
+// The pool's set-up (cuDeviceGetDefaultMemPool, the release threshold) runs on the warm-up
+// thread: a caller waiting for the background opening is not kept waiting by it. If it were
+// (the set-up made by the opener before publishing the device), Device::current() would return
+// only when the watchdog below releases the driver, and the check of `released` fails.
+[[noreturn]] void poolSetUpOffTheOpeningScenario() {
+  FakeMemory mem = loadFakeDriverWithPools();
+  auto holdSetUp = fake<void (*)(int)>("fakeCudaHoldPoolSetUp");
+  auto setUpWaiting = fake<int (*)()>("fakeCudaPoolSetUpWaiting");
+  holdSetUp(1);
+  std::atomic<bool> returned{false}, released{false};
+  std::thread watchdog([&] {
+    for (int i = 0; i < 500 && !returned; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (!returned) {
+      released = true;
+      holdSetUp(0);
+    }
+  });
+  Device::openInBackground(warmUpHook);
+  Device::current();
+  returned = true;
+  watchdog.join();
+  SCENARIO_CHECK(!released);
+  SCENARIO_CHECK(gWarmUpStarted == 1);
+  for (int i = 0; i < 2000 && !setUpWaiting(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  SCENARIO_CHECK(setUpWaiting());
+  // Meanwhile allocations come from cuMemAlloc; then the pool serves.
+  SCENARIO_CHECK(allocatorName() == "cuMemAlloc");
+  std::shared_ptr<Allocation> early = allocateDevice(64);
+  SCENARIO_CHECK(mem.calls(0) == 1 && mem.calls(2) == 0);
+  holdSetUp(0);
+  joinPoolWarmUp();
+  SCENARIO_CHECK(allocatorName() == "cuMemAllocAsync");
+  SCENARIO_CHECK(mem.calls(2) == 1);
+  std::exit(0);
+}
+
 [[noreturn]] void failedPoolWarmUpScenario() {
   FakeMemory mem = loadFakeDriverWithPools();
   mem.failNext(1); // the warm-up's allocation: CUDA_ERROR_OUT_OF_MEMORY
@@ -428,6 +466,10 @@ TEST_F(StartupDeathTest, DeviceSetIdentityIsReadWithoutCuInit) {
 TEST_F(StartupDeathTest, PoolWarmsUpOnItsOwnThreadWhileCuMemAllocServes) {
   EXPECT_EXIT(poolWarmUpScenario(), ::testing::ExitedWithCode(0),
               "\\[bg\\] warming up the memory pool \\(its first allocation\\): [0-9.]+ ms\n");
+}
+
+TEST_F(StartupDeathTest, ThePoolIsSetUpAfterTheDeviceIsPublished) {
+  EXPECT_EXIT(poolSetUpOffTheOpeningScenario(), ::testing::ExitedWithCode(0), "");
 }
 
 TEST_F(StartupDeathTest, FailedPoolWarmUpKeepsCuMemAlloc) {
