@@ -54,8 +54,10 @@ def _start_cuda_init():
     reports any failure itself: this thread only starts the work and swallows its errors. It
     returns once the thread is about to call ``cuInit``, which ctypes makes with the interpreter
     released: importing an extension holds the interpreter lock, which would otherwise keep the
-    thread from reaching the call until the import is over. Not a daemon: an exit waits for it
-    (the driver must not be torn down under a cuInit), and so does fork() (_before_fork)."""
+    thread from reaching the call until the import is over. Then, before the caller goes on to
+    import ``_core``, ``cuInit`` gets a head start (_let_cuinit_begin). Not a daemon: an exit
+    waits for it (the driver must not be torn down under a cuInit), and so does fork()
+    (_before_fork)."""
     global _cuda_init_thread
     target = _os.environ.get("PTXJIT_TARGET", "").lower()
     if target in ("cpu", "host") or _cuda_init_thread is not None:
@@ -64,6 +66,7 @@ def _start_cuda_init():
         return
     path = _os.environ.get("PTXJIT_LIBCUDA") or "libcuda.so.1"
     calling = _threading.Event()
+    found = []  # holds True once the driver's cuInit is about to be called
 
     def run():
         init = None
@@ -72,6 +75,7 @@ def _start_cuda_init():
 
             init = ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL).cuInit
             init.restype, init.argtypes = ctypes.c_int, [ctypes.c_uint]
+            found.append(True)
         except Exception:
             init = None  # no driver: the C++ side says so when it chooses the backend
         finally:
@@ -89,10 +93,33 @@ def _start_cuda_init():
         return
     _cuda_init_thread = thread
     calling.wait()
+    if found:
+        _let_cuinit_begin()
     if _os.environ.get("PTXJIT_TRACE_STARTUP", "") not in ("", "0"):
         ms = (time.perf_counter() - t0) * 1e3
         startup_logger().info(f"ptxjit startup: [main] starting cuInit on a thread before "
-                              f"importing ptxjit._core (dlopen of the CUDA driver): {ms:.3f} ms")
+                              f"importing ptxjit._core (dlopen of the CUDA driver, and cuInit's "
+                              f"head start): {ms:.3f} ms")
+
+
+def _let_cuinit_begin():
+    """Holds the caller of _start_cuda_init back for at least a millisecond once the thread is
+    about to call ``cuInit``, before it loads ``_core``. On the H200 (docs/performance.md,
+    2026-12-02), loading LLVM at the very moment ``cuInit`` began made CUDA's start-up
+    (``cuInit``, then the primary context: the path to the first launch) 10-20 ms slower, and any
+    pause of 1 ms or more before the import (a sleep, or Python work) took that away. The pause
+    does work the caller needs anyway, the import of the pure-Python ``_dispatcher`` that _load
+    installs, and sleeps what is left of the millisecond. The import of ``_core`` and the compile
+    after it finish long before CUDA's start-up does, so this costs the first launch nothing.
+    (The tests replace this function to see when it runs.)"""
+    import time
+
+    deadline = time.perf_counter() + 1e-3
+    from . import _dispatcher  # noqa: F401  (what _load needs next; it does not need _core)
+
+    left = deadline - time.perf_counter()
+    if left > 0:
+        time.sleep(left)
 
 
 def _load():

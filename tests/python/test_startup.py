@@ -286,3 +286,33 @@ def test_an_unwritable_cache_directory_only_loses_the_record(fake_cuda_env, run_
     env = dict(fake_cuda_env, XDG_CACHE_HOME=str(blocked))
     for _ in range(2):
         assert run_python(NO_RECORD, env).split() == ["cuda", "False"]
+
+
+# The early thread's cuInit gets its head start (_loader._let_cuinit_begin) before the extension
+# is imported, once per process, and only when the driver's cuInit is about to run.
+HEAD_START = """
+    import ctypes, os, sys
+    from ptxjit import cuda
+    import ptxjit._loader as loader
+    seen = []
+    loader._let_cuinit_begin = lambda: seen.append("ptxjit._core" in sys.modules)
+
+    def noop():
+        pass
+
+    cuda.jit("void()")(noop)
+    cuda.jit("void()")(noop)
+    print(seen, loader._cuda_init_thread is not None)
+"""
+
+
+def test_cuinit_gets_a_head_start_before_the_extension_loads(fake_cuda_env, run_python):
+    assert run_python(HEAD_START, fake_cuda_env).split() == ["[False]", "True"]
+
+
+def test_no_head_start_without_a_driver(fake_cuda_env, run_python, tmp_path):
+    env = dict(fake_cuda_env, PTXJIT_LIBCUDA=str(tmp_path / "missing.so"))
+    env.pop("PTXJIT_TARGET")
+    out = run_python("import warnings; warnings.simplefilter('ignore')\n" +
+                     HEAD_START.replace("\n    ", "\n").strip(), env)
+    assert out.split() == ["[]", "True"]
