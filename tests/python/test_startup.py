@@ -291,7 +291,7 @@ def test_an_unwritable_cache_directory_only_loses_the_record(fake_cuda_env, run_
 # The early thread's cuInit gets its head start (_loader._let_cuinit_begin) before the extension
 # is imported, once per process, and only when the driver's cuInit is about to run.
 HEAD_START = """
-    import ctypes, os, sys
+    import sys
     from ptxjit import cuda
     import ptxjit._loader as loader
     seen = []
@@ -313,6 +313,5 @@ def test_cuinit_gets_a_head_start_before_the_extension_loads(fake_cuda_env, run_
 def test_no_head_start_without_a_driver(fake_cuda_env, run_python, tmp_path):
     env = dict(fake_cuda_env, PTXJIT_LIBCUDA=str(tmp_path / "missing.so"))
     env.pop("PTXJIT_TARGET")
-    out = run_python("import warnings; warnings.simplefilter('ignore')\n" +
-                     HEAD_START.replace("\n    ", "\n").strip(), env)
+    out = run_python("\n    import warnings; warnings.simplefilter('ignore')" + HEAD_START, env)
     assert out.split() == ["[]", "True"]
