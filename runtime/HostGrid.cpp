@@ -1,11 +1,10 @@
 #include "runtime/HostGrid.h"
 
-#include "runtime/Fork.h"
 #include "runtime/HostBlock.h"
+#include "runtime/Workers.h"
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <csetjmp>
 #include <cstdlib>
 #include <cstring>
@@ -141,107 +140,6 @@ void runBlocks(Job &job) noexcept {
   tlsRunningBlocks = wasRunning;
 }
 
-class HostPool {
-public:
-  explicit HostPool(unsigned workers) {
-    threads_.reserve(workers);
-    for (unsigned i = 0; i < workers; ++i) {
-      try {
-        threads_.emplace_back([this, i] { workerLoop(i); });
-      } catch (const std::system_error &) {
-        break; // run with the workers that did start (possibly none)
-      }
-    }
-  }
-  // Never destroyed (see pool()); workers park on the condition variable until the process ends.
-  ~HostPool() = delete;
-
-  unsigned workers() const { return static_cast<unsigned>(threads_.size()); }
-
-  // Runs `job` on the caller and `helpers` (<= workers()) workers; returns when all are done.
-  void run(Job &job, unsigned helpers) {
-    std::lock_guard<std::mutex> launchLock(launchMutex_);
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      job_ = &job;
-      helpers_ = helpers;
-      pending_ = helpers;
-      ++generation_;
-    }
-    wake_.notify_all();
-    runBlocks(job);
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [this] { return pending_ == 0; });
-    job_ = nullptr;
-  }
-
-private:
-  void workerLoop(unsigned index) {
-    uint64_t seen = 0;
-    std::unique_lock<std::mutex> lock(mutex_);
-    for (;;) {
-      wake_.wait(lock, [&] { return generation_ != seen; });
-      seen = generation_;
-      if (index >= helpers_)
-        continue;
-      Job *job = job_;
-      lock.unlock();
-      runBlocks(*job);
-      lock.lock();
-      if (--pending_ == 0)
-        done_.notify_all();
-    }
-  }
-
-  std::mutex launchMutex_; // one launch at a time
-  std::mutex mutex_;       // guards the fields below
-  std::condition_variable wake_, done_;
-  Job *job_ = nullptr;
-  uint64_t generation_ = 0;
-  unsigned helpers_ = 0;
-  unsigned pending_ = 0;
-  std::vector<std::thread> threads_;
-};
-
-unsigned configuredParallelism() {
-  if (const char *env = std::getenv("PTXJIT_HOST_THREADS"); env && *env) {
-    char *end = nullptr;
-    long v = std::strtol(env, &end, 10);
-    if (end && *end == '\0' && v >= 1)
-      return static_cast<unsigned>(std::min<long>(v, 1024));
-  }
-  unsigned hw = std::thread::hardware_concurrency();
-  return hw ? hw : 1;
-}
-
-// The pool is created on first use and deliberately leaked: joining workers from a static
-// destructor could deadlock (e.g. exit() called inside a kernel), and parked workers are harmless.
-// After fork() the child has none of the parent's workers, so the child starts a new pool.
-std::atomic<HostPool *> gPool{nullptr};
-std::mutex *gPoolMutex = new std::mutex;
-
-void resetPoolInChild() {
-  gPool.store(nullptr, std::memory_order_relaxed); // the parent's pool is unusable here
-  gPoolMutex = new std::mutex;                     // the old one may have been held at fork
-}
-
-// Registered at static initialization (runtime/Fork.h).
-[[maybe_unused]] const bool gForkHandlerRegistered = [] {
-  onForkChild(resetPoolInChild);
-  return true;
-}();
-
-HostPool &pool() {
-  if (HostPool *p = gPool.load(std::memory_order_acquire)) [[likely]]
-    return *p;
-  std::lock_guard<std::mutex> lock(*gPoolMutex);
-  if (HostPool *p = gPool.load(std::memory_order_acquire))
-    return *p;
-  auto *p = new HostPool(configuredParallelism() - 1);
-  gPool.store(p, std::memory_order_release);
-  return *p;
-}
-
 // A launch with opts.gridSync: every block at once, each on an OS thread of its own (the caller
 // runs the last) with a scheduler of its own, meeting at `barrier` on grid.sync().
 void runAllBlocksAtOnce(Job &job) {
@@ -365,20 +263,20 @@ void launchHost(HostKernelEntry entry, Dim3 grid, Dim3 block, void **args,
   if (job.totalBlocks == 1 || tlsRunningBlocks) {
     runBlocks(job);
   } else {
-    HostPool &p = pool();
-    unsigned helpers = static_cast<unsigned>(std::min<uint64_t>(p.workers(), job.totalBlocks - 1));
+    Workers &w = Workers::get();
+    unsigned helpers = static_cast<unsigned>(std::min<uint64_t>(w.count(), job.totalBlocks - 1));
     if (helpers == 0) {
       runBlocks(job);
     } else {
       // About 8 chunks per participant: balances load without contending on the counter.
       job.chunk = std::max<uint64_t>(1, job.totalBlocks / (uint64_t(helpers + 1) * 8));
-      p.run(job, helpers);
+      w.run(helpers + 1, [&job](unsigned) { runBlocks(job); });
     }
   }
   if (job.error)
     std::rethrow_exception(job.error);
 }
 
-unsigned hostParallelism() { return pool().workers() + 1; }
+unsigned hostParallelism() { return Workers::get().count() + 1; }
 
 } // namespace ptxjit::runtime

@@ -1,6 +1,7 @@
 #include "runtime/Memory.h"
 
 #include "runtime/Device.h"
+#include "runtime/DriverJobs.h"
 #include "runtime/Fork.h"
 #include "runtime/StartupTrace.h"
 #include "runtime/Stream.h"
@@ -14,8 +15,6 @@
 #include <new>
 #include <stdexcept>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -141,27 +140,7 @@ std::shared_ptr<DeviceAllocator> &currentAllocatorSlot() {
   return slot;
 }
 
-// The thread of usePoolAllocatorAfterWarmUp(). Never destroyed: the exit handler joins it.
-struct PoolWarmUp {
-  std::mutex mutex;
-  std::thread thread;
-  bool atexitRegistered = false;
-};
-std::atomic<PoolWarmUp *> gPoolWarmUp{new PoolWarmUp};
-PoolWarmUp &poolWarmUp() { return *gPoolWarmUp.load(std::memory_order_acquire); }
-
-// The child handler of fork() (runtime/Fork.h): the parent's warm-up thread is not in the child
-// (whose CUDA is unusable), so the exit handler must not join it there. The old state is leaked
-// (destroying a joinable std::thread would terminate the process); the exit handler registered
-// by the parent stays registered in the child and finds nothing to join.
-void forgetWarmUpInChild() {
-  auto *fresh = new PoolWarmUp;
-  fresh->atexitRegistered = true;
-  gPoolWarmUp.store(fresh, std::memory_order_release);
-}
-
 [[maybe_unused]] const bool gForkHandlersRegistered = [] {
-  onForkChild(forgetWarmUpInChild);
   registerForkLock(gAllocatorMutex); // a leaf: held to read or replace the allocator only
   return true;
 }();
@@ -235,35 +214,20 @@ bool usePoolAllocatorAfterWarmUp() {
     if (before && before == poolSlot(dev->ordinal()))
       return true; // the pool is in use already
   }
-  PoolWarmUp &w = poolWarmUp();
-  std::lock_guard<std::mutex> lock(w.mutex);
-  if (w.thread.joinable())
-    w.thread.join(); // an earlier warm-up (the thread never takes w.mutex)
-  if (!w.atexitRegistered) {
-    // After cuInit (Device::current() above succeeded), so the join runs before the driver's
-    // own teardown: no thread is inside the driver while it tears down.
-    std::atexit(joinPoolWarmUp);
-    w.atexitRegistered = true;
-  }
+  // The warm-up thread (runtime/DriverJobs.h: joined at exit, started after cuInit since
+  // Device::current() above succeeded).
+  if (startDriverJob(DriverJob::PoolWarmUp, [dev, before] { warmUpPool(dev, before); }))
+    return true;
+  // No thread: the set-up here, and the first allocation pays for the warm-up.
   try {
-    w.thread = std::thread(warmUpPool, dev, before);
-  } catch (const std::system_error &) {
-    // No thread: the set-up here, and the first allocation pays for the warm-up.
-    try {
-      setDeviceAllocator(poolOf(*dev));
-    } catch (const std::exception &) {
-      return false;
-    }
+    setDeviceAllocator(poolOf(*dev));
+  } catch (const std::exception &) {
+    return false;
   }
   return true;
 }
 
-void joinPoolWarmUp() {
-  PoolWarmUp &w = poolWarmUp();
-  std::lock_guard<std::mutex> lock(w.mutex);
-  if (w.thread.joinable())
-    w.thread.join(); // the thread never takes w.mutex
-}
+void joinPoolWarmUp() { joinDriverJob(DriverJob::PoolWarmUp); }
 
 std::shared_ptr<DeviceAllocator> deviceAllocator() {
   std::lock_guard<std::mutex> lock(gAllocatorMutex);
@@ -586,7 +550,7 @@ void copyPeer(CUdeviceptr dst, int dstDevice, CUdeviceptr src, int srcDevice, si
       joinLegacyStreamAfter(stream);
       return;
     }
-      check(d.cuMemcpyPeer(dst, to.context(), src, from.context(), n), "cuMemcpyPeer");
+    check(d.cuMemcpyPeer(dst, to.context(), src, from.context(), n), "cuMemcpyPeer");
     return;
   }
   // No peer path: through host memory, each half in its own device's context.

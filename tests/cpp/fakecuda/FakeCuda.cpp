@@ -34,6 +34,8 @@
 // cuMemHostRegister_v2/cuMemHostUnregister (registered ranges are tracked: registering one twice
 // fails with CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, unregistering an unknown pointer with
 // CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED); cuMemHostGetDevicePointer_v2 returns the host address.
+// fakeCudaPinnedAsyncCopies(0) / (1) count the asynchronous copies to the device from, and to
+// the host into, such pinned memory.
 // Streams and graphs: cuStreamCreate/Destroy/Synchronize/Query work (work is done as it is
 // submitted). cuMemsetD8Async is the one capturable operation: on a stream being captured it is
 // recorded, else done at once (on host memory). cuStreamBeginCapture_v2 refuses the legacy
@@ -481,15 +483,41 @@ int cuMemcpyHtoD_v2(unsigned long long dst, const void *src, size_t n) {
   std::memcpy(reinterpret_cast<void *>(dst), src, n);
   return 0;
 }
+// Whether `p` .. `p + n` lies in host memory from cuMemHostAlloc or cuMemHostRegister_v2.
+static bool isPinnedHost(const void *p, size_t n) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  auto at = reinterpret_cast<unsigned long long>(p);
+  auto it = gPointers.upper_bound(at);
+  if (it == gPointers.begin())
+    return false;
+  --it;
+  return it->second.type == 1 && at - it->first + n <= it->second.bytes;
+}
+static int gPinnedAsyncCopies[2] = {0, 0}; // to the device, to the host
+
 // Work is done as it is submitted: the asynchronous copies copy at once, and there is never any
 // work to wait for.
 int cuMemcpyHtoDAsync_v2(unsigned long long dst, const void *src, size_t n, void *) {
+  if (isPinnedHost(src, n)) {
+    std::lock_guard<std::mutex> lock(gMutex);
+    ++gPinnedAsyncCopies[0];
+  }
   std::memcpy(reinterpret_cast<void *>(dst), src, n);
   return 0;
 }
 int cuMemcpyDtoHAsync_v2(void *dst, unsigned long long src, size_t n, void *) {
+  if (isPinnedHost(dst, n)) {
+    std::lock_guard<std::mutex> lock(gMutex);
+    ++gPinnedAsyncCopies[1];
+  }
   std::memcpy(dst, reinterpret_cast<const void *>(src), n);
   return 0;
+}
+// fakeCudaPinnedAsyncCopies(0): asynchronous copies to the device from pinned host memory so far;
+// (1): to pinned host memory.
+int fakeCudaPinnedAsyncCopies(int which) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return gPinnedAsyncCopies[which];
 }
 int cuCtxSynchronize() { return 0; }
 // Stack limits per context (CU_LIMIT_STACK_SIZE only, 1024 until set; at most 512 KiB, the
