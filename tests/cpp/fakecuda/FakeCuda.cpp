@@ -483,33 +483,30 @@ int cuMemcpyHtoD_v2(unsigned long long dst, const void *src, size_t n) {
   std::memcpy(reinterpret_cast<void *>(dst), src, n);
   return 0;
 }
-// Whether `p` .. `p + n` lies in host memory from cuMemHostAlloc or cuMemHostRegister_v2.
-static bool isPinnedHost(const void *p, size_t n) {
+static int gPinnedAsyncCopies[2] = {0, 0}; // to the device, to the host
+
+// Counts an asynchronous copy (`which`: 0 to the device, 1 to the host) whose host side `p` ..
+// `p + n` lies in host memory from cuMemHostAlloc or cuMemHostRegister_v2.
+static void notePinnedCopy(int which, const void *p, size_t n) {
   std::lock_guard<std::mutex> lock(gMutex);
   auto at = reinterpret_cast<unsigned long long>(p);
   auto it = gPointers.upper_bound(at);
   if (it == gPointers.begin())
-    return false;
+    return;
   --it;
-  return it->second.type == 1 && at - it->first + n <= it->second.bytes;
+  if (it->second.type == 1 && at - it->first + n <= it->second.bytes)
+    ++gPinnedAsyncCopies[which];
 }
-static int gPinnedAsyncCopies[2] = {0, 0}; // to the device, to the host
 
 // Work is done as it is submitted: the asynchronous copies copy at once, and there is never any
 // work to wait for.
 int cuMemcpyHtoDAsync_v2(unsigned long long dst, const void *src, size_t n, void *) {
-  if (isPinnedHost(src, n)) {
-    std::lock_guard<std::mutex> lock(gMutex);
-    ++gPinnedAsyncCopies[0];
-  }
+  notePinnedCopy(0, src, n);
   std::memcpy(reinterpret_cast<void *>(dst), src, n);
   return 0;
 }
 int cuMemcpyDtoHAsync_v2(void *dst, unsigned long long src, size_t n, void *) {
-  if (isPinnedHost(dst, n)) {
-    std::lock_guard<std::mutex> lock(gMutex);
-    ++gPinnedAsyncCopies[1];
-  }
+  notePinnedCopy(1, dst, n);
   std::memcpy(dst, reinterpret_cast<const void *>(src), n);
   return 0;
 }
