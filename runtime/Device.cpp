@@ -1,5 +1,6 @@
 #include "runtime/Device.h"
 
+#include "runtime/DriverJobs.h"
 #include "runtime/Fork.h"
 #include "runtime/StartupTrace.h"
 
@@ -13,7 +14,6 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <utility>
 
 namespace ptxjit::runtime {
@@ -32,13 +32,12 @@ struct Opener {
   std::mutex mutex; // held by synchronous openings, and to read or change the fields
   std::condition_variable done;
   int ordinal = 0;          // the device of the last background opening
-  bool running = false;     // a background opening is under way
-  std::thread thread;       // the last background opener (joined by the next opening or at exit)
+  bool running = false;     // a background opening is under way (a DriverJob::DeviceOpening)
   std::exception_ptr error; // what it threw, for the next waiter to rethrow
-  bool atexitRegistered = false;
 };
 
-// Never destroyed: the atexit handler uses it. Replaced in a forked child (forgetInChild).
+// Never destroyed: the opener thread may use it at exit. Replaced in a forked child
+// (forgetInChild).
 std::atomic<Opener *> gOpener{new Opener};
 
 Opener &opener() { return *gOpener.load(std::memory_order_acquire); }
@@ -79,20 +78,10 @@ void setStackSize(const DriverApi &d, CUcontext ctx, size_t bytes) {
 // afterOpen), as the device is published only when afterOpen has finished.
 thread_local const Device *tOpening = nullptr;
 
-// Waits for a background opening still under way at process exit, so that no thread is inside
-// the driver while the process (and then the driver) tears down.
-void joinOpenerAtExit() {
-  Opener &o = opener();
-  std::unique_lock<std::mutex> lock(o.mutex);
-  o.done.wait(lock, [&] { return !o.running; });
-  if (o.thread.joinable())
-    o.thread.join();
-}
-
 // The child handler of fork() (runtime/Fork.h): the opener thread of the parent, and whatever it
 // was doing, are not in the child, whose CUDA is unusable anyway (driver() refuses it). A fresh
-// opener (and lock) keeps the atexit handler and any later caller from waiting for them; the old
-// one is leaked (destroying a joinable std::thread would terminate the process).
+// opener (and lock) keeps any later caller from waiting for them (runtime/DriverJobs.h forgets
+// the thread itself); the old one is leaked.
 void forgetInChild() { gOpener.store(new Opener, std::memory_order_release); }
 
 // Serializes deviceComputeCapability()'s cache; held while the driver may be loaded.
@@ -213,7 +202,7 @@ const Device &Device::openOrWait(int ordinal) {
     }
     // The opener is not joined here: it set running = false as its last step but may still be
     // exiting, and this caller need not wait for that (the next openInBackground or the exit
-    // handler joins it).
+    // handler of runtime/DriverJobs.h joins it).
     if (o.error)
       std::rethrow_exception(std::exchange(o.error, nullptr));
   }
@@ -235,53 +224,46 @@ void Device::openInBackground(void (*afterOpen)()) {
   {
     std::lock_guard<std::mutex> lock(o.mutex);
     if (!o.running && !o.error && !gDevices[ordinal].load(std::memory_order_acquire)) {
-      if (o.thread.joinable())
-        o.thread.join();
-      if (!o.atexitRegistered) {
-        // After cuInit (driverAvailable() above), so it runs before the driver's teardown.
-        std::atexit(joinOpenerAtExit);
-        o.atexitRegistered = true;
-      }
       o.running = true;
       o.ordinal = ordinal;
-      try {
-        o.thread = std::thread([afterOpen, ordinal] {
-          markStartupTraceBackgroundThread();
-          tOrdinal = ordinal; // what Device::current() means in afterOpen
-          const Device *device = nullptr;
-          std::exception_ptr error;
-          try {
-            StartupTimer timer("opening the device");
-            std::unique_ptr<Device> built(new Device(ordinal));
-            built->makeCurrent();
-            device = built.release();
-            if (afterOpen) {
-              tOpening = device;
-              StartupTimer hookTimer("after opening (memory pool set-up)");
-              afterOpen();
-            }
-          } catch (...) {
-            error = std::current_exception();
+      // After cuInit (driverAvailable() above), as runtime/DriverJobs.h asks. The previous
+      // opener, if any, set running = false as its last step: joining it here cannot wait long.
+      bool started = startDriverJob(DriverJob::DeviceOpening, [afterOpen, ordinal] {
+        markStartupTraceBackgroundThread();
+        tOrdinal = ordinal; // what Device::current() means in afterOpen
+        const Device *device = nullptr;
+        std::exception_ptr error;
+        try {
+          StartupTimer timer("opening the device");
+          std::unique_ptr<Device> built(new Device(ordinal));
+          built->makeCurrent();
+          device = built.release();
+          if (afterOpen) {
+            tOpening = device;
+            StartupTimer hookTimer("after opening (memory pool set-up)");
+            afterOpen();
           }
-          tOpening = nullptr;
-          Opener &op = opener();
-          {
-            std::lock_guard<std::mutex> guard(op.mutex);
-            if (device)
-              gDevices[ordinal].store(device, std::memory_order_release);
-            op.error = error;
-            op.running = false;
-          }
-          op.done.notify_all();
-        });
-      } catch (...) {
-        o.running = false;
-        throw;
-      }
-      return;
+        } catch (...) {
+          error = std::current_exception();
+        }
+        tOpening = nullptr;
+        Opener &op = opener();
+        {
+          std::lock_guard<std::mutex> guard(op.mutex);
+          if (device)
+            gDevices[ordinal].store(device, std::memory_order_release);
+          op.error = error;
+          op.running = false;
+        }
+        op.done.notify_all();
+      });
+      if (started)
+        return;
+      o.running = false; // no thread to be had: open here, below
     }
   }
-  // Open already, or being opened: what the background thread would have done, here.
+  // Open already, being opened, or no thread for it: what the background thread would have done,
+  // here.
   current();
   if (afterOpen)
     afterOpen();

@@ -89,10 +89,10 @@ public:
   // later current(). Does nothing but run `afterOpen` on the calling thread (after waiting for
   // the device, as current() does) when the device is already open or being opened, and
   // nothing at all when the driver is unavailable (driverAvailable() false: current() throws
-  // DriverUnavailable as before). A thread still running at process exit is joined by an atexit
-  // handler (registered after cuInit, so before the driver's teardown). Never throws except
-  // what current() and `afterOpen` throw in the already-open case, and std::system_error when
-  // no thread can be started.
+  // DriverUnavailable as before). The thread is a runtime/DriverJobs.h job (joined at process
+  // exit, before the driver's teardown); when the system refuses a thread, the device is opened
+  // and `afterOpen` run on the calling thread instead. Never throws except what current() and
+  // `afterOpen` throw when they run on the calling thread.
   static void openInBackground(void (*afterOpen)());
 
   // Makes the primary context current on the calling thread if it is not already (one

@@ -3,6 +3,7 @@
 #include "runtime/Device.h"
 #include "runtime/DriverJobs.h"
 #include "runtime/Fork.h"
+#include "runtime/PinnedRing.h"
 #include "runtime/StartupTrace.h"
 #include "runtime/Stream.h"
 
@@ -492,6 +493,13 @@ void copyHostToDevice(CUdeviceptr dst, const void *src, size_t n, CUstream strea
   Device::current();
   if (n == 0)
     return;
+  if (n >= kPinnedStagingMinBytes && PinnedRingUse::wanted(src, n)) {
+    PinnedRingUse ring(stream);
+    if (ring.take()) {
+      ring.copyIn(dst, src, n);
+      return; // the destructor waits for the copies: the ring is free for the next use
+    }
+  }
   const DriverApi &d = driver();
   if (stream) {
     check(d.cuMemcpyHtoDAsync_v2(dst, src, n, stream), "cuMemcpyHtoDAsync");
@@ -505,6 +513,13 @@ void copyDeviceToHost(void *dst, CUdeviceptr src, size_t n, CUstream stream) {
   Device::current();
   if (n == 0)
     return;
+  if (n >= kPinnedStagingMinBytes && PinnedRingUse::wanted(dst, n)) {
+    PinnedRingUse ring(stream);
+    if (ring.take()) {
+      ring.copyBack(dst, src, n);
+      return;
+    }
+  }
   const DriverApi &d = driver();
   if (stream) {
     check(d.cuMemcpyDtoHAsync_v2(dst, src, n, stream), "cuMemcpyDtoHAsync");

@@ -215,11 +215,14 @@ int deviceOfPointer(CUdeviceptr address);
 
 // Copies n bytes from host `src` to device `dst`: asynchronous on a non-null `stream` (src must
 // stay valid until done), else synchronous. n == 0 does nothing (after making the device context
-// current). Throws DriverUnavailable, CudaError.
+// current). A large pageable `src` travels through the device's pinned ring when it is free
+// (runtime/PinnedRing.h); the call then returns once the copy is done, either stream. Throws
+// DriverUnavailable, CudaError.
 void copyHostToDevice(CUdeviceptr dst, const void *src, size_t n, CUstream stream = nullptr);
 
 // Copies n bytes from device `src` to host `dst`; same rules (an asynchronous copy has finished
-// only once the stream is synchronized).
+// only once the stream is synchronized; one to pageable memory, which the driver makes
+// synchronous, and one through the ring have finished when the call returns).
 void copyDeviceToHost(void *dst, CUdeviceptr src, size_t n, CUstream stream = nullptr);
 
 // Copies n bytes from device `src` to device `dst`; same rules.

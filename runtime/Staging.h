@@ -8,18 +8,14 @@
 // the call returns, as there; waiting also keeps the staging memory alive until the stream is
 // done with it, which a CU_STREAM_NON_BLOCKING stream (cuda.stream()) needs before it is freed.
 //
-// How large arrays travel: the driver copies pageable memory through a pinned buffer of its own,
-// filled by the calling thread alone, so one CPU thread's memcpy bounds it (on the H200's host,
-// four 8 MB arrays in and one back took 5.9 ms). A pageable array of at least
-// kPinnedStagingMinBytes goes through a pinned ring of the current device's instead, in waves: up
-// to four threads (runtime/Workers.h) fill one half of the ring while the other half's copy runs,
-// and the copies back are drained alike (2.5 ms for the same copies). The ring is made on a
-// background thread the first time a large array is staged on a device (pinned memory takes
-// milliseconds to allocate), and that call, any call while another thread uses the ring, and
-// machines with one hardware thread take the driver's path.
+// How large arrays travel: a pageable array of at least kPinnedStagingMinBytes goes through the
+// device's pinned ring (runtime/PinnedRing.h), held for the whole call so that one array's last
+// wave overlaps the next one's first; the others, and every array while the ring is not to be
+// had, take the driver's path.
 #pragma once
 
 #include "runtime/Memory.h"
+#include "runtime/PinnedRing.h"
 
 #include <cstdint>
 #include <memory>
@@ -38,24 +34,17 @@ struct ArrayExtent {
 /// `itemsize` bytes.
 ArrayExtent arrayExtent(int ndim, const int64_t *shape, const int64_t *strides, int itemsize);
 
-/// Arrays of at least this many bytes are copied through the pinned ring (see above).
-inline constexpr size_t kPinnedStagingMinBytes = size_t(4) << 20;
-
-namespace detail {
-struct PinnedRing;
-} // namespace detail
-
 /// The host arrays one call copies to the device. Not thread-safe; one per call.
 class HostStaging {
 public:
   /// Staging for work queued on `stream` (null: the legacy default stream), a stream of the
   /// calling thread's current device.
-  explicit HostStaging(CUstream stream) : stream_(stream) {}
+  explicit HostStaging(CUstream stream) : stream_(stream), ring_(stream) {}
   HostStaging(const HostStaging &) = delete;
   HostStaging &operator=(const HostStaging &) = delete;
   /// Gives the pinned ring back, once its copies are done (an error path that skipped
   /// finish()); never throws.
-  ~HostStaging();
+  ~HostStaging() = default;
 
   /// Makes a device copy of the host array at `data` (ndim, shape, strides in bytes, elements
   /// of `itemsize` bytes) and returns the device address standing for `data`. `copyIn`: its
@@ -79,26 +68,13 @@ private:
     char *host = nullptr;
     size_t bytes = 0;
     bool copyBack = false;
+    bool large = false; // PinnedRingUse::wanted(host, bytes), asked once
   };
-  // The current device's ring, taken for this call: true when held (taken now or earlier).
-  // False, for the rest of the call, when it is not ready or another call holds it.
-  bool takeRing();
-  // Copies through the held ring, in waves (the file comment).
-  void copyInThroughRing(CUdeviceptr dst, const char *src, size_t n);
-  void copyBackThroughRing(char *dst, CUdeviceptr src, size_t n);
-  // Waits for the ring's copies and gives it back. Never throws.
-  void releaseRing() noexcept;
 
   CUstream stream_;
   std::vector<Staged> staged_;
-  detail::PinnedRing *ring_ = nullptr;
-  bool ringRefused_ = false;
+  PinnedRingUse ring_;
 };
-
-/// Whether the pinned ring of the calling thread's current device is ready (its background
-/// set-up done), so that the next large staging on that device may use it. For tests and
-/// diagnostics; starts nothing. Throws DriverUnavailable, CudaError.
-bool pinnedStagingReady();
 
 /// Waits for the work queued on `stream` (null: the legacy default stream), making the device
 /// context current first. Throws DriverUnavailable, CudaError.

@@ -1,6 +1,6 @@
 // The process's parked worker threads: the CPU backend runs a launch's blocks on them
-// (runtime/HostGrid.h), and the staging of large host arrays copies through pinned memory with
-// them (runtime/Staging.h).
+// (runtime/HostGrid.h), and large copies of pageable host memory go through pinned memory with
+// them (runtime/PinnedRing.h).
 #pragma once
 
 #include <functional>

@@ -13,7 +13,8 @@ round measures (default launch,compile; `all` for every set):
            arrays, 16 scalars) and the vectorize add on 1,000 float32, with an array and a scalar
   compile  warm compiles of saxpy and Mandelbrot (a fresh function object each, median of 15)
   ufunc    bench/run.py's ufuncs at scale: the add of 2^26 float32, the haversine on four 1M
-           float64 host arrays (host copies included), add.reduce and the rowdot gufunc
+           float64 host arrays (host copies included), add.reduce, the rowdot gufunc and the
+           to_device + copy_to_host round trip of 2^24 float32
   cache    the cache=True first call of a kernel and of a ufunc in fresh processes whose disk
            cache (one per build, filled before the rounds) holds them
 Every figure is in µs. Prints per metric the median of the rounds' figures for A and B and their

@@ -32,14 +32,15 @@ METRIC_NAMES = ["launch_empty", "launch_saxpy_args", "launch_16_arrays", "launch
                 # ufuncs at scale (issue 20)
                 "ufunc_add_f32_2^26", "ufunc_haversine_4x1M_f64_host",
                 "ufunc_reduce_add_f32_2^26", "ufunc_guvectorize_rowdot_f32_2^20x64",
+                "transfer_host_roundtrip_f32_2^24",
                 # the kernels people write (bench/suite.py, issue 20)
                 "reduce_2^26_f32_kernel", "matmul_4096^2_f32_kernel", "histogram_2^26_u8_kernel",
                 "transpose_8192^2_f32_kernel", "jacobi_8192^2_f64_100steps",
                 "nbody_65536_f32_kernel", "monte_carlo_pi_2^28_kernel",
                 # CUDA graphs
                 "graph_direct_100_launches", "graph_replay_100_launches"]
-SUITE = METRIC_NAMES[20:27]
-GRAPHS = METRIC_NAMES[27:]
+SUITE = METRIC_NAMES[21:28]
+GRAPHS = METRIC_NAMES[28:]
 LAUNCH = METRIC_NAMES[:4]
 STARTUP = ["first_compile_fresh_process", "first_launch_fresh_process"]
 HAVE_CXX = bool(shutil.which("g++") or shutil.which("c++"))
@@ -200,7 +201,8 @@ def test_dry_run_covers_every_metric(tmp_path, subprocess_env):
         by_name["first_compile_fresh_process"]["ptxjit"]
     assert set(by_name["saxpy_2^26_f32_kernel"]["missing"]) == {"cuda_cpp", "numba"}
     assert {"numba", "cupy", "torch"} <= set(by_name["vectorize_add_f32_1000"]["missing"])
-    for name in ("ufunc_add_f32_2^26", "ufunc_haversine_4x1M_f64_host"):  # checked vs NumPy
+    for name in ("ufunc_add_f32_2^26", "ufunc_haversine_4x1M_f64_host",
+                 "transfer_host_roundtrip_f32_2^24"):  # checked vs NumPy
         assert set(by_name[name]["missing"]) == {"numba", "cupy", "torch"}, by_name[name]
     for name in SUITE:  # measured by ptxjit on the CPU backend (each checked against NumPy)
         assert set(by_name[name]["missing"]) == {"cuda_cpp", "numba"}, by_name[name]
@@ -606,7 +608,7 @@ AB_SETS = {
                "vectorize_add_f32_1000_scalar"},
     "compile": {"compile_warm_saxpy", "compile_warm_mandelbrot"},
     "ufunc": {"ufunc_add_f32_2^26", "ufunc_haversine_4x1M_f64_host", "ufunc_reduce_add_f32_2^26",
-              "ufunc_guvectorize_rowdot_f32_2^20x64"},
+              "ufunc_guvectorize_rowdot_f32_2^20x64", "transfer_host_roundtrip_f32_2^24"},
     "cache": {"cache_warm_first_call", "cache_warm_first_ufunc_call"},
 }
 

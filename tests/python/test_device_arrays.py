@@ -198,6 +198,36 @@ def test_streams(backend):
         add_one[1, 1, "nope"]
 
 
+def test_large_transfers_arrive_whole_and_in_stream_order(backend):
+    """Host arrays of tens of MiB, which the GPU copies in waves through a pinned ring once it
+    is ready (docs/api.md): to_device, copy_to_host (new or given array), copy_to_device and a
+    launch on a host array give every byte back, after the work queued before them on the
+    stream, on the legacy stream and on a cuda.stream(). Repeated, with pauses, so that later
+    rounds find the ring ready (its set-up runs in the background)."""
+    import time
+
+    n = (5 << 20) + 12345  # float32: about 20 MiB, several waves and a short last one
+    host = np.random.default_rng(3).random(n, dtype=np.float32)
+    grid = (n + 255) // 256
+    for rep in range(4):
+        s = cuda.stream() if rep % 2 else cuda.default_stream()
+        d = cuda.to_device(host, stream=s)
+        add_one[grid, 256, s](d)
+        out = np.zeros_like(host)
+        d.copy_to_host(out, stream=s)
+        s.synchronize()
+        np.testing.assert_array_equal(out, host + 1)
+        d.copy_to_device(host[::-1].copy(), stream=s)
+        add_one[grid, 256, s](d)
+        back = d.copy_to_host(stream=s)
+        s.synchronize()
+        np.testing.assert_array_equal(back, host[::-1] + 1)
+        h = host.copy()
+        add_one[grid, 256, s](h)  # staged in and back
+        np.testing.assert_array_equal(h, host + 1)
+        time.sleep(0.05)
+
+
 def test_device_arrays_of_another_backend_are_refused(cpu):
     from ptxjit import _core
 

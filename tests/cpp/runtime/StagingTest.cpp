@@ -1,11 +1,16 @@
-// Host arrays staged through the pinned ring (runtime/Staging.h): large arrays travel in waves
-// through a device's pinned memory once its background set-up is done; the first large staging,
-// a staging while another holds the ring, small arrays and pinned ones take the driver's path.
+// Host arrays staged through the pinned ring (runtime/Staging.h, runtime/PinnedRing.h): large
+// arrays travel in waves through a device's pinned memory once its background set-up is done; the
+// first large staging, a staging while another holds the ring, small arrays and pinned ones take
+// the driver's path. The plain copies (copyHostToDevice, copyDeviceToHost: cuda.to_device,
+// copy_to_host) take the ring for one copy, by the same rules, and not on a captured stream.
 // Against the fake driver, whose device memory is host memory and which counts the copies from and
 // to pinned memory (tests/cpp/fakecuda).
 #include "runtime/Staging.h"
 #include "runtime/Device.h"
 #include "runtime/Driver.h"
+#include "runtime/Graph.h"
+#include "runtime/Memory.h"
+#include "runtime/Stream.h"
 
 #include "tests/cpp/fakecuda/Scenario.h"
 
@@ -50,15 +55,17 @@ void roundTrip(HostStaging &staging, std::vector<unsigned char> &host,
   Device::current();
   SCENARIO_CHECK(!pinnedStagingReady());
 
-  // The first large staging takes the driver's path and starts the ring's set-up.
+  // The first large staging copies in on the driver's path and starts the ring's set-up (its
+  // copy back may find the ring ready: the plain copy takes it for one copy).
   std::vector<unsigned char> a = pattern(kBig, 1), changedA = pattern(kBig, 2);
   {
     HostStaging staging(nullptr);
     roundTrip(staging, a, changedA);
+    SCENARIO_CHECK(pinned(0) == 0);
     staging.finish();
   }
   SCENARIO_CHECK(a == changedA);
-  SCENARIO_CHECK(pinned(0) == 0 && pinned(1) == 0);
+  SCENARIO_CHECK(pinned(0) == 0);
   for (int i = 0; i < 500 && !pinnedStagingReady(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   SCENARIO_CHECK(pinnedStagingReady());
@@ -158,6 +165,67 @@ void roundTrip(HostStaging &staging, std::vector<unsigned char> &host,
   std::exit(0);
 }
 
+// The plain copies of a large pageable range: through the ring once it is ready, for one copy
+// each (it is free again afterwards); the driver's path before, while this thread's staging holds
+// the ring, and on a stream being captured into a graph (a graph must not replay the ring's bytes).
+[[noreturn]] void copiesScenario() {
+  useFakeDriver();
+  auto pinned = fake<int (*)(int)>("fakeCudaPinnedAsyncCopies");
+  Device::current();
+  std::vector<unsigned char> device(kBig); // the fake's device memory is host memory
+  const auto dev = reinterpret_cast<CUdeviceptr>(device.data());
+
+  std::vector<unsigned char> a = pattern(kBig, 1);
+  copyHostToDevice(dev, a.data(), kBig); // starts the ring's set-up; the driver copies
+  SCENARIO_CHECK(device == a);
+  SCENARIO_CHECK(pinned(0) == 0 && pinned(1) == 0);
+  for (int i = 0; i < 500 && !pinnedStagingReady(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  SCENARIO_CHECK(pinnedStagingReady());
+
+  for (CUstream stream : {static_cast<CUstream>(nullptr), CU_STREAM_PER_THREAD}) {
+    std::vector<unsigned char> b = pattern(kBig, 2), back(kBig, 0);
+    int in = pinned(0), out = pinned(1);
+    copyHostToDevice(dev, b.data(), kBig, stream);
+    SCENARIO_CHECK(pinned(0) > in);
+    SCENARIO_CHECK(device == b);
+    std::memcpy(device.data(), pattern(kBig, 3).data(), kBig);
+    copyDeviceToHost(back.data(), dev, kBig, stream);
+    SCENARIO_CHECK(pinned(1) > out);
+    SCENARIO_CHECK(back == pattern(kBig, 3));
+  }
+
+  // This thread's staging holds the ring: the copy takes the driver's path.
+  {
+    std::vector<unsigned char> c = pattern(kBig, 4), changedC = pattern(kBig, 5);
+    std::vector<unsigned char> d = pattern(kBig, 6);
+    HostStaging staging(nullptr);
+    roundTrip(staging, c, changedC);
+    int in = pinned(0);
+    copyHostToDevice(dev, d.data(), kBig);
+    SCENARIO_CHECK(pinned(0) == in);
+    SCENARIO_CHECK(device == d);
+    staging.finish();
+    SCENARIO_CHECK(c == changedC);
+  }
+
+  // A captured stream: the driver's path (the fake copies at once rather than recording).
+  {
+    auto stream = Stream::create(/*nonBlocking=*/true);
+    std::vector<unsigned char> e = pattern(kBig, 7);
+    int in = pinned(0);
+    Graph::beginCapture(stream->handle());
+    copyHostToDevice(dev, e.data(), kBig, stream->handle());
+    Graph::abandonCapture(stream->handle());
+    SCENARIO_CHECK(pinned(0) == in);
+    SCENARIO_CHECK(device == e);
+    copyHostToDevice(dev, a.data(), kBig, stream->handle()); // not captured: the ring again
+    SCENARIO_CHECK(pinned(0) > in);
+    SCENARIO_CHECK(device == a);
+  }
+  std::exit(0);
+}
+
 class StagingDeathTest : public ::testing::Test {
 protected:
   void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
@@ -165,6 +233,10 @@ protected:
 
 TEST_F(StagingDeathTest, LargeArraysTravelThroughThePinnedRingOnceItIsReady) {
   EXPECT_EXIT(ringScenario(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(StagingDeathTest, LargePlainCopiesTakeTheRingForOneCopy) {
+  EXPECT_EXIT(copiesScenario(), ::testing::ExitedWithCode(0), "");
 }
 
 } // namespace
