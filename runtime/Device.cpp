@@ -228,35 +228,41 @@ void Device::openInBackground(void (*afterOpen)()) {
       o.ordinal = ordinal;
       // After cuInit (driverAvailable() above), as runtime/DriverJobs.h asks. The previous
       // opener, if any, set running = false as its last step: joining it here cannot wait long.
-      bool started = startDriverJob(DriverJob::DeviceOpening, [afterOpen, ordinal] {
-        markStartupTraceBackgroundThread();
-        tOrdinal = ordinal; // what Device::current() means in afterOpen
-        const Device *device = nullptr;
-        std::exception_ptr error;
-        try {
-          StartupTimer timer("opening the device");
-          std::unique_ptr<Device> built(new Device(ordinal));
-          built->makeCurrent();
-          device = built.release();
-          if (afterOpen) {
-            tOpening = device;
-            StartupTimer hookTimer("after opening (memory pool set-up)");
-            afterOpen();
+      bool started = false;
+      try {
+        started = startDriverJob(DriverJob::DeviceOpening, [afterOpen, ordinal] {
+          markStartupTraceBackgroundThread();
+          tOrdinal = ordinal; // what Device::current() means in afterOpen
+          const Device *device = nullptr;
+          std::exception_ptr error;
+          try {
+            StartupTimer timer("opening the device");
+            std::unique_ptr<Device> built(new Device(ordinal));
+            built->makeCurrent();
+            device = built.release();
+            if (afterOpen) {
+              tOpening = device;
+              StartupTimer hookTimer("after opening (memory pool set-up)");
+              afterOpen();
+            }
+          } catch (...) {
+            error = std::current_exception();
           }
-        } catch (...) {
-          error = std::current_exception();
-        }
-        tOpening = nullptr;
-        Opener &op = opener();
-        {
-          std::lock_guard<std::mutex> guard(op.mutex);
-          if (device)
-            gDevices[ordinal].store(device, std::memory_order_release);
-          op.error = error;
-          op.running = false;
-        }
-        op.done.notify_all();
-      });
+          tOpening = nullptr;
+          Opener &op = opener();
+          {
+            std::lock_guard<std::mutex> guard(op.mutex);
+            if (device)
+              gDevices[ordinal].store(device, std::memory_order_release);
+            op.error = error;
+            op.running = false;
+          }
+          op.done.notify_all();
+        });
+      } catch (...) { // std::bad_alloc
+        o.running = false;
+        throw;
+      }
       if (started)
         return;
       o.running = false; // no thread to be had: open here, below

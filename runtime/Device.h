@@ -92,7 +92,7 @@ public:
   // DriverUnavailable as before). The thread is a runtime/DriverJobs.h job (joined at process
   // exit, before the driver's teardown); when the system refuses a thread, the device is opened
   // and `afterOpen` run on the calling thread instead. Never throws except what current() and
-  // `afterOpen` throw when they run on the calling thread.
+  // `afterOpen` throw when they run on the calling thread, and std::bad_alloc.
   static void openInBackground(void (*afterOpen)());
 
   // Makes the primary context current on the calling thread if it is not already (one

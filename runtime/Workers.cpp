@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <system_error>
 #include <thread>
@@ -17,22 +18,25 @@ namespace ptxjit::runtime {
 struct Workers::State {
   std::mutex runMutex; // one run at a time
   std::mutex mutex;    // guards the fields below
-  std::condition_variable wake, done;
+  // One per worker, so that a run wakes only the workers it needs (a staging wave needs three of
+  // the fifteen on a 16-thread host).
+  std::unique_ptr<std::condition_variable[]> wake;
+  std::condition_variable done;
   const std::function<void(unsigned)> *task = nullptr;
   uint64_t generation = 0;
   unsigned helpers = 0;
   unsigned pending = 0;
   std::vector<std::thread> threads;
 
+  explicit State(unsigned workers) : wake(new std::condition_variable[workers]) {}
+
   // Worker `index` (lane index + 1) runs the task of every run that asks for that many helpers.
   void loop(unsigned index) {
     uint64_t seen = 0;
     std::unique_lock<std::mutex> lock(mutex);
     for (;;) {
-      wake.wait(lock, [&] { return generation != seen; });
+      wake[index].wait(lock, [&] { return generation != seen && index < helpers; });
       seen = generation;
-      if (index >= helpers)
-        continue;
       const std::function<void(unsigned)> *t = task;
       lock.unlock();
       (*t)(index + 1);
@@ -73,7 +77,7 @@ void forgetWorkersInChild() {
 
 } // namespace
 
-Workers::Workers(unsigned workers) : state_(new State) {
+Workers::Workers(unsigned workers) : state_(new State(workers)) {
   state_->threads.reserve(workers);
   for (unsigned i = 0; i < workers; ++i) {
     try {
@@ -113,7 +117,8 @@ void Workers::run(unsigned lanes, const std::function<void(unsigned)> &task) {
     s.pending = helpers;
     ++s.generation;
   }
-  s.wake.notify_all();
+  for (unsigned i = 0; i < helpers; ++i)
+    s.wake[i].notify_one();
   task(0);
   for (unsigned lane = helpers + 1; lane < lanes; ++lane)
     task(lane);
