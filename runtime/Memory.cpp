@@ -489,15 +489,17 @@ int deviceOfPointer(CUdeviceptr address) {
   return ordinal;
 }
 
-void copyHostToDevice(CUdeviceptr dst, const void *src, size_t n, CUstream stream) {
+void copyHostToDevice(CUdeviceptr dst, const void *src, size_t n, CUstream stream,
+                      PinnedRingUse *held) {
   Device::current();
   if (n == 0)
     return;
   if (n >= kPinnedStagingMinBytes && PinnedRingUse::wanted(src, n)) {
-    PinnedRingUse ring(stream);
+    PinnedRingUse oneCopy(stream); // gives the ring back when the copy is done
+    PinnedRingUse &ring = held ? *held : oneCopy;
     if (ring.take()) {
       ring.copyIn(dst, src, n);
-      return; // the destructor waits for the copies: the ring is free for the next use
+      return;
     }
   }
   const DriverApi &d = driver();
@@ -509,12 +511,13 @@ void copyHostToDevice(CUdeviceptr dst, const void *src, size_t n, CUstream strea
   }
 }
 
-void copyDeviceToHost(void *dst, CUdeviceptr src, size_t n, CUstream stream) {
+void copyDeviceToHost(void *dst, CUdeviceptr src, size_t n, CUstream stream, PinnedRingUse *held) {
   Device::current();
   if (n == 0)
     return;
   if (n >= kPinnedStagingMinBytes && PinnedRingUse::wanted(dst, n)) {
-    PinnedRingUse ring(stream);
+    PinnedRingUse oneCopy(stream);
+    PinnedRingUse &ring = held ? *held : oneCopy;
     if (ring.take()) {
       ring.copyBack(dst, src, n);
       return;

@@ -14,6 +14,8 @@
 
 namespace ptxjit::runtime {
 
+class PinnedRingUse; // runtime/PinnedRing.h
+
 // Alignment in bytes of every non-empty Allocation (host and device).
 inline constexpr size_t kAllocationAlignment = 256;
 
@@ -215,15 +217,19 @@ int deviceOfPointer(CUdeviceptr address);
 
 // Copies n bytes from host `src` to device `dst`: asynchronous on a non-null `stream` (src must
 // stay valid until done), else synchronous. n == 0 does nothing (after making the device context
-// current). A large pageable `src` travels through the device's pinned ring when it is free
-// (runtime/PinnedRing.h); the call then returns once the copy is done, either stream. Throws
+// current). A large pageable `src` travels through the device's pinned ring
+// (runtime/PinnedRing.h) when it can be had: taken for this copy, and the call returns once the
+// copy is done, or through `held`, a use of the ring on the same stream that the caller keeps
+// for several copies (HostStaging), whose copies end when it is released. Throws
 // DriverUnavailable, CudaError.
-void copyHostToDevice(CUdeviceptr dst, const void *src, size_t n, CUstream stream = nullptr);
+void copyHostToDevice(CUdeviceptr dst, const void *src, size_t n, CUstream stream = nullptr,
+                      PinnedRingUse *held = nullptr);
 
 // Copies n bytes from device `src` to host `dst`; same rules (an asynchronous copy has finished
 // only once the stream is synchronized; one to pageable memory, which the driver makes
 // synchronous, and one through the ring have finished when the call returns).
-void copyDeviceToHost(void *dst, CUdeviceptr src, size_t n, CUstream stream = nullptr);
+void copyDeviceToHost(void *dst, CUdeviceptr src, size_t n, CUstream stream = nullptr,
+                      PinnedRingUse *held = nullptr);
 
 // Copies n bytes from device `src` to device `dst`; same rules.
 void copyDeviceToDevice(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream stream = nullptr);

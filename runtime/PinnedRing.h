@@ -12,9 +12,10 @@
 // stream is being captured into a graph (the graph would replay the ring's bytes of the time),
 // and on machines with one hardware thread, the driver's path is taken.
 //
-// Two users: HostStaging (runtime/Staging.h) holds the ring for all the arrays of one call, so
-// that one array's last wave overlaps the next one's first; copyHostToDevice and
-// copyDeviceToHost (runtime/Memory.h: cuda.to_device, copy_to_host, ...) take it for one copy.
+// One user: copyHostToDevice and copyDeviceToHost (runtime/Memory.h: cuda.to_device,
+// copy_to_host, ...) take the ring for one copy, or use the one a caller holds for several:
+// HostStaging (runtime/Staging.h) holds it for all the arrays of one call, so that one array's
+// last wave overlaps the next one's first.
 #pragma once
 
 #include "runtime/Driver.h"

@@ -25,13 +25,8 @@ uint64_t HostStaging::stage(uint64_t data, int ndim, const int64_t *shape, const
   s.bytes = extent.bytes;
   s.copyBack = copyBack;
   s.device = allocateDevice(s.bytes, stream_, FirstUse::OnStreamNow);
-  s.large = (copyIn || copyBack) && PinnedRingUse::wanted(s.host, s.bytes);
-  if (copyIn && s.bytes) {
-    if (s.large && ring_.take())
-      ring_.copyIn(s.device->devicePtr(), s.host, s.bytes);
-    else
-      copyHostToDevice(s.device->devicePtr(), s.host, s.bytes, stream_);
-  }
+  if (copyIn && s.bytes)
+    copyHostToDevice(s.device->devicePtr(), s.host, s.bytes, stream_, &ring_);
   uint64_t address = s.device->devicePtr() - static_cast<uint64_t>(extent.low);
   staged_.push_back(std::move(s));
   return address;
@@ -42,14 +37,9 @@ void HostStaging::finish() {
     return;
   // In staging order (copies to pageable memory end before the driver returns), so that arrays
   // sharing host memory are written back in the same order whichever path each takes.
-  for (const Staged &s : staged_) {
-    if (!s.copyBack || !s.bytes)
-      continue;
-    if (s.large && ring_.take())
-      ring_.copyBack(s.host, s.device->devicePtr(), s.bytes);
-    else
-      copyDeviceToHost(s.host, s.device->devicePtr(), s.bytes, stream_);
-  }
+  for (const Staged &s : staged_)
+    if (s.copyBack && s.bytes)
+      copyDeviceToHost(s.host, s.device->devicePtr(), s.bytes, stream_, &ring_);
   synchronizeStream(stream_);
   ring_.release();
 }

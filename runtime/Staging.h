@@ -68,7 +68,6 @@ private:
     char *host = nullptr;
     size_t bytes = 0;
     bool copyBack = false;
-    bool large = false; // PinnedRingUse::wanted(host, bytes), asked once
   };
 
   CUstream stream_;
