@@ -38,6 +38,13 @@ std::vector<unsigned char> pattern(size_t n, unsigned seed) {
   return v;
 }
 
+// Waits for the current device's ring to be set up (its background job), up to five seconds.
+bool ringReadyWithinFiveSeconds() {
+  for (int i = 0; i < 500 && !pinnedStagingReady(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return pinnedStagingReady();
+}
+
 // Stages `host` (in and back) on `staging`, then plays the kernel: the device copy (host memory
 // in the fake driver) gets `changed`.
 void roundTrip(HostStaging &staging, std::vector<unsigned char> &host,
@@ -64,9 +71,7 @@ void roundTrip(HostStaging &staging, std::vector<unsigned char> &host,
   }
   SCENARIO_CHECK(a == changedA);
   SCENARIO_CHECK(pinned(0) == 0 && pinned(1) == 0);
-  for (int i = 0; i < 500 && !pinnedStagingReady(); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  SCENARIO_CHECK(pinnedStagingReady());
+  SCENARIO_CHECK(ringReadyWithinFiveSeconds());
 
   // Then large arrays go through it, in and back, on a stream or the legacy one; a small one
   // beside them still takes the driver's path.
@@ -177,9 +182,7 @@ void roundTrip(HostStaging &staging, std::vector<unsigned char> &host,
   copyHostToDevice(dev, a.data(), kBig); // starts the ring's set-up; the driver copies
   SCENARIO_CHECK(device == a);
   SCENARIO_CHECK(pinned(0) == 0 && pinned(1) == 0);
-  for (int i = 0; i < 500 && !pinnedStagingReady(); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  SCENARIO_CHECK(pinnedStagingReady());
+  SCENARIO_CHECK(ringReadyWithinFiveSeconds());
 
   for (CUstream stream : {static_cast<CUstream>(nullptr), CU_STREAM_PER_THREAD}) {
     std::vector<unsigned char> b = pattern(kBig, 2), back(kBig, 0);
