@@ -699,6 +699,39 @@ void Dispatcher::launchGeneral(runtime::Dim3 grid, runtime::Dim3 block, unsigned
   staging.finish();
 }
 
+const compiler::Specialization &Dispatcher::packForGraph(PyObject *const *args, size_t nargs,
+                                                         std::vector<uint64_t> &buffer) {
+  if (device)
+    notALaunch();
+  if (!starParams && (nargs < requiredArgs || nargs > argNames.size()))
+    throwArgCount(nargs);
+  ArgReader r;
+  std::string why;
+  for (size_t i = 0; i < nargs; ++i) {
+    PyObject *o = args[i];
+    if (!r.read(o, static_cast<int>(i), why))
+      throw py::type_error("argument '" + argNames[i] + "' of kernel '" + name +
+                           "': cannot pass a value of type " + Py_TYPE(o)->tp_name + " (" + why +
+                           ")");
+  }
+  for (const LeafValue &l : r.leaves) {
+    if (l.kind != LeafValue::Kind::Array)
+      continue;
+    if (l.origin == LeafValue::Origin::HostArray)
+      throw py::type_error("argument '" + argNames[l.arg] + "' of kernel '" + name +
+                           "': a captured launch cannot take a host array (its copies to and "
+                           "from the device are not part of the graph); pass a device array");
+    if (l.origin == LeafValue::Origin::DeviceArray && l.device->backend() != codegen::Backend::CUDA)
+      throw py::type_error("argument '" + argNames[l.arg] + "' of kernel '" + name +
+                           "': the device array belongs to the " +
+                           backendName(l.device->backend()) + " backend, not CUDA's");
+  }
+  const compiler::Specialization &spec = lookup(r.codes, codegen::Backend::CUDA);
+  buffer.assign(spec.plan.bufferSize() / 8 + 1, 0);
+  compiler::pack(spec.plan, r.leaves.data(), reinterpret_cast<char *>(buffer.data()));
+  return spec;
+}
+
 std::vector<const ir::Type *> Dispatcher::paramsFromPython(py::handle signature) {
   // A tuple from .signatures maps back to the exact types compiled (readonly arrays too).
   if (PyTuple_Check(signature.ptr())) {

@@ -175,6 +175,13 @@ public:
   /// (py::type_error), bad configurations (std::invalid_argument), compile and driver errors.
   void launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem, py::handle stream,
               int64_t forallTasks, PyObject *const *args, size_t nargs);
+  /// For a captured launch whose arguments are set anew (cuda.graph: bindings/Graphs.cpp):
+  /// reads `args` as a CUDA launch does, finds their specialization (compiled if new) and packs
+  /// them into `buffer` (resized to the plan's words). Throws py::type_error for bad arguments
+  /// as a launch does, and for host arrays (their copies to and from the device would not be
+  /// in the graph).
+  const compiler::Specialization &packForGraph(PyObject *const *args, size_t nargs,
+                                               std::vector<uint64_t> &buffer);
   std::vector<const ir::Type *> paramsFromPython(py::handle signature);
   py::object signatures() const;
   /// Numba's `dispatcher.stats`: cache_path, cache_hits and cache_misses (Counters keyed by

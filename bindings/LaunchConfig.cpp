@@ -118,11 +118,17 @@ PyObject *launchVectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
       py::tuple newArgs = prepared[0];
       c->dispatcher->launch(c->grid, c->block, c->sharedMem, c->stream, c->forallTasks,
                             &PyTuple_GET_ITEM(newArgs.ptr(), 0), newArgs.size());
+      if (gGraphCaptures != 0)
+        noteCapturedLaunch(py::handle(c->owner), *c->dispatcher, c->grid, c->block, c->sharedMem,
+                           c->stream, &PyTuple_GET_ITEM(newArgs.ptr(), 0), newArgs.size());
       for (py::handle callback : py::list(prepared[1]))
         callback();
       Py_RETURN_NONE;
     }
     c->dispatcher->launch(c->grid, c->block, c->sharedMem, c->stream, c->forallTasks, args, nargs);
+    if (gGraphCaptures != 0) [[unlikely]] // cuda.graph: the node this launch added
+      noteCapturedLaunch(py::handle(c->owner), *c->dispatcher, c->grid, c->block, c->sharedMem,
+                         c->stream, args, nargs);
   } catch (...) {
     setPythonError();
     return nullptr;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "codegen/CompileOptions.h"
+#include "runtime/Launch.h"
 #include "runtime/Stream.h"
 
 #include <pybind11/pybind11.h>
@@ -78,7 +79,22 @@ void synchronizeProducerStream(uint64_t handle);
 void defineStreams(py::module_ &m);
 
 /// Registers Graph (cuda.graph(stream): stream capture into a CUDA graph and its replay;
-/// bindings/Graphs.cpp).
+/// bindings/Graphs.cpp) and GraphKernel (a captured launch, whose arguments can be set anew).
 void defineGraphs(py::module_ &m);
+
+class Dispatcher;
+
+/// How many cuda.graph captures are under way in the process. Read and written with the
+/// interpreter held (as every kernel launch runs): a launch looks for its graph node only while
+/// it is not zero, which costs the launches outside captures one load and branch.
+extern int gGraphCaptures;
+
+/// After a launch of `kernel` (its Python object; `d` its Dispatcher) on `stream` with `args`
+/// while gGraphCaptures is not zero: when a cuda.graph is capturing that stream, records the
+/// kernel node the launch added to it, with the launch's configuration and specialization, so
+/// that the graph's `kernels` can set its arguments anew. Throws as Dispatcher::packForGraph
+/// (only for arguments the launch itself took, so in practice never).
+void noteCapturedLaunch(py::handle kernel, Dispatcher &d, runtime::Dim3 grid, runtime::Dim3 block,
+                        unsigned sharedMem, py::handle stream, PyObject *const *args, size_t nargs);
 
 } // namespace ptxjit::bindings

@@ -90,7 +90,9 @@ namespace ptxjit::runtime {
 // cuMemPoolSetAccess (CUDA 11.2): without it a peer's stream-ordered pool memory stays out of
 // reach of kernels even with peer access enabled.
 // Stream capture and graphs (runtime/Graph.h): CUDA 11.4 (cuGraphInstantiateWithFlags); without
-// them cuda.graph() raises, everything else works.
+// them cuda.graph() raises, everything else works. cuStreamGetCaptureInfo_v3 (CUDA 12.3) and
+// cuGraphExecKernelNodeSetParams_v2 (12.0): a captured kernel's arguments set anew (Graph.h);
+// without them graphs replay what they captured.
 // cuLaunchCooperativeKernel (CUDA 9) and cuOccupancyMaxActiveBlocksPerMultiprocessor: kernels
 // that synchronize their grid (cuda.cg); without them such kernels cannot be launched.
 // cuDeviceGetUuid_v2 (CUDA 11.4): Device.uuid. cuStreamGetFlags: whether an external stream is
@@ -113,6 +115,8 @@ namespace ptxjit::runtime {
   X(cuGraphGetNodes)                                                                               \
   X(cuGraphExecDestroy)                                                                            \
   X(cuGraphDestroy)                                                                                \
+  X(cuStreamGetCaptureInfo_v3)                                                                     \
+  X(cuGraphExecKernelNodeSetParams_v2)                                                             \
   X(cuMemPoolSetAccess)                                                                            \
   X(cuLaunchCooperativeKernel)                                                                     \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor)

@@ -84,6 +84,43 @@ bool Graph::capturing(CUstream stream) {
   return status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
+CUgraphNode Graph::lastCapturedNode(CUstream stream) {
+  const DriverApi &d = graphDriver();
+  if (!d.cuStreamGetCaptureInfo_v3)
+    return nullptr;
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  const CUgraphNode *deps = nullptr;
+  size_t count = 0;
+  check(d.cuStreamGetCaptureInfo_v3(stream, &status, nullptr, nullptr, &deps, nullptr, &count),
+        "cuStreamGetCaptureInfo");
+  return status == CU_STREAM_CAPTURE_STATUS_ACTIVE && count == 1 && deps ? deps[0] : nullptr;
+}
+
+void Graph::setKernelArguments(CUgraphNode node, CUfunction function, Dim3 grid, Dim3 block,
+                               unsigned sharedMem, void *buffer, size_t bytes,
+                               void **params) const {
+  const DriverApi &d = graphDriver();
+  if (!d.cuGraphExecKernelNodeSetParams_v2)
+    throw DriverUnavailable("setting a captured kernel's arguments needs "
+                            "cuGraphExecKernelNodeSetParams_v2, which this driver lacks (CUDA "
+                            "12.0 or newer is needed)");
+  void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buffer, CU_LAUNCH_PARAM_BUFFER_SIZE, &bytes,
+                   CU_LAUNCH_PARAM_END};
+  CUDA_KERNEL_NODE_PARAMS p{};
+  p.func = function;
+  p.gridDimX = grid.x;
+  p.gridDimY = grid.y;
+  p.gridDimZ = grid.z;
+  p.blockDimX = block.x;
+  p.blockDimY = block.y;
+  p.blockDimZ = block.z;
+  p.sharedMemBytes = sharedMem;
+  // A kernel without parameters takes neither (the driver refuses an empty buffer).
+  p.kernelParams = params;
+  p.extra = params || bytes == 0 ? nullptr : extra;
+  check(d.cuGraphExecKernelNodeSetParams_v2(exec_, node, &p), "cuGraphExecKernelNodeSetParams");
+}
+
 Graph::~Graph() {
   // Destroyed in the context of the device that captured it (its stream's).
   if (Device::Cleanup in{ordinal_}) { // errors ignored

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "runtime/Driver.h"
+#include "runtime/Launch.h"
 
 #include <cstddef>
 #include <memory>
@@ -38,6 +39,13 @@ public:
   // CudaError.
   static bool capturing(CUstream stream);
 
+  // The node that the operation just enqueued on `stream` added to the graph being captured
+  // there: the one node the next captured operation would depend on (cuStreamGetCaptureInfo_v3,
+  // CUDA 12.3). Null when `stream` is not being captured, when that set is not one node (work
+  // joined from other streams meanwhile) or when the driver lacks the entry point. Call it right
+  // after the operation, on the thread that enqueued it. Throws CudaError.
+  static CUgraphNode lastCapturedNode(CUstream stream);
+
   ~Graph();
   Graph(const Graph &) = delete;
   Graph &operator=(const Graph &) = delete;
@@ -48,6 +56,16 @@ public:
 
   // The number of nodes the capture recorded (one per kernel launch, copy or fill).
   size_t nodeCount() const noexcept { return nodes_; }
+
+  // Sets the arguments that the replays enqueued from now on pass to kernel node `node` (a node
+  // of this graph's capture, as lastCapturedNode gave it, that launched `function` with `grid`,
+  // `block` and `sharedMem` bytes of dynamic shared memory, which stay): `params`, one pointer
+  // per kernel parameter, or where it is null, the packed buffer `buffer` of `bytes` bytes
+  // (cuGraphExecKernelNodeSetParams; the driver copies them). Replays already enqueued keep the
+  // arguments they had. Throws DriverUnavailable (CUDA 12.0 and newer only), CudaError (e.g.
+  // CUDA_ERROR_INVALID_VALUE for a node of another graph).
+  void setKernelArguments(CUgraphNode node, CUfunction function, Dim3 grid, Dim3 block,
+                          unsigned sharedMem, void *buffer, size_t bytes, void **params) const;
 
 private:
   Graph(CUgraph graph, CUgraphExec exec, size_t nodes, int ordinal)

@@ -850,6 +850,8 @@ def graph(stream):
         with cuda.graph(s) as g:
             kernel[grid, block, s](a, b)
         g.replay()
+        g.kernels[0].rebind(a, c)   # other arguments for the replays that follow
+        g.replay()
     """
     return _lib().Graph(stream)
 

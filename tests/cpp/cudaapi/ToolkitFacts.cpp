@@ -24,12 +24,14 @@ std::map<std::string, std::string> toolkitCudaApiFacts() {
 #define F(x) facts["fn " #x] = typeid(decltype(&::x)).name();
 #define E(x) facts["enum " #x] = std::to_string(static_cast<long long>(x));
 #define T(x) facts["type " #x] = typeid(x).name();
+#define S(x) facts["size " #x] = std::to_string(sizeof(x));
 #define M(x) facts["macro " #x] = noSpaces(PTXJIT_STR(x));
 #include "tests/cpp/cudaapi/CudaApiNames.def"
 #undef F
 #undef E
 #undef M
 #undef T
+#undef S
   return facts;
 }
 

@@ -46,7 +46,13 @@
 // with CUDA_ERROR_STREAM_CAPTURE_INVALIDATED and a null graph (CUDA_ERROR_ILLEGAL_STATE when
 // not capturing). cuGraphGetNodes counts the recorded operations, cuGraphInstantiateWithFlags
 // copies them, cuGraphLaunch replays them in order. fakeCudaGraphCalls(k) counts calls of
-// cuGraphLaunch (k = 0), cuGraphExecDestroy (1) and cuGraphDestroy (2).
+// cuGraphLaunch (k = 0), cuGraphExecDestroy (1) and cuGraphDestroy (2). cuLaunchKernel on a
+// captured stream records a kernel node (its packed buffer's bytes, when given one);
+// cuStreamGetCaptureInfo_v3 gives the last recorded operation as the one dependency (node k of
+// a capture is the handle k + 1); cuGraphExecKernelNodeSetParams_v2 on an instantiated graph's
+// kernel node keeps the packed buffer it is given (CUDA_ERROR_INVALID_VALUE for another node, or
+// for both forms or a mismatched function), which fakeCudaLastKernelNodeParams(out, cap) copies
+// out (returning its size, and the node's index through fakeCudaLastKernelNodeIndex()).
 // cuDeviceGetUuid_v2 gives device d the UUID bytes 16 * d + k.
 // Stream order: cuStreamGetFlags reports a stream's creation flags; fakeCudaOrderCount() counts
 // cuStreamWaitEvent calls by which the legacy stream waits for an event last recorded on a
@@ -74,6 +80,7 @@
 // fakeCudaModuleLoads(d) counts loads into device d's context, cuModuleGetFunction gives a
 // function of the module, and cuLaunchKernel succeeds only in the context its module was loaded
 // into (else CUDA_ERROR_INVALID_HANDLE), counted per device by fakeCudaLaunches(d).
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -170,6 +177,10 @@ struct FakeMemset {
   unsigned long long dst;
   unsigned char value;
   size_t n;
+  // A kernel launch instead (cuLaunchKernel on a captured stream): its function and the bytes
+  // of its packed parameter buffer (empty for the pointer form).
+  void *kernel = nullptr;
+  std::vector<unsigned char> params;
 };
 
 struct FakeStream {
@@ -183,7 +194,29 @@ struct FakeGraph {
   std::vector<FakeMemset> ops;
 };
 
-void doMemset(const FakeMemset &m) { std::memset(reinterpret_cast<void *>(m.dst), m.value, m.n); }
+void doMemset(const FakeMemset &m) {
+  if (!m.kernel)
+    std::memset(reinterpret_cast<void *>(m.dst), m.value, m.n);
+}
+
+// cuLaunchKernel's `extra` keys (cuda.h's CU_LAUNCH_PARAM_*).
+void *const kParamEnd = nullptr;
+void *const kParamBuffer = reinterpret_cast<void *>(0x1);
+void *const kParamBufferSize = reinterpret_cast<void *>(0x2);
+
+// CUDA_KERNEL_NODE_PARAMS_v2's layout.
+struct FakeKernelNodeParams {
+  void *func;
+  unsigned grid[3], block[3], sharedMem;
+  void **kernelParams;
+  void **extra;
+  void *kern;
+  void *ctx;
+};
+
+// The parameters the last cuGraphExecKernelNodeSetParams_v2 set (fakeCudaLastKernelNodeParams).
+std::vector<unsigned char> &gLastNodeParams = *new std::vector<unsigned char>;
+long gLastNodeIndex = -1;
 
 std::set<FakeStream *> &gStreams = *new std::set<FakeStream *>;
 int gGraphCalls[3] = {0, 0, 0};
@@ -201,10 +234,10 @@ struct FakeEvent {
 int gLegacyJoins = 0;
 long gStep = 0, gLastJoinStep = 0, gLastFreeStep = 0;
 
-constexpr int kNotSupported = 801; // CUDA_ERROR_NOT_SUPPORTED
-constexpr int kInvalidHandle = 400; // CUDA_ERROR_INVALID_HANDLE
-constexpr int kInvalidValue = 1;   // CUDA_ERROR_INVALID_VALUE
-constexpr int kIllegalState = 401; // CUDA_ERROR_ILLEGAL_STATE
+constexpr int kNotSupported = 801;                         // CUDA_ERROR_NOT_SUPPORTED
+constexpr int kInvalidHandle = 400;                        // CUDA_ERROR_INVALID_HANDLE
+constexpr int kInvalidValue = 1;                           // CUDA_ERROR_INVALID_VALUE
+constexpr int kIllegalState = 401;                         // CUDA_ERROR_ILLEGAL_STATE
 constexpr int kCaptureUnsupported = 900;                   // CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
 constexpr int kCaptureInvalidated = 901;                   // CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
 constexpr int kCaptureImplicit = 906;                      // CUDA_ERROR_STREAM_CAPTURE_IMPLICIT
@@ -791,6 +824,62 @@ int cuStreamEndCapture(void *stream, void **graph) {
   s->recorded.clear();
   return 0;
 }
+int cuStreamGetCaptureInfo_v3(void *stream, int *status, unsigned long long *id, void **graph,
+                              void *const **deps, const void **edges, size_t *count) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  static thread_local void *dep = nullptr; // the array the driver hands out
+  auto *s = static_cast<FakeStream *>(stream);
+  *status = 0;
+  if (id)
+    *id = 0;
+  if (graph)
+    *graph = nullptr;
+  if (edges)
+    *edges = nullptr;
+  size_t n = 0;
+  if (stream != nullptr && stream != kLegacyStream && gStreams.count(s) && s->capturing) {
+    *status = s->invalidated ? 2 : 1;
+    n = s->recorded.empty() ? 0 : 1;
+    dep = reinterpret_cast<void *>(s->recorded.size());
+  }
+  if (deps)
+    *deps = n ? &dep : nullptr;
+  if (count)
+    *count = n;
+  return 0;
+}
+int cuGraphExecKernelNodeSetParams_v2(void *exec, void *node, const FakeKernelNodeParams *p) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  auto &ops = static_cast<FakeGraph *>(exec)->ops;
+  size_t k = reinterpret_cast<size_t>(node);
+  if (k == 0 || k > ops.size() || !ops[k - 1].kernel || p->func != ops[k - 1].kernel ||
+      (p->kernelParams && p->extra))
+    return kInvalidValue;
+  gLastNodeIndex = static_cast<long>(k - 1);
+  gLastNodeParams.clear();
+  if (p->extra) {
+    const unsigned char *buf = nullptr;
+    size_t bytes = 0;
+    for (void **e = p->extra; *e != kParamEnd; e += 2) {
+      if (*e == kParamBuffer)
+        buf = static_cast<const unsigned char *>(e[1]);
+      else if (*e == kParamBufferSize)
+        bytes = *static_cast<size_t *>(e[1]);
+    }
+    gLastNodeParams.assign(buf, buf + bytes);
+  }
+  ops[k - 1].params = gLastNodeParams;
+  return 0;
+}
+size_t fakeCudaLastKernelNodeParams(unsigned char *out, size_t cap) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  std::memcpy(out, gLastNodeParams.data(), std::min(cap, gLastNodeParams.size()));
+  return gLastNodeParams.size();
+}
+long fakeCudaLastKernelNodeIndex() {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return gLastNodeIndex;
+}
 int cuGraphGetNodes(void *graph, void **nodes, size_t *count) {
   if (nodes)
     return kNotSupported; // the runtime only counts them
@@ -872,11 +961,25 @@ int cuModuleGetFunction(void **fn, void *module, const char *) {
   return 0;
 }
 int cuLaunchKernel(void *fn, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                   void *, void **, void **) {
+                   void *stream, void **, void **extra) {
   std::lock_guard<std::mutex> lock(gMutex);
   void *ctx = static_cast<FakeFunction *>(fn)->module->context;
   if (ctx != tCurrent)
     return kInvalidHandle;
+  if (auto *s = static_cast<FakeStream *>(stream); gStreams.count(s) && s->capturing) {
+    FakeMemset op{0, 0, 0, fn, {}};
+    for (void **e = extra; e && *e != kParamEnd; e += 2)
+      if (*e == kParamBuffer) {
+        const auto *buf = static_cast<const unsigned char *>(e[1]);
+        size_t bytes = 0;
+        for (void **f = extra; *f != kParamEnd; f += 2)
+          if (*f == kParamBufferSize)
+            bytes = *static_cast<size_t *>(f[1]);
+        op.params.assign(buf, buf + bytes);
+      }
+    s->recorded.push_back(std::move(op));
+    return 0;
+  }
   ++gLaunches[ctx == &gContextObject ? 0 : deviceOf(ctx)];
   return 0;
 }

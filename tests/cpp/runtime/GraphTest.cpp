@@ -5,7 +5,9 @@
 // per process, so each scenario runs in a death-test child.
 #include "runtime/Graph.h"
 #include "runtime/Driver.h"
+#include "runtime/Launch.h"
 #include "runtime/Memory.h"
+#include "runtime/Module.h"
 #include "runtime/Stream.h"
 
 #include "tests/cpp/fakecuda/Scenario.h"
@@ -110,6 +112,56 @@ int graphCalls(int which) {
   std::_Exit(0);
 }
 
+// The fake driver's packed buffer of the last kernel node whose arguments were set, and that
+// node's index in its graph.
+std::string lastNodeParams(long *index) {
+  void *lib = dlopen(PTXJIT_FAKE_LIBCUDA, RTLD_NOW | RTLD_NOLOAD);
+  auto params = reinterpret_cast<size_t (*)(unsigned char *, size_t)>(
+      dlsym(lib, "fakeCudaLastKernelNodeParams"));
+  auto node = reinterpret_cast<long (*)()>(dlsym(lib, "fakeCudaLastKernelNodeIndex"));
+  unsigned char buf[64] = {};
+  size_t n = params(buf, sizeof buf);
+  *index = node();
+  return std::string(reinterpret_cast<char *>(buf), std::min(n, sizeof buf));
+}
+
+[[noreturn]] void kernelArgumentsScenario() {
+  useFakeDriver();
+  auto stream = Stream::create(/*nonBlocking=*/true);
+  auto module = Module::loadPTX("// fake-ok\n.entry k()\n");
+  CUfunction f = module->function("k");
+  unsigned char mem[4] = {};
+  auto ptr = reinterpret_cast<CUdeviceptr>(mem);
+
+  // Not capturing: no node.
+  SCENARIO_CHECK(Graph::lastCapturedNode(stream->handle()) == nullptr);
+  Graph::beginCapture(stream->handle());
+  SCENARIO_CHECK(Graph::lastCapturedNode(stream->handle()) == nullptr); // nothing captured yet
+  fillDevice(ptr, 1, 4, stream->handle());
+  CUgraphNode fill = Graph::lastCapturedNode(stream->handle());
+  uint64_t words[2] = {7, 8};
+  launchKernelBuffer(f, Dim3{2, 1, 1}, Dim3{32, 1, 1}, 0, stream->handle(), words, sizeof words);
+  CUgraphNode launch = Graph::lastCapturedNode(stream->handle());
+  SCENARIO_CHECK(fill != nullptr && launch != nullptr && launch != fill);
+  std::shared_ptr<Graph> g = Graph::endCapture(stream->handle());
+  SCENARIO_CHECK(g->nodeCount() == 2);
+
+  uint64_t fresh[2] = {70, 80};
+  g->setKernelArguments(launch, f, Dim3{2, 1, 1}, Dim3{32, 1, 1}, 0, fresh, sizeof fresh, nullptr);
+  long index = -1;
+  std::string got = lastNodeParams(&index);
+  SCENARIO_CHECK(index == 1 && got.size() == sizeof fresh &&
+                 std::memcmp(got.data(), fresh, sizeof fresh) == 0);
+  // The driver's refusal (the fill's node is no kernel node) comes back named.
+  SCENARIO_CHECK(failure([&] {
+                   g->setKernelArguments(fill, f, Dim3{2, 1, 1}, Dim3{32, 1, 1}, 0, fresh,
+                                         sizeof fresh, nullptr);
+                 }) == "CUDA_ERROR_INVALID_VALUE from cuGraphExecKernelNodeSetParams");
+  g->launch(stream->handle());
+  SCENARIO_CHECK(mem[0] == 1 && mem[3] == 1);
+  std::_Exit(0);
+}
+
 class GraphDeathTest : public ::testing::Test {
 protected:
   void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
@@ -123,6 +175,10 @@ TEST_F(GraphDeathTest, CapturedWorkIsRecordedAndEachReplayDoesIt) {
 
 TEST_F(GraphDeathTest, CaptureRulesAndAbandonedCaptures) {
   EXPECT_EXIT(captureRulesScenario(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(GraphDeathTest, CapturedLaunchesGetTheirNodesAndArgumentsSetAnew) {
+  EXPECT_EXIT(kernelArgumentsScenario(), ::testing::ExitedWithCode(0), "");
 }
 
 TEST(GraphWithoutDriver, NeedsTheDriver) {
