@@ -42,7 +42,8 @@
 // default stream (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) and a stream already captured
 // (CUDA_ERROR_ILLEGAL_STATE); a cuMemsetD8Async on the legacy default stream while a blocking
 // stream (created with flags 0) is captured invalidates that capture and fails with
-// CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, as the real driver does; cuStreamEndCapture then fails
+// CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, as the real driver does (so do cuMemAllocAsync and
+// cuMemFreeAsync on the legacy stream then); cuStreamEndCapture then fails
 // with CUDA_ERROR_STREAM_CAPTURE_INVALIDATED and a null graph (CUDA_ERROR_ILLEGAL_STATE when
 // not capturing). cuGraphGetNodes counts the recorded operations, cuGraphInstantiateWithFlags
 // copies them, cuGraphLaunch replays them in order. fakeCudaGraphCalls(k) counts calls of
@@ -242,6 +243,22 @@ constexpr int kCaptureUnsupported = 900;                   // CUDA_ERROR_STREAM_
 constexpr int kCaptureInvalidated = 901;                   // CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
 constexpr int kCaptureImplicit = 906;                      // CUDA_ERROR_STREAM_CAPTURE_IMPLICIT
 void *const kLegacyStream = reinterpret_cast<void *>(0x1); // CU_STREAM_LEGACY
+
+// Work enqueued on the legacy default stream while a blocking stream (created with flags 0,
+// which synchronizes with it) is captured: invalidates those captures, true if there were any
+// (the work then fails with CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, as the real driver's does).
+// Called with gMutex held.
+bool legacyWorkBreaksCaptures(void *stream) {
+  if (stream != nullptr && stream != kLegacyStream)
+    return false;
+  bool broke = false;
+  for (FakeStream *s : gStreams)
+    if (s->capturing && s->flags == 0) {
+      s->invalidated = true;
+      broke = true;
+    }
+  return broke;
+}
 
 } // namespace
 
@@ -592,7 +609,7 @@ int cuDeviceGetDefaultMemPool(void **pool, int) {
 int cuMemPoolSetAttribute(void *pool, int, void *) {
   return pool == &gPoolObject ? 0 : kInvalidValue;
 }
-int cuMemAllocAsync(unsigned long long *ptr, size_t bytes, void *) {
+int cuMemAllocAsync(unsigned long long *ptr, size_t bytes, void *stream) {
   std::unique_lock<std::mutex> lock(gMutex);
   if (!gPools)
     return kNotSupported;
@@ -600,6 +617,8 @@ int cuMemAllocAsync(unsigned long long *ptr, size_t bytes, void *) {
   gPoolWaiting = true;
   gChanged.wait(lock, [] { return !gHoldPool; });
   gPoolWaiting = false;
+  if (legacyWorkBreaksCaptures(stream))
+    return kCaptureImplicit;
   if (gPoolFailures > 0) {
     --gPoolFailures;
     return 2; // CUDA_ERROR_OUT_OF_MEMORY
@@ -608,10 +627,12 @@ int cuMemAllocAsync(unsigned long long *ptr, size_t bytes, void *) {
   notePointer(reinterpret_cast<void *>(*ptr), bytes, 2, false);
   return 0;
 }
-int cuMemFreeAsync(unsigned long long ptr, void *) {
+int cuMemFreeAsync(unsigned long long ptr, void *stream) {
   std::lock_guard<std::mutex> lock(gMutex);
   if (!gPools)
     return kNotSupported;
+  if (legacyWorkBreaksCaptures(stream))
+    return kCaptureImplicit;
   ++gMemoryCalls[3];
   gLastFreeStep = ++gStep;
   forgetPointer(reinterpret_cast<void *>(ptr));
@@ -768,13 +789,7 @@ int cuStreamQuery(void *) { return 0; }
 int cuMemsetD8Async(unsigned long long dst, unsigned char value, size_t n, void *stream) {
   std::lock_guard<std::mutex> lock(gMutex);
   if (stream == nullptr || stream == kLegacyStream) {
-    bool broke = false; // the legacy stream synchronizes with the blocking streams
-    for (FakeStream *s : gStreams)
-      if (s->capturing && s->flags == 0) {
-        s->invalidated = true;
-        broke = true;
-      }
-    if (broke)
+    if (legacyWorkBreaksCaptures(stream))
       return kCaptureImplicit;
   } else {
     auto *s = static_cast<FakeStream *>(stream);

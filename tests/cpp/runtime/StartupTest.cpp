@@ -5,7 +5,9 @@
 // of tests/cpp/fakecuda (PTXJIT_LIBCUDA), or without a driver.
 #include "runtime/Device.h"
 #include "runtime/Driver.h"
+#include "runtime/Graph.h"
 #include "runtime/Memory.h"
+#include "runtime/Stream.h"
 
 #include "tests/cpp/fakecuda/Scenario.h"
 
@@ -282,6 +284,32 @@ void recordingHook() {
   std::exit(0);
 }
 
+// A capture begun while the pool's warm-up is under way waits for it: the warm-up allocates and
+// frees on the legacy default stream, which (in the real driver and the fake) breaks the capture
+// of a blocking stream. Without the wait, beginCapture returns at once, the released warm-up's
+// allocation invalidates the capture and endCapture fails.
+[[noreturn]] void captureAfterPoolWarmUpScenario() {
+  FakeMemory mem = loadFakeDriverWithPools();
+  mem.holdPool(1);
+  Device::openInBackground(warmUpHook);
+  Device::current();
+  awaitBlockedInPoolAllocation(mem);
+  auto stream = Stream::create(/*nonBlocking=*/false); // synchronizes with the legacy stream
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    mem.holdPool(0);
+  });
+  Graph::beginCapture(stream->handle());
+  SCENARIO_CHECK(allocatorName() == "cuMemAllocAsync"); // the warm-up ended first
+  unsigned char buf[4] = {};
+  fillDevice(reinterpret_cast<CUdeviceptr>(buf), 5, 4, stream->handle());
+  std::shared_ptr<Graph> g = Graph::endCapture(stream->handle());
+  g->launch(stream->handle());
+  SCENARIO_CHECK(buf[0] == 5 && buf[3] == 5);
+  releaser.join();
+  std::exit(0);
+}
+
 [[noreturn]] void failedPoolWarmUpScenario() {
   FakeMemory mem = loadFakeDriverWithPools();
   mem.failNext(1); // the warm-up's allocation: CUDA_ERROR_OUT_OF_MEMORY
@@ -470,6 +498,10 @@ TEST_F(StartupDeathTest, PoolWarmsUpOnItsOwnThreadWhileCuMemAllocServes) {
 
 TEST_F(StartupDeathTest, ThePoolIsSetUpAfterTheDeviceIsPublished) {
   EXPECT_EXIT(poolSetUpOffTheOpeningScenario(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(StartupDeathTest, ACaptureWaitsForThePoolWarmUp) {
+  EXPECT_EXIT(captureAfterPoolWarmUpScenario(), ::testing::ExitedWithCode(0), "");
 }
 
 TEST_F(StartupDeathTest, FailedPoolWarmUpKeepsCuMemAlloc) {
