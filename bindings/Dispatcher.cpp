@@ -612,6 +612,17 @@ void Dispatcher::launch(runtime::Dim3 grid, runtime::Dim3 block, unsigned shared
                    params);
 }
 
+void Dispatcher::readArgs(ArgReader &r, PyObject *const *args, size_t nargs) const {
+  std::string why;
+  for (size_t i = 0; i < nargs; ++i) {
+    PyObject *o = args[i];
+    if (!r.read(o, static_cast<int>(i), why))
+      throw py::type_error("argument '" + argNames[i] + "' of kernel '" + name +
+                           "': cannot pass a value of type " + Py_TYPE(o)->tp_name + " (" + why +
+                           ")");
+  }
+}
+
 void Dispatcher::launchGeneral(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem,
                                py::handle stream, int64_t forallTasks, PyObject *const *args,
                                size_t nargs, codegen::Backend backend) {
@@ -630,14 +641,7 @@ void Dispatcher::launchGeneral(runtime::Dim3 grid, runtime::Dim3 block, unsigned
 
   ArgReader &r = sc.reader;
   r.clear();
-  std::string why;
-  for (size_t i = 0; i < nargs; ++i) {
-    PyObject *o = args[i];
-    if (!r.read(o, static_cast<int>(i), why))
-      throw py::type_error("argument '" + argNames[i] + "' of kernel '" + name +
-                           "': cannot pass a value of type " + Py_TYPE(o)->tp_name + " (" + why +
-                           ")");
-  }
+  readArgs(r, args, nargs);
   bool hostArrays = false;
   for (LeafValue &l : r.leaves) {
     if (l.kind != LeafValue::Kind::Array)
@@ -706,14 +710,7 @@ const compiler::Specialization &Dispatcher::packForGraph(PyObject *const *args, 
   if (!starParams && (nargs < requiredArgs || nargs > argNames.size()))
     throwArgCount(nargs);
   ArgReader r;
-  std::string why;
-  for (size_t i = 0; i < nargs; ++i) {
-    PyObject *o = args[i];
-    if (!r.read(o, static_cast<int>(i), why))
-      throw py::type_error("argument '" + argNames[i] + "' of kernel '" + name +
-                           "': cannot pass a value of type " + Py_TYPE(o)->tp_name + " (" + why +
-                           ")");
-  }
+  readArgs(r, args, nargs);
   for (const LeafValue &l : r.leaves) {
     if (l.kind != LeafValue::Kind::Array)
       continue;

@@ -237,6 +237,9 @@ private:
                                        py::handle stream, int64_t forallTasks,
                                        PyObject *const *args, size_t nargs,
                                        codegen::Backend backend);
+  /// Reads launch arguments `args` into `r` (appending); throws launch()'s TypeError naming the
+  /// first argument it cannot pass and why.
+  void readArgs(ArgReader &r, PyObject *const *args, size_t nargs) const;
   /// Throws launch()'s TypeError for `nargs` arguments outside [requiredArgs, argNames.size()].
   [[noreturn, gnu::cold, gnu::noinline]] void throwArgCount(size_t nargs) const;
   void recordCompiled(const std::vector<const ir::Type *> &params);
