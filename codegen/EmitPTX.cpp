@@ -223,10 +223,12 @@ struct CodegenPipeline {
 /// LLVM's optimization pipeline for `opts`, with the target machine it optimizes for.
 struct PreparedOptimization {
   explicit PreparedOptimization(const CompileOptions &opts)
-      : tm(opts), pipeline(*tm, opts.optLevel) {}
+      : tm(opts), pipeline(std::make_unique<detail::OptimizationPipeline>(*tm, opts.optLevel)) {}
 
   detail::NvptxTargetMachineLease tm;
-  detail::OptimizationPipeline pipeline; // after tm: destroyed first
+  /// After tm: destroyed first. Its destruction never uses the target machine (which the lease
+  /// only lends: the process keeps it), so emitPTX may keep it past the lease.
+  std::unique_ptr<detail::OptimizationPipeline> pipeline;
 };
 
 /// Sets `promise` to make()'s result, or to its exception.
@@ -253,7 +255,9 @@ public:
   /// Not valid where no runner builds it: emitPTX builds it.
   std::future<std::unique_ptr<PreparedOptimization>> optimization;
   std::future<std::unique_ptr<CodegenPipeline>> codegen;
-  /// After emitPTX: code generation's pipeline, which ran on the module.
+  /// After emitPTX: the optimization pipeline that ran on the module (its passes and its
+  /// analyses of the module; its target machine went back at once) and code generation's.
+  std::unique_ptr<detail::OptimizationPipeline> optimized;
   std::unique_ptr<CodegenPipeline> ran;
 };
 
@@ -337,7 +341,11 @@ std::string emitPTX(LoweredModule &lm, const CompileOptions &opts,
         ahead.valid() && ahead.wait_for(std::chrono::seconds(0)) == std::future_status::ready
             ? ahead.get()
             : std::make_unique<PreparedOptimization>(opts);
-    prepared->pipeline.run(m);
+    prepared->pipeline->run(m);
+    // Destroying the pipeline (the analyses it cached for the module, its passes) is 1% of a
+    // small kernel's compile: it goes with the module, off the compiling thread, as code
+    // generation's pipeline does below. Its target machine goes back now, for the next compile.
+    pipelines->optimized = std::move(prepared->pipeline);
   }
   useFloat32Copies(m, entry);
 

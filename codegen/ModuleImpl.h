@@ -30,9 +30,10 @@ struct LoweredModule::Impl {
   std::vector<ir::RaiseSite> raiseSites;
   /// The kernel synchronizes its grid (LoweredModule::gridSync).
   bool gridSync = false;
-  /// After emitPTX: its pipelines (code generation's pass manager and its target machine lease,
-  /// and an optimization pipeline built too late to be used), kept so that they are destroyed
-  /// with the module (first), wherever the module's owner destroys it.
+  /// After emitPTX: its pipelines (the optimization pipeline that ran, code generation's pass
+  /// manager and its target machine lease, and an optimization pipeline built too late to be
+  /// used), kept so that they are destroyed with the module (first), wherever the module's
+  /// owner destroys it.
   std::shared_ptr<void> finishedCodegen;
 };
 
