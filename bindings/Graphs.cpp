@@ -134,6 +134,10 @@ public:
       throw py::type_error("cannot set the arguments of " + what +
                            ": the kernel has argument extensions, which prepare each launch's "
                            "arguments and would not run for a replay");
+    if (!k.spec)
+      throw py::type_error("cannot set the arguments of " + what +
+                           ": its captured arguments could not be read as a graph's (host "
+                           "arrays)");
     std::vector<uint64_t> buffer;
     const compiler::Specialization &spec = k.dispatcher->packForGraph(args, nargs, buffer);
     if (&spec != k.spec)
@@ -198,8 +202,14 @@ void noteCapturedLaunch(py::handle kernel, Dispatcher &d, runtime::Dim3 grid, ru
   } catch (const runtime::CudaError &) {
     k.node = nullptr; // the replay is unaffected; setting its arguments says why not
   }
-  std::vector<uint64_t> unused;
-  k.spec = &d.packForGraph(args, nargs, unused);
+  try {
+    std::vector<uint64_t> unused;
+    k.spec = &d.packForGraph(args, nargs, unused);
+  } catch (const std::exception &) {
+    // The launch took these arguments, so only a host array (which a capture cannot stage
+    // anyway) gets here: the launch stays recorded and rebind says it cannot be set.
+    k.spec = nullptr;
+  }
   k.kernel = py::reinterpret_borrow<py::object>(kernel);
   k.dispatcher = &d;
   k.grid = grid;
@@ -268,7 +278,7 @@ void defineGraphs(py::module_ &m) {
       .def("__repr__", [](const PyGraphKernel &k) {
         const CapturedKernel &c = k.g().kernel(k.index);
         return "<ptxjit GraphKernel " + std::to_string(k.index) + ": '" + c.dispatcher->name +
-               "' " + typesText(c.spec->argTypes) + ">";
+               "' " + (c.spec ? typesText(c.spec->argTypes) : std::string("(?)")) + ">";
       });
 }
 

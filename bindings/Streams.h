@@ -92,8 +92,8 @@ extern int gGraphCaptures;
 /// After a launch of `kernel` (its Python object; `d` its Dispatcher) on `stream` with `args`
 /// while gGraphCaptures is not zero: when a cuda.graph is capturing that stream, records the
 /// kernel node the launch added to it, with the launch's configuration and specialization, so
-/// that the graph's `kernels` can set its arguments anew. Throws as Dispatcher::packForGraph
-/// (only for arguments the launch itself took, so in practice never).
+/// that the graph's `kernels` can set its arguments anew. Throws only what reading the stream
+/// argument throws (which the launch has already read).
 void noteCapturedLaunch(py::handle kernel, Dispatcher &d, runtime::Dim3 grid, runtime::Dim3 block,
                         unsigned sharedMem, py::handle stream, PyObject *const *args, size_t nargs);
 
