@@ -199,8 +199,8 @@ void noteCapturedLaunch(py::handle kernel, Dispatcher &d, runtime::Dim3 grid, ru
   CapturedKernel k;
   try {
     k.node = runtime::Graph::lastCapturedNode(h);
-  } catch (const runtime::CudaError &) {
-    k.node = nullptr; // the replay is unaffected; setting its arguments says why not
+  } catch (const std::exception &) { // CudaError, DriverUnavailable
+    k.node = nullptr;                // the replay is unaffected; setting its arguments says why not
   }
   try {
     std::vector<uint64_t> unused;
