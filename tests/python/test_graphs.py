@@ -181,3 +181,73 @@ def test_a_weak_python_float_captured_is_rebound_with_a_python_float(cuda_target
     g.replay()
     s.synchronize()
     np.testing.assert_array_equal(x.copy_to_host(), 2.5)
+
+
+def test_captured_launches_are_listed_and_rebound_on_the_fake_driver(fake_cuda_env, run_python):
+    # The bindings' side without a GPU: the fake driver (tests/cpp/fakecuda) records kernel
+    # launches on a captured stream as graph nodes and keeps what cuGraphExecKernelNodeSetParams
+    # sets; its kernels do nothing, so values are checked on the GPU (the tests above).
+    out = run_python("""
+        import ctypes, os
+        import numpy as np
+        fake = ctypes.CDLL(os.environ["PTXJIT_LIBCUDA"])
+        fake.fakeCudaAcceptAnyPtx(1)
+        from ptxjit import cuda
+
+        @cuda.jit
+        def axpb(x, a, b):
+            i = cuda.grid(1)
+            if i < x.size:
+                x[i] = a * x[i] + b
+
+        @cuda.jit
+        def double(x):
+            i = cuda.grid(1)
+            if i < x.size:
+                x[i] *= 2
+
+        s = cuda.stream()
+        x, y = cuda.device_array(64, np.float32), cuda.device_array(64, np.float32)
+        axpb[1, 64, s](x, np.float32(1), np.float32(0))  # before the capture: not listed
+        with cuda.graph(s) as g:
+            axpb[(2, 1), 32, s](x, np.float32(2), np.float32(1))
+            double[1, (64, 1, 1), s](x)
+        axpb[1, 64, s](x, np.float32(1), np.float32(0))  # after it: not listed either
+        assert g.node_count == 2
+        k0, k1 = g.kernels
+        assert k0.kernel is axpb and k1.kernel is double
+        assert k0.griddim == (2, 1, 1) and k0.blockdim == (32, 1, 1) and k1.blockdim == (64, 1, 1)
+        assert repr(k0) == "<ptxjit GraphKernel 0: 'axpb' (array(float32, 1d, C), float32, float32)>", repr(k0)
+        k1.rebind(y)
+        assert fake.fakeCudaLastKernelNodeIndex() == 1
+        k0.rebind(y, np.float32(3), np.float32(4))
+        assert fake.fakeCudaLastKernelNodeIndex() == 0 and fake.fakeCudaLastKernelNodeForm() != 0
+        for args, message in [((x, 2.0, 1.0), "captured for (array(float32, 1d, C), float32, float32)"),
+                              ((np.zeros(64, np.float32), np.float32(1), np.float32(1)), "host array"),
+                              ((x,), "takes 3 positional arguments but 1 was given")]:
+            try:
+                k0.rebind(*args)
+            except TypeError as e:
+                assert message in str(e), str(e)
+            else:
+                raise AssertionError(f"rebind{args!r} did not raise")
+        g.replay()
+        s.synchronize()
+
+        # A capture that failed has kernels but no graph to set them on.
+        failed = cuda.graph(s)
+        try:
+            with failed:
+                axpb[1, 64, s](x, np.float32(1), np.float32(0))
+                raise KeyError("inside")
+        except KeyError:
+            pass
+        try:
+            failed.kernels[0].rebind(x, np.float32(1), np.float32(0))
+        except RuntimeError as e:
+            assert "capture failed" in str(e)
+        else:
+            raise AssertionError("rebind on a failed capture did not raise")
+        print("ok")
+    """, fake_cuda_env)
+    assert out.strip().endswith("ok")

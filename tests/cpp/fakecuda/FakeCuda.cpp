@@ -53,7 +53,10 @@
 // a capture is the handle k + 1); cuGraphExecKernelNodeSetParams_v2 on an instantiated graph's
 // kernel node keeps the packed buffer it is given (CUDA_ERROR_INVALID_VALUE for another node, or
 // for both forms or a mismatched function), which fakeCudaLastKernelNodeParams(out, cap) copies
-// out (returning its size, and the node's index through fakeCudaLastKernelNodeIndex()).
+// out (returning its size, and the node's index through fakeCudaLastKernelNodeIndex(); how the
+// parameters were given through fakeCudaLastKernelNodeForm(): 0 none, 1 pointers, 2 a buffer).
+// fakeCudaAcceptAnyPtx(1) makes cuModuleLoadDataEx load any image (for launches of compiled
+// kernels, which then do nothing) instead of only the "// fake-ok" ones.
 // cuDeviceGetUuid_v2 gives device d the UUID bytes 16 * d + k.
 // Stream order: cuStreamGetFlags reports a stream's creation flags; fakeCudaOrderCount() counts
 // cuStreamWaitEvent calls by which the legacy stream waits for an event last recorded on a
@@ -82,6 +85,7 @@
 // function of the module, and cuLaunchKernel succeeds only in the context its module was loaded
 // into (else CUDA_ERROR_INVALID_HANDLE), counted per device by fakeCudaLaunches(d).
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -218,6 +222,7 @@ struct FakeKernelNodeParams {
 // The parameters the last cuGraphExecKernelNodeSetParams_v2 set (fakeCudaLastKernelNodeParams).
 std::vector<unsigned char> &gLastNodeParams = *new std::vector<unsigned char>;
 long gLastNodeIndex = -1;
+int gLastNodeForm = 0; // 0 no parameters, 1 one pointer each, 2 a packed buffer
 
 std::set<FakeStream *> &gStreams = *new std::set<FakeStream *>;
 int gGraphCalls[3] = {0, 0, 0};
@@ -871,6 +876,7 @@ int cuGraphExecKernelNodeSetParams_v2(void *exec, void *node, const FakeKernelNo
       (p->kernelParams && p->extra))
     return kInvalidValue;
   gLastNodeIndex = static_cast<long>(k - 1);
+  gLastNodeForm = p->extra ? 2 : p->kernelParams ? 1 : 0;
   gLastNodeParams.clear();
   if (p->extra) {
     const unsigned char *buf = nullptr;
@@ -894,6 +900,10 @@ size_t fakeCudaLastKernelNodeParams(unsigned char *out, size_t cap) {
 long fakeCudaLastKernelNodeIndex() {
   std::lock_guard<std::mutex> lock(gMutex);
   return gLastNodeIndex;
+}
+int fakeCudaLastKernelNodeForm() {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return gLastNodeForm;
 }
 int cuGraphGetNodes(void *graph, void **nodes, size_t *count) {
   if (nodes)
@@ -936,10 +946,13 @@ void writeErrorLog(unsigned n, const int *options, void **values, const char *te
 void **gLinkValues = nullptr;
 const int *gLinkOptions = nullptr;
 unsigned gLinkOptionCount = 0;
+std::atomic<bool> gAcceptAnyPtx{false}; // fakeCudaAcceptAnyPtx
+
+void fakeCudaAcceptAnyPtx(int on) { gAcceptAnyPtx = on != 0; }
 
 int cuModuleLoadDataEx(void **module, const void *image, unsigned n, const int *options,
                        void **values) {
-  if (std::strncmp(static_cast<const char *>(image), "// fake-ok", 10) == 0) {
+  if (std::strncmp(static_cast<const char *>(image), "// fake-ok", 10) == 0 || gAcceptAnyPtx) {
     std::lock_guard<std::mutex> lock(gMutex);
     int dev = deviceOf(tCurrent);
     if (tCurrent == &gContextObject)
