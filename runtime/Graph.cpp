@@ -1,7 +1,6 @@
 #include "runtime/Graph.h"
 
 #include "runtime/Device.h"
-#include "runtime/Memory.h"
 #include "runtime/Stream.h"
 
 #include <stdexcept>
@@ -31,13 +30,6 @@ void Graph::beginCapture(CUstream stream) {
     throw std::invalid_argument("the legacy default stream cannot be captured into a graph; "
                                 "capture a stream made by cuda.stream()");
   const DriverApi &d = graphDriver();
-  // The memory pool's warm-up (usePoolAllocatorAfterWarmUp, started when the device opened)
-  // allocates and frees on the legacy default stream from its own thread: if that happened
-  // during the capture of a stream that synchronizes with the legacy one, it would break the
-  // capture (CUDA_ERROR_STREAM_CAPTURE_INVALIDATED at the first captured launch), as a user's
-  // own work there does. Device::current() (graphDriver) has waited for the opening, which
-  // starts the warm-up, so once it is joined no background work of ptxjit's touches a stream.
-  joinPoolWarmUp();
   check(d.cuStreamBeginCapture_v2(stream, CU_STREAM_CAPTURE_MODE_RELAXED), "cuStreamBeginCapture");
 }
 

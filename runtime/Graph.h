@@ -20,8 +20,9 @@ public:
   // Starts capturing the work submitted to `stream` (cuStreamBeginCapture,
   // CU_STREAM_CAPTURE_MODE_RELAXED, so that a first-call compile and module load, or a device
   // allocation, may happen inside the capture; they are not recorded). Makes the device context
-  // current first, and waits for the memory pool's warm-up (Memory.h) if it is under way: its
-  // work on the legacy default stream would break the capture. Throws std::invalid_argument for the
+  // current first. No background work of ptxjit's touches the legacy default stream (the memory
+  // pool's warm-up, Memory.h, uses a stream of its own), so a capture begun while it runs is not
+  // broken by it. Throws std::invalid_argument for the
   // legacy default stream (null or CU_STREAM_LEGACY: it cannot be captured), DriverUnavailable,
   // CudaError (e.g. CUDA_ERROR_ILLEGAL_STATE when `stream` is being captured already).
   static void beginCapture(CUstream stream);

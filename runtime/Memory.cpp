@@ -164,18 +164,33 @@ std::shared_ptr<DeviceAllocator> poolOf(const Device &dev) {
 // On the warm-up thread: the pool's set-up (two driver calls) and first allocation (and its
 // free), then the switch to the pool unless the allocator was replaced meanwhile. Errors leave
 // the allocator as it is.
+//
+// The allocation and its free are ordered on a non-blocking stream of the warm-up's own, not on
+// the legacy default stream: work on the legacy stream synchronizes with every blocking stream,
+// which invalidates a capture under way on any of them (the process's other libraries' captures
+// included, which nothing here could make wait), and would make the warm-up wait for their work.
+// The free is queued after the allocation on that stream and the stream is destroyed without
+// waiting (the driver releases it once its work is done): no call here synchronizes anything.
 void warmUpPool(const Device *dev, std::shared_ptr<DeviceAllocator> before) noexcept {
   markStartupTraceBackgroundThread();
   StartupTimer timer("warming up the memory pool (its first allocation)");
   std::shared_ptr<DeviceAllocator> pool;
+  const DriverApi *d = nullptr;
+  CUstream own = nullptr;
   try {
-    check(driver().cuCtxSetCurrent(dev->context()), "cuCtxSetCurrent");
+    d = &driver();
+    check(d->cuCtxSetCurrent(dev->context()), "cuCtxSetCurrent");
     pool = poolOf(*dev);
-    CUdeviceptr ptr = pool->allocate(1, nullptr);
-    pool->deallocate(ptr, 1, nullptr);
+    check(d->cuStreamCreate(&own, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    CUdeviceptr ptr = pool->allocate(1, own);
+    d->cuMemFreeAsync(ptr, own); // not kept by the pool allocator: its blocks are legacy-ordered
   } catch (...) {
-    return;
+    pool = nullptr;
   }
+  if (own)
+    d->cuStreamDestroy_v2(own);
+  if (!pool)
+    return;
   std::lock_guard<std::mutex> lock(gAllocatorMutex);
   if (currentAllocatorSlot() == before)
     currentAllocatorSlot() = std::move(pool);

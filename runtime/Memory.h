@@ -73,7 +73,8 @@ std::shared_ptr<DeviceAllocator> poolDeviceAllocator();
 
 // Makes poolDeviceAllocator() the allocator once the pool has made its first allocation. The
 // driver makes that one slow (8-12 ms on an H100, against microseconds for later ones: it maps
-// the pool's first memory), so it is made, and freed, on a thread of its own, while
+// the pool's first memory), so it is made, and freed, on a thread of its own (and on a
+// non-blocking stream of its own: legacy-stream work would break any capture under way), while
 // allocateDevice() keeps the allocator current now (plain cuMemAlloc at start-up); the first
 // copies and launches of a process then do not wait for it. Allocations made meanwhile keep
 // their allocator (Allocation records it). The switch is skipped if setDeviceAllocator() was
