@@ -14,6 +14,7 @@
 #include "bindings/Streams.h"
 #include "bindings/Target.h"
 #include "compiler/Packing.h"
+#include "runtime/Device.h"
 #include "runtime/Graph.h"
 
 #include <algorithm>
@@ -138,6 +139,35 @@ public:
       throw py::type_error("cannot set the arguments of " + what +
                            ": its captured arguments could not be read as a graph's (host "
                            "arrays)");
+    // The replays run on the graph's device: the arguments are read and checked as a launch
+    // there reads them (device arrays of that device, or of one it has peer access to), and the
+    // node keeps that device's function, whichever device this thread has current.
+    const int ordinal = graph_->ordinal();
+    const int back = runtime::Device::currentOrdinal();
+    if (back == ordinal) {
+      setArguments(k, what, args, nargs);
+      return;
+    }
+    runtime::Device::select(ordinal);
+    try {
+      setArguments(k, what, args, nargs);
+    } catch (py::value_error &e) { // a device array of another device
+      runtime::Device::select(back);
+      throw py::value_error("cannot set the arguments of " + what + ", a launch on device " +
+                            std::to_string(ordinal) + " (where the graph replays): " + e.what());
+    } catch (...) {
+      runtime::Device::select(back);
+      throw;
+    }
+    runtime::Device::select(back);
+  }
+
+private:
+  enum class State { New, Capturing, Ready, Failed };
+
+  /// rebind's work, with the graph's device current.
+  void setArguments(const CapturedKernel &k, const std::string &what, PyObject *const *args,
+                    size_t nargs) const {
     std::vector<uint64_t> buffer;
     const compiler::Specialization &spec = k.dispatcher->packForGraph(args, nargs, buffer);
     if (&spec != k.spec)
@@ -154,12 +184,9 @@ public:
       compiler::pointAtSlots(spec.plan, buf, pointers.data());
       params = pointers.data();
     }
-    graph_->setKernelArguments(k.node, spec.cudaFunction(), k.grid, k.block, k.sharedMem, buf,
-                               spec.plan.paramBytes, params);
+    graph_->setKernelArguments(k.node, spec.cudaFunction(graph_->ordinal()), k.grid, k.block,
+                               k.sharedMem, buf, spec.plan.paramBytes, params);
   }
-
-private:
-  enum class State { New, Capturing, Ready, Failed };
 
   /// Leaves gCapturing (at the end of the capture, or when destroyed during it).
   void stopNoting() noexcept {

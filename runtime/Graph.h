@@ -58,6 +58,9 @@ public:
 
   // The number of nodes the capture recorded (one per kernel launch, copy or fill).
   size_t nodeCount() const noexcept { return nodes_; }
+  // The ordinal of the device whose context captured the graph: its kernel nodes launch that
+  // device's functions.
+  int ordinal() const noexcept { return ordinal_; }
 
   // Sets the arguments that the replays enqueued from now on pass to kernel node `node` (a node
   // of this graph's capture, as lastCapturedNode gave it, that launched `function` with `grid`,

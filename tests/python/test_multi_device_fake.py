@@ -350,3 +350,37 @@ def test_kernels_are_compiled_for_the_oldest_visible_device(run_two):
         assert cuda.gpus[0].compute_capability == (9, 0)
         assert cuda.gpus[1].compute_capability == (8, 0)
     """)
+
+
+def test_a_captured_launch_is_rebound_on_its_graphs_device(run_two):
+    # A graph replays on the device that captured it: rebind reads its arguments as a launch
+    # there would and sets that device's function, whichever device the thread has current.
+    run_two("""
+        {KERNEL}
+        fake.fakeCudaAcceptAnyPtx(1)
+
+        s = cuda.stream()
+        a0 = cuda.to_device(np.zeros(4, np.float32))
+        b0 = cuda.to_device(np.zeros(4, np.float32))
+        with cuda.graph(s) as g:
+            add_one[1, 4, s](a0)
+        k = g.kernels[0]
+        with cuda.gpus[1]:
+            d1 = cuda.to_device(np.zeros(4, np.float32))
+            add_one[1, 4](d1)  # device 1 has its own module and function now
+            k.rebind(b0)  # device 0's array, device 0's function: accepted by the driver
+            assert fake.fakeCudaLastKernelNodeIndex() == 0
+            assert cuda.get_current_device().id == 1
+            try:
+                k.rebind(d1)
+            except ValueError as e:
+                msg = str(e)
+            else:
+                raise AssertionError("device 1's array bound to a graph of device 0")
+            assert "a launch on device 0 (where the graph replays)" in msg, msg
+            assert "in the memory of device 1" in msg, msg
+            assert cuda.get_current_device().id == 1
+        assert cuda.get_current_device().id == 0
+        g.replay()
+        s.synchronize()
+    """)
