@@ -15,6 +15,7 @@
 #include "runtime/HostBlock.h"
 #include "runtime/Launch.h"
 #include "runtime/Module.h"
+#include "runtime/Stream.h"
 
 #include <algorithm>
 #include <cctype>
@@ -211,6 +212,15 @@ void Specialization::throwFault(const codegen::BoundsRecord &r) const {
 void Specialization::launchCuda(int ordinal, runtime::Dim3 grid, runtime::Dim3 block,
                                 unsigned sharedMem, CUstream stream, char *buf,
                                 void **params) const {
+  if (checksFaults && runtime::streamIsCapturing(stream)) [[unlikely]]
+    // Refused before the driver sees it: the wait below would break the capture
+    // (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED), and a replay could not report either.
+    throw std::invalid_argument(
+        "kernel '" + functionName +
+        "' cannot be launched on a stream being captured into a graph: it was compiled to "
+        "report out-of-bounds indexing or exceptions (boundscheck=True, or debug=True), so each "
+        "launch waits for the kernel and reads its report, which a graph's replays cannot do; "
+        "capture a version compiled without them");
   // The thread's device once: it picks the function and is the one launched on.
   const runtime::Device &dev = runtime::Device::current(ordinal);
   CUfunction f = cudaFunction(dev.ordinal());

@@ -210,7 +210,8 @@ public:
   /// per slot; always pointers for a cooperativeLaunch, through cuLaunchCooperativeKernel).
   /// Asynchronous on `stream`, except with checksFaults: then it waits for the kernel and
   /// throws ArrayIndexError when a thread indexed out of bounds, KernelException when one
-  /// raised. Throws as runtime::launchKernel.
+  /// raised, and refuses a `stream` being captured into a graph (std::invalid_argument, before
+  /// the driver is called). Throws as runtime::launchKernel.
   void launchCuda(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem, CUstream stream,
                   char *buf, void **params) const {
     launchCuda(runtime::Device::currentOrdinal(), grid, block, sharedMem, stream, buf, params);

@@ -90,17 +90,6 @@ void startRingSetUp(PinnedRing &ring, CUcontext context) {
     ring.state.store(PinnedRing::Failed, std::memory_order_release);
 }
 
-// Whether `stream` is being captured into a graph; a query the driver refuses counts as yes (the
-// driver's path then decides).
-bool capturing(CUstream stream) {
-  const DriverApi &d = driver();
-  if (!stream || !d.cuStreamIsCapturing)
-    return false; // the legacy default stream is never captured
-  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-  return d.cuStreamIsCapturing(stream, &status) != CUDA_SUCCESS ||
-         status != CU_STREAM_CAPTURE_STATUS_NONE;
-}
-
 // Waits until the copy last recorded on `half` of `ring` is done.
 void waitForHalf(PinnedRing &ring, unsigned half) {
   if (!ring.pending[half])
@@ -143,7 +132,7 @@ bool PinnedRingUse::take() {
   int state = ring.state.load(std::memory_order_acquire);
   if (state == PinnedRing::Absent)
     startRingSetUp(ring, dev.context());
-  if (state != PinnedRing::Ready || tHeld || capturing(stream_) || !ring.use.try_lock())
+  if (state != PinnedRing::Ready || tHeld || streamIsCapturing(stream_) || !ring.use.try_lock())
     return false;
   ring_ = tHeld = &ring;
   refused_ = false;

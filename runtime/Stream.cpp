@@ -78,6 +78,22 @@ Stream::Stream(CUstream handle, bool nonBlocking, bool owned, int ordinal)
     noteStream(handle_, 1, nonBlocking_ ? Ordering::NonBlocking : Ordering::Unknown);
 }
 
+bool streamIsCapturing(CUstream stream) noexcept {
+  if (!stream || stream == CU_STREAM_LEGACY)
+    return false;
+  const DriverApi *d = nullptr;
+  try {
+    d = &driver();
+  } catch (...) {
+    return false; // no driver: nothing is being captured
+  }
+  if (!d->cuStreamIsCapturing)
+    return false;
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  return d->cuStreamIsCapturing(stream, &status) != CUDA_SUCCESS ||
+         status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
 void joinLegacyStreamAfter(CUstream stream) {
   if (gUnorderedCount.load(std::memory_order_relaxed) == 0 || stream == nullptr) [[likely]]
     return;

@@ -76,4 +76,10 @@ private:
 // for every other stream it costs one relaxed atomic load. Throws CudaError.
 void joinLegacyStreamAfter(CUstream stream);
 
+// Whether `stream` is being captured into a graph (cuStreamIsCapturing), for callers that must
+// not do on it what a capture cannot record. False for the legacy default stream (null: it is
+// never captured) and where the driver lacks the query; a query the driver refuses counts as
+// true. Never throws.
+bool streamIsCapturing(CUstream stream) noexcept;
+
 } // namespace ptxjit::runtime

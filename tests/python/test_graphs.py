@@ -251,3 +251,43 @@ def test_captured_launches_are_listed_and_rebound_on_the_fake_driver(fake_cuda_e
         print("ok")
     """, fake_cuda_env)
     assert out.strip().endswith("ok")
+
+
+def test_a_checked_kernel_is_refused_inside_a_capture_on_the_fake_driver(fake_cuda_env, run_python):
+    # A kernel compiled with boundscheck=True (or debug=True) waits for each launch and reads its
+    # report, which a capture cannot record: refused before the driver sees the launch, the
+    # capture discarded and the stream left free for the next one.
+    out = run_python("""
+        import ctypes, os
+        import numpy as np
+        fake = ctypes.CDLL(os.environ["PTXJIT_LIBCUDA"])
+        fake.fakeCudaAcceptAnyPtx(1)
+        from ptxjit import cuda
+
+        @cuda.jit(boundscheck=True)
+        def bump(x):
+            i = cuda.grid(1)
+            if i < x.size:
+                x[i] += 1
+
+        s = cuda.stream()
+        x = cuda.device_array(64, np.float32)
+        g = cuda.graph(s)
+        try:
+            with g:
+                bump[1, 64, s](x)
+        except ValueError as e:
+            msg = str(e)
+        else:
+            raise AssertionError("a checked kernel was captured")
+        assert "kernel 'bump' cannot be launched on a stream being captured" in msg, msg
+        assert "boundscheck=True" in msg, msg
+        assert not g.ready
+        # The stream was left uncaptured: an unchecked kernel captures on it.
+        plain = cuda.jit(bump.py_func)
+        with cuda.graph(s) as g2:
+            plain[1, 64, s](x)
+        assert g2.ready and g2.node_count == 1
+        print("ok")
+    """, fake_cuda_env)
+    assert out.strip().endswith("ok")
