@@ -237,6 +237,14 @@ public:
 
 private:
   void checkCudaFaults(CUstream stream) const;
+  /// launchCuda of a kernel with checksFaults: refuses a captured `stream`, launches, waits and
+  /// reads the fault record (kept out of the unchecked launch's code).
+  [[gnu::noinline]] void launchCudaChecked(int ordinal, runtime::Dim3 grid, runtime::Dim3 block,
+                                           unsigned sharedMem, CUstream stream, char *buf,
+                                           void **params) const;
+  /// The launch itself (the function of the thread's device `ordinal`, the parameter form).
+  void submitCuda(int ordinal, runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem,
+                  CUstream stream, char *buf, void **params) const;
   /// Throws the error that fault record `r` (failed != 0) describes.
   [[noreturn]] void throwFault(const codegen::BoundsRecord &r) const;
   /// Clears hostBounds (which recorded a fault) and throws it.
