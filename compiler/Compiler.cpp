@@ -212,32 +212,6 @@ void Specialization::throwFault(const codegen::BoundsRecord &r) const {
 void Specialization::launchCuda(int ordinal, runtime::Dim3 grid, runtime::Dim3 block,
                                 unsigned sharedMem, CUstream stream, char *buf,
                                 void **params) const {
-  if (checksFaults) [[unlikely]] { // the one test of it an unchecked launch makes
-    launchCudaChecked(ordinal, grid, block, sharedMem, stream, buf, params);
-    return;
-  }
-  submitCuda(ordinal, grid, block, sharedMem, stream, buf, params);
-}
-
-void Specialization::launchCudaChecked(int ordinal, runtime::Dim3 grid, runtime::Dim3 block,
-                                       unsigned sharedMem, CUstream stream, char *buf,
-                                       void **params) const {
-  if (runtime::streamIsCapturing(stream))
-    // Refused before the driver sees it: the wait below would break the capture
-    // (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED), and a replay could not report either.
-    throw std::invalid_argument(
-        "kernel '" + functionName +
-        "' cannot be launched on a stream being captured into a graph: it was compiled to "
-        "report out-of-bounds indexing or exceptions (boundscheck=True, or debug=True), so each "
-        "launch waits for the kernel and reads its report, which a graph's replays cannot do; "
-        "capture a version compiled without them");
-  submitCuda(ordinal, grid, block, sharedMem, stream, buf, params);
-  checkCudaFaults(stream);
-}
-
-inline void Specialization::submitCuda(int ordinal, runtime::Dim3 grid, runtime::Dim3 block,
-                                       unsigned sharedMem, CUstream stream, char *buf,
-                                       void **params) const {
   // The thread's device once: it picks the function and is the one launched on.
   const runtime::Device &dev = runtime::Device::current(ordinal);
   CUfunction f = cudaFunction(dev.ordinal());
@@ -250,6 +224,8 @@ inline void Specialization::submitCuda(int ordinal, runtime::Dim3 grid, runtime:
     pointAtSlots(plan, buf, params);
     runtime::launchKernel(dev, f, grid, block, sharedMem, stream, params);
   }
+  if (checksFaults)
+    checkCudaFaults(stream);
 }
 
 int Specialization::maxCooperativeGridBlocks(int threadsPerBlock, size_t dynamicSharedMem) const {
@@ -259,6 +235,15 @@ int Specialization::maxCooperativeGridBlocks(int threadsPerBlock, size_t dynamic
 }
 
 void Specialization::checkCudaFaults(CUstream stream) const {
+  if (runtime::streamIsCapturing(stream))
+    // The wait below would break the capture (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED), and a
+    // replay could not report either: the launch just recorded is discarded with the capture.
+    throw std::invalid_argument(
+        "kernel '" + functionName +
+        "' cannot be launched on a stream being captured into a graph: it was compiled to "
+        "report out-of-bounds indexing or exceptions (boundscheck=True, or debug=True), so each "
+        "launch waits for the kernel and reads its report, which a graph's replays cannot do; "
+        "capture a version compiled without them");
   // The device-side record, read once the kernel is done (a checked launch is synchronous).
   const runtime::DriverApi &d = runtime::driver();
   runtime::check(d.cuStreamSynchronize(stream), "cuStreamSynchronize");

@@ -210,8 +210,8 @@ public:
   /// per slot; always pointers for a cooperativeLaunch, through cuLaunchCooperativeKernel).
   /// Asynchronous on `stream`, except with checksFaults: then it waits for the kernel and
   /// throws ArrayIndexError when a thread indexed out of bounds, KernelException when one
-  /// raised, and refuses a `stream` being captured into a graph (std::invalid_argument, before
-  /// the driver is called). Throws as runtime::launchKernel.
+  /// raised, and std::invalid_argument when `stream` is being captured into a graph (the
+  /// launch it recorded is discarded with the capture). Throws as runtime::launchKernel.
   void launchCuda(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem, CUstream stream,
                   char *buf, void **params) const {
     launchCuda(runtime::Device::currentOrdinal(), grid, block, sharedMem, stream, buf, params);
@@ -236,15 +236,9 @@ public:
   }
 
 private:
+  /// After a checked launch on `stream` (checksFaults): refuses a stream being captured into a
+  /// graph (std::invalid_argument), else waits for the kernel and throws the fault it recorded.
   void checkCudaFaults(CUstream stream) const;
-  /// launchCuda of a kernel with checksFaults: refuses a captured `stream`, launches, waits and
-  /// reads the fault record (kept out of the unchecked launch's code).
-  [[gnu::noinline]] void launchCudaChecked(int ordinal, runtime::Dim3 grid, runtime::Dim3 block,
-                                           unsigned sharedMem, CUstream stream, char *buf,
-                                           void **params) const;
-  /// The launch itself (the function of the thread's device `ordinal`, the parameter form).
-  void submitCuda(int ordinal, runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem,
-                  CUstream stream, char *buf, void **params) const;
   /// Throws the error that fault record `r` (failed != 0) describes.
   [[noreturn]] void throwFault(const codegen::BoundsRecord &r) const;
   /// Clears hostBounds (which recorded a fault) and throws it.

@@ -255,8 +255,8 @@ def test_captured_launches_are_listed_and_rebound_on_the_fake_driver(fake_cuda_e
 
 def test_a_checked_kernel_is_refused_inside_a_capture_on_the_fake_driver(fake_cuda_env, run_python):
     # A kernel compiled with boundscheck=True (or debug=True) waits for each launch and reads its
-    # report, which a capture cannot record: refused before the driver sees the launch, the
-    # capture discarded and the stream left free for the next one.
+    # report, which a capture cannot record: refused (the launch the capture recorded is
+    # discarded with it) and the stream left free for the next one.
     out = run_python("""
         import ctypes, os
         import numpy as np
