@@ -210,8 +210,8 @@ public:
   /// per slot; always pointers for a cooperativeLaunch, through cuLaunchCooperativeKernel).
   /// Asynchronous on `stream`, except with checksFaults: then it waits for the kernel and
   /// throws ArrayIndexError when a thread indexed out of bounds, KernelException when one
-  /// raised, and std::invalid_argument when `stream` is being captured into a graph (the
-  /// launch it recorded is discarded with the capture). Throws as runtime::launchKernel.
+  /// raised, and std::invalid_argument when `stream` is being captured into a graph (after the
+  /// launch, which the capture recorded: cuda.graph discards it). Throws as runtime::launchKernel.
   void launchCuda(runtime::Dim3 grid, runtime::Dim3 block, unsigned sharedMem, CUstream stream,
                   char *buf, void **params) const {
     launchCuda(runtime::Device::currentOrdinal(), grid, block, sharedMem, stream, buf, params);

@@ -22,9 +22,9 @@ public:
   // allocation, may happen inside the capture; they are not recorded). Makes the device context
   // current first. No background work of ptxjit's touches the legacy default stream (the memory
   // pool's warm-up, Memory.h, uses a stream of its own), so a capture begun while it runs is not
-  // broken by it. Throws std::invalid_argument for the
-  // legacy default stream (null or CU_STREAM_LEGACY: it cannot be captured), DriverUnavailable,
-  // CudaError (e.g. CUDA_ERROR_ILLEGAL_STATE when `stream` is being captured already).
+  // broken by it. Throws std::invalid_argument for the legacy default stream (null or
+  // CU_STREAM_LEGACY: it cannot be captured), DriverUnavailable, CudaError (e.g.
+  // CUDA_ERROR_ILLEGAL_STATE when `stream` is being captured already).
   static void beginCapture(CUstream stream);
 
   // Ends the capture of `stream` and instantiates what it recorded (cuStreamEndCapture,
