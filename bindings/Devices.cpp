@@ -129,15 +129,9 @@ void defineDevices(py::module_ &m) {
       "_synchronize_device",
       [](int ordinal) {
         py::gil_scoped_release release;
-        int back = runtime::Device::currentOrdinal();
-        runtime::Device::select(ordinal);
-        try {
-          runtime::synchronize();
-        } catch (...) {
-          runtime::Device::select(back);
-          throw;
-        }
-        runtime::Device::select(back);
+        runtime::Device::Selection on(ordinal);
+        runtime::synchronize();
+        on.restore();
       },
       py::arg("ordinal"), "Waits for all work on device `ordinal` (cuCtxSynchronize).");
 }

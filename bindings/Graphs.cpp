@@ -143,23 +143,16 @@ public:
     // there reads them (device arrays of that device, or of one it has peer access to), and the
     // node keeps that device's function, whichever device this thread has current.
     const int ordinal = graph_->ordinal();
-    const int back = runtime::Device::currentOrdinal();
-    if (back == ordinal) {
-      setArguments(k, what, args, nargs);
-      return;
-    }
-    runtime::Device::select(ordinal);
+    runtime::Device::Selection on(ordinal);
     try {
       setArguments(k, what, args, nargs);
-    } catch (py::value_error &e) { // a device array of another device
-      runtime::Device::select(back);
+    } catch (py::value_error &e) { // a device array of another device than the thread's
+      if (!on.switched())
+        throw;
       throw py::value_error("cannot set the arguments of " + what + ", a launch on device " +
                             std::to_string(ordinal) + " (where the graph replays): " + e.what());
-    } catch (...) {
-      runtime::Device::select(back);
-      throw;
     }
-    runtime::Device::select(back);
+    on.restore();
   }
 
 private:

@@ -86,18 +86,7 @@ CUfunction Specialization::loadFunction(int ordinal) const {
       throw std::logic_error("specialization of '" + functionName + "' has no PTX to load");
     // The module loads into the current device's context: device `ordinal` for this call, then
     // the thread's own device again.
-    struct Reselect {
-      int back = runtime::Device::currentOrdinal();
-      ~Reselect() {
-        if (back != runtime::Device::currentOrdinal())
-          try {
-            runtime::Device::select(back);
-          } catch (...) {
-          }
-      }
-    } reselect;
-    if (ordinal != reselect.back)
-      runtime::Device::select(ordinal);
+    runtime::Device::Selection on(ordinal);
     std::shared_ptr<runtime::Module> module;
     if (links.empty()) {
       module = runtime::Module::loadPTX(ptx);

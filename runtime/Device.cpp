@@ -307,6 +307,28 @@ Device::Cleanup::~Cleanup() {
     driver().cuCtxSetCurrent(previous_); // errors ignored: nothing sensible to do here
 }
 
+Device::Selection::Selection(int ordinal) : back_(currentOrdinal()) {
+  if (ordinal == back_)
+    return;
+  select(ordinal);
+  switched_ = true;
+}
+
+Device::Selection::~Selection() {
+  if (switched_)
+    try {
+      select(back_);
+    } catch (...) { // the earlier device opened before, so only a failing driver gets here
+    }
+}
+
+void Device::Selection::restore() {
+  if (!switched_)
+    return;
+  switched_ = false;
+  select(back_);
+}
+
 std::string Device::uuid() const {
   const DriverApi &d = driver();
   if (!d.cuDeviceGetUuid_v2)

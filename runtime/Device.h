@@ -79,6 +79,29 @@ public:
     bool switched_ = false;
   };
 
+  // Device `ordinal` selected on the calling thread for a scope, then the thread's selection
+  // of before (currentOrdinal() when it was made) again: for work that belongs to a device other
+  // than the thread's own (a module loaded into its context, a graph's arguments read where it
+  // replays), so that the caller's device is unchanged afterwards on every path. Nothing is
+  // switched when `ordinal` is the thread's device already. The constructor throws as select()
+  // (the thread's device is then unchanged); restore() selects the earlier device at once and
+  // throws as select(); the destructor does it when restore() has not, ignoring errors (it
+  // runs while an exception unwinds).
+  class Selection {
+  public:
+    explicit Selection(int ordinal);
+    ~Selection();
+    Selection(const Selection &) = delete;
+    Selection &operator=(const Selection &) = delete;
+    // Whether the constructor changed the thread's device (and restore() will change it back).
+    bool switched() const noexcept { return switched_; }
+    void restore();
+
+  private:
+    int back_;
+    bool switched_ = false;
+  };
+
   // Starts what the first Device::current() does (opening the calling thread's current device
   // and retaining its primary context, the costly part of CUDA's start-up) on a background
   // thread, followed there by

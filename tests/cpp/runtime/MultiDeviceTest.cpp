@@ -85,6 +85,48 @@ CUcontext driverCurrentContext() {
   std::exit(0);
 }
 
+// Device::Selection: another device for a scope, the thread's own again when it ends, however it
+// ends (restore(), the destructor, an exception), and nothing switched for the thread's own.
+[[noreturn]] void scopedSelectionScenario() {
+  useFakeDevices(2);
+  const Device &zero = Device::current();
+  const Device &one = Device::get(1);
+  {
+    Device::Selection on(1);
+    SCENARIO_CHECK(on.switched() && Device::currentOrdinal() == 1);
+    SCENARIO_CHECK(driverCurrentContext() == one.context());
+    on.restore();
+    SCENARIO_CHECK(!on.switched() && Device::currentOrdinal() == 0);
+    SCENARIO_CHECK(driverCurrentContext() == zero.context());
+  } // restored already: the destructor leaves device 0 alone
+  SCENARIO_CHECK(Device::currentOrdinal() == 0);
+  bool thrown = false;
+  try {
+    Device::Selection on(1);
+    SCENARIO_CHECK(Device::currentOrdinal() == 1);
+    throw std::runtime_error("work on device 1 failed");
+  } catch (const std::runtime_error &) {
+    thrown = true;
+  }
+  SCENARIO_CHECK(thrown);
+  SCENARIO_CHECK(Device::currentOrdinal() == 0 && driverCurrentContext() == zero.context());
+  {
+    Device::Selection on(0); // the thread's own device: nothing to switch
+    SCENARIO_CHECK(!on.switched() && Device::currentOrdinal() == 0);
+  }
+  // A bad ordinal throws from the constructor, the thread's device unchanged.
+  Device::select(1);
+  SCENARIO_CHECK(failure([] { Device::Selection on(7); }).find("no CUDA device 7") !=
+                 std::string::npos);
+  SCENARIO_CHECK(Device::currentOrdinal() == 1 && driverCurrentContext() == one.context());
+  {
+    Device::Selection on(0);
+    SCENARIO_CHECK(on.switched() && driverCurrentContext() == zero.context());
+  }
+  SCENARIO_CHECK(Device::currentOrdinal() == 1 && driverCurrentContext() == one.context());
+  std::exit(0);
+}
+
 // PTXJIT_STACK_SIZE sets the per-thread stack of every device's context as it opens
 // (cuCtxSetLimit with that context current; the thread's context is left as it was).
 size_t stackSizeOf(const Device &dev) {
@@ -357,6 +399,10 @@ protected:
 
 TEST_F(MultiDeviceDeathTest, EachThreadSelectsItsDevice) {
   EXPECT_EXIT(selectionScenario(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(MultiDeviceDeathTest, ASelectionForAScopeGivesTheThreadItsDeviceBack) {
+  EXPECT_EXIT(scopedSelectionScenario(), ::testing::ExitedWithCode(0), "");
 }
 
 TEST_F(MultiDeviceDeathTest, AllocationsRememberTheirDeviceAndFreeThere) {
