@@ -294,6 +294,8 @@ LoweredModule lowerElementwise(const ir::Function &fn, const ElementwiseKernelDe
                               std::to_string(op.coreDims) + " core dimensions for parameter " +
                               pt->str());
       }
+      if (op.coreAlign > 0) // the caller checked the address and strides (LoopOperand)
+        b.CreateAlignmentAssumption(g.M.mod.getDataLayout(), p, op.coreAlign);
       llvm::Value *v = llvm::PoisonValue::get(detail::arrayValueType(g.M.ctx, at->ndim()));
       v = b.CreateInsertValue(v, p, 0);
       for (int d = 0; d < at->ndim(); ++d) {

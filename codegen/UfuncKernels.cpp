@@ -33,6 +33,7 @@ size_t LoopKernelDesc::hash() const {
     h = mix(h, typeHash(op.elemType));
     h = mix(h, static_cast<size_t>(op.coreDims));
     h = mix(h, op.unitCoreStride);
+    h = mix(h, op.coreAlign);
   }
   return h;
 }
@@ -56,6 +57,8 @@ std::string LoopKernelDesc::str() const {
     s += "array " + typeName(op.elemType);
     if (op.coreDims)
       s += " core " + std::to_string(op.coreDims) + (op.unitCoreStride ? " unit" : "");
+    if (op.coreAlign)
+      s += " align " + std::to_string(op.coreAlign);
   }
   return s + ")";
 }

@@ -38,6 +38,14 @@ struct LoopOperand {
   /// kernel over a C-contiguous array (a row-wise dot product of float32 rows of 64 ran 1.6x
   /// the instructions with the stride read at run time, H200).
   bool unitCoreStride = false;
+  /// gufunc arrays with a unit core stride: an alignment in bytes (a power of two, at most 16)
+  /// that the start of every core array has (the operand's address and its strides over the
+  /// loop are multiples of it), when it exceeds the item size; else 0. The loop asserts it to
+  /// LLVM, whose load-store vectorizer then combines the function's loads along the core into
+  /// vector loads (ld.global.v4.f32 for float32 rows at 16 bytes): with one thread per core
+  /// array, each load instruction touches as many rows as the warp has threads, so four
+  /// elements per instruction make a quarter of the requests.
+  uint8_t coreAlign = 0;
   bool operator==(const LoopOperand &) const = default;
 };
 

@@ -337,12 +337,25 @@ std::vector<const compiler::Specialization *> Ufunc::kernels() const {
 
 namespace {
 
+/// LoopOperand::coreAlign of array operand `op` whose core arrays start at `op.data` plus
+/// multiples of `loopStrides` over `loopShape`: the lowest power of two dividing the address and
+/// each stride of a dimension longer than one, at most 16, when it exceeds the item size; else 0.
+uint8_t coreAlignment(const Operand &op, const Shape &loopShape, const Strides &loopStrides) {
+  uint64_t bits = op.data | 16;
+  for (size_t d = 0; d < loopShape.size() && d < loopStrides.size(); ++d)
+    if (loopShape[d] > 1)
+      bits |= static_cast<uint64_t>(loopStrides[d] < 0 ? -loopStrides[d] : loopStrides[d]);
+  uint64_t align = bits & (~bits + 1); // the lowest set bit
+  return align > op.dtype->byteSize() ? static_cast<uint8_t>(align) : 0;
+}
+
 /// The loop kernel's description of elementwise operands `ops` (`coreDims`: per operand, the
-/// core dimensions a gufunc operand passes to an array parameter).
-codegen::LoopKernelDesc elementwiseDesc(const std::vector<Operand> &ops, bool returnsValue,
-                                        bool flat, int loopDims,
-                                        const std::vector<int> &coreDims = {},
-                                        const std::vector<Strides> &coreStrides = {}) {
+/// core dimensions a gufunc operand passes to an array parameter; `coreStrides` their strides;
+/// `loopShape` and `loopStrides`: the gufunc's loop, for coreAlignment).
+codegen::LoopKernelDesc
+elementwiseDesc(const std::vector<Operand> &ops, bool returnsValue, bool flat, int loopDims,
+                const std::vector<int> &coreDims = {}, const std::vector<Strides> &coreStrides = {},
+                const Shape &loopShape = {}, const std::vector<Strides> &loopStrides = {}) {
   codegen::LoopKernelDesc d;
   d.elementwise.returnsValue = returnsValue;
   d.elementwise.flat = flat;
@@ -355,6 +368,8 @@ codegen::LoopKernelDesc elementwiseDesc(const std::vector<Operand> &ops, bool re
     lo.coreDims = k < coreDims.size() ? coreDims[k] : 0;
     lo.unitCoreStride = lo.coreDims > 0 && k < coreStrides.size() && !coreStrides[k].empty() &&
                         coreStrides[k].back() == ops[k].dtype->byteSize();
+    if (lo.unitCoreStride && k < loopStrides.size())
+      lo.coreAlign = coreAlignment(ops[k], loopShape, loopStrides[k]);
     d.elementwise.operands.push_back(lo);
   }
   return d;
@@ -453,9 +468,10 @@ int64_t Ufunc::runGufunc(int loop, const std::vector<Operand> &ops, const CoreBi
                          op.dtype->str() + " but the loop needs " + pt->str());
     coreDims[k] = (!op.scalar && arrayParam) ? static_cast<int>(cb.coreShapes[k].size()) : 0;
   }
-  const compiler::Specialization &kern = loopKernel(
-      loop, backend,
-      elementwiseDesc(ops, false, false, static_cast<int>(s.shape.size()), coreDims, coreStrides));
+  const compiler::Specialization &kern =
+      loopKernel(loop, backend,
+                 elementwiseDesc(ops, false, false, static_cast<int>(s.shape.size()), coreDims,
+                                 coreStrides, s.shape, s.strides));
   std::vector<compiler::ArgValue> leaves{compiler::ArgValue::integer(n)};
   for (size_t k = 0; k < nops; ++k) {
     const Operand &op = ops[k];

@@ -305,6 +305,12 @@ TEST(UfuncKernel, DescriptorsAreKeys) {
   EXPECT_NE(elementwise(core), elementwise(unit));
   EXPECT_NE(elementwise(core).hash(), elementwise(unit).hash());
   EXPECT_EQ(elementwise(unit).str(), "elementwise dims 1 void (array float32 core 1 unit)");
+  ElementwiseKernelDesc aligned = unit;
+  aligned.operands[0].coreAlign = 16;
+  EXPECT_NE(elementwise(unit), elementwise(aligned));
+  EXPECT_NE(elementwise(unit).hash(), elementwise(aligned).hash());
+  EXPECT_EQ(elementwise(aligned).str(),
+            "elementwise dims 1 void (array float32 core 1 unit align 16)");
   ReduceKernelDesc r;
   r.inType = r.accType = r.outType = types::int32();
   r.keptDims = 1;

@@ -1020,7 +1020,15 @@ FAKE_UNSUPPORTED(cuMemcpyDtoDAsync_v2)
 FAKE_UNSUPPORTED(cuMemsetD8_v2)
 FAKE_UNSUPPORTED(cuFuncGetAttribute)
 FAKE_UNSUPPORTED(cuFuncSetAttribute)
-FAKE_UNSUPPORTED(cuOccupancyMaxPotentialBlockSize)
 #undef FAKE_UNSUPPORTED
+
+// Every kernel fills the fake device (whose attributes are 1024) with blocks of 1024 threads, or
+// of the caller's limit: enough for the ufunc loops' launch shapes (ufunc/Loops.cpp).
+int cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, void *, void *, size_t,
+                                     int blockSizeLimit) {
+  *blockSize = blockSizeLimit > 0 && blockSizeLimit < 1024 ? blockSizeLimit : 1024;
+  *minGridSize = 1024;
+  return 0;
+}
 
 } // extern "C"
