@@ -97,63 +97,55 @@ def test_core_dimensions_of_unit_and_other_strides(backend):
         np.testing.assert_array_equal(rowmax(a), a.max(-1))
 
 
-ROWDOT = """
-@guvectorize(["void(float32[:], float32[:], float32[:])"], "(n),(n)->()", target="cuda")
-def rowdot(x, y, out):
-    s = np.float32(0)
-    for k in range(x.shape[0]):
-        s += x[k] * y[k]
-    out[0] = s
-"""
-
-
-def core_alignment(address, row_stride):
-    """The alignment a loop asserts for rows at `address` + multiples of `row_stride` (float32;
-    codegen/UfuncKernels.h, LoopOperand::coreAlign): 8 or 16, or None."""
+def core_alignment(address, row_stride, itemsize=8):
+    """The alignment a loop asserts for rows at `address` + multiples of `row_stride`
+    (codegen/UfuncKernels.h, LoopOperand::coreAlign): a power of two up to 16 above the item
+    size, or None."""
     bits = address | row_stride | 16
     low = bits & -bits
-    return low if low > 4 else None
+    return low if low > itemsize else None
 
 
-def test_rows_at_16_and_8_bytes_get_loops_of_their_own(backend):
-    # Rows of float32 that all start at multiples of 16 (or 8) bytes get a loop that tells LLVM
-    # so (its loads along the row then combine into vector loads on CUDA); rows at other
-    # addresses get one without. Calls alternating between them must each get their own loop.
-    scope = {"np": np, "guvectorize": guvectorize}
-    exec(ROWDOT, scope)
-    rowdot = scope["rowdot"]
-    host = np.random.default_rng(3).random((8, 72), dtype=np.float32)  # rows of 288 bytes
+def test_rows_at_16_bytes_get_a_loop_of_their_own(backend):
+    # Rows of float64 that all start at multiples of 16 bytes get a loop that tells LLVM so (its
+    # loads along the row then combine into vector loads on CUDA); rows at other addresses get
+    # one without. Calls alternating between them must each get their own loop.
+    dot = make_dot()
+    host = np.random.default_rng(3).random((8, 36))  # rows of 288 bytes
     dev = cuda.to_device(host)
     expected = set()
-    for start in [0, 2, 1, 0, 1, 2]:  # rows at +0, +8 and +4 bytes
-        x = dev[:, start:start + 64]
+    for start in [0, 1, 0, 1]:  # rows at +0 and +8 bytes
+        x = dev[:, start:start + 32]
         expected.add(core_alignment(x.device_ctypes_pointer.value, x.strides[0]))
-        ref = (host[:, start:start + 64].astype(np.float64) ** 2).sum(1)
-        np.testing.assert_allclose(rowdot(x, x).copy_to_host(), ref, rtol=1e-5)
-    assert expected == {16, 8, None}  # the pool's allocations start at 256-byte boundaries
-    assert len(rowdot._kernel_texts()) == 3  # a loop per alignment, each reused
+        ref = (host[:, start:start + 32] ** 2).sum(1)
+        np.testing.assert_allclose(dot(x, x).copy_to_host(), ref)
+    assert expected == {16, None}  # the pool's allocations start at 256-byte boundaries
+    assert len(dot._kernel_texts()) == 2  # a loop per alignment, each reused
 
 
 def test_rows_at_16_bytes_are_read_with_vector_loads_on_the_fake_driver(fake_cuda_env,
                                                                         run_python):
-    # The PTX of the three loops above (the fake driver compiles and launches nothing real):
-    # four-element loads for rows at 16 bytes, two-element ones at 8, single ones otherwise.
-    prelude = "import ctypes, os\nimport numpy as np\nfrom ptxjit import cuda, guvectorize\n"
-    out = run_python(prelude + ROWDOT + """
+    # The PTX of the two loops above (the fake driver compiles and launches nothing real):
+    # two-element loads of float64 for rows at 16 bytes, single ones otherwise.
+    import inspect
+    import textwrap
+
+    out = run_python("import ctypes, os\nimport numpy as np\n"
+                     "from ptxjit import cuda, guvectorize\n" +
+                     textwrap.dedent(inspect.getsource(make_dot)) + """
 ctypes.CDLL(os.environ["PTXJIT_LIBCUDA"]).fakeCudaAcceptAnyPtx(1)
-dev = cuda.to_device(np.ones((8, 72), np.float32))
-for start in (0, 1, 2):
-    x = dev[:, start:start + 64]
-    rowdot(x, x)
+dot = make_dot()
+dev = cuda.to_device(np.ones((8, 36)))
+for start in (0, 1):
+    x = dev[:, start:start + 32]
+    dot(x, x)
     print(x.device_ctypes_pointer.value % 16, end=" ")
-for _, _, ptx in rowdot._kernel_texts():
-    print(ptx.count("ld.global.v4.f32"), ptx.count("ld.global.v2.f32"), end=" ")
+for _, _, ptx in dot._kernel_texts():
+    print(ptx.count("ld.global.v2.f64"), end=" ")
 """, fake_cuda_env)
-    fields = [int(f) for f in out.split()]
-    offsets, counts = fields[:3], fields[3:]
-    assert offsets == [0, 4, 8]
-    loads = sorted(zip(counts[::2], counts[1::2]))
-    assert loads[0] == (0, 0) and loads[1][0] == 0 < loads[1][1] and loads[2][0] > 0, loads
+    offsets, loads = [int(f) for f in out.split()[:2]], sorted(int(f) for f in out.split()[2:])
+    assert offsets == [0, 8]
+    assert len(loads) == 2 and loads[0] == 0 < loads[1], loads
 
 
 def test_scalar_core_argument_and_two_outputs(backend):
