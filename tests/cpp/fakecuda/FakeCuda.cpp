@@ -84,6 +84,8 @@
 // fakeCudaModuleLoads(d) counts loads into device d's context, cuModuleGetFunction gives a
 // function of the module, and cuLaunchKernel succeeds only in the context its module was loaded
 // into (else CUDA_ERROR_INVALID_HANDLE), counted per device by fakeCudaLaunches(d).
+// cuOccupancyMaxPotentialBlockSize suggests blocks of 1024 threads (or the caller's limit) and
+// a grid of 1024 blocks, so that ufunc loops launch here.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
