@@ -69,7 +69,7 @@ int64_t hostChunks(int64_t n) {
 }
 
 int64_t launchElementwise(const compiler::Specialization &spec, ExecMode mode, int64_t n,
-                          const compiler::ArgValue *leaves, CUstream stream) {
+                          const compiler::ArgValue *leaves, CUstream stream, int64_t rowBytes) {
   if (n <= 0)
     return 0;
   Packed p(spec, leaves);
@@ -90,6 +90,10 @@ int64_t launchElementwise(const compiler::Specialization &spec, ExecMode mode, i
   // waiting for a second round.
   int64_t block = optimal % kLoopSplitBlock == 0 ? kLoopSplitBlock : optimal;
   int64_t grid = std::min((n + block - 1) / block, std::max<int64_t>(1, fill * optimal / block));
+  if (rowBytes > 0) {
+    int64_t perSM = std::max<int64_t>(1, kL1RowBytes / (rowBytes * block));
+    grid = std::min(grid, perSM * runtime::Device::current().multiprocessorCount());
+  }
   spec.launchCuda({static_cast<unsigned>(grid), 1, 1}, {static_cast<unsigned>(block), 1, 1}, 0,
                   stream, p.buffer(), p.params());
   return needed <= fill && needed < kLowOccupancyBlocks ? needed : 0;

@@ -468,10 +468,15 @@ int64_t Ufunc::runGufunc(int loop, const std::vector<Operand> &ops, const CoreBi
                          op.dtype->str() + " but the loop needs " + pt->str());
     coreDims[k] = (!op.scalar && arrayParam) ? static_cast<int>(cb.coreShapes[k].size()) : 0;
   }
-  const compiler::Specialization &kern =
-      loopKernel(loop, backend,
-                 elementwiseDesc(ops, false, false, static_cast<int>(s.shape.size()), coreDims,
-                                 coreStrides, s.shape, s.strides));
+  codegen::LoopKernelDesc desc =
+      elementwiseDesc(ops, false, false, static_cast<int>(s.shape.size()), coreDims, coreStrides,
+                      s.shape, s.strides);
+  // The rows that one iteration reads with vector loads, for the launch's residency cap.
+  int64_t rowBytes = 0;
+  for (size_t k = 0; k < nops; ++k)
+    if (desc.elementwise.operands[k].coreAlign > 0)
+      rowBytes += shapeSize(cb.coreShapes[k]) * ops[k].dtype->byteSize();
+  const compiler::Specialization &kern = loopKernel(loop, backend, desc);
   std::vector<compiler::ArgValue> leaves{compiler::ArgValue::integer(n)};
   for (size_t k = 0; k < nops; ++k) {
     const Operand &op = ops[k];
@@ -482,7 +487,7 @@ int64_t Ufunc::runGufunc(int loop, const std::vector<Operand> &ops, const CoreBi
     else
       leaves.push_back(loopArray(op.data, s.shape, s.strides[k]));
   }
-  return launchElementwise(kern, mode, n, leaves.data(), stream);
+  return launchElementwise(kern, mode, n, leaves.data(), stream, rowBytes);
 }
 
 void Ufunc::runReduce(const ReduceRequest &r, codegen::Backend backend, ExecMode mode,

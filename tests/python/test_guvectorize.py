@@ -148,6 +148,32 @@ for _, _, ptx in dot._kernel_texts():
     assert len(loads) == 2 and loads[0] == 0 < loads[1], loads
 
 
+def test_vector_loaded_rows_cap_the_loops_grid_on_the_fake_driver(fake_cuda_env, run_python):
+    # A loop whose threads read rows with vector loads keeps at most kL1RowBytes (256 KiB) of
+    # them resident per SM (ufunc/Loops.h): two rows of 32 float64 a thread are 512 bytes, so
+    # two blocks of 256 per SM, four on the fake's two SMs. Rows the loop reads one element at a
+    # time keep the grid the occupancy gives (16 blocks for 4096 rows).
+    import inspect
+    import textwrap
+
+    out = run_python("""
+import ctypes, os
+fake = ctypes.CDLL(os.environ["PTXJIT_LIBCUDA"])
+fake.fakeCudaAcceptAnyPtx(1)
+fake.fakeCudaSetMultiprocessorCount(2)
+import numpy as np
+from ptxjit import cuda, guvectorize
+""" + textwrap.dedent(inspect.getsource(make_dot)) + """
+dot = make_dot()
+dev = cuda.to_device(np.ones((4096, 36)))
+for start in (0, 1, 0):
+    x = dev[:, start:start + 32]
+    dot(x, x)
+    print(fake.fakeCudaLastLaunchGrid(), end=" ")
+""", fake_cuda_env)
+    assert [int(f) for f in out.split()] == [4, 16, 4]
+
+
 def test_scalar_core_argument_and_two_outputs(backend):
     @guvectorize([(float64[:], float64, float64[:], float64[:])], "(n),()->(n),()",
                  target="cuda")

@@ -83,9 +83,11 @@
 // Modules: a PTX text starting with "// fake-ok" loads (any other is rejected, see below);
 // fakeCudaModuleLoads(d) counts loads into device d's context, cuModuleGetFunction gives a
 // function of the module, and cuLaunchKernel succeeds only in the context its module was loaded
-// into (else CUDA_ERROR_INVALID_HANDLE), counted per device by fakeCudaLaunches(d).
-// cuOccupancyMaxPotentialBlockSize suggests blocks of 1024 threads (or the caller's limit) and
-// a grid of 1024 blocks, so that ufunc loops launch here.
+// into (else CUDA_ERROR_INVALID_HANDLE), counted per device by fakeCudaLaunches(d);
+// fakeCudaLastLaunchGrid() gives the x dimension of the last launch's grid.
+// Occupancy: cuOccupancyMaxPotentialBlockSize suggests blocks of 1024 threads (or the caller's
+// limit) and a grid of 1024; CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT is 1024 unless
+// fakeCudaSetMultiprocessorCount(n) says otherwise (every other attribute is 1024 too).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -267,6 +269,9 @@ bool legacyWorkBreaksCaptures(void *stream) {
   return broke;
 }
 
+std::atomic<int> gMultiprocessors{1024};  // fakeCudaSetMultiprocessorCount
+std::atomic<unsigned> gLastLaunchGrid{0}; // fakeCudaLastLaunchGrid
+
 } // namespace
 
 extern "C" {
@@ -442,6 +447,9 @@ int cuDeviceGetAttribute(int *value, int attr, int dev) {
     *value = dev >= 0 && dev < kMaxFakeDevices ? gCcMinor[dev] : 0;
     break;
   }
+  case 16: // MULTIPROCESSOR_COUNT
+    *value = gMultiprocessors.load();
+    break;
   case 115: { // MEMORY_POOLS_SUPPORTED
     std::lock_guard<std::mutex> lock(gMutex);
     *value = gPools ? 1 : 0;
@@ -990,9 +998,10 @@ int cuModuleGetFunction(void **fn, void *module, const char *) {
   *fn = new FakeFunction{static_cast<FakeModule *>(module)}; // leaked: the runtime caches it
   return 0;
 }
-int cuLaunchKernel(void *fn, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                   void *stream, void **, void **extra) {
+int cuLaunchKernel(void *fn, unsigned gridX, unsigned, unsigned, unsigned, unsigned, unsigned,
+                   unsigned, void *stream, void **, void **extra) {
   std::lock_guard<std::mutex> lock(gMutex);
+  gLastLaunchGrid = gridX;
   void *ctx = static_cast<FakeFunction *>(fn)->module->context;
   if (ctx != tCurrent)
     return kInvalidHandle;
@@ -1024,8 +1033,11 @@ FAKE_UNSUPPORTED(cuFuncGetAttribute)
 FAKE_UNSUPPORTED(cuFuncSetAttribute)
 #undef FAKE_UNSUPPORTED
 
-// Every kernel fills the fake device (whose attributes are 1024) with blocks of 1024 threads, or
-// of the caller's limit: enough for the ufunc loops' launch shapes (ufunc/Loops.cpp).
+void fakeCudaSetMultiprocessorCount(int n) { gMultiprocessors = n; }
+unsigned fakeCudaLastLaunchGrid() { return gLastLaunchGrid.load(); }
+
+// Every kernel fills the fake device with blocks of 1024 threads, or of the caller's limit:
+// enough for the ufunc loops' launch shapes (ufunc/Loops.cpp).
 int cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, void *, void *, size_t,
                                      int blockSizeLimit) {
   *blockSize = blockSizeLimit > 0 && blockSizeLimit < 1024 ? blockSizeLimit : 1024;
