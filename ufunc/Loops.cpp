@@ -69,7 +69,7 @@ int64_t hostChunks(int64_t n) {
 }
 
 int64_t launchElementwise(const compiler::Specialization &spec, ExecMode mode, int64_t n,
-                          const compiler::ArgValue *leaves, CUstream stream, int64_t rowBytes) {
+                          const compiler::ArgValue *leaves, CUstream stream, int64_t liveRowBytes) {
   if (n <= 0)
     return 0;
   Packed p(spec, leaves);
@@ -90,9 +90,15 @@ int64_t launchElementwise(const compiler::Specialization &spec, ExecMode mode, i
   // waiting for a second round.
   int64_t block = optimal % kLoopSplitBlock == 0 ? kLoopSplitBlock : optimal;
   int64_t grid = std::min((n + block - 1) / block, std::max<int64_t>(1, fill * optimal / block));
-  if (rowBytes > 0) {
-    int64_t perSM = std::max<int64_t>(1, kL1RowBytes / (rowBytes * block));
-    grid = std::min(grid, perSM * runtime::Device::current().multiprocessorCount());
+  if (liveRowBytes > 0) {
+    // Vector-loaded rows: blocks small enough to hold the threads per SM that keep the rows'
+    // lines in L1 (register-limited occupancies such as 1,152 threads in blocks of 576 are not
+    // multiples of the blocks a cap needs), as many as the occupancy's threads per SM allow.
+    int64_t sms = runtime::Device::current().multiprocessorCount();
+    block = std::min(optimal, kLoopSplitBlock);
+    int64_t resident = std::max<int64_t>(1, fill * optimal / (sms * block));
+    int64_t perSM = std::clamp<int64_t>(kL1LiveRowBytes / (liveRowBytes * block), 1, resident);
+    grid = std::min((n + block - 1) / block, perSM * sms);
   }
   spec.launchCuda({static_cast<unsigned>(grid), 1, 1}, {static_cast<unsigned>(block), 1, 1}, 0,
                   stream, p.buffer(), p.params());

@@ -22,12 +22,18 @@ enum class ExecMode : uint8_t {
 /// NumbaPerformanceWarning ("Grid size N will likely result in GPU under-utilization").
 constexpr int64_t kLowOccupancyBlocks = 128;
 
-/// The bytes of vector-loaded rows the resident threads of one SM read at once, at most
-/// (launchElementwise's `rowBytes`). A gufunc loop with one thread per row of 64 float32 in
-/// each of two operands (512 bytes a thread) ran in 0.21 ms with 256 or 512 threads resident
-/// per SM and in 0.39 ms with 1,024, its rows evicted from L1 before their next load (H200,
-/// docs/performance.md, thirty-seventh session).
-constexpr int64_t kL1RowBytes = 256 * 1024;
+/// The bytes of vector-loaded rows that the resident threads of one SM keep in use at once, at
+/// most (launchElementwise's `liveRowBytes`). A thread walks its rows from the start, 16 bytes a
+/// load, so the 128-byte line a load reads must stay in L1 until the thread's next trip. H200,
+/// a gufunc loop with one thread per row in each of two float32 operands, blocks of 256 (docs/
+/// performance.md, thirty-eighth session): rows of 16 (a thread's live lines 128 bytes) were
+/// fastest with 768-1,024 threads per SM; rows of 32 to 256 (256 bytes) with 512, and 1,024
+/// threads took 1.3-2x as long.
+constexpr int64_t kL1LiveRowBytes = 128 * 1024;
+
+/// The bytes of one line of L1: what launchElementwise's `liveRowBytes` counts per operand of
+/// longer rows.
+constexpr int64_t kL1LineBytes = 128;
 
 /// Runs elementwise loop kernel `spec` over `n` iterations with its arguments `leaves` (one
 /// per leaf of spec.plan). Device: asynchronous on `stream`, blocks of the occupancy-optimal
@@ -36,13 +42,15 @@ constexpr int64_t kL1RowBytes = 256 * 1024;
 /// Host: returns when done. n <= 0 does nothing. Returns the grid, in blocks of the
 /// occupancy-optimal size, of a device launch whose work was too small to fill
 /// kLowOccupancyBlocks such blocks (a grid capped at the device's size fills it), else 0: the
-/// bindings warn of it as numba-cuda does. `rowBytes`: for a gufunc loop whose core operands
-/// are read with vector loads (codegen::LoopOperand::coreAlign), the bytes of those operands'
-/// core arrays that one iteration reads; the device grid then holds at most kL1RowBytes of them
-/// per SM (at least one block's), so that a thread's rows stay in L1 from one of its loads to
-/// the next (0: no such operands).
+/// bindings warn of it as numba-cuda does. `liveRowBytes`: for a gufunc loop whose core
+/// operands are read with vector loads (codegen::LoopOperand::coreAlign), the sum over those
+/// operands of min(the bytes of its core array, kL1LineBytes); the device launch then takes
+/// blocks of at most 256 threads, as many per SM as the occupancy allows and as keep at most
+/// kL1LiveRowBytes of those lines per SM (at least one block), so that a thread's rows stay in
+/// L1 from one of its loads to the next (0: no such operands).
 int64_t launchElementwise(const compiler::Specialization &spec, ExecMode mode, int64_t n,
-                          const compiler::ArgValue *leaves, CUstream stream, int64_t rowBytes = 0);
+                          const compiler::ArgValue *leaves, CUstream stream,
+                          int64_t liveRowBytes = 0);
 
 /// Runs reduce loop kernel `spec` for `tasks` = results × partitions with its arguments
 /// `leaves`. Device: blocks of `blockSize` threads (the kernel's), at most enough to fill the

@@ -346,7 +346,7 @@ uint8_t coreAlignment(const Operand &op, const Shape &loopShape, const Strides &
     if (loopShape[d] > 1)
       bits |= static_cast<uint64_t>(loopStrides[d] < 0 ? -loopStrides[d] : loopStrides[d]);
   uint64_t align = bits & (~bits + 1); // the lowest set bit
-  return align > op.dtype->byteSize() ? static_cast<uint8_t>(align) : 0;
+  return align > static_cast<uint64_t>(op.dtype->byteSize()) ? static_cast<uint8_t>(align) : 0;
 }
 
 /// The loop kernel's description of elementwise operands `ops` (`coreDims`: per operand, the
@@ -471,11 +471,12 @@ int64_t Ufunc::runGufunc(int loop, const std::vector<Operand> &ops, const CoreBi
   codegen::LoopKernelDesc desc =
       elementwiseDesc(ops, false, false, static_cast<int>(s.shape.size()), coreDims, coreStrides,
                       s.shape, s.strides);
-  // The rows that one iteration reads with vector loads, for the launch's residency cap.
-  int64_t rowBytes = 0;
+  // The lines of vector-loaded rows one iteration keeps in use, for the launch's residency cap.
+  int64_t liveRowBytes = 0;
   for (size_t k = 0; k < nops; ++k)
     if (desc.elementwise.operands[k].coreAlign > 0)
-      rowBytes += shapeSize(cb.coreShapes[k]) * ops[k].dtype->byteSize();
+      liveRowBytes +=
+          std::min(shapeSize(cb.coreShapes[k]) * ops[k].dtype->byteSize(), kL1LineBytes);
   const compiler::Specialization &kern = loopKernel(loop, backend, desc);
   std::vector<compiler::ArgValue> leaves{compiler::ArgValue::integer(n)};
   for (size_t k = 0; k < nops; ++k) {
@@ -487,7 +488,7 @@ int64_t Ufunc::runGufunc(int loop, const std::vector<Operand> &ops, const CoreBi
     else
       leaves.push_back(loopArray(op.data, s.shape, s.strides[k]));
   }
-  return launchElementwise(kern, mode, n, leaves.data(), stream, rowBytes);
+  return launchElementwise(kern, mode, n, leaves.data(), stream, liveRowBytes);
 }
 
 void Ufunc::runReduce(const ReduceRequest &r, codegen::Backend backend, ExecMode mode,

@@ -149,10 +149,12 @@ for _, _, ptx in dot._kernel_texts():
 
 
 def test_vector_loaded_rows_cap_the_loops_grid_on_the_fake_driver(fake_cuda_env, run_python):
-    # A loop whose threads read rows with vector loads keeps at most kL1RowBytes (256 KiB) of
-    # them resident per SM (ufunc/Loops.h): two rows of 32 float64 a thread are 512 bytes, so
-    # two blocks of 256 per SM, four on the fake's two SMs. Rows the loop reads one element at a
-    # time keep the grid the occupancy gives (16 blocks for 4096 rows).
+    # A loop whose threads read rows with vector loads keeps at most kL1LiveRowBytes (128 KiB)
+    # of their lines in use per SM (ufunc/Loops.h), a line (128 bytes) per operand of longer
+    # rows: rows of 32 float64 (256 bytes) in two operands take 256 bytes a thread, so two
+    # blocks of 256 per SM, four on the fake's two SMs; rows of 8 (64 bytes) twice as many. Rows
+    # the loop reads one element at a time keep the grid the occupancy gives (16 blocks of 256
+    # for 4096 rows).
     import inspect
     import textwrap
 
@@ -166,12 +168,12 @@ from ptxjit import cuda, guvectorize
 """ + textwrap.dedent(inspect.getsource(make_dot)) + """
 dot = make_dot()
 dev = cuda.to_device(np.ones((4096, 36)))
-for start in (0, 1, 0):
-    x = dev[:, start:start + 32]
+for start, width in ((0, 32), (1, 32), (0, 32), (0, 8)):
+    x = dev[:, start:start + width]
     dot(x, x)
     print(fake.fakeCudaLastLaunchGrid(), end=" ")
 """, fake_cuda_env)
-    assert [int(f) for f in out.split()] == [4, 16, 4]
+    assert [int(f) for f in out.split()] == [4, 16, 4, 8]
 
 
 def test_scalar_core_argument_and_two_outputs(backend):
