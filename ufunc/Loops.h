@@ -22,9 +22,9 @@ enum class ExecMode : uint8_t {
 /// NumbaPerformanceWarning ("Grid size N will likely result in GPU under-utilization").
 constexpr int64_t kLowOccupancyBlocks = 128;
 
-/// The bytes of vector-loaded rows that the resident threads of one SM keep in use at once, at
-/// most (launchElementwise's `liveRowBytes`). A thread walks its rows from the start, 16 bytes a
-/// load, so the 128-byte line a load reads must stay in L1 until the thread's next trip. H200,
+/// The bytes of aligned rows that the resident threads of one SM keep in use at once, at most
+/// (launchElementwise's `liveRowBytes`). A thread walks its rows from the start, up to 16 bytes
+/// a load, so the 128-byte line a load reads must stay in L1 until the thread's next trip. H200,
 /// a gufunc loop with one thread per row in each of two float32 operands, blocks of 256 (docs/
 /// performance.md, thirty-eighth session): rows of 16 (a thread's live lines 128 bytes) were
 /// fastest with 768-1,024 threads per SM; rows of 32 to 256 (256 bytes) with 512, and 1,024
@@ -43,7 +43,8 @@ constexpr int64_t kL1LineBytes = 128;
 /// occupancy-optimal size, of a device launch whose work was too small to fill
 /// kLowOccupancyBlocks such blocks (a grid capped at the device's size fills it), else 0: the
 /// bindings warn of it as numba-cuda does. `liveRowBytes`: for a gufunc loop whose core
-/// operands are read with vector loads (codegen::LoopOperand::coreAlign), the sum over those
+/// operands have aligned rows (codegen::LoopOperand::coreAlign: LLVM may combine their loads
+/// into vector loads; a sin*cos body whose loads it did not combine gained too), the sum over those
 /// operands of min(the bytes of its core array, kL1LineBytes); the device launch then takes
 /// blocks of at most 256 threads, as many per SM as the occupancy allows and as keep at most
 /// kL1LiveRowBytes of those lines per SM (at least one block), so that a thread's rows stay in

@@ -471,7 +471,7 @@ int64_t Ufunc::runGufunc(int loop, const std::vector<Operand> &ops, const CoreBi
   codegen::LoopKernelDesc desc =
       elementwiseDesc(ops, false, false, static_cast<int>(s.shape.size()), coreDims, coreStrides,
                       s.shape, s.strides);
-  // The lines of vector-loaded rows one iteration keeps in use, for the launch's residency cap.
+  // The lines of aligned rows one iteration keeps in use, for the launch's residency cap.
   int64_t liveRowBytes = 0;
   for (size_t k = 0; k < nops; ++k)
     if (desc.elementwise.operands[k].coreAlign > 0)
