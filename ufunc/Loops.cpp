@@ -91,7 +91,7 @@ int64_t launchElementwise(const compiler::Specialization &spec, ExecMode mode, i
   int64_t block = optimal % kLoopSplitBlock == 0 ? kLoopSplitBlock : optimal;
   int64_t grid = std::min((n + block - 1) / block, std::max<int64_t>(1, fill * optimal / block));
   if (liveRowBytes > 0) {
-    // Vector-loaded rows: blocks small enough to hold the threads per SM that keep the rows'
+    // Aligned rows: blocks small enough to hold the threads per SM that keep the rows'
     // lines in L1 (register-limited occupancies such as 1,152 threads in blocks of 576 are not
     // multiples of the blocks a cap needs), as many as the occupancy's threads per SM allow.
     int64_t sms = runtime::Device::current().multiprocessorCount();
